@@ -1,0 +1,93 @@
+"""Prometheus text-format metrics, kept in one injected `Metrics` instance (no globals)."""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+
+# upstream calls take from tens of ms to tens of seconds
+LATENCY_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+_Labels = tuple[tuple[str, str], ...]
+
+
+def _fmt_labels(labels: _Labels) -> str:
+    if not labels:
+        return ""
+    inner = ",".join(
+        f'{k}="{v.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34)).replace(chr(10), " ")}"'
+        for k, v in labels
+    )
+    return "{" + inner + "}"
+
+
+class Metrics:
+    """Counters and one latency histogram; `render()` gives Prometheus exposition text."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counters: dict[str, dict[_Labels, float]] = defaultdict(lambda: defaultdict(float))
+        self._hist_counts: dict[_Labels, list[int]] = {}
+        self._hist_sum: dict[_Labels, float] = defaultdict(float)
+        self._help = {
+            "gdocs_requests_total": "Slack requests handled, by kind and outcome.",
+            "gdocs_cache_total": "Cache lookups, by cache and result (hit or miss).",
+            "gdocs_quota_fallbacks_total": "Questions answered by search because answer_query quota was spent.",
+            "gdocs_upstream_calls_total": "Upstream MCP tool calls, by server, tool and outcome.",
+        }
+
+    def _inc(self, name: str, labels: _Labels, amount: float = 1.0) -> None:
+        with self._lock:
+            self._counters[name][labels] += amount
+
+    def request(self, kind: str, outcome: str) -> None:
+        """One Slack command/event/action finished (`outcome`: ok, error code, ignored…)."""
+        self._inc("gdocs_requests_total", (("kind", kind), ("outcome", outcome)))
+
+    def cache(self, cache: str, hit: bool) -> None:
+        self._inc("gdocs_cache_total", (("cache", cache), ("result", "hit" if hit else "miss")))
+
+    def quota_fallback(self) -> None:
+        self._inc("gdocs_quota_fallbacks_total", ())
+
+    def upstream(self, server: str, tool: str, outcome: str, seconds: float) -> None:
+        """One upstream tool call (retries included) and how long it took."""
+        labels = (("server", server), ("tool", tool), ("outcome", outcome))
+        self._inc("gdocs_upstream_calls_total", labels)
+        hist_labels = (("server", server), ("tool", tool))
+        with self._lock:
+            counts = self._hist_counts.setdefault(hist_labels, [0] * (len(LATENCY_BUCKETS) + 1))
+            for i, bound in enumerate(LATENCY_BUCKETS):
+                if seconds <= bound:
+                    counts[i] += 1
+            counts[-1] += 1
+            self._hist_sum[hist_labels] += seconds
+
+    def counter_value(self, name: str, **labels: str) -> float:
+        """Sum of a counter over series matching `labels` (for tests and /readyz)."""
+        with self._lock:
+            series = self._counters.get(name, {})
+            return sum(
+                v for k, v in series.items() if all((lk, lv) in k for lk, lv in labels.items())
+            )
+
+    def render(self) -> str:
+        out: list[str] = []
+        with self._lock:
+            for name, series in sorted(self._counters.items()):
+                out.append(f"# HELP {name} {self._help.get(name, name)}")
+                out.append(f"# TYPE {name} counter")
+                for labels, value in sorted(series.items()):
+                    out.append(f"{name}{_fmt_labels(labels)} {value:g}")
+            hname = "gdocs_upstream_latency_seconds"
+            out.append(f"# HELP {hname} Upstream MCP tool call latency, retries included.")
+            out.append(f"# TYPE {hname} histogram")
+            for labels, counts in sorted(self._hist_counts.items()):
+                for bound, count in zip(LATENCY_BUCKETS, counts, strict=False):
+                    le = (*labels, ("le", f"{bound:g}"))
+                    out.append(f"{hname}_bucket{_fmt_labels(le)} {count}")
+                inf = (*labels, ("le", "+Inf"))
+                out.append(f"{hname}_bucket{_fmt_labels(inf)} {counts[-1]}")
+                out.append(f"{hname}_sum{_fmt_labels(labels)} {self._hist_sum[labels]:g}")
+                out.append(f"{hname}_count{_fmt_labels(labels)} {counts[-1]}")
+        return "\n".join(out) + "\n"

@@ -1,0 +1,169 @@
+"""The one typed configuration object, loaded once from the environment and `.env`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import (
+    AnyHttpUrl,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.errors import ConfigError
+
+DEFAULT_DK_URL = "https://developerknowledge.googleapis.com/mcp"
+DEFAULT_PAY_URL = "https://paydeveloper.googleapis.com/mcp"
+
+
+class Settings(BaseSettings):
+    """Every setting, named exactly as its environment variable (case-insensitive)."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        case_sensitive=False,
+        hide_input_in_errors=True,
+    )
+
+    # --- Slack -------------------------------------------------------------------------
+    slack_bot_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    #: app-level token (xapp-…); when set the bot runs in Socket Mode
+    slack_app_token: SecretStr | None = None
+    slack_api_url: AnyHttpUrl = AnyHttpUrl("https://slack.com/api/")
+
+    # --- Google ------------------------------------------------------------------------
+    google_api_key: SecretStr | None = None
+    google_application_credentials: Path | None = None
+    google_cloud_project: str | None = None
+    developer_knowledge_mcp_url: AnyHttpUrl = AnyHttpUrl(DEFAULT_DK_URL)
+    pay_mcp_url: AnyHttpUrl = AnyHttpUrl(DEFAULT_PAY_URL)
+    #: end-to-end bound of one upstream call, retries included
+    mcp_timeout_seconds: float = Field(30.0, gt=0, le=600)
+    #: most upstream calls in flight at once, per server
+    mcp_max_concurrency: int = Field(32, ge=1, le=1000)
+    #: retries of 503/504/connection errors, within the timeout
+    mcp_max_retries: int = Field(3, ge=0, le=10)
+    #: largest upstream response body read before it is refused
+    mcp_max_response_bytes: int = Field(4_000_000, ge=10_000)
+
+    # --- Caches and budgets --------------------------------------------------------------
+    cache_answer_ttl_seconds: float = Field(3600, ge=0)
+    cache_search_ttl_seconds: float = Field(3600, ge=0)
+    cache_document_ttl_seconds: float = Field(86400, ge=0)
+    cache_max_entries: int = Field(5000, ge=1)
+    #: once answer_query says its daily quota is spent, go straight to search until UTC midnight
+    answer_quota_skip_until_reset: bool = True
+    #: questions longer than this are refused with a message
+    max_query_chars: int = Field(2000, ge=10, le=20000)
+
+    # --- Routing -----------------------------------------------------------------------
+    #: a text with fewer words than this, no question mark and no question word is a keyword
+    #: lookup and goes to search_documents instead of the scarce answer_query
+    answer_min_words: int = Field(4, ge=0, le=50)
+    #: route Google Pay / Wallet questions to the Pay server's search_documentation
+    route_pay_questions: bool = True
+
+    # --- Slack behaviour -----------------------------------------------------------------
+    #: questions a user may ask per minute (0 = unlimited)
+    rate_limit_per_user_per_minute: int = Field(10, ge=0)
+    dedupe_ttl_seconds: float = Field(600, gt=0)
+    #: documents longer than this are uploaded as a Markdown file instead of paged messages
+    doc_file_threshold_chars: int = Field(20000, ge=1000)
+
+    # --- Serving -----------------------------------------------------------------------
+    host: str = "0.0.0.0"  # noqa: S104 - the container must listen on all interfaces
+    port: int = Field(3000, ge=0, le=65535)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_format: Literal["text", "json"] = "text"
+    shutdown_grace_seconds: float = Field(10.0, ge=0, le=300)
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator(
+        "slack_bot_token",
+        "slack_signing_secret",
+        "slack_app_token",
+        "google_api_key",
+        mode="before",
+    )
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        # `.env.example` copies leave settings as `NAME=`; treat that as not configured
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("google_application_credentials", "google_cloud_project", mode="before")
+    @classmethod
+    def _blank_path_is_unset(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    # --- derived -------------------------------------------------------------------------
+    @property
+    def socket_mode(self) -> bool:
+        return self.slack_app_token is not None
+
+    @property
+    def google_oauth_configured(self) -> bool:
+        """OAuth is used only when explicitly configured, so nothing probes the metadata server.
+
+        On GCP (Cloud Run, GKE workload identity) set GOOGLE_CLOUD_PROJECT and leave
+        GOOGLE_APPLICATION_CREDENTIALS unset: Application Default Credentials then come from
+        the platform.
+        """
+        return self.google_application_credentials is not None or bool(self.google_cloud_project)
+
+    def slack_problems(self) -> list[str]:
+        """What is missing for `serve`, one line per problem (empty when it can start)."""
+        problems: list[str] = []
+        token = self.slack_bot_token.get_secret_value() if self.slack_bot_token else ""
+        if not token:
+            problems.append("SLACK_BOT_TOKEN is not set (the bot token, xoxb-…)")
+        elif not token.startswith("xoxb-"):
+            problems.append("SLACK_BOT_TOKEN must be a bot token starting with xoxb-")
+        if self.slack_app_token is not None:
+            if not self.slack_app_token.get_secret_value().startswith("xapp-"):
+                problems.append("SLACK_APP_TOKEN must be an app-level token starting with xapp-")
+        elif self.slack_signing_secret is None:
+            problems.append(
+                "SLACK_SIGNING_SECRET is not set (needed in HTTP mode; "
+                "or set SLACK_APP_TOKEN for Socket Mode)"
+            )
+        return problems
+
+    def google_problems(self) -> list[str]:
+        """What is missing to call the documentation servers at all."""
+        problems: list[str] = []
+        if self.google_api_key is None and not self.google_oauth_configured:
+            problems.append(
+                "GOOGLE_API_KEY is not set (or configure OAuth with "
+                "GOOGLE_APPLICATION_CREDENTIALS and GOOGLE_CLOUD_PROJECT)"
+            )
+        creds = self.google_application_credentials
+        if creds is not None and not creds.is_file():
+            problems.append(f"GOOGLE_APPLICATION_CREDENTIALS: no such file: {creds}")
+        return problems
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Load and validate the settings; raise ConfigError with one line per problem."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors(include_input=False, include_url=False):
+            name = "_".join(str(part) for part in err["loc"]).upper() or "SETTINGS"
+            lines.append(f"{name}: {err['msg']}")
+        raise ConfigError("\n".join(lines), setting=None) from None

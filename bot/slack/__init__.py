@@ -1,0 +1,1 @@
+"""The Slack side of gdocs-bot: Bolt listeners, rendering glue and serving."""

@@ -1,18 +1,222 @@
-"""Logging set-up. (Placeholder: the runtime/shipping work replaces this with JSON logs and
-secret redaction; keep the `configure_logging(settings)` signature.)"""
+"""Logging set-up: text or JSON lines on stderr, with every secret redacted.
+
+`configure_logging(settings)` is called once by the CLI and the runtime. It installs one
+stderr handler on the root logger carrying a `RedactionFilter`, so whatever any library logs
+passes through the same redaction: the configured secret values and anything token-shaped
+(Slack `xox?-`/`xapp-` tokens, Google `AIza…` API keys, `ya29.…` OAuth tokens, `Bearer …`
+headers, PEM private keys, Slack response URLs) become `[redacted]` in the message, its
+arguments, `extra=` fields and exception text.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
 
 from bot.settings import Settings
 
+REDACTED = "[redacted]"
+
+# Token shapes worth hiding even when they are not ours (a pasted token in a question, a
+# token echoed in a third-party debug line). Each needs enough characters after its prefix
+# that prose like "a token starting with xoxb-" stays readable.
+_TOKEN_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"xox[a-z]?[.-][A-Za-z0-9.-]{8,}"), REDACTED),
+    (re.compile(r"xapp-[A-Za-z0-9-]{8,}"), REDACTED),
+    (re.compile(r"AIza[0-9A-Za-z_-]{20,}"), REDACTED),
+    (re.compile(r"ya29\.[0-9A-Za-z_.~+/=-]+"), REDACTED),
+    # a credential has a digit or punctuation in it: "the bearer of bad news" stays
+    (
+        re.compile(r"(?i)\b(bearer)\s+(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{6,}"),
+        r"\1 " + REDACTED,
+    ),
+    (
+        re.compile(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
+            re.DOTALL,
+        ),
+        REDACTED,
+    ),
+    # a response_url lets anyone post into the channel for 30 minutes
+    (
+        re.compile(
+            r"(https://hooks\.slack\.com/)(?:commands|actions|services|triggers)/[^\s\"'<>|]+"
+        ),
+        r"\1" + REDACTED,
+    ),
+)
+
+# attributes every LogRecord has; anything else on a record came from `extra=`
+_STANDARD_ATTRS = frozenset(
+    vars(logging.LogRecord("x", logging.INFO, "x", 0, "x", None, None)).keys()
+    | {"message", "asctime", "taskName"}
+)
+
+# libraries whose INFO/DEBUG output is noise (or request URLs) in an operator's log
+_NOISY_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "hpack", "urllib3", "asyncio")
+_ALWAYS_QUIET = ("aiohttp.access", "google.auth", "google_auth_httplib2", "mcp")
+
+_MIN_SECRET_CHARS = 6
+
+
+class Redactor:
+    """Replaces configured secret values and token-shaped strings with `[redacted]`."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        # longest first, so a secret containing another is replaced whole
+        self._secrets = sorted(
+            {s for s in secrets if len(s) >= _MIN_SECRET_CHARS}, key=len, reverse=True
+        )
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        for pattern, replacement in _TOKEN_PATTERNS:
+            text = pattern.sub(replacement, text)
+        return text
+
+    def value(self, value: object) -> object:
+        """Redact strings inside `value` (containers included); other values pass through."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, bytes | bytearray):
+            return self(bytes(value).decode("utf-8", "replace"))
+        if isinstance(value, dict):
+            return {key: self.value(item) for key, item in value.items()}
+        if isinstance(value, list | tuple | set | frozenset):
+            return [self.value(item) for item in value]
+        if value is None or isinstance(value, bool | int | float):
+            return value
+        # an object whose str() might carry a secret (an exception, a URL, a model)
+        return self(str(value))
+
+
+def secrets_of(settings: Settings) -> list[str]:
+    """The configured secret values of `settings`."""
+    values = (
+        settings.slack_bot_token,
+        settings.slack_signing_secret,
+        settings.slack_app_token,
+        settings.google_api_key,
+    )
+    return [v.get_secret_value() for v in values if v is not None]
+
+
+class RedactionFilter(logging.Filter):
+    """Rewrites each record in place so nothing after it can see a secret.
+
+    The message is rendered (msg % args) and redacted, `args` dropped, exception and stack
+    text rendered and redacted, and every `extra=` field redacted.
+    """
+
+    def __init__(self, redactor: Redactor) -> None:
+        super().__init__()
+        self.redact = redactor
+        self._exc_formatter = logging.Formatter()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # a bad format string must not lose the line
+            message = f"{record.msg!s} {record.args!r}"
+        record.msg = self.redact(message)
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self._exc_formatter.formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self.redact(record.exc_text)
+        # the traceback is now text: drop the live exception (its str() is unredacted)
+        record.exc_info = None
+        if record.stack_info:
+            record.stack_info = self.redact(record.stack_info)
+        for key, value in list(vars(record).items()):
+            if key not in _STANDARD_ATTRS:
+                setattr(record, key, self.redact.value(value))
+        return True
+
+
+def extra_fields(record: logging.LogRecord) -> dict[str, Any]:
+    """The `extra=` fields of a record, in the order they were given."""
+    return {k: v for k, v in vars(record).items() if k not in _STANDARD_ATTRS}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, extras, exception."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for key, value in extra_fields(record).items():
+            entry.setdefault(key, value)
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            entry["exception"] = record.exc_text
+        if record.stack_info:
+            entry["stack"] = record.stack_info
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+class TextFormatter(logging.Formatter):
+    """`time LEVEL logger message key=value…`: extras appended so they are not lost."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        line = super().formatMessage(record)
+        extras = extra_fields(record)
+        if extras:
+            line += " " + " ".join(f"{k}={_text_value(v)}" for k, v in extras.items())
+        return line
+
+
+def _text_value(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    return json.dumps(text, ensure_ascii=False) if (" " in text or not text) else text
+
+
+class _StderrHandler(logging.StreamHandler[Any]):
+    """Writes to whatever `sys.stderr` is at the time (it may be swapped, e.g. by pytest)."""
+
+    def __init__(self) -> None:
+        logging.Handler.__init__(self)
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
 
 def configure_logging(settings: Settings) -> None:
-    logging.basicConfig(
-        level=settings.log_level,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-        force=True,
-    )
+    """Install the stderr handler (text or JSON) with secret redaction on the root logger.
+
+    Calling it again replaces the handler it installed before and leaves other handlers
+    (a test runner's capture, say) alone.
+    """
+    handler = _StderrHandler()
+    handler.setFormatter(JsonFormatter() if settings.log_format == "json" else TextFormatter())
+    handler.addFilter(RedactionFilter(Redactor(secrets_of(settings))))
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        if isinstance(old, _StderrHandler):
+            root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(settings.log_level)
+    level = logging.getLevelName(settings.log_level)
+    for name in _NOISY_LOGGERS:
+        logging.getLogger(name).setLevel(max(logging.WARNING, level))
+    for name in _ALWAYS_QUIET:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    # Bolt and the SDK log through their own loggers; let them follow our level and handler
+    for name in ("slack_bolt", "slack_sdk"):
+        logging.getLogger(name).setLevel(level)

@@ -9,9 +9,10 @@ checks credentials, so the client is tested against a real MCP peer over loopbac
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,18 @@ class Fault:
     #: only requests for this tool (Mcp-Name header or params.name) take the fault
     tool: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    #: answer `{"jsonrpc": "2.0", "id": <the request's id>, "result": rpc_result}` instead of `body`
+    rpc_result: dict[str, Any] | None = None
+    #: send the body as these chunks, `chunk_delay` apart; `$ID` becomes the request's id
+    chunks: list[bytes] | None = None
+    chunk_delay: float = 0.0
+    #: repeat `chunks` until the client goes away (an SSE stream that never answers)
+    endless: bool = False
+    #: drop the connection after the chunks instead of finishing the response
+    reset: bool = False
+    #: bytes of this fault's body the fake managed to send, and whether it sent them all
+    sent: int = 0
+    finished: bool = False
 
 
 def google_error(code: int, status: str, message: str) -> Fault:
@@ -48,6 +61,8 @@ class RecordedCall:
     tool: str
     arguments: dict[str, Any]
     headers: dict[str, str]
+    #: params._meta as sent (the 2026-07-28 envelope)
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 class _FaultyASGI:
@@ -77,33 +92,84 @@ class _FaultyASGI:
         tool = params.get("name", "") if method == "tools/call" else ""
         self.owner.requests.append((method, headers))
         if method == "tools/call":
-            self.owner.calls.append(RecordedCall(tool, params.get("arguments") or {}, headers))
+            meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+            self.owner.calls.append(RecordedCall(tool, params.get("arguments") or {}, headers, meta))
 
         replayed = False
 
         async def replay() -> dict[str, Any]:
             nonlocal replayed
             if replayed:
-                return {"type": "http.disconnect"}
+                # the body is consumed; what comes next is the real disconnect, which SSE
+                # responses wait for (answering it at once would abort every stream)
+                return await receive()
             replayed = True
             return {"type": "http.request", "body": body, "more_body": False}
 
+        request_id = payload.get("id") if isinstance(payload, dict) else None
         fault = self.owner._take_fault(tool)
         if fault is None:
-            fault = self.owner._check(method, tool, headers, payload.get("id") if isinstance(payload, dict) else None)
+            fault = self.owner._check(method, tool, headers, request_id)
         if fault is not None:
-            if fault.delay:
-                await asyncio.sleep(fault.delay)
-            raw_headers = [(b"content-type", fault.content_type.encode())]
-            raw_headers += [(k.encode(), v.encode()) for k, v in fault.headers.items()]
-            await send({"type": "http.response.start", "status": fault.status, "headers": raw_headers})
-            await send({"type": "http.response.body", "body": fault.body})
+            await _send_fault(fault, request_id, receive, send)
+            return
+        if method == "tools/call":
+            with self.owner._tracking():
+                await self.inner(scope, replay, send)
             return
         await self.inner(scope, replay, send)
 
 
+async def _send_fault(fault: Fault, request_id: Any, receive: Receive, send: Send) -> None:
+    if fault.delay:
+        await asyncio.sleep(fault.delay)
+    raw_headers = [(b"content-type", fault.content_type.encode())]
+    raw_headers += [(k.encode(), v.encode()) for k, v in fault.headers.items()]
+    await send({"type": "http.response.start", "status": fault.status, "headers": raw_headers})
+    if fault.chunks is None:
+        body = fault.body
+        if fault.rpc_result is not None:
+            body = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": fault.rpc_result}).encode()
+        await send({"type": "http.response.body", "body": body})
+        fault.sent, fault.finished = len(body), True
+        return
+    gone = asyncio.Event()
+
+    async def watch_disconnect() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        gone.set()
+
+    watcher = asyncio.create_task(watch_disconnect())
+    rid = json.dumps(request_id).encode()
+    try:
+        for _ in range(100_000 if fault.endless else 1):
+            for chunk in fault.chunks:
+                if gone.is_set():
+                    return
+                chunk = chunk.replace(b"$ID", rid)
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                fault.sent += len(chunk)
+                if fault.chunk_delay:
+                    await asyncio.sleep(fault.chunk_delay)
+        if fault.reset:
+            # an exception after the response started makes uvicorn drop the connection
+            raise ConnectionResetError("fault: connection reset mid-stream")
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        fault.finished = True
+    finally:
+        watcher.cancel()
+
+
 class _FakeServerBase:
-    def __init__(self, *, json_response: bool = True, stateless: bool = True) -> None:
+    def __init__(
+        self, *, json_response: bool = True, stateless: bool = True, structured_output: bool | None = None
+    ) -> None:
+        #: False: tools answer with text content only (no structuredContent)
+        self.structured_output = structured_output
+        #: tool calls being served now, and the most at once
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.mcp = MCPServer(self.__class__.__name__)
         self.calls: list[RecordedCall] = []
         self.requests: list[tuple[str, dict[str, str]]] = []
@@ -148,6 +214,26 @@ class _FakeServerBase:
                 return google_error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")
         return None
 
+    @contextlib.contextmanager
+    def _tracking(self) -> Iterator[None]:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            yield
+        finally:
+            self.in_flight -= 1
+
+    def expire_sessions(self) -> None:
+        """Forget every 2025 session, as a restarted server would: their ids now answer 404."""
+        self.mcp.session_manager._server_instances.clear()
+
+    def requests_for(self, method: str) -> list[dict[str, str]]:
+        """Headers of every request of `method` (initialize, tools/list, tools/call…)."""
+        return [h for m, h in self.requests if m == method]
+
+    def _add_tool(self, fn: Callable[..., Any], name: str, description: str) -> None:
+        self.mcp.tool(name=name, description=description, structured_output=self.structured_output)(fn)
+
     def tool_calls(self, tool: str) -> list[RecordedCall]:
         return [c for c in self.calls if c.tool == tool]
 
@@ -166,14 +252,20 @@ class _FakeServerBase:
 class FakeDeveloperKnowledge(_FakeServerBase):
     """Developer Knowledge: search_documents, get_documents, answer_query over `documents`."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        tool_names: tuple[str, ...] = ("search_documents", "get_documents", "answer_query"),
+        **kwargs: Any,
+    ) -> None:
         #: name -> {uri, title, description, content}
         self.documents: dict[str, dict[str, str]] = {}
         #: question -> (answer markdown, referenced names); default answers cite the first doc
         self.answers: dict[str, tuple[str, list[str]]] = {}
         #: make answer_query fail as quota-exhausted in one of three forms: http, jsonrpc, result
         self.quota_exhausted: str | None = None
-        self.tool_names = ("search_documents", "get_documents", "answer_query")
+        #: tools to expose; older revisions: search_document_chunks, batch_get_documents, get_document
+        self.tool_names = tool_names
         super().__init__(**kwargs)
 
     def add_document(self, name: str, title: str, content: str, description: str = "") -> None:
@@ -213,9 +305,23 @@ class FakeDeveloperKnowledge(_FakeServerBase):
                 text = f"Here is how: **{query}**. See the docs."
             return {"answerText": text, "references": refs}
 
-        self.mcp.tool(name="search_documents", description="Search Google developer docs")(search_documents)
-        self.mcp.tool(name="get_documents", description="Get documents by name (at most 20)")(get_documents)
-        self.mcp.tool(name="answer_query", description="Answer a question from the docs")(answer_query)
+        async def get_document(name: str) -> dict[str, Any]:
+            await asyncio.sleep(server.latency)
+            if name not in server.documents:
+                raise ToolError(f"404 NOT_FOUND: {name} not found")
+            return server.documents[name]
+
+        variants: dict[str, tuple[Callable[..., Any], str]] = {
+            "search_documents": (search_documents, "Search Google developer docs"),
+            "search_document_chunks": (search_documents, "Search chunks of Google developer docs"),
+            "get_documents": (get_documents, "Get documents by name (at most 20)"),
+            "batch_get_documents": (get_documents, "Get documents by name (at most 20)"),
+            "get_document": (get_document, "Get one document by name"),
+            "answer_query": (answer_query, "Answer a question from the docs"),
+        }
+        for name in self.tool_names:
+            fn, description = variants[name]
+            self._add_tool(fn, name, description)
 
     def _check(self, method: str, tool: str, headers: dict[str, str], request_id: Any = None) -> Fault | None:
         if tool == "answer_query" and self.quota_exhausted == "http":
@@ -247,4 +353,4 @@ class FakePay(_FakeServerBase):
             ]
             return {"results": results}
 
-        self.mcp.tool(name="search_documentation", description="Search Google Pay and Wallet docs")(search_documentation)
+        self._add_tool(search_documentation, "search_documentation", "Search Google Pay and Wallet docs")

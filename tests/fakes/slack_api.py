@@ -52,6 +52,8 @@ class FakeSlack:
     #: ws:// URL handed out by apps.connections.open (Socket Mode tests)
     socket_url: str | None = None
     invalid_payloads: list[str] = field(default_factory=list)
+    #: JSON bodies POSTed to response URLs (`fake.response_url(key)`), as (key, body)
+    responses: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     _scripts: dict[str, deque[_Scripted]] = field(default_factory=dict)
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _server: ThreadedServer | None = None
@@ -90,13 +92,39 @@ class FakeSlack:
         return await asyncio.to_thread(self.wait_for, method, count, timeout)
 
     def everything_sent(self) -> str:
-        """Every argument of every call, as one string (for secret-leak assertions)."""
-        return json.dumps([c.args for c in self.calls], ensure_ascii=False)
+        """Every argument of every call and every response_url body, as one string (for
+        secret-leak assertions)."""
+        return json.dumps(
+            [c.args for c in self.calls] + [body for _, body in self.responses], ensure_ascii=False
+        )
+
+    # --- response_url ----------------------------------------------------------------------
+    def response_url(self, key: str) -> str:
+        """A `response_url` for a slash command or action; POSTs to it land in `responses`."""
+        assert self._server is not None
+        return f"{self._server.base_url}/response/{key}"
+
+    def responses_to(self, key: str) -> list[dict[str, Any]]:
+        return [body for k, body in list(self.responses) if k == key]
+
+    def wait_for_responses(self, key: str, count: int = 1, timeout: float = 10.0) -> list[dict[str, Any]]:
+        """Block until `count` bodies have been POSTed to `response_url(key)`."""
+        with self._cond:
+            ok = self._cond.wait_for(lambda: len(self.responses_to(key)) >= count, timeout)
+        if not ok:
+            raise AssertionError(f"expected {count} response_url posts to {key} within {timeout}s; saw {self.responses_to(key)}")
+        return self.responses_to(key)
+
+    async def await_responses(self, key: str, count: int = 1, timeout: float = 10.0) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.wait_for_responses, key, count, timeout)
 
     # --- serving -------------------------------------------------------------------------
     def start(self) -> FakeSlack:
         app = web.Application(client_max_size=50 * 1024 * 1024)
         app.router.add_post("/api/{method}", self._handle)
+        # slack_sdk sends some read methods (users.info, …) as GET with query parameters
+        app.router.add_get("/api/{method}", self._handle)
+        app.router.add_post("/response/{key}", self._handle_response_url)
         self._server = ThreadedServer(app).start()
         return self
 
@@ -128,6 +156,25 @@ class FakeSlack:
         if problem:
             return web.json_response({"ok": False, "error": "invalid_blocks", "detail": problem})
         return web.json_response(self._answer(method, args))
+
+    async def _handle_response_url(self, request: web.Request) -> web.Response:
+        """Like Slack's response_url: JSON in, validated like a message, plain `ok` out."""
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            self.invalid_payloads.append("response_url: body is not a JSON object")
+            return web.Response(status=400, text="invalid_payload")
+        problem = _validate(body)
+        if problem:
+            self.invalid_payloads.append(f"response_url: {problem}")
+        if not body.get("text") and not body.get("blocks") and not body.get("delete_original"):
+            self.invalid_payloads.append("response_url: no text, blocks or delete_original")
+        with self._cond:
+            self.responses.append((request.match_info["key"], body))
+            self._cond.notify_all()
+        return web.Response(text="ok")
 
     def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         self._ts += 1
@@ -161,6 +208,8 @@ async def _read_args(request: web.Request) -> dict[str, Any]:
     elif ctype in ("application/x-www-form-urlencoded", "multipart/form-data"):
         form = await request.post()
         args = {k: (v if isinstance(v, str) else getattr(v, "file", None) and v.file.read().decode("utf-8", "replace")) for k, v in form.items()}
+    elif request.method == "GET":
+        args = {}
     else:
         args = {"_raw": (await request.read()).decode("utf-8", "replace")}
     args.update({k: v for k, v in request.query.items() if k not in args})

@@ -1,0 +1,361 @@
+"""gdocs-bot benchmark: the bot's own cost next to the documentation servers' latency.
+
+Starts the real bot (`python -m bot serve`, HTTP mode) as a subprocess, with a fake Slack Web
+API and a fake Developer Knowledge MCP server (configurable latency) on 127.0.0.1, and drives it
+with signed slash commands. Usage (from the repository root):
+
+    python -m bench.run                      # N=200, latency 1 s, writes bench/RESULTS.md
+    python -m bench.run --smoke              # tiny N, quick, writes nothing (CI smoke run)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import hmac
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import aiohttp
+from aiohttp import web
+
+from bench.fakes import FakeSlackApi, FakeUpstream
+
+SIGNING_SECRET = "bench-signing-secret"  # noqa: S105 - a loopback-only fake
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def sign(body: str, ts: str) -> str:
+    base = f"v0:{ts}:{body}".encode()
+    return "v0=" + hmac.new(SIGNING_SECRET.encode(), base, hashlib.sha256).hexdigest()
+
+
+@dataclass
+class Round:
+    """One burst of slash commands and what came of them."""
+
+    sent: dict[str, float] = field(default_factory=dict)
+    acked: dict[str, float] = field(default_factory=dict)
+    statuses: list[int] = field(default_factory=list)
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.upstream = FakeUpstream(latency=args.latency, doc_latency=args.doc_latency)
+        self.slack = FakeSlackApi()
+        self.runners: list[web.AppRunner] = []
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.bot_port = 0
+        self.slack_url = ""
+        self.mcp_url = ""
+
+    async def start_fakes(self) -> None:
+        for app, attr in ((self.upstream.app(), "mcp_url"), (self.slack.app(), "slack_url")):
+            runner = web.AppRunner(app, access_log=None)
+            await runner.setup()
+            port = free_port()
+            await web.TCPSite(runner, "127.0.0.1", port, backlog=2048).start()
+            self.runners.append(runner)
+            base = f"http://127.0.0.1:{port}"
+            setattr(self, attr, base + ("/mcp" if attr == "mcp_url" else "/api/"))
+
+    def bot_env(self, cap: int) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "GOOGLE_"))}
+        env.update(
+            SLACK_BOT_TOKEN="xoxb-bench-token",
+            SLACK_SIGNING_SECRET=SIGNING_SECRET,
+            SLACK_API_URL=self.slack_url,
+            GOOGLE_API_KEY="bench-api-key",
+            DEVELOPER_KNOWLEDGE_MCP_URL=self.mcp_url,
+            PAY_MCP_URL=self.mcp_url,
+            MCP_MAX_CONCURRENCY=str(cap),
+            MCP_TIMEOUT_SECONDS="60",
+            RATE_LIMIT_PER_USER_PER_MINUTE="0",
+            LOG_LEVEL="WARNING",
+            HOST="127.0.0.1",
+            GCE_METADATA_HOST="127.0.0.1:9",
+            GCE_METADATA_IP="127.0.0.1:9",
+            NO_GCE_CHECK="True",
+        )
+        return env
+
+    async def start_bot(self, cap: int) -> float:
+        """Start the bot process; seconds from spawn to the first `/healthz` 200."""
+        self.bot_port = free_port()
+        env = self.bot_env(cap)
+        env["PORT"] = str(self.bot_port)
+        t0 = time.monotonic()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "serve"],
+            env=env,
+            cwd=self.args.workdir,
+            stdout=subprocess.DEVNULL,
+            stderr=None if self.args.verbose else subprocess.DEVNULL,
+        )
+        url = f"http://127.0.0.1:{self.bot_port}/healthz"
+        async with aiohttp.ClientSession() as session:
+            while time.monotonic() - t0 < 30:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"bot exited with {self.proc.returncode}")
+                try:
+                    async with session.get(url) as resp:
+                        if resp.status == 200:
+                            return time.monotonic() - t0
+                except aiohttp.ClientError:
+                    pass
+                await asyncio.sleep(0.005)
+        raise RuntimeError("bot did not become healthy in 30 s")
+
+    def stop_bot(self) -> int:
+        """Stop the bot; its peak RSS in MB (VmHWM) read just before."""
+        assert self.proc is not None
+        peak_kb = 0
+        try:
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak_kb = int(line.split()[1])
+        except OSError:
+            pass
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        return peak_kb // 1024
+
+    async def burst(self, texts: list[str], channels: list[str], timeout: float) -> Round:
+        """Send one signed /gdocs per text at once; wait until every channel got its answer."""
+        rnd = Round()
+        self.slack.expect(len(set(channels)))
+        url = f"http://127.0.0.1:{self.bot_port}/slack/events"
+        connector = aiohttp.TCPConnector(limit=0)
+        async with aiohttp.ClientSession(connector=connector) as session:
+
+            async def one(i: int, text: str, channel: str) -> None:
+                body = urlencode(
+                    {
+                        "token": "x",
+                        "team_id": "T1",
+                        "channel_id": channel,
+                        "channel_name": "bench",
+                        "user_id": f"U{i:05d}",
+                        "command": "/gdocs",
+                        "text": text,
+                        "api_app_id": "A1",
+                        "response_url": self.slack_url.replace("/api/", f"/response/{i}"),
+                        "trigger_id": f"t{i}",
+                    }
+                )
+                ts = str(int(time.time()))
+                headers = {
+                    "Content-Type": "application/x-www-form-urlencoded",
+                    "X-Slack-Request-Timestamp": ts,
+                    "X-Slack-Signature": sign(body, ts),
+                }
+                key = f"{channel}#{i}"
+                rnd.sent[key] = time.monotonic()
+                async with session.post(url, data=body, headers=headers) as resp:
+                    await resp.read()
+                    rnd.acked[key] = time.monotonic()
+                    rnd.statuses.append(resp.status)
+
+            await asyncio.gather(*(one(i, t, c) for i, (t, c) in enumerate(zip(texts, channels, strict=True))))
+        try:
+            await asyncio.wait_for(self.slack.answered.wait(), timeout)
+        except TimeoutError:
+            pass
+        return rnd
+
+    async def cli_ask(self, question: str) -> tuple[float, float, int]:
+        """Run `python -m bot ask`; (wall seconds, upstream seconds, peak RSS MB)."""
+        self.upstream.reset()
+        env = self.bot_env(cap=8)
+        t0 = time.monotonic()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "ask", question],
+            env=env,
+            cwd=self.args.workdir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        # wait without blocking the loop that serves the fakes
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            await asyncio.sleep(0.002)
+        wall = time.monotonic() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            raise RuntimeError(f"gdocs-bot ask exited {proc.returncode}")
+        return wall, sum(self.upstream.spent.values()), int(usage.ru_maxrss) // 1024
+
+    async def close(self) -> None:
+        for runner in self.runners:
+            await runner.cleanup()
+
+
+async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    bench = Bench(args)
+    await bench.start_fakes()
+    n, lat = args.n, args.latency
+    out: dict[str, Any] = {"n": n, "latency": lat, "doc_latency": args.doc_latency}
+    try:
+        out["cold_start_s"] = await bench.start_bot(cap=max(n, 1))
+        await bench.burst(["how do I warm up q999999 please?"], ["CWARM"], timeout=10 + 3 * lat)
+
+        # 1. N distinct questions at once, one channel each; upstream cap >= N
+        bench.upstream.reset()
+        texts = [f"how do I configure feature q{i} in cloud storage?" for i in range(n)]
+        channels = [f"C{i:05d}" for i in range(n)]
+        rnd = await bench.burst(texts, channels, timeout=30 + 5 * lat)
+        acks = [(rnd.acked[k] - rnd.sent[k]) * 1000 for k in rnd.sent]
+        overheads, e2e = [], []
+        for i, ch in enumerate(channels):
+            key = f"{ch}#{i}"
+            if ch in bench.slack.posted:
+                total = bench.slack.posted[ch] - rnd.sent[key]
+                e2e.append(total)
+                overheads.append((total - bench.upstream.spent.get(str(i), 0.0)) * 1000)
+        first_sent = min(rnd.sent.values())
+        last_post = max((bench.slack.posted[c] for c in channels if c in bench.slack.posted), default=first_sent)
+        out.update(
+            ack_p50_ms=pct(acks, 50),
+            ack_p99_ms=pct(acks, 99),
+            ack_max_ms=max(acks),
+            acked_ok=sum(1 for s in rnd.statuses if s == 200),
+            answered=len(e2e),
+            overhead_p50_ms=pct(overheads, 50),
+            overhead_p99_ms=pct(overheads, 99),
+            upstream_per_question_s=statistics.mean(bench.upstream.spent[str(i)] for i in range(n)),
+            wall_s=last_post - first_sent,
+            wall_over_latency=(last_post - first_sent) / lat,
+            max_in_flight=bench.upstream.max_in_flight,
+        )
+
+        # 2. N identical questions at once -> single flight, then cache hits
+        bench.upstream.reset()
+        same = "how do I rotate keys q777777 in cloud kms?"
+        rnd = await bench.burst([same] * n, [f"D{i:05d}" for i in range(n)], timeout=30 + 5 * lat)
+        out["identical_answered"] = len(bench.slack.posted)
+        out["identical_upstream_calls"] = bench.upstream.calls["answer_query"]
+        hits = []
+        for j in range(args.cache_probes):
+            ch = f"H{j:05d}"
+            rnd = await bench.burst([same], [ch], timeout=10)
+            if ch in bench.slack.posted:
+                hits.append((bench.slack.posted[ch] - rnd.sent[f"{ch}#0"]) * 1000)
+        out["cache_hit_p50_ms"] = pct(hits, 50)
+        out["cache_hit_max_ms"] = max(hits) if hits else float("nan")
+        out["cache_hit_upstream_calls"] = bench.upstream.calls["answer_query"] - out["identical_upstream_calls"]
+        out["peak_rss_mb"] = bench.stop_bot()
+
+        # 3. cap below N: queueing, not failing
+        cap = max(1, n // 4)
+        await bench.start_bot(cap=cap)
+        bench.upstream.reset()
+        texts = [f"how do I set up thing q{i + n} in firebase?" for i in range(n)]
+        channels = [f"E{i:05d}" for i in range(n)]
+        rnd = await bench.burst(texts, channels, timeout=30 + (n / cap + 2) * (lat + args.doc_latency) * 2)
+        first_sent = min(rnd.sent.values())
+        posted = [bench.slack.posted[c] for c in channels if c in bench.slack.posted]
+        out.update(
+            capped_cap=cap,
+            capped_answered=len(posted),
+            capped_wall_s=(max(posted) - first_sent) if posted else float("nan"),
+            capped_max_in_flight=bench.upstream.max_in_flight,
+            capped_acked_ok=sum(1 for s in rnd.statuses if s == 200),
+        )
+        bench.stop_bot()
+
+        # 4. the CLI path
+        walls, overheads_cli, rss = [], [], []
+        for j in range(args.cli_runs):
+            wall, spent, peak = await bench.cli_ask(f"how do I list buckets q{900000 + j} with gcloud?")
+            walls.append(wall)
+            overheads_cli.append((wall - spent) * 1000)
+            rss.append(peak)
+        out.update(
+            cli_wall_p50_s=pct(walls, 50),
+            cli_overhead_p50_ms=pct(overheads_cli, 50),
+            cli_peak_rss_mb=max(rss),
+        )
+    finally:
+        if bench.proc is not None and bench.proc.poll() is None:
+            bench.stop_bot()
+        await bench.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=200, help="concurrent questions (default 200)")
+    parser.add_argument("--latency", type=float, default=1.0, help="answer/search latency, s")
+    parser.add_argument("--doc-latency", type=float, default=0.1, help="get_documents latency, s")
+    parser.add_argument("--cache-probes", type=int, default=20)
+    parser.add_argument("--cli-runs", type=int, default=3)
+    parser.add_argument("--smoke", action="store_true", help="tiny run for CI; writes nothing")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
+    parser.add_argument("--workdir", type=Path, default=None, help="cwd of the bot (no .env)")
+    parser.add_argument("--verbose", action="store_true", help="show the bot's stderr")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.n, args.latency, args.doc_latency, args.cache_probes, args.cli_runs = 4, 0.05, 0.01, 2, 1
+    if args.workdir is None:
+        import tempfile
+
+        args.workdir = Path(tempfile.mkdtemp(prefix="gdocs-bench-"))
+    results = asyncio.run(measure(args))
+    from bench.report import render_report, verdicts
+
+    report = render_report(results, argv=sys.argv[1:], machine=machine())
+    print(report)
+    if not args.smoke:
+        args.out.write_text(report)
+        print(f"wrote {args.out}")
+    failed = [name for name, ok in verdicts(results) if not ok]
+    # correctness failures always fail; timing targets only count on a full run
+    broken = results["answered"] < args.n or results["identical_answered"] < args.n
+    return 1 if broken or (failed and not args.smoke) else 0
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores, {cpu}; Python {platform.python_version()} on {platform.system()} {platform.machine()}"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

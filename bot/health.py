@@ -1,0 +1,171 @@
+"""Liveness, readiness and metrics over HTTP, in both Socket Mode and HTTP mode.
+
+- `GET /healthz`: 200 while the process runs (the event loop answers).
+- `GET /readyz`: 200 only when Slack is usable (auth.test passed at start; in Socket Mode the
+  WebSocket is connected) AND the Developer Knowledge server answered recently; otherwise 503
+  with a JSON body naming the part that is not ready. A background probe (`tools/list` through
+  `service.status()`) keeps the Google half fresh without waiting for user traffic.
+- `GET /metrics`: Prometheus text from `Metrics.render()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from bot.docs import DocsService
+from bot.errors import GdocsError
+from bot.observability.metrics import Metrics
+
+logger = logging.getLogger(__name__)
+
+PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4"
+#: while the Developer Knowledge server is not answering, re-probe at least this often
+UNHEALTHY_PROBE_SECONDS = 5.0
+#: a probe answered within `window_factor × interval` keeps the bot ready
+WINDOW_FACTOR = 3.0
+
+
+class Readiness:
+    """What /readyz reports; updated by the runtime and by `probe()`."""
+
+    def __init__(
+        self,
+        service: DocsService,
+        *,
+        mode: str,
+        probe_interval: float = 60.0,
+        probe_timeout: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.service = service
+        self.mode = mode
+        self.probe_interval = probe_interval
+        self.probe_timeout = probe_timeout
+        self._clock = clock
+        #: set once auth.test succeeded at start
+        self.slack_authenticated = False
+        #: Socket Mode: whether the WebSocket is connected right now
+        self.socket_connected: Callable[[], Awaitable[bool]] | None = None
+        self.shutting_down = False
+        self._probe_failed = False
+        self._dk_detail = "not checked yet"
+        self._dk_tools: tuple[str, ...] = ()
+        self.probes = 0
+
+    @property
+    def window_seconds(self) -> float:
+        return self.probe_interval * WINDOW_FACTOR
+
+    async def probe(self) -> None:
+        """Ask both servers for their tools; remember whether Developer Knowledge answered."""
+        started = self._clock()
+        try:
+            statuses = await asyncio.wait_for(self.service.status(), self.probe_timeout)
+        except TimeoutError:
+            self._record(False, f"no answer within {self.probe_timeout:g}s")
+            return
+        except GdocsError as exc:
+            self._record(False, exc.message)
+            return
+        dk = next((s for s in statuses if s.server == "developer_knowledge"), None)
+        # "answered" means any answer, even an error status: that is the service's own measure
+        answered = self.service.recently_healthy(self._clock() - started + 1.0)
+        detail = dk.detail if dk is not None and dk.detail else ("ok" if answered else "no answer")
+        self._dk_tools = dk.tools if dk is not None else ()
+        self._record(answered, detail)
+
+    def _record(self, answered: bool, detail: str) -> None:
+        self.probes += 1
+        if answered == self._probe_failed or self.probes == 1:  # a change: say so once
+            logger.log(
+                logging.INFO if answered else logging.WARNING,
+                "Developer Knowledge server %s",
+                "is answering" if answered else "is not answering",
+                extra={"detail": detail},
+            )
+        self._probe_failed = not answered
+        self._dk_detail = detail
+
+    def next_probe_in(self) -> float:
+        if self.dk_ready():
+            return self.probe_interval
+        return min(self.probe_interval, UNHEALTHY_PROBE_SECONDS)
+
+    async def run_probes(self) -> None:
+        """Probe now and then forever (cancelled at shutdown)."""
+        while True:
+            try:
+                await self.probe()
+            except Exception:  # the boundary: a probe bug must not stop the probing
+                logger.exception("readiness probe failed")
+            await asyncio.sleep(self.next_probe_in())
+
+    def dk_ready(self) -> bool:
+        return not self._probe_failed and self.service.recently_healthy(self.window_seconds)
+
+    async def slack_ready(self) -> tuple[bool, str]:
+        if not self.slack_authenticated:
+            return False, "Slack auth.test has not succeeded yet"
+        if self.socket_connected is not None and not await self.socket_connected():
+            return False, "Socket Mode WebSocket is not connected"
+        return True, "ok"
+
+    def _dk_report(self, ready: bool) -> str:
+        if ready:
+            return "ok"
+        if self._probe_failed:
+            return self._dk_detail
+        if self.probes == 0:
+            return "not checked yet"
+        return f"no answer in the last {self.window_seconds:g}s"
+
+    async def report(self) -> dict[str, Any]:
+        slack_ok, slack_detail = await self.slack_ready()
+        dk_ok = self.dk_ready()
+        return {
+            "ready": slack_ok and dk_ok and not self.shutting_down,
+            "mode": self.mode,
+            "shutting_down": self.shutting_down,
+            "slack": {"ready": slack_ok, "detail": slack_detail},
+            "developer_knowledge": {
+                "ready": dk_ok,
+                "detail": self._dk_report(dk_ok),
+                "tools": list(self._dk_tools),
+            },
+        }
+
+
+READINESS_KEY = web.AppKey("readiness", Readiness)
+METRICS_KEY = web.AppKey("metrics", Metrics)
+
+
+async def _healthz(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok"})
+
+
+async def _readyz(request: web.Request) -> web.Response:
+    report = await request.app[READINESS_KEY].report()
+    return web.json_response(report, status=200 if report["ready"] else 503)
+
+
+async def _metrics(request: web.Request) -> web.Response:
+    body = request.app[METRICS_KEY].render()
+    # aiohttp refuses a charset inside content_type; Prometheus wants exactly this header
+    return web.Response(body=body.encode(), headers={"Content-Type": PROMETHEUS_CONTENT_TYPE})
+
+
+def build_web_app(readiness: Readiness, metrics: Metrics) -> web.Application:
+    """The aiohttp application with the operational routes; Slack's route is added by the caller."""
+    app = web.Application(client_max_size=1024 * 1024)
+    app[READINESS_KEY] = readiness
+    app[METRICS_KEY] = metrics
+    app.router.add_get("/healthz", _healthz)
+    app.router.add_get("/readyz", _readyz)
+    app.router.add_get("/metrics", _metrics)
+    return app

@@ -1,0 +1,95 @@
+"""Block Kit building blocks and Slack's limits, in one place."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from bot.render.escape import strip_controls, truncate
+
+MAX_BLOCKS = 50
+MAX_SECTION_CHARS = 3000
+#: what the renderer aims for in one section, below Slack's 3000
+SECTION_CHARS = 2900
+MAX_HEADER_CHARS = 150
+MAX_BUTTON_TEXT_CHARS = 75
+MAX_OPTION_TEXT_CHARS = 75
+MAX_OPTION_VALUE_CHARS = 150
+MAX_BUTTON_VALUE_CHARS = 2000
+MAX_CONTEXT_CHARS = 2000
+#: whole-message budget (fallback text + every string in the blocks); Slack refuses ~13k
+MAX_MESSAGE_CHARS = 11_500
+#: the fallback `text` of a message with blocks is kept short (notifications, screen readers)
+MAX_FALLBACK_CHARS = 600
+
+Block = dict[str, Any]
+
+
+class Message(TypedDict):
+    """What `chat.postMessage` & co. take: a mrkdwn fallback `text` and Block Kit `blocks`."""
+
+    text: str
+    blocks: list[Block]
+
+
+def section(mrkdwn: str) -> Block:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": mrkdwn}}
+
+
+def context(mrkdwn: str) -> Block:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": mrkdwn}]}
+
+
+def divider() -> Block:
+    return {"type": "divider"}
+
+
+def plain(text: str, limit: int) -> dict[str, Any]:
+    """A plain_text object: Slack shows it literally, so it is cut, not escaped."""
+    cleaned = " ".join(strip_controls(text).split()) or "…"
+    return {"type": "plain_text", "text": truncate(cleaned, limit), "emoji": True}
+
+
+def header(text: str) -> Block:
+    return {"type": "header", "text": plain(text, MAX_HEADER_CHARS)}
+
+
+def button(text: str, action_id: str, value: str, *, primary: bool = False) -> Block:
+    element: Block = {
+        "type": "button",
+        "text": plain(text, MAX_BUTTON_TEXT_CHARS),
+        "action_id": action_id,
+        "value": value,
+    }
+    if primary:
+        element["style"] = "primary"
+    return element
+
+
+def option(text: str, value: str) -> Block:
+    return {"text": plain(text, MAX_OPTION_TEXT_CHARS), "value": value}
+
+
+def actions(elements: list[Block], block_id: str | None = None) -> Block:
+    block: Block = {"type": "actions", "elements": elements}
+    if block_id:
+        block["block_id"] = block_id
+    return block
+
+
+def message_chars(message: Message) -> int:
+    """The size Slack's message limits are measured in: every string in the message."""
+    return len(message["text"]) + _strings_length(message["blocks"])
+
+
+def blocks_chars(blocks: list[Block]) -> int:
+    return _strings_length(blocks)
+
+
+def _strings_length(value: object) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(_strings_length(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_strings_length(v) for v in value)
+    return 0

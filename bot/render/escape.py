@@ -1,0 +1,135 @@
+"""The only three ways untrusted text reaches Slack's mrkdwn: escaped, as a link, as a mention.
+
+Everything the renderer shows passes through `escape()`; the only `<…>` markup a message
+may carry is what `link()` and `mention()` build here, so no document, answer or question
+can ping `@channel`, a user or a group, or dress a link up as another one.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+#: C0 control characters except tab and newline, plus DEL: invisible, and NUL breaks clients
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_USER_ID_RE = re.compile(r"^[UW][A-Z0-9]{2,20}$")
+#: a label that reads like a host name or URL ("google.com", "https://cloud.google.com/x")
+_HOSTLIKE_RE = re.compile(
+    r"^(?:[a-z][a-z0-9+.-]*://)?(?P<host>(?:[a-z0-9-]+\.)+[a-z]{2,})(?::\d+)?(?:[/?#]\S*)?$",
+    re.IGNORECASE,
+)
+#: longest escaped URL put in a link; longer ones are shown as text (Slack still auto-links)
+MAX_LINK_URL_CHARS = 1500
+#: longest escaped label; a longer one is shown as text followed by a short link
+MAX_LINK_LABEL_CHARS = 800
+_DISPLAY_URL_CHARS = 80
+#: what a `|` in a label becomes: `|` would end the URL part of `<url|label>`
+_PIPE_STANDIN = "¦"
+
+
+def strip_controls(text: str) -> str:
+    """`text` without C0 control characters (tab and newline are kept)."""
+    return _CONTROL_RE.sub("", text)
+
+
+def escape(text: str) -> str:
+    """Untrusted text made inert for mrkdwn: exactly `&`, `<`, `>` escaped, controls dropped.
+
+    Entities already in the text are not decoded: a source `&lt;` reaches the reader as the
+    literal text `&lt;`, never as a `<` that could start markup.
+    """
+    text = strip_controls(text)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def is_http_url(url: str) -> bool:
+    """An absolute http(s) URL with a host and no whitespace or control characters."""
+    if not url or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(host)
+
+
+def _escape_url(url: str) -> str:
+    return escape(url).replace("|", "%7C")
+
+
+def display_url(url: str) -> str:
+    """A short, readable, unescaped form of a URL: no scheme, cut after 80 characters."""
+    shown = re.sub(r"^https?://", "", url, flags=re.IGNORECASE)
+    return shown if len(shown) <= _DISPLAY_URL_CHARS else shown[: _DISPLAY_URL_CHARS - 1] + "…"
+
+
+def _clean_label(label: str) -> str:
+    label = strip_controls(label.replace("\r", " ").replace("\n", " ").replace("\t", " "))
+    return " ".join(label.split()).replace("|", _PIPE_STANDIN)
+
+
+def _spoofs_host(label: str, url: str) -> bool:
+    """True when the label names a host that is not where the link goes."""
+    match = _HOSTLIKE_RE.match(label)
+    if match is None:
+        return False
+    shown = match.group("host").lower()
+    real = (urlsplit(url).hostname or "").lower()
+    return not (real == shown or real.endswith("." + shown))
+
+
+def link(url: str, label: str | None = None) -> str:
+    """`<url|label>` for an http(s) URL; otherwise the escaped label (or URL) as plain text.
+
+    The label is escaped, `|` becomes `¦` and line breaks become spaces, so it cannot end
+    the link early or smuggle markup. A label that looks like a host name other than the
+    link's own (`[google.com](https://evil.example)`) is replaced by the real address.
+    """
+    url = url.strip()
+    text = _clean_label(label or "")
+    if not is_http_url(url) or len(_escape_url(url)) > MAX_LINK_URL_CHARS:
+        return escape(text or url)
+    if not text or _spoofs_host(text, url):
+        text = display_url(url).replace("|", _PIPE_STANDIN)
+    shown = escape(text)
+    if len(shown) > MAX_LINK_LABEL_CHARS:
+        return f"{shown} ({link(url)})"
+    return f"<{_escape_url(url)}|{shown}>"
+
+
+def mention(user_id: str) -> str:
+    """`<@U…>` for a well-formed Slack user id; "" for anything else (never echoed)."""
+    return f"<@{user_id}>" if _USER_ID_RE.match(user_id) else ""
+
+
+def truncate(text: str, limit: int, *, at_word: bool = False) -> str:
+    """`text` cut to at most `limit` characters, ending in "…" when cut.
+
+    With `at_word`, the cut moves back to the last space when one is reasonably close.
+    """
+    if len(text) <= limit:
+        return text
+    cut = text[: max(limit - 1, 0)]
+    if at_word:
+        space = cut.rfind(" ")
+        if space >= limit // 2:
+            cut = cut[:space]
+    return cut.rstrip() + "…"
+
+
+def escape_truncated(text: str, limit: int, *, at_word: bool = False) -> str:
+    """`escape(text)` in at most `limit` characters: the text is cut before escaping (as
+    little as possible), so no entity is ever cut in half."""
+    shown = escape(truncate(text, limit, at_word=at_word))
+    if len(shown) <= limit:
+        return shown
+    low, high, best = 1, limit - 1, ""
+    while low <= high:  # escaping only grows text: the longest cut that fits, by bisection
+        middle = (low + high) // 2
+        candidate = escape(truncate(text, middle, at_word=at_word))
+        if len(candidate) <= limit:
+            best, low = candidate, middle + 1
+        else:
+            high = middle - 1
+    return best

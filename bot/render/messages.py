@@ -1,0 +1,207 @@
+"""Slack messages for answers, search results, help, errors and progress."""
+
+from __future__ import annotations
+
+import re
+
+from bot.docs import Answer, SearchHit
+from bot.errors import ErrorCode, GdocsError
+from bot.render.actions import show_doc_actions
+from bot.render.blocks import (
+    MAX_BLOCKS,
+    MAX_FALLBACK_CHARS,
+    MAX_MESSAGE_CHARS,
+    SECTION_CHARS,
+    Block,
+    Message,
+    blocks_chars,
+    context,
+    section,
+)
+from bot.render.convert import FENCE_OPEN_RE
+from bot.render.escape import escape, escape_truncated, link, mention
+from bot.render.inline import plain_text
+from bot.render.markdown import markdown_to_blocks
+
+#: a question echoed back is cut to this many characters
+QUESTION_CHARS = 300
+#: a search hit's snippet is cut to this many characters (at a word)
+SNIPPET_CHARS = 300
+_COMMAND_RE = re.compile(r"^/[a-z0-9_-]{1,31}$")
+_LINE_MARKS_RE = re.compile(r"^\s*(?:#{1,6}\s+|>\s?|[-*+]\s+(?:\[[ xX]\]\s+)?|\|)")
+_HINTS: dict[ErrorCode, str] = {
+    ErrorCode.TIMEOUT: "The documentation service is slow right now; try again in a minute.",
+    ErrorCode.UNAVAILABLE: "The documentation service is unavailable; try again in a minute.",
+    ErrorCode.QUOTA: (
+        "Google's daily quota for this is used up; `search` may still work, or try again tomorrow."
+    ),
+    ErrorCode.AUTH: "An admin needs to fix the bot's configuration.",
+    ErrorCode.CONFIG: "An admin needs to fix the bot's configuration.",
+    ErrorCode.NOT_FOUND: "Check the name or URL, or look the page up with `search`.",
+    ErrorCode.PROTOCOL: "The documentation service answered strangely; try again later.",
+}
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _plain_summary(markdown: str, limit: int) -> str:
+    """A short, plain, escaped one-line summary of some Markdown (fences, heading and quote
+    marks dropped), at most `limit` characters."""
+    lines = []
+    for line in markdown.splitlines():
+        if FENCE_OPEN_RE.match(line):
+            continue
+        lines.append(_LINE_MARKS_RE.sub("", line))
+    return escape_truncated(_one_line(plain_text("\n".join(lines))), limit, at_word=True)
+
+
+def _asked(asker: str | None, question: str | None) -> str | None:
+    who = mention(asker) if asker else ""
+    shown = escape_truncated(_one_line(question), QUESTION_CHARS, at_word=True) if question else ""
+    if who and shown:
+        return f"{who} asked:\n> {shown}"
+    if shown:
+        return f"> {shown}"
+    return f"{who} asked:" if who else None
+
+
+def _sources(answer: Answer) -> Block | None:
+    lines: list[str] = []
+    for index, ref in enumerate(answer.references, start=1):
+        title = _one_line(plain_text(ref.title))  # empty: link() shows the address
+        line = f"{index}. {link(ref.uri, title)}"
+        if len("\n".join(["*Sources*", *lines, line])) > SECTION_CHARS - 40:
+            lines.append(f"…and {len(answer.references) - index + 1} more")
+            break
+        lines.append(line)
+    return section("\n".join(["*Sources*", *lines])) if lines else None
+
+
+def _hit_block(hit: SearchHit) -> Block:
+    title = _one_line(plain_text(hit.title))
+    head = f"*{link(hit.uri, title)}*"
+    snippet = _plain_summary(hit.snippet, SNIPPET_CHARS)
+    text = f"{head}\n{snippet}" if snippet else head
+    return section(text if len(text) <= SECTION_CHARS else head)
+
+
+def _fit(body: list[Block], budget_chars: int, budget_blocks: int, what: str) -> list[Block]:
+    """All of `body` if it fits, else as many leading blocks as fit and a note saying how
+    much was left out (answers and result lists may be shortened; documents never are)."""
+    if len(body) <= budget_blocks and blocks_chars(body) <= budget_chars:
+        return body
+    note_room = 120
+    shown: list[Block] = []
+    used = 0
+    for block in body:
+        size = blocks_chars([block])
+        if len(shown) + 2 > budget_blocks or used + size > budget_chars - note_room:
+            break
+        shown.append(block)
+        used += size
+    rest = body[len(shown) :]
+    if what == "answer":
+        more = sum(len(block.get("text", {}).get("text", "")) for block in rest)
+        note = f"(answer shortened — {more} more characters)"
+    else:
+        note = f"({len(rest)} more {what} not shown)"
+    return [*shown, context(note)]
+
+
+def render_answer(
+    answer: Answer, *, asker: str | None = None, question: str | None = None
+) -> Message:
+    """An answer or search results as a message: who asked what (when given), the answer or
+    hits, numbered sources, a note (e.g. the quota fallback), "Show full doc" buttons."""
+    if asker and question is None:
+        question = answer.query
+    head: list[Block] = []
+    asked = _asked(asker, question)
+    if asked:
+        head.append(section(asked))
+    if answer.note:
+        head.append(context(escape_truncated(_one_line(answer.note), 600)))
+    tail: list[Block] = []
+    if answer.kind == "answer":
+        sources = _sources(answer)
+        if sources:
+            tail.append(sources)
+        cited = [(ref.name, ref.title) for ref in answer.references]
+    else:
+        cited = [(hit.name, hit.title) for hit in answer.hits if hit.name]
+    buttons = show_doc_actions(cited)
+    if buttons:
+        tail.append(buttons)
+
+    text = _fallback_text(answer, question)
+    fixed = len(text) + blocks_chars(head + tail)
+    budget_blocks = MAX_BLOCKS - len(head) - len(tail)
+    if answer.kind == "answer":
+        body = markdown_to_blocks(answer.text) or [section(_no_answer(answer))]
+        what = "answer"
+    else:
+        body = [_hit_block(hit) for hit in answer.hits] or [section(_no_answer(answer))]
+        what = "results"
+    body = _fit(body, MAX_MESSAGE_CHARS - fixed, budget_blocks, what)
+    return {"text": text, "blocks": head + body + tail}
+
+
+def _no_answer(answer: Answer) -> str:
+    if answer.kind == "answer":
+        return "I couldn't find an answer to that in Google's documentation."
+    return f"No documentation pages matched “{escape_truncated(_one_line(answer.query), 300)}”."
+
+
+def _fallback_text(answer: Answer, question: str | None) -> str:
+    asked = escape_truncated(_one_line(question or answer.query), 200, at_word=True)
+    if answer.kind == "answer":
+        room = MAX_FALLBACK_CHARS - len(asked) - 2
+        summary = _plain_summary(answer.text, room) or "no answer found"
+        return f"{asked}: {summary}" if asked else summary
+    count = len(answer.hits)
+    return f"{count} documentation page{'s' if count != 1 else ''} for “{asked}”"
+
+
+def render_help(command: str = "/gdocs") -> Message:
+    """How to use the bot: the slash command's forms, mentions and DMs."""
+    cmd = command if _COMMAND_RE.match(command) else "/gdocs"
+    usage = "\n".join(
+        [
+            "*Ask Google's developer documentation*",
+            f"• `{cmd} <question>` — a short answer with links to the docs it comes from",
+            f"• `{cmd} search <query>` — matching documentation pages",
+            f"• `{cmd} pay <query>` — search the Google Pay & Wallet developer docs",
+            f"• `{cmd} doc <URL or documents/…>` — a whole documentation page, here",
+            f"• `{cmd} help` — this message",
+        ]
+    )
+    where = (
+        "You can also @-mention me in a channel I'm in (I answer in the thread), "
+        "or send me a direct message. Use *Show full doc* under an answer to read a cited page."
+    )
+    text = f"Usage: {cmd} <question> | {cmd} search <query> | {cmd} pay <query> | {cmd} doc <URL>"
+    # the `<question>` placeholders are escaped like any text, so Slack prints them as typed
+    return {"text": escape(text), "blocks": [section(escape(usage)), context(escape(where))]}
+
+
+def render_error(error: GdocsError) -> Message:
+    """A short, specific message from the error's safe one-line message and a hint."""
+    shown = escape_truncated(_one_line(error.message) or "Something went wrong.", 500)
+    hint = _HINTS.get(error.code) if error.code != ErrorCode.INVALID_INPUT else None
+    mrkdwn = f":warning: {shown}" + (f"\n{hint}" if hint else "")
+    return {"text": f"{shown}" + (f" {hint}" if hint else ""), "blocks": [section(mrkdwn)]}
+
+
+def render_progress(question: str | None = None) -> Message:
+    """A placeholder shown while the answer is on its way."""
+    blocks: list[Block] = [section(":hourglass_flowing_sand: Looking that up…")]
+    if question:
+        blocks.append(context(f"“{escape_truncated(_one_line(question), QUESTION_CHARS)}”"))
+    return {"text": "Looking that up…", "blocks": blocks}
+
+
+def render_not_in_channel_hint() -> str:
+    """What to tell a user (ephemerally) when the bot may not post in their channel."""
+    return "I can't post in this channel — invite me with `/invite @gdocs` to share answers here."

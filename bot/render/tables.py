@@ -1,0 +1,97 @@
+"""GitHub pipe tables, which Slack cannot show: a monospaced grid when narrow, else a row list."""
+
+from __future__ import annotations
+
+import re
+
+from bot.render.escape import escape
+from bot.render.inline import inline_mrkdwn, plain_text
+from bot.render.parts import Part, code_part, text_part
+
+_DELIMITER_CELL_RE = re.compile(r"^\s*:?-+:?\s*$")
+#: widest grid shown as a code block; wider tables wrap badly on phones, so become a list
+MAX_GRID_WIDTH = 72
+
+
+def split_row(line: str) -> list[str]:
+    """The cells of a pipe-table row (`\\|` and pipes inside `code` are not separators)."""
+    cells: list[str] = []
+    current: list[str] = []
+    in_code = False
+    i = 0
+    text = line.strip()
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] == "|":
+            current.append("|")
+            i += 2
+            continue
+        if ch == "`":
+            in_code = not in_code
+        if ch == "|" and not in_code:
+            cells.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+        i += 1
+    cells.append("".join(current))
+    if text.startswith("|"):
+        cells = cells[1:]
+    if text.endswith("|") and not text.endswith("\\|") and cells:
+        cells = cells[:-1]
+    return [cell.strip() for cell in cells]
+
+
+def is_delimiter_row(line: str, header: str) -> bool:
+    """True for the `| --- | :-: |` line under a table header with as many cells."""
+    if "-" not in line or ("|" not in line and "|" not in header):
+        return False
+    cells = split_row(line)
+    return (
+        bool(cells)
+        and all(_DELIMITER_CELL_RE.match(cell) for cell in cells)
+        and len(cells) == len(split_row(header))
+    )
+
+
+def table_part(header: list[str], rows: list[list[str]], base_url: str | None) -> Part:
+    """A table as a code-block grid if it is narrow enough, else as one bullet per row."""
+    plain_header = [_cell_plain(cell) for cell in header]
+    plain_rows = [[_cell_plain(cell) for cell in row] for row in rows]
+    columns = max([len(plain_header), *(len(row) for row in plain_rows)])
+    widths = [0] * columns
+    for row in [plain_header, *plain_rows]:
+        for index, cell in enumerate(row):
+            widths[index] = max(widths[index], len(cell))
+    grid_width = sum(widths) + 3 * (columns - 1)
+    if grid_width <= MAX_GRID_WIDTH:
+        return code_part(_grid(plain_header, plain_rows, widths))
+    return text_part(_row_list(header, rows, base_url))
+
+
+def _cell_plain(cell: str) -> str:
+    return " ".join(plain_text(cell).split())
+
+
+def _grid(header: list[str], rows: list[list[str]], widths: list[int]) -> list[str]:
+    def line(cells: list[str]) -> str:
+        padded = [cells[i].ljust(w) if i < len(cells) else " " * w for i, w in enumerate(widths)]
+        return escape(" | ".join(padded).rstrip())
+
+    rule = "-+-".join("-" * w for w in widths)
+    return [line(header), rule, *(line(row) for row in rows)]
+
+
+def _row_list(header: list[str], rows: list[list[str]], base_url: str | None) -> list[str]:
+    labels = [escape(_cell_plain(cell)) for cell in header]
+    lines = []
+    for row in rows or [header]:
+        shown = []
+        for index, cell in enumerate(row):
+            if not cell:
+                continue
+            value = inline_mrkdwn(cell, base_url)
+            label = labels[index] if index < len(labels) and rows else ""
+            shown.append(f"*{label}:* {value}" if label else value)
+        lines.append("• " + " · ".join(shown))
+    return lines

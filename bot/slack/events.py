@@ -1,0 +1,93 @@
+"""`@gdocs …` mentions (answered in the thread) and direct messages (answered in the DM)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.slack import flows
+from bot.slack.context import BotContext
+from bot.slack.guard import RequestRecord, guarded
+from bot.slack.replies import ThreadReply
+from bot.slack.routing import route_in_thread, strip_mention
+
+logger = logging.getLogger(__name__)
+
+
+def register(app: AsyncApp, ctx: BotContext) -> None:
+    async def on_mention(
+        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        event = body.get("event") or {}
+        if _not_a_person_asking(event, context):
+            ctx.metrics.request("mention", "ignored")
+            return
+        await handle_question(ctx, client, event, context.bot_user_id, kind="mention")
+
+    async def on_message(
+        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
+    ) -> None:
+        await ack()
+        event = body.get("event") or {}
+        if event.get("channel_type") != "im" or _not_a_person_asking(event, context):
+            logger.debug("message event ignored")
+            ctx.metrics.request("dm", "ignored")
+            return
+        await handle_question(ctx, client, event, context.bot_user_id, kind="dm")
+
+    async def on_other_event(ack: AsyncAck, body: dict[str, Any]) -> None:
+        # subscribed by mistake or new: acknowledge so Slack does not retry it
+        await ack()
+        logger.debug("event ignored")
+
+    app.event("app_mention")(on_mention)
+    app.event("message")(on_message)
+    app.event(re.compile(r".*"))(on_other_event)
+
+
+def _not_a_person_asking(event: dict[str, Any], context: AsyncBoltContext) -> bool:
+    """Edits, joins, bot posts (ours or another bot's): anything but a person's new message."""
+    return (
+        "subtype" in event
+        or bool(event.get("bot_id"))
+        or not isinstance(event.get("user"), str)
+        or event.get("user") == context.bot_user_id
+        or not isinstance(event.get("channel"), str)
+        or not isinstance(event.get("ts"), str)
+    )
+
+
+async def handle_question(
+    ctx: BotContext,
+    client: AsyncWebClient,
+    event: dict[str, Any],
+    bot_user_id: str | None,
+    *,
+    kind: str,
+) -> None:
+    channel: str = event["channel"]
+    ts: str = event["ts"]
+    in_thread = event.get("thread_ts") if isinstance(event.get("thread_ts"), str) else None
+    raw = event.get("text") if isinstance(event.get("text"), str) else ""
+    text = strip_mention(raw or "", bot_user_id)
+    # a mention always gets a thread; a DM is answered in the DM (in its thread, if any)
+    thread_ts = in_thread or ts if kind == "mention" else in_thread
+    reply = ThreadReply(client, channel, event.get("user"), message_ts=ts, thread_ts=thread_ts)
+
+    async def work(record: RequestRecord) -> None:
+        settings = ctx.settings
+        earlier = ctx.threads.question(channel, in_thread) if in_thread else None
+        route = route_in_thread(
+            text,
+            earlier,
+            answer_min_words=settings.answer_min_words,
+            route_pay_questions=settings.route_pay_questions,
+        )
+        await flows.answer(ctx, client, reply, route, record, question=text, name_asker=False)
+
+    await guarded(ctx, kind, work, reply.notice)

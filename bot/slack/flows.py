@@ -1,0 +1,105 @@
+"""Answering one question, whichever surface it came from (command, mention, DM)."""
+
+from __future__ import annotations
+
+import logging
+
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.docs import Answer, normalize_doc_ref
+from bot.errors import GdocsError, NotFound
+from bot.render import render_answer, render_error, render_help, render_progress
+from bot.slack import documents
+from bot.slack.context import BotContext
+from bot.slack.guard import RequestRecord
+from bot.slack.posting import plain
+from bot.slack.replies import Reply
+from bot.slack.routing import Route
+from bot.slack.stores import wait_message
+
+logger = logging.getLogger(__name__)
+
+
+async def answer(
+    ctx: BotContext,
+    client: AsyncWebClient,
+    reply: Reply,
+    route: Route,
+    record: RequestRecord,
+    *,
+    question: str,
+    name_asker: bool,
+    command: str = "/gdocs",
+) -> None:
+    """Route → rate limit → progress → upstream → rendered answer (or a short reason)."""
+    record.route = route.kind
+    logger.debug("question routed", extra={"request_id": record.request_id, "question": question})
+    if route.kind == "help":
+        record.outcome = "help"
+        await reply.notice(render_help(command))
+        return
+    if reply.user is not None:
+        retry_after = ctx.limiter.try_acquire(reply.user)
+        if retry_after is not None:
+            record.outcome = "rate_limited"
+            await reply.notice(
+                plain(wait_message(ctx.limiter.per_minute, retry_after)), private=True
+            )
+            return
+    await reply.start_progress(render_progress(question))
+    try:
+        if route.kind == "doc":
+            await _document(ctx, client, reply, route)
+            return
+        result = await _ask(ctx, client, route, reply.user)
+        msg = render_answer(
+            result,
+            asker=reply.user if name_asker else None,
+            question=question if name_asker else None,
+        )
+        posted_ts = await reply.deliver(msg)
+        root = reply.thread_ts or posted_ts
+        if reply.channel and root:
+            ctx.threads.remember(reply.channel, root, route.topic or route.query)
+        if result.note:
+            record.outcome = "ok_with_note"
+    except GdocsError as error:
+        record.outcome = error.code.value
+        await reply.notice(render_error(error), private=False)
+    finally:
+        await reply.finish()
+
+
+async def _ask(ctx: BotContext, client: AsyncWebClient, route: Route, user: str | None) -> Answer:
+    service = ctx.service
+    if route.kind == "search":
+        return await service.search(route.query)
+    if route.kind == "pay":
+        language = None
+        if service.pay_configured and user:
+            language = await ctx.locales.locale(user, lambda u: user_locale(client, u))
+        return await service.pay(route.query, language)
+    return await service.ask(route.query)
+
+
+async def _document(ctx: BotContext, client: AsyncWebClient, reply: Reply, route: Route) -> None:
+    name = normalize_doc_ref(route.query)  # InvalidInput for anything that is not a doc page
+    try:
+        doc = await documents.fetch(ctx, name)
+    except NotFound:
+        await reply.notice(plain(documents.NO_LONGER_AVAILABLE), private=True)
+        return
+    await documents.show(ctx, client, reply, doc, page=documents.FIRST_PAGE)
+
+
+async def user_locale(client: AsyncWebClient, user: str) -> str | None:
+    """The user's Slack locale (`it-IT`), or None when Slack will not say."""
+    try:
+        response = await client.users_info(user=user, include_locale=True)
+    except (SlackApiError, SlackClientError, OSError, TimeoutError) as exc:
+        logger.info("users.info failed: %s", type(exc).__name__)
+        return None
+    info = response.get("user")
+    locale = info.get("locale") if isinstance(info, dict) else None
+    return locale if isinstance(locale, str) else None

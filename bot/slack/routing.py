@@ -1,0 +1,154 @@
+"""Which server a Slack text goes to. Pure functions, table-tested.
+
+answer_query is scarce (50 a day per project), so only real questions use it: a text with a
+question mark, a question or imperative opening word, or enough words. A bare keyword lookup
+("firestore pricing") goes to search_documents. Google Pay / Wallet topics go to the Pay
+server. `search …`, `pay …` and `doc …` force a route; an empty text or `help` asks for usage.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+RouteKind = Literal["help", "answer", "search", "pay", "doc"]
+
+QUESTION_WORDS = frozenset(
+    {
+        "how", "what", "why", "when", "where", "which", "who", "whom", "whose",
+        "can", "could", "should", "would", "will", "does", "do", "did", "is", "are",
+        "was", "were", "has", "have", "may", "must", "shall",
+        "explain", "compare", "show", "tell", "describe", "list", "give", "help",
+        "create", "make", "write", "set", "configure", "enable", "disable", "use",
+        "migrate", "deploy", "install", "fix", "debug", "troubleshoot", "find", "get",
+    }
+)  # fmt: skip
+
+_HELP_WORDS = frozenset({"", "help", "-h", "--help", "?", "usage"})
+_EXPLICIT = {"search": "search", "pay": "pay", "doc": "doc", "docs": "doc", "ask": "answer"}
+
+# Google Pay & Wallet vocabulary; word-bounded and case-insensitive
+_PAY_RE = re.compile(
+    r"\b(?:"
+    r"google[\s-]?pay|g[\s-]?pay|google[\s-]?wallet|wallet|"
+    r"(?:generic|loyalty|boarding|gift[\s-]?card|offer|event[\s-]?ticket|transit)\s+pass(?:es)?|"
+    r"passes\s+api|wallet\s+passes|save\s+to\s+(?:google\s+)?wallet|"
+    r"payment[\s-]?data[\s-]?request|paymentdatarequest|is[\s-]?ready[\s-]?to[\s-]?pay(?:request)?|"
+    r"loadpaymentdata|paymentsclient|allowedpaymentmethods|payment\s+methods?|"
+    r"payment\s+gateway|payment\s+token|tokeni[sz]ation|tokenizationspecification|"
+    r"pay\s+api|merchant\s+id|merchantinfo"
+    r")\b",
+    re.IGNORECASE,
+)
+
+# a short follow-up that leans on what the thread was about
+_FOLLOW_UP_OPENERS = (
+    "what about", "how about", "and ", "also ", "same ", "what if", "but ", "or ",
+    "in ", "for ", "with ", "without ", "instead", "then ", "ok ", "okay ",
+)  # fmt: skip
+_BACK_REFERENCES = frozenset(
+    {"it", "its", "that", "this", "those", "these", "them", "there", "instead", "same"}
+)
+FOLLOW_UP_MAX_WORDS = 8
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_WORD_RE = re.compile(r"[\w'’-]+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Route:
+    kind: RouteKind
+    #: the text to send (for `doc`: the reference the user gave)
+    query: str
+    #: what the thread is about, to remember for later follow-ups (None: the query itself)
+    topic: str | None = None
+
+
+def clean_text(text: str) -> str:
+    """Drop control characters (NUL and friends) and surrounding whitespace."""
+    return _CONTROL_RE.sub("", text).strip()
+
+
+def strip_mention(text: str, bot_user_id: str | None) -> str:
+    """Remove `<@BOT>` / `<@BOT|name>` mentions of the bot itself."""
+    if not bot_user_id:
+        return clean_text(text)
+    without = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>", " ", text)
+    return clean_text(re.sub(r"[ \t]{2,}", " ", without))
+
+
+def words(text: str) -> list[str]:
+    return _WORD_RE.findall(text.lower())
+
+
+def is_question(text: str, *, answer_min_words: int) -> bool:
+    """True for something answer_query should answer; False for a keyword lookup."""
+    if "?" in text or "？" in text:
+        return True
+    found = words(text)
+    if found and found[0] in QUESTION_WORDS:
+        return True
+    return len(found) >= answer_min_words
+
+
+def is_pay_topic(text: str) -> bool:
+    return _PAY_RE.search(text) is not None
+
+
+def route_text(text: str, *, answer_min_words: int, route_pay_questions: bool) -> Route:
+    """The route for a `/gdocs` text, a mention (bot id stripped) or a DM."""
+    text = clean_text(text)
+    first, _, rest = text.partition(" ")
+    keyword = first.lower()
+    if keyword in _HELP_WORDS and not rest.strip():
+        return Route("help", "")
+    if keyword in _EXPLICIT:
+        return Route(_EXPLICIT[keyword], rest.strip())  # type: ignore[arg-type]
+    return _route_free_text(
+        text, answer_min_words=answer_min_words, route_pay_questions=route_pay_questions
+    )
+
+
+def _route_free_text(text: str, *, answer_min_words: int, route_pay_questions: bool) -> Route:
+    if route_pay_questions and is_pay_topic(text):
+        return Route("pay", text)
+    if is_question(text, answer_min_words=answer_min_words):
+        return Route("answer", text)
+    return Route("search", text)
+
+
+def route_in_thread(
+    text: str, earlier: str | None, *, answer_min_words: int, route_pay_questions: bool
+) -> Route:
+    """Like `route_text`, but a follow-up in a known thread carries the thread's question."""
+    route = route_text(
+        text, answer_min_words=answer_min_words, route_pay_questions=route_pay_questions
+    )
+    if route.kind == "help" or route.query != clean_text(text):
+        return route  # help, or an explicit `search`/`pay`/`doc`/`ask`: taken as typed
+    combined = with_thread_context(earlier, route.query)
+    if combined == route.query:
+        return route
+    routed = _route_free_text(
+        combined, answer_min_words=answer_min_words, route_pay_questions=route_pay_questions
+    )
+    return Route(routed.kind, routed.query, topic=earlier)
+
+
+def is_follow_up(text: str) -> bool:
+    """A short text that opens like a follow-up or refers back ("what about in Go?")."""
+    found = words(text)
+    if not found or len(found) > FOLLOW_UP_MAX_WORDS:
+        return False
+    lowered = " ".join(found) + " "
+    if lowered.startswith(_FOLLOW_UP_OPENERS):
+        return True
+    return any(word in _BACK_REFERENCES for word in found)
+
+
+def with_thread_context(earlier: str | None, text: str) -> str:
+    """`text`, or "<earlier> — follow-up: <text>" when it is a follow-up in a known thread."""
+    if not earlier or not is_follow_up(text):
+        return text
+    return f"{earlier} — follow-up: {text}"

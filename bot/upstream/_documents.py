@@ -1,0 +1,193 @@
+"""Developer Knowledge documents: tool-name discovery, fetching in batches of 20 (or one by one
+where only `get_document` exists), caching, and titles for references and search hits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from bot.docs import MAX_NAMES_PER_CALL, Document, uri_for_name
+from bot.errors import GdocsError, NotFound, ProtocolError
+from bot.observability.metrics import Metrics
+from bot.upstream._cache import Cache, SingleFlight
+from bot.upstream._models import (
+    DocumentOutput,
+    GetDocumentInput,
+    GetDocumentsInput,
+    GetDocumentsOutput,
+    parse_document,
+    parse_output,
+)
+from bot.upstream._text import title_from_uri
+from bot.upstream._transport import McpClient
+
+logger = logging.getLogger(__name__)
+
+#: loop time by which the current operation must finish (set by the service per operation);
+#: optional work such as fetching titles stops early so the answer itself is not lost
+deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
+
+
+@dataclass(frozen=True)
+class DkTools:
+    """Which tool name this server uses for each job (None: it has none)."""
+
+    search: str | None = "search_documents"
+    get_many: str | None = "get_documents"
+    get_one: str | None = None
+    answer: str | None = "answer_query"
+
+    @classmethod
+    def from_names(cls, names: list[str]) -> DkTools:
+        have = set(names)
+
+        def first(*candidates: str) -> str | None:
+            return next((c for c in candidates if c in have), None)
+
+        return cls(
+            search=first("search_documents", "search_document_chunks"),
+            get_many=first("get_documents", "batch_get_documents"),
+            get_one=first("get_document"),
+            answer=first("answer_query"),
+        )
+
+
+async def timed_call(
+    client: McpClient, metrics: Metrics, tool: str, arguments: dict[str, Any]
+) -> Any:
+    """client.call_tool, recorded as one upstream call (retries included) with its outcome."""
+    started = time.perf_counter()
+    outcome = "cancelled"
+    try:
+        result = await client.call_tool(tool, arguments)
+        outcome = "ok"
+        return result
+    except GdocsError as exc:
+        outcome = exc.code.value
+        raise
+    finally:
+        metrics.upstream(client.ctx.key, tool, outcome, time.perf_counter() - started)
+
+
+class Documents:
+    def __init__(
+        self, dk: McpClient, cache: Cache, metrics: Metrics, *, ttl: float, timeout: float
+    ) -> None:
+        self._dk = dk
+        self._cache = cache
+        self._metrics = metrics
+        self._ttl = ttl
+        self._timeout = timeout
+        self._flights: SingleFlight[dict[str, Document]] = SingleFlight()
+
+    async def tools(self) -> DkTools:
+        try:
+            return DkTools.from_names([t.name for t in await self._dk.list_tools()])
+        except ProtocolError:
+            # a server that cannot list its tools may still answer calls: assume today's names
+            logger.warning(
+                "tools/list failed on %s; assuming the standard tool names", self._dk.url
+            )
+            return DkTools()
+
+    async def get(self, names: list[str]) -> dict[str, Document]:
+        """Documents by name (names valid and unique), from the cache or fetched."""
+        found: dict[str, Document] = {}
+        for name in names:
+            raw = await self._cache.get("doc:" + name)
+            self._metrics.cache("document", raw is not None)
+            if raw is not None:
+                found[name] = Document.model_validate_json(raw)
+        missing = [n for n in names if n not in found]
+        if missing:
+            key = "\n".join(missing)
+            found.update(await self._flights.run(key, lambda: self._fetch(missing)))
+        return found
+
+    async def titles(self, names: list[str]) -> dict[str, str]:
+        """Titles of the documents that could be had in time; never fails the caller."""
+        titles: dict[str, str] = {}
+        missing = []
+        for name in names:
+            title = await self._cache.get("title:" + name)
+            self._metrics.cache("title", title is not None)
+            if title is None:
+                missing.append(name)
+            else:
+                titles[name] = title
+        if not missing:
+            return titles
+        try:
+            async with asyncio.timeout(self._budget()):
+                documents = await self.get(missing)
+        except (GdocsError, TimeoutError) as exc:
+            # titles are a nicety: the answer goes out with titles made from the URLs
+            logger.info("titles unavailable (%s); deriving them from URLs", exc or "timeout")
+            return titles
+        titles.update({name: doc.title for name, doc in documents.items() if doc.title})
+        return titles
+
+    def _budget(self) -> float:
+        end = deadline.get()
+        if end is None:
+            return self._timeout
+        # leave a fifth of what is left so this timeout fires before the operation's own
+        return max(0.0, (end - asyncio.get_running_loop().time()) * 0.8)
+
+    async def _fetch(self, names: list[str]) -> dict[str, Document]:
+        tools = await self.tools()
+        if tools.get_many is not None:
+            batches = [
+                names[i : i + MAX_NAMES_PER_CALL] for i in range(0, len(names), MAX_NAMES_PER_CALL)
+            ]
+            parts = await asyncio.gather(*(self._get_batch(tools.get_many, b) for b in batches))
+            documents = [doc for part in parts for doc in part]
+        elif tools.get_one is not None:
+            documents = list(
+                await asyncio.gather(*(self._get_one(tools.get_one, n) for n in names))
+            )
+        else:
+            raise ProtocolError("The documentation service offers no tool to fetch documents.")
+        result = {
+            name: self._document(name, out) for name, out in zip(names, documents, strict=True)
+        }
+        for name, doc in result.items():
+            await self._cache.set("doc:" + name, doc.model_dump_json(), self._ttl)
+            if doc.title:
+                await self._cache.set("title:" + name, doc.title, self._ttl)
+        return result
+
+    async def _get_batch(self, tool: str, names: list[str]) -> list[DocumentOutput]:
+        data = await timed_call(
+            self._dk, self._metrics, tool, GetDocumentsInput(names=names).arguments()
+        )
+        out = parse_output(GetDocumentsOutput, data, server=self._dk.ctx.display, tool=tool)
+        by_name = {doc.name: doc for doc in out.documents}
+        if all(name in by_name for name in names):
+            return [by_name[name] for name in names]
+        if len(out.documents) == len(names):
+            return list(out.documents)  # canonical names differ from ours; order is the contract
+        missing = next(name for name in names if name not in by_name)
+        raise NotFound(f"Not found in the documentation: {missing}")
+
+    async def _get_one(self, tool: str, name: str) -> DocumentOutput:
+        data = await timed_call(
+            self._dk, self._metrics, tool, GetDocumentInput(name=name).arguments()
+        )
+        return parse_document(data, server=self._dk.ctx.display, tool=tool)
+
+    @staticmethod
+    def _document(name: str, out: DocumentOutput) -> Document:
+        uri = out.uri or uri_for_name(name)
+        return Document(
+            name=name,
+            uri=uri,
+            title=out.title or title_from_uri(uri),
+            description=out.description,
+            content=out.content,
+        )

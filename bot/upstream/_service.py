@@ -1,0 +1,285 @@
+"""GoogleDocsService: the `bot.docs.DocsService` operations over the two MCP servers."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import TypeVar
+
+import httpx
+
+from bot.docs import Answer, Document, Reference, SearchHit, ServerStatus, normalize_doc_ref
+from bot.errors import GdocsError, InvalidInput, QuotaExceeded
+from bot.observability.metrics import Metrics
+from bot.settings import Settings
+from bot.upstream._auth import Auth
+from bot.upstream._cache import Cache, SingleFlight
+from bot.upstream._documents import Documents, deadline, timed_call
+from bot.upstream._errors import ServerContext
+from bot.upstream._models import (
+    AnswerQueryInput,
+    AnswerQueryOutput,
+    SearchDocumentationInput,
+    SearchDocumentationOutput,
+    SearchDocumentsInput,
+    SearchDocumentsOutput,
+    parse_output,
+)
+from bot.upstream._text import (
+    clean_language,
+    clean_query,
+    next_utc_midnight,
+    normalise,
+    snippet,
+    title_from_uri,
+)
+from bot.upstream._transport import McpClient
+
+logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+QUOTA_NOTE = (
+    "The daily quota for generated answers is used up, so these are search results instead."
+)
+NO_ANSWER_TOOL_NOTE = "This server does not generate answers, so these are search results."
+PAY_NOT_CONFIGURED_NOTE = (
+    "Google Pay & Wallet search is not configured (Pay credentials: "
+    "GOOGLE_APPLICATION_CREDENTIALS and GOOGLE_CLOUD_PROJECT), so these are general results."
+)
+
+
+def _name_for(ref: str) -> str | None:
+    try:
+        return normalize_doc_ref(ref)
+    except InvalidInput:
+        return None
+
+
+class GoogleDocsService:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        http: httpx.AsyncClient,
+        dk: McpClient,
+        pay: McpClient,
+        auths: list[Auth],
+        pay_configured: bool,
+        metrics: Metrics,
+        cache: Cache,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._settings = settings
+        self._http = http
+        self._dk = dk
+        self._pay = pay
+        self._auths = auths
+        self._pay_configured = pay_configured
+        self._metrics = metrics
+        self._cache = cache
+        self._clock = clock
+        self._timeout = settings.mcp_timeout_seconds
+        self._documents = Documents(
+            dk, cache, metrics, ttl=settings.cache_document_ttl_seconds, timeout=self._timeout
+        )
+        self._flights: SingleFlight[Answer] = SingleFlight()
+        #: answer_query said its daily quota is spent: search instead until then
+        self._answers_paused_until: datetime | None = None
+        self._dk_answered_at: float | None = None
+        self._closed = False
+
+    def dk_answered(self) -> None:
+        """The DK server answered something (wired as the DK client's `on_answer`)."""
+        self._dk_answered_at = time.monotonic()
+
+    @property
+    def pay_configured(self) -> bool:
+        return self._pay_configured
+
+    # --- operations --------------------------------------------------------------------
+    async def ask(self, question: str) -> Answer:
+        query = clean_query(question, self._settings.max_query_chars)
+        return await self._cached_answer(
+            "answer:" + normalise(query), self._dk.ctx, self._ask, query
+        )
+
+    async def search(self, query: str) -> Answer:
+        text = clean_query(query, self._settings.max_query_chars)
+        return await self._cached_answer(
+            "search:" + normalise(text), self._dk.ctx, self._search, text
+        )
+
+    async def pay(self, query: str, language: str | None = None) -> Answer:
+        text = clean_query(query, self._settings.max_query_chars)
+        tag = clean_language(language)
+        if not self._pay_configured:
+            answer = await self.search(text)
+            return answer.model_copy(update={"note": PAY_NOT_CONFIGURED_NOTE})
+        key = f"pay:{(tag or '').casefold()}:{normalise(text)}"
+        return await self._cached_answer(key, self._pay.ctx, self._pay_search, text, tag)
+
+    async def docs(self, names: list[str]) -> list[Document]:
+        wanted = [normalize_doc_ref(name) for name in names]
+        if not wanted:
+            return []
+        found = await self._bounded(self._dk.ctx, self._documents.get, list(dict.fromkeys(wanted)))
+        return [found[name] for name in wanted]
+
+    async def status(self) -> list[ServerStatus]:
+        checks = [self._status("developer_knowledge", self._dk), self._status("pay", self._pay)]
+        return list(await asyncio.gather(*checks))
+
+    def recently_healthy(self, within_seconds: float = 300.0) -> bool:
+        answered = self._dk_answered_at
+        return answered is not None and time.monotonic() - answered <= within_seconds
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await self._http.aclose()
+        for auth in self._auths:
+            auth.close()
+
+    # --- the work behind them -----------------------------------------------------------------
+    async def _cached_answer(
+        self,
+        key: str,
+        ctx: ServerContext,
+        compute: Callable[..., Awaitable[tuple[Answer, float]]],
+        *args: object,
+    ) -> Answer:
+        kind = key.split(":", 1)[0]
+        raw = await self._cache.get(key)
+        self._metrics.cache(kind, raw is not None)
+        if raw is not None:
+            return Answer.model_validate_json(raw).model_copy(update={"cached": True})
+
+        async def once() -> Answer:
+            answer, ttl = await self._bounded(ctx, compute, *args)
+            await self._cache.set(key, answer.model_dump_json(), ttl)
+            return answer
+
+        # identical requests in flight share this one computation and its upstream calls
+        return await self._flights.run(key, once)
+
+    async def _bounded(
+        self, ctx: ServerContext, work: Callable[..., Awaitable[_T]], *args: object
+    ) -> _T:
+        """`work` within MCP_TIMEOUT_SECONDS end to end, retries included."""
+        loop = asyncio.get_running_loop()
+        token = deadline.set(loop.time() + self._timeout)
+        try:
+            async with asyncio.timeout(self._timeout):
+                return await work(*args)
+        except TimeoutError:
+            raise ctx.timeout_error() from None
+        finally:
+            deadline.reset(token)
+
+    async def _ask(self, query: str) -> tuple[Answer, float]:
+        tools = await self._documents.tools()
+        now = self._clock()
+        if tools.answer is None:
+            return await self._search(query, note=NO_ANSWER_TOOL_NOTE)
+        paused = self._answers_paused_until
+        if paused is None or now >= paused:
+            try:
+                data = await timed_call(
+                    self._dk, self._metrics, tools.answer, AnswerQueryInput(query=query).arguments()
+                )
+            except QuotaExceeded:
+                logger.warning("answer_query is out of quota; answering with search")
+                if self._settings.answer_quota_skip_until_reset:
+                    self._answers_paused_until = next_utc_midnight(now)
+            else:
+                out = parse_output(
+                    AnswerQueryOutput, data, server=self._dk.ctx.display, tool=tools.answer
+                )
+                references = await self._references(out.references)
+                answer = Answer(
+                    query=query, kind="answer", text=out.answerText, references=references
+                )
+                return answer, self._settings.cache_answer_ttl_seconds
+        self._metrics.quota_fallback()
+        answer, ttl = await self._search(query, note=QUOTA_NOTE)
+        # keep a fallback no longer than the quota stays spent, so real answers come back
+        until_reset = (next_utc_midnight(now) - now).total_seconds()
+        return answer, min(ttl, until_reset)
+
+    async def _references(self, raw: list[str]) -> tuple[Reference, ...]:
+        names = [name for name in dict.fromkeys(_name_for(r) for r in raw) if name is not None]
+        titles = await self._documents.titles(names)
+        return tuple(
+            Reference(name=name, uri=uri, title=titles.get(name) or title_from_uri(uri))
+            for name in names
+            for uri in ["https://" + name.removeprefix("documents/")]
+        )
+
+    async def _search(self, query: str, note: str | None = None) -> tuple[Answer, float]:
+        tools = await self._documents.tools()
+        tool = tools.search or "search_documents"
+        data = await timed_call(
+            self._dk, self._metrics, tool, SearchDocumentsInput(query=query).arguments()
+        )
+        out = parse_output(SearchDocumentsOutput, data, server=self._dk.ctx.display, tool=tool)
+        chunks = {}
+        for chunk in out.results:
+            name = _name_for(chunk.parent)
+            if name is not None and name not in chunks:
+                chunks[name] = chunk  # the best-ranked chunk of each document
+        titles = await self._documents.titles(list(chunks))
+        hits = []
+        for name, chunk in chunks.items():
+            uri = "https://" + name.removeprefix("documents/")
+            title = titles.get(name) or title_from_uri(uri)
+            hits.append(SearchHit(title=title, uri=uri, snippet=snippet(chunk.content), name=name))
+        answer = Answer(query=query, kind="search", hits=tuple(hits), note=note)
+        return answer, self._settings.cache_search_ttl_seconds
+
+    async def _pay_search(self, query: str, language: str | None) -> tuple[Answer, float]:
+        tool = "search_documentation"
+        arguments = SearchDocumentationInput(userQuery=query, languageCode=language).arguments()
+        data = await timed_call(self._pay, self._metrics, tool, arguments)
+        out = parse_output(SearchDocumentationOutput, data, server=self._pay.ctx.display, tool=tool)
+        hits: dict[str, SearchHit] = {}
+        for result in out.results:
+            if result.uri in hits or not result.uri.startswith(("https://", "http://")):
+                continue
+            hits[result.uri] = SearchHit(
+                title=result.title or title_from_uri(result.uri),
+                uri=result.uri,
+                snippet=snippet(result.content),
+                # Pay pages are in the Developer Knowledge corpus too: "Show full doc" works
+                name=_name_for(result.uri),
+            )
+        answer = Answer(query=query, kind="pay", hits=tuple(hits.values()))
+        return answer, self._settings.cache_search_ttl_seconds
+
+    async def _status(self, server: str, client: McpClient) -> ServerStatus:
+        detail = ""
+        tools: tuple[str, ...] = ()
+        ok = False
+        try:
+            async with asyncio.timeout(self._timeout):
+                tools = tuple(sorted(t.name for t in await client.list_tools(refresh=True)))
+            ok = True
+            detail = f"MCP {client.protocol_version}"
+            if server == "pay" and not self._pay_configured:
+                detail += "; tool calls need OAuth (GOOGLE_APPLICATION_CREDENTIALS)"
+        except GdocsError as exc:
+            detail = exc.message
+        except TimeoutError:
+            detail = client.ctx.timeout_error().message
+        return ServerStatus(
+            server="pay" if server == "pay" else "developer_knowledge",
+            url=client.url,
+            ok=ok,
+            tools=tools,
+            detail=detail,
+            checked_at=self._clock(),
+        )

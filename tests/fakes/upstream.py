@@ -1,0 +1,40 @@
+"""Building the real MCP client service against the loopback fakes, for tests."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from bot.settings import Settings
+from bot.upstream import GoogleDocsService, build_service
+from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
+
+#: nothing listens on the discard port on loopback: connections are refused at once
+CLOSED_URL = "http://127.0.0.1:9/mcp"
+
+
+def settings_for(
+    dk: FakeDeveloperKnowledge | None = None, pay: FakePay | None = None, **overrides: Any
+) -> Settings:
+    """Settings aimed at the fakes, with a short timeout; `overrides` win."""
+    values: dict[str, Any] = {
+        "google_api_key": "test-key",
+        "developer_knowledge_mcp_url": dk.url if dk else CLOSED_URL,
+        "pay_mcp_url": pay.url if pay else CLOSED_URL,
+        "mcp_timeout_seconds": 3.0,
+        "mcp_max_retries": 2,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+@asynccontextmanager
+async def service_for(settings: Settings, **kwargs: Any) -> AsyncIterator[GoogleDocsService]:
+    """A service with millisecond retry backoff, closed afterwards."""
+    kwargs.setdefault("backoff_base", 0.001)
+    service = build_service(settings, **kwargs)
+    try:
+        yield service
+    finally:
+        await service.aclose()

@@ -1,0 +1,258 @@
+"""`gdocs-bot serve` in HTTP mode, as a real subprocess on loopback: health, readiness,
+metrics, a signed slash command answered end to end, graceful shutdown, and start-up
+failures that explain themselves without a stack trace."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.fakes.bot_process import BotProcess, run_to_exit, signed_slash_command
+from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
+from tests.fakes.slack_api import FakeSlack
+
+BOT_TOKEN = "xoxb-4242-4343-HttpModeToken"
+SIGNING_SECRET = "c0ffee5ecret0123456789abcdef0123"
+API_KEY = "test-key"
+RESPONSE_METHOD = "response.C1"
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def slack() -> Iterator[FakeSlack]:
+    fake = FakeSlack().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def env(slack: FakeSlack, dk_server: FakeDeveloperKnowledge, pay_server: FakePay) -> dict[str, str]:
+    """Settings for a bot in HTTP mode wired to the loopback fakes."""
+    return {
+        "SLACK_BOT_TOKEN": BOT_TOKEN,
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_URL": slack.url,
+        "GOOGLE_API_KEY": API_KEY,
+        "DEVELOPER_KNOWLEDGE_MCP_URL": dk_server.url,
+        "PAY_MCP_URL": pay_server.url,
+        "HOST": "127.0.0.1",
+        "PORT": "0",
+        "READINESS_PROBE_SECONDS": "1",
+        "SHUTDOWN_GRACE_SECONDS": "10",
+    }
+
+
+@pytest.fixture
+def start_bot(tmp_path: Path) -> Iterator[Callable[[dict[str, str]], BotProcess]]:
+    """Start `python -m bot serve`; whatever is still running at the end is killed."""
+    started: list[BotProcess] = []
+
+    def start(env: dict[str, str]) -> BotProcess:
+        bot = BotProcess(env, tmp_path, "serve")
+        started.append(bot)
+        bot.wait_listening()
+        return bot
+
+    yield start
+    for bot in started:
+        bot.kill()
+
+
+def _post_command(bot: BotProcess, slack: FakeSlack, text: str) -> httpx.Response:
+    body, headers = signed_slash_command(SIGNING_SECRET, text, slack.url + RESPONSE_METHOD)
+    return httpx.post(bot.url("/slack/events"), content=body, headers=headers, timeout=5)
+
+
+def _wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+# --- serving ---------------------------------------------------------------------------
+def test_healthz_answers_while_the_process_runs(start_bot, env) -> None:
+    """GET /healthz is 200 as soon as the port is bound."""
+    bot = start_bot(env)
+    response = bot.get("/healthz")
+    assert 200 == response.status_code
+    assert {"status": "ok"} == response.json()
+
+
+def test_readyz_is_200_once_slack_and_developer_knowledge_answered(start_bot, env) -> None:
+    """Readiness reports both halves ready, in HTTP mode."""
+    bot = start_bot(env)
+    response = bot.wait_ready()
+    assert 200 == response.status_code, response.text
+    report = response.json()
+    assert report["ready"] is True
+    assert "http" == report["mode"]
+    assert report["slack"]["ready"] is True
+    assert report["developer_knowledge"]["ready"] is True
+
+
+def test_readyz_turns_503_naming_developer_knowledge_when_it_stops_answering(
+    start_bot, env
+) -> None:
+    """With the DK server gone, /readyz is 503 and says which part is not ready."""
+    dk = FakeDeveloperKnowledge()
+    dk.api_key = API_KEY
+    dk.start()
+    bot = start_bot({**env, "DEVELOPER_KNOWLEDGE_MCP_URL": dk.url})
+    assert 200 == bot.wait_ready().status_code
+    dk.stop()
+
+    deadline = time.monotonic() + 15
+    response = bot.get("/readyz")
+    while response.status_code == 200 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        response = bot.get("/readyz")
+    assert 503 == response.status_code
+    report = response.json()
+    assert report["developer_knowledge"]["ready"] is False
+    assert report["developer_knowledge"]["detail"]
+    assert report["slack"]["ready"] is True
+
+
+def test_signed_slash_command_is_answered_in_the_channel(start_bot, env, slack) -> None:
+    """POST /slack/events with a signed /gdocs is acked at once and answered via chat.postMessage."""
+    bot = start_bot(env)
+    bot.wait_ready()
+    response = _post_command(bot, slack, "how do I create a Cloud Storage bucket?")
+    assert 200 == response.status_code
+
+    (post,) = slack.wait_for("chat.postMessage", 1, timeout=15)
+    assert "C1" == post.args["channel"]
+    assert "create a Cloud Storage bucket" in post.args["text"]
+    assert [] == slack.invalid_payloads
+
+
+def test_unsigned_request_is_refused(start_bot, env, slack) -> None:
+    """A request with a wrong signature gets 401 and never reaches the documentation servers."""
+    bot = start_bot(env)
+    body, headers = signed_slash_command(
+        "not-the-secret", "how do I x?", slack.url + RESPONSE_METHOD
+    )
+    response = httpx.post(bot.url("/slack/events"), content=body, headers=headers, timeout=5)
+    assert 401 == response.status_code
+
+
+def test_metrics_count_a_handled_command_in_prometheus_text(start_bot, env, slack) -> None:
+    """GET /metrics is Prometheus text that counts the command just answered."""
+    bot = start_bot(env)
+    bot.wait_ready()
+    _post_command(bot, slack, "how do I create a Cloud Storage bucket?")
+    slack.wait_for("chat.postMessage", 1, timeout=15)
+
+    def counted() -> bool:
+        return 'gdocs_requests_total{kind="command",outcome="ok"} 1' in bot.get("/metrics").text
+
+    _wait_until(counted, 10, "the command to be counted")
+    response = bot.get("/metrics")
+    assert "text/plain; version=0.0.4" == response.headers["content-type"]
+    assert "# TYPE gdocs_requests_total counter" in response.text
+
+
+# --- shutdown --------------------------------------------------------------------------
+def test_sigterm_during_an_answer_posts_it_then_exits_0(start_bot, env, slack, dk_server) -> None:
+    """An answer in flight at SIGTERM is still posted; new commands hear 'try again'; exit 0."""
+    dk_server.latency = 2.0
+    bot = start_bot(env)
+    bot.wait_ready()
+    assert 200 == _post_command(bot, slack, "how do I create a Cloud Storage bucket?").status_code
+    _wait_until(lambda: bool(dk_server.tool_calls("answer_query")), 10, "the upstream call")
+
+    bot.signal(signal.SIGTERM)
+    stopped_at = time.monotonic()
+    # still acknowledged (a 503 would only make Slack retry), and told to come back
+    assert 200 == _post_command(bot, slack, "what is Firestore pricing?").status_code
+    assert 503 == bot.get("/readyz").status_code
+
+    (post,) = slack.wait_for("chat.postMessage", 1, timeout=10)
+    assert "create a Cloud Storage bucket" in post.args["text"]
+    assert 0 == bot.wait(timeout=15)
+    assert time.monotonic() - stopped_at < 10  # within SHUTDOWN_GRACE_SECONDS
+    notices = json.dumps([c.args for c in slack.calls_to(RESPONSE_METHOD)], ensure_ascii=False)
+    assert "restarting" in notices
+    assert "Traceback" not in bot.output
+
+
+def test_sigint_stops_an_idle_bot_at_once(start_bot, env) -> None:
+    """Ctrl-C on an idle bot exits 0 without waiting for the grace period."""
+    bot = start_bot(env)
+    bot.wait_ready()
+    started = time.monotonic()
+    bot.signal(signal.SIGINT)
+    assert 0 == bot.wait(timeout=10)
+    assert time.monotonic() - started < 5
+    assert "Traceback" not in bot.output
+
+
+# --- start-up failures -------------------------------------------------------------------
+def test_missing_slack_settings_print_one_line_each_and_exit_2(tmp_path: Path) -> None:
+    """No token, no signing secret: each named on its own line, exit 2, no traceback."""
+    result = run_to_exit({"GOOGLE_API_KEY": API_KEY, "PORT": "0", "HOST": "127.0.0.1"}, tmp_path)
+    assert 2 == result.returncode
+    lines = result.stderr.strip().splitlines()
+    assert any("SLACK_BOT_TOKEN" in line for line in lines)
+    assert any("SLACK_SIGNING_SECRET" in line for line in lines)
+    assert "Traceback" not in result.stderr + result.stdout
+    assert len(lines) <= 4, result.stderr
+
+
+def test_invalid_bot_token_at_start_exits_2_naming_slack_bot_token(
+    tmp_path: Path, env, slack
+) -> None:
+    """auth.test answering invalid_auth stops start-up with one clear line."""
+    slack.auth_ok = False
+    result = run_to_exit(env, tmp_path)
+    assert 2 == result.returncode
+    (line,) = [x for x in result.stderr.splitlines() if "SLACK_BOT_TOKEN" in x]
+    assert "invalid_auth" in line
+    assert "Traceback" not in result.stderr
+    assert BOT_TOKEN not in result.stderr
+
+
+def test_unreachable_slack_at_start_exits_1_after_retries(tmp_path: Path, env) -> None:
+    """Nothing listening at SLACK_API_URL: a few retries, then exit 1 naming SLACK_API_URL."""
+    result = run_to_exit({**env, "SLACK_API_URL": "http://127.0.0.1:9/api/"}, tmp_path)
+    assert 1 == result.returncode
+    assert "SLACK_API_URL" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_settings_are_read_from_dotenv_in_the_working_directory(
+    tmp_path: Path, env, start_bot
+) -> None:
+    """The quickstart's `.env` is enough: no environment variables needed."""
+    (tmp_path / ".env").write_text("".join(f"{k}={v}\n" for k, v in env.items()))
+    bot = start_bot({})
+    assert 200 == bot.wait_ready().status_code
+
+
+# --- secrets ---------------------------------------------------------------------------
+def test_secrets_never_reach_the_output_even_at_debug_in_json(start_bot, env, slack) -> None:
+    """At LOG_LEVEL=DEBUG, LOG_FORMAT=json: every stderr line is JSON and no secret appears."""
+    bot = start_bot({**env, "LOG_LEVEL": "DEBUG", "LOG_FORMAT": "json"})
+    bot.wait_ready()
+    _post_command(bot, slack, "how do I create a Cloud Storage bucket?")
+    slack.wait_for("chat.postMessage", 1, timeout=15)
+    bot.signal(signal.SIGTERM)
+    assert 0 == bot.wait(timeout=15)
+
+    output = bot.output
+    for secret in (BOT_TOKEN, SIGNING_SECRET, API_KEY):
+        assert secret not in output
+    assert SIGNING_SECRET not in slack.everything_sent()
+    lines = [line for line in "".join(bot.stderr).splitlines() if line.strip()]
+    assert lines
+    for line in lines:
+        assert isinstance(json.loads(line), dict), line

@@ -1,0 +1,338 @@
+"""`/gdocs` end to end: signed slash commands over HTTP, the real upstream client against the
+MCP fakes, and a recording fake Slack Web API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.mcp_servers import Fault, FakeDeveloperKnowledge, FakePay
+from tests.fakes.oauth_token import FakeTokenServer
+from tests.slack_harness import ASKER, running_bot
+
+
+def blocks_text(args: dict[str, Any]) -> str:
+    """Everything a message shows: its fallback text and every string in its blocks."""
+    return json.dumps([args.get("text", ""), args.get("blocks", [])], ensure_ascii=False)
+
+
+async def test_question_is_answered_visibly_naming_the_asker_and_the_question(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """The answer is a channel message that says who asked what, with Show full doc buttons."""
+    async with running_bot(dk_server) as bot:
+        sent = await bot.command("how do I create a Cloud Storage bucket?")
+        [post] = await bot.fake.await_calls("chat.postMessage")
+        await bot.finished(1)
+
+        assert 200 == sent.status
+        assert "C1" == post.args["channel"]
+        shown = blocks_text(post.args)
+        assert f"<@{ASKER}>" in shown
+        assert "how do I create a Cloud Storage bucket?" in shown
+        assert "show_doc:0" in shown
+        assert (False, False) == (post.args["unfurl_links"], post.args["unfurl_media"])
+        assert "link_names" not in post.args and "parse" not in post.args
+        assert "answer_query" == dk_server.calls[0].tool
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_progress_is_ephemeral_and_deleted_when_the_answer_lands(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """The asker sees "Looking that up…" at once, privately, and it goes away afterwards."""
+    async with running_bot(dk_server) as bot:
+        sent = await bot.command("what is Cloud Run?")
+        await bot.finished(1)
+        assert sent.key is not None
+        progress, cleanup = bot.fake.responses_to(sent.key)
+
+        assert "ephemeral" == progress["response_type"]
+        assert "Looking that up…" == progress["text"]
+        assert {"response_type": "ephemeral", "delete_original": True} == cleanup
+        assert 1 == len(bot.fake.calls_to("chat.postMessage"))
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_command_is_acknowledged_before_a_slow_answer_is_posted(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Slack gets its 200 while the upstream is still working; the answer comes later."""
+    dk_server.latency = 2.0
+    async with running_bot(dk_server) as bot:
+        sent = await bot.command("how do I list buckets?")
+        posted_when_acked = len(bot.fake.calls_to("chat.postMessage"))
+        await bot.fake.await_calls("chat.postMessage")
+        await bot.finished(1)
+
+        assert (200, 0) == (sent.status, posted_when_acked)
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_keyword_lookup_goes_to_search_not_answer_query(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """A bare keyword lookup spends no answer_query quota."""
+    async with running_bot(dk_server) as bot:
+        await bot.command("firestore pricing")
+        [post] = await bot.fake.await_calls("chat.postMessage")
+        await bot.finished(1)
+
+        assert ["search_documents"] == [c.tool for c in dk_server.calls if c.tool != "get_documents"]
+        assert "Cloud Firestore pricing" in blocks_text(post.args)
+        assert [] == bot.fake.invalid_payloads
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("search how do buckets work?", "search_documents"),
+        ("ask firestore pricing", "answer_query"),
+    ],
+)
+async def test_explicit_route_words_override_the_guess(
+    dk_server: FakeDeveloperKnowledge, text: str, tool: str
+) -> None:
+    """`search …` and `ask …` choose the tool whatever the text looks like."""
+    async with running_bot(dk_server) as bot:
+        await bot.command(text)
+        await bot.finished(1)
+        assert [tool] == [c.tool for c in dk_server.calls if c.tool != "get_documents"]
+
+
+@pytest.mark.parametrize("text", ["", "   ", "help", "HELP"])
+async def test_help_is_ephemeral_and_calls_no_server(
+    dk_server: FakeDeveloperKnowledge, text: str
+) -> None:
+    """`/gdocs` and `/gdocs help` show usage to the asker only, without an upstream call."""
+    async with running_bot(dk_server) as bot:
+        sent = await bot.command(text)
+        await bot.finished(1)
+        assert sent.key is not None
+        [usage] = bot.fake.responses_to(sent.key)
+
+        assert "ephemeral" == usage["response_type"]
+        assert "/gdocs search" in blocks_text(usage)
+        assert ([], []) == (dk_server.calls, bot.fake.calls_to("chat.postMessage"))
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_not_in_channel_sends_the_answer_ephemerally_with_the_invite_hint(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """When the bot may not post, the asker still gets the answer, privately, and a hint."""
+    async with running_bot(dk_server) as bot:
+        bot.fake.fail("chat.postMessage", "not_in_channel")
+        sent = await bot.command("how do I create a bucket?")
+        await bot.finished(1)
+        assert sent.key is not None
+        progress, answer = bot.fake.responses_to(sent.key)
+
+        assert "ephemeral" == answer["response_type"]
+        assert answer["replace_original"] is True  # the answer takes the progress's place
+        assert "/invite" in answer["text"]
+        assert "show_doc:0" in blocks_text(answer)
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_channel_not_found_falls_back_the_same_way(dk_server: FakeDeveloperKnowledge) -> None:
+    """A DM or private channel the bot is not in is handled like not_in_channel."""
+    async with running_bot(dk_server) as bot:
+        bot.fake.fail("chat.postMessage", "channel_not_found")
+        sent = await bot.command("firestore pricing", channel="D999")
+        await bot.finished(1)
+        assert sent.key is not None
+        assert "/invite" in bot.fake.responses_to(sent.key)[-1]["text"]
+
+
+@pytest.fixture
+def oauth_pay(
+    tmp_path: Path, pay_server: FakePay
+) -> Any:
+    """Settings that configure OAuth so Pay questions reach the Pay server."""
+    tokens = FakeTokenServer().start()
+    tokens.tokens.extend(["pay-token"] * 5)
+    key_file = tokens.service_account_file(tmp_path)
+    yield {"google_application_credentials": key_file, "google_cloud_project": "test-project"}
+    tokens.stop()
+
+
+async def test_pay_question_goes_to_pay_in_the_askers_locale(
+    dk_server: FakeDeveloperKnowledge, pay_server: FakePay, oauth_pay: dict[str, Any]
+) -> None:
+    """A Google Pay question searches the Pay docs with the asker's Slack locale."""
+    async with running_bot(dk_server, pay_server, **oauth_pay) as bot:
+        bot.fake.locales[ASKER] = "it-IT"
+        await bot.command("PaymentDataRequest fields")
+        await bot.command("how do I build a PaymentDataRequest?")
+        await bot.finished(2)
+
+        assert [{"userQuery": "PaymentDataRequest fields", "languageCode": "it-IT"},
+                {"userQuery": "how do I build a PaymentDataRequest?", "languageCode": "it-IT"}] == [
+            c.arguments for c in pay_server.calls
+        ]  # fmt: skip
+        assert 1 == len(bot.fake.calls_to("users.info"))  # the locale is cached per user
+        assert "true" == str(bot.fake.calls_to("users.info")[0].args["include_locale"]).lower()
+        assert [] == dk_server.calls
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_pay_question_without_a_locale_is_sent_without_a_language(
+    dk_server: FakeDeveloperKnowledge, pay_server: FakePay, oauth_pay: dict[str, Any]
+) -> None:
+    """If users.info fails, the Pay search goes out with no languageCode."""
+    async with running_bot(dk_server, pay_server, **oauth_pay) as bot:
+        bot.fake.fail("users.info", "user_not_found")
+        await bot.command("google pay tokenization")
+        await bot.finished(1)
+        assert [{"userQuery": "google pay tokenization"}] == [c.arguments for c in pay_server.calls]
+
+
+async def test_pay_question_without_pay_configured_is_searched_with_a_note(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Without OAuth the Pay question is a Developer Knowledge search, and the answer says so."""
+    async with running_bot(dk_server) as bot:
+        await bot.command("google pay pricing")
+        [post] = await bot.fake.await_calls("chat.postMessage")
+        await bot.finished(1)
+
+        assert ["search_documents"] == [c.tool for c in dk_server.calls if c.tool != "get_documents"]
+        assert [] == bot.fake.calls_to("users.info")
+        assert "Pay" in blocks_text(post.args)
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_doc_command_posts_the_document_in_the_channel(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """`/gdocs doc <URL>` brings the page into the channel."""
+    async with running_bot(dk_server) as bot:
+        await bot.command("doc <https://docs.cloud.google.com/storage/docs/creating-buckets>")
+        [post] = await bot.fake.await_calls("chat.postMessage")
+        await bot.finished(1)
+
+        assert "gcloud storage buckets create" in blocks_text(post.args)
+        assert ["get_documents"] == [c.tool for c in dk_server.calls]
+        assert [] == bot.fake.invalid_payloads
+
+
+@pytest.mark.parametrize(
+    "ref", ["not a url", "https://docs.cloud.google.com/../etc/passwd", "documents/x", ""]
+)
+async def test_doc_command_with_a_bad_reference_explains_privately(
+    dk_server: FakeDeveloperKnowledge, ref: str
+) -> None:
+    """A bad `doc` reference gets an ephemeral explanation and no upstream call."""
+    async with running_bot(dk_server) as bot:
+        sent = await bot.command(f"doc {ref}")
+        await bot.finished(1)
+        assert sent.key is not None
+        shown = bot.fake.responses_to(sent.key)[-1]
+
+        assert "ephemeral" == shown["response_type"]
+        assert "documentation page" in shown["text"]
+        assert ([], []) == (dk_server.calls, bot.fake.calls_to("chat.postMessage"))
+
+
+async def test_per_user_rate_limit_says_how_long_to_wait(dk_server: FakeDeveloperKnowledge) -> None:
+    """The question over the per-minute limit gets a friendly ephemeral wait message."""
+    async with running_bot(dk_server, rate_limit_per_user_per_minute=2) as bot:
+        for text in ("firestore pricing", "bucket naming"):
+            await bot.command(text)
+        third = await bot.command("bucket location")
+        other_user = await bot.command("bucket location", user="UOTHER1")
+        await bot.finished(4)
+        assert third.key is not None and other_user.key is not None
+        [limited] = bot.fake.responses_to(third.key)
+
+        assert limited["text"].startswith("You've asked 2 questions in the last minute — try again in")
+        assert "ephemeral" == limited["response_type"]
+        assert 3 == len(bot.fake.calls_to("chat.postMessage"))  # the other user is not limited
+
+
+async def test_upstream_timeout_is_a_short_message_and_the_next_question_works(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """A slow upstream gives a short reason to the asker; the bot keeps answering."""
+    dk_server.faults.append(Fault(delay=3.0, tool="answer_query"))
+    async with running_bot(dk_server, mcp_timeout_seconds=1.0, mcp_max_retries=0) as bot:
+        failed = await bot.command("how do I create a bucket?")
+        await bot.finished(1)
+        await bot.command("how do I delete a bucket?")
+        [post] = await bot.fake.await_calls("chat.postMessage")
+        await bot.finished(2)
+        assert failed.key is not None
+        progress, reason = bot.fake.responses_to(failed.key)
+
+        assert reason["replace_original"] is True
+        assert "slow" in reason["text"].lower()
+        assert "Traceback" not in reason["text"] and len(reason["text"]) < 300
+        assert "delete a bucket" in blocks_text(post.args)
+        assert [("command", "timeout"), ("command", "ok")] == bot.metrics.finished
+        assert [] == bot.fake.invalid_payloads
+
+
+HOSTILE = [
+    "<!channel> how do buckets work?",
+    "<!here> what is IAM?",
+    "<@U0ADMIN1> please explain firestore",
+    "<#C0GENERAL> how do I deploy?",
+    "<https://evil.example|google.com> how do I sign in?",
+    "what is <!subteam^S123|@admins>?",
+    "🚀🔥 how do I deploy to Cloud Run? 🎉",
+    "كيف أنشئ حاوية تخزين؟",  # RTL
+    "how\x00 do\x00 nul bytes work?",
+]
+
+
+async def test_hostile_queries_are_echoed_escaped_and_ping_nobody(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Mentions, broadcasts and spoofed links in a question reach Slack only escaped."""
+    async with running_bot(dk_server, rate_limit_per_user_per_minute=0) as bot:
+        for text in HOSTILE:
+            assert 200 == (await bot.command(text)).status
+        await bot.finished(len(HOSTILE))
+        sent = bot.fake.everything_sent()
+
+        assert len(HOSTILE) == len(bot.fake.calls_to("chat.postMessage"))
+        for raw in ("<!channel>", "<!here>", "<@U0ADMIN1>", "<#C0GENERAL>", "<https://evil", "<!subteam"):
+            assert raw not in sent
+        assert "&lt;!channel&gt;" in sent
+        assert "\\u0000" not in sent and "\x00" not in sent
+        assert all(a.get("link_names") is None for a in (c.args for c in bot.fake.calls))
+        assert [] == bot.fake.invalid_payloads
+
+
+@pytest.mark.parametrize(("text", "expected"), [("x" * 10_000, "too long"), ("search", "")])
+async def test_unusable_queries_get_a_clear_private_message(
+    dk_server: FakeDeveloperKnowledge, text: str, expected: str
+) -> None:
+    """A 10,000-character or empty query is refused with a short ephemeral reason."""
+    async with running_bot(dk_server) as bot:
+        sent = await bot.command(text)
+        await bot.finished(1)
+        assert sent.key is not None
+        shown = bot.fake.responses_to(sent.key)[-1]
+
+        assert "ephemeral" == shown["response_type"]
+        assert expected in shown["text"].lower()
+        assert len(shown["text"]) < 400
+        assert ([], []) == (dk_server.calls, bot.fake.calls_to("chat.postMessage"))
+
+
+async def test_commands_during_shutdown_are_told_to_retry(dk_server: FakeDeveloperKnowledge) -> None:
+    """Once draining, a new question gets "restarting" instead of starting work."""
+    async with running_bot(dk_server) as bot:
+        bot.ctx.inflight.accepting = False
+        sent = await bot.command("how do I create a bucket?")
+        await bot.finished(1)
+        assert sent.key is not None
+
+        assert "restarting" in bot.fake.responses_to(sent.key)[0]["text"]
+        assert [] == dk_server.calls
+        assert [("command", "restarting")] == bot.metrics.finished

@@ -1,0 +1,166 @@
+"""The routing rules: which server a Slack text goes to, and thread follow-ups."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.slack.routing import (
+    Route,
+    clean_text,
+    is_follow_up,
+    route_in_thread,
+    route_text,
+    strip_mention,
+    with_thread_context,
+)
+
+
+def route(text: str, *, min_words: int = 4, pay: bool = True) -> Route:
+    return route_text(text, answer_min_words=min_words, route_pay_questions=pay)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", Route("help", "")),
+        ("   ", Route("help", "")),
+        ("help", Route("help", "")),
+        ("HELP", Route("help", "")),
+        ("firestore pricing", Route("search", "firestore pricing")),
+        ("cloud run", Route("search", "cloud run")),
+        ("bigquery", Route("search", "bigquery")),
+        ("firestore pricing?", Route("answer", "firestore pricing?")),
+        ("how do I create a bucket", Route("answer", "how do I create a bucket")),
+        ("What is Cloud Run", Route("answer", "What is Cloud Run")),
+        ("explain IAM", Route("answer", "explain IAM")),
+        ("compare spanner firestore", Route("answer", "compare spanner firestore")),
+        ("show bucket limits", Route("answer", "show bucket limits")),
+        ("cloud storage bucket naming rules", Route("answer", "cloud storage bucket naming rules")),
+        ("search how do I create a bucket?", Route("search", "how do I create a bucket?")),
+        ("search", Route("search", "")),
+        ("pay tokenization", Route("pay", "tokenization")),
+        ("doc https://docs.cloud.google.com/x", Route("doc", "https://docs.cloud.google.com/x")),
+        ("ask firestore pricing", Route("answer", "firestore pricing")),
+        ("google pay", Route("pay", "google pay")),
+        (
+            "how do I add a pass to Google Wallet?",
+            Route("pay", "how do I add a pass to Google Wallet?"),
+        ),
+        ("PaymentDataRequest fields", Route("pay", "PaymentDataRequest fields")),
+        ("IsReadyToPay", Route("pay", "IsReadyToPay")),
+        ("gpay payment methods", Route("pay", "gpay payment methods")),
+        ("what is tokenization in Android?", Route("pay", "what is tokenization in Android?")),
+        ("loyalty passes", Route("pay", "loyalty passes")),
+        ("paypal", Route("search", "paypal")),
+        ("wallpaper api", Route("search", "wallpaper api")),
+        ("helpful tips", Route("search", "helpful tips")),
+    ],
+)
+def test_route_text_sends_keywords_to_search_and_questions_to_answer(
+    text: str, expected: Route
+) -> None:
+    """Keyword lookups use search, questions answer_query, Pay topics the Pay server."""
+    assert expected == route(text)
+
+
+def test_pay_topics_stay_on_developer_knowledge_when_pay_routing_is_off() -> None:
+    """With ROUTE_PAY_QUESTIONS off a Pay question is an ordinary question."""
+    assert Route("answer", "how does Google Pay tokenization work?") == route(
+        "how does Google Pay tokenization work?", pay=False
+    )
+    assert Route("search", "google pay") == route("google pay", pay=False)
+
+
+def test_answer_min_words_is_the_keyword_threshold() -> None:
+    """A text with enough words is a question even without a question word."""
+    assert Route("answer", "firestore pricing") == route("firestore pricing", min_words=2)
+    assert Route("search", "firestore pricing tiers") == route(
+        "firestore pricing tiers", min_words=5
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("<@UBOT> how do buckets work?", "how do buckets work?"),
+        ("<@UBOT|gdocs> firestore", "firestore"),
+        ("hey <@UBOT> what is IAM?", "hey what is IAM?"),
+        ("<@UOTHER> what is IAM?", "<@UOTHER> what is IAM?"),
+        ("<@UBOT>", ""),
+        ("nul\x00 bytes\x07 gone", "nul bytes gone"),
+    ],
+)
+def test_strip_mention_removes_only_the_bots_own_mention(text: str, expected: str) -> None:
+    """The bot's `<@BOT>` goes; other mentions stay (the renderer escapes them)."""
+    assert expected == strip_mention(text, "UBOT")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("what about in Go?", True),
+        ("and for Java?", True),
+        ("how about Python", True),
+        ("how do I delete it?", True),
+        ("does that work on Windows?", True),
+        ("in Go?", True),
+        ("what is Cloud Run?", False),
+        ("how do I create a Cloud Storage bucket?", False),
+        ("firestore pricing", False),
+        ("what about the long list of every single service in the catalog please?", False),
+        ("", False),
+    ],
+)
+def test_is_follow_up_recognises_short_back_references(text: str, expected: bool) -> None:
+    """Only short texts that open like a follow-up or point back count."""
+    assert expected == is_follow_up(text)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "expected"),
+    [
+        (
+            "how do I create a bucket?",
+            "what about in Go?",
+            Route(
+                "answer",
+                "how do I create a bucket? — follow-up: what about in Go?",
+                topic="how do I create a bucket?",
+            ),
+        ),
+        ("how do I create a bucket?", "what is Cloud Run?", Route("answer", "what is Cloud Run?")),
+        (None, "what about in Go?", Route("answer", "what about in Go?")),
+        ("how do I create a bucket?", "search go client", Route("search", "go client")),
+        ("how do I create a bucket?", "help", Route("help", "")),
+        (
+            "google pay tokenization",
+            "and on iOS?",
+            Route(
+                "pay",
+                "google pay tokenization — follow-up: and on iOS?",
+                topic="google pay tokenization",
+            ),
+        ),
+    ],
+)
+def test_route_in_thread_carries_the_threads_question_into_follow_ups(
+    earlier: str | None, text: str, expected: Route
+) -> None:
+    """A follow-up is sent with the thread's earlier question; anything else as typed."""
+    assert expected == route_in_thread(text, earlier, answer_min_words=4, route_pay_questions=True)
+
+
+def test_with_thread_context_leaves_standalone_questions_alone() -> None:
+    """A complete question in a thread is not glued to the earlier one."""
+    assert "what is IAM?" == with_thread_context("how do buckets work?", "what is IAM?")
+
+
+@given(st.text(max_size=300))
+def test_route_text_always_returns_a_known_route_without_control_characters(text: str) -> None:
+    """Any text gets a route, and what is sent upstream has no control characters."""
+    result = route(text)
+    assert result.kind in {"help", "answer", "search", "pay", "doc"}
+    assert result.query == clean_text(result.query)
+    assert not any(ord(c) < 32 and c not in "\n\t" for c in result.query)

@@ -1,0 +1,215 @@
+"""The MCP client speaks every server form: 2026-07-28 stateless, the 2025 session lifecycle,
+JSON and SSE answers, structured and text results, and the older tool names."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from bot.errors import AuthError
+from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
+from tests.fakes.upstream import service_for, settings_for
+
+BUCKETS = "documents/docs.cloud.google.com/storage/docs/creating-buckets"
+PRICING = "documents/firebase.google.com/docs/firestore/pricing"
+
+
+def _dk(**kwargs: object) -> FakeDeveloperKnowledge:
+    server = FakeDeveloperKnowledge(**kwargs)  # type: ignore[arg-type]
+    server.api_key = "test-key"
+    server.add_document(BUCKETS, "Create buckets", "Use gcloud storage buckets create.")
+    server.add_document(PRICING, "Cloud Firestore pricing", "Firestore bills reads and writes.")
+    return server
+
+
+@pytest.fixture
+def session_dk() -> Iterator[FakeDeveloperKnowledge]:
+    """A 2025-only server with sessions, answering in SSE."""
+    server = _dk(json_response=False, stateless=False)
+    server.refuse_2026 = True
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("json_response", [True, False], ids=["json", "sse"])
+@pytest.mark.parametrize("stateless", [True, False], ids=["stateless", "sessions"])
+@pytest.mark.parametrize("refuse_2026", [False, True], ids=["2026", "2025-only"])
+async def test_search_works_with_every_server_form(
+    json_response: bool, stateless: bool, refuse_2026: bool
+) -> None:
+    """JSON or SSE, stateless or with sessions, 2026 or 2025 only: the search answers the same."""
+    server = _dk(json_response=json_response, stateless=stateless)
+    server.refuse_2026 = refuse_2026
+    server.start()
+    try:
+        async with service_for(settings_for(server)) as service:
+            answer = await service.search("gcloud buckets")
+    finally:
+        server.stop()
+    assert [("Create buckets", "https://docs.cloud.google.com/storage/docs/creating-buckets")] == [
+        (hit.title, hit.uri) for hit in answer.hits
+    ]
+
+
+async def test_sends_the_2026_revision_headers_and_envelope(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Every call carries MCP-Protocol-Version, Mcp-Method, Mcp-Name and the _meta envelope."""
+    async with service_for(settings_for(dk_server)) as service:
+        await service.search("buckets")
+    call = dk_server.tool_calls("search_documents")[0]
+    assert "2026-07-28" == call.headers["mcp-protocol-version"]
+    assert "tools/call" == call.headers["mcp-method"]
+    assert "search_documents" == call.headers["mcp-name"]
+    assert "2026-07-28" == call.meta["io.modelcontextprotocol/protocolVersion"]
+    assert {} == call.meta["io.modelcontextprotocol/clientCapabilities"]
+    assert [] == dk_server.requests_for("initialize")
+    assert "tools/list" == dk_server.requests_for("tools/list")[0]["mcp-method"]
+
+
+async def test_falls_back_to_the_2025_lifecycle_and_remembers_it(
+    session_dk: FakeDeveloperKnowledge,
+) -> None:
+    """A server refusing 2026-07-28 gets initialize once, then the session on every request."""
+    async with service_for(settings_for(session_dk)) as service:
+        await service.search("buckets")
+        await service.search("firestore")
+    assert 1 == len(session_dk.requests_for("initialize"))
+    assert 1 == len(session_dk.requests_for("notifications/initialized"))
+    refused = [h for _, h in session_dk.requests if h.get("mcp-protocol-version") == "2026-07-28"]
+    assert 1 == len(refused), "the 2026 attempt is made once, then the choice is remembered"
+    calls = session_dk.tool_calls("search_documents")
+    assert all(c.headers.get("mcp-session-id") for c in calls)
+    assert {"2025-11-25"} == {c.headers["mcp-protocol-version"] for c in calls}
+
+
+async def test_initializes_again_once_when_the_session_expires(
+    session_dk: FakeDeveloperKnowledge,
+) -> None:
+    """404 on a session request means it expired: a new session, and the call succeeds."""
+    async with service_for(settings_for(session_dk)) as service:
+        await service.search("buckets")
+        first_session = session_dk.tool_calls("search_documents")[0].headers["mcp-session-id"]
+        session_dk.expire_sessions()
+        answer = await service.search("firestore")
+    assert "Cloud Firestore pricing" == answer.hits[0].title
+    assert 2 == len(session_dk.requests_for("initialize"))
+    assert first_session != session_dk.tool_calls("search_documents")[-1].headers["mcp-session-id"]
+
+
+async def test_a_second_404_after_initializing_again_is_an_error(
+    session_dk: FakeDeveloperKnowledge,
+) -> None:
+    """Initialize again happens once per expiry, not in a loop."""
+    async with service_for(settings_for(session_dk)) as service:
+        await service.search("buckets")
+        session_dk.faults.extend([Fault(status=404, body=b"", tool="search_documents")] * 2)
+        with pytest.raises(AuthError, match="gcloud services enable"):
+            await service.search("firestore")
+    assert 2 == len(session_dk.requests_for("initialize"))
+
+
+async def test_skips_notifications_and_pings_in_an_event_stream(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Only the response whose id matches ours is taken from an SSE stream."""
+    result = {"structuredContent": {"results": [{"parent": BUCKETS, "content": "from SSE"}]}}
+    dk_server.faults.append(
+        Fault(
+            status=200,
+            content_type="text/event-stream",
+            tool="search_documents",
+            chunks=[
+                b": keep-alive\r\n\r\n",
+                b'event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/progress",'
+                b'"params":{"progress":1}}\r\n\r\n',
+                b'data: {"jsonrpc":"2.0","id":"other","result":{}}\n\n',
+                b'data: {"jsonrpc":"2.0","id":99,"method":"ping"}\n\n',
+                b'data: {"jsonrpc":"2.0","id":$ID,\ndata: "result":'
+                + json.dumps(result).encode()
+                + b"}\n\n",
+            ],
+        )
+    )
+    async with service_for(settings_for(dk_server)) as service:
+        answer = await service.search("buckets")
+    assert ["from SSE"] == [hit.snippet for hit in answer.hits]
+
+
+async def test_prefers_structured_content_to_the_text_block(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """When both are present, structuredContent is the result."""
+    text = json.dumps({"results": [{"parent": PRICING, "content": "from text"}]})
+    dk_server.faults.append(
+        Fault(
+            status=200,
+            tool="search_documents",
+            rpc_result={
+                "content": [{"type": "text", "text": text}],
+                "structuredContent": {"results": [{"parent": BUCKETS, "content": "structured"}]},
+            },
+        )
+    )
+    async with service_for(settings_for(dk_server)) as service:
+        answer = await service.search("buckets")
+    assert ["structured"] == [hit.snippet for hit in answer.hits]
+
+
+async def test_reads_json_from_the_text_block_without_structured_content() -> None:
+    """Tools without an output schema put their JSON in a text block; it is read from there."""
+    server = _dk(structured_output=False)
+    server.start()
+    try:
+        raw = httpx.post(
+            server.url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "search_documents", "arguments": {"query": "firestore"}},
+            },
+            headers={"X-Goog-Api-Key": "test-key", "Accept": "application/json, text/event-stream"},
+        ).json()
+        async with service_for(settings_for(server)) as service:
+            answer = await service.search("firestore")
+    finally:
+        server.stop()
+    assert "structuredContent" not in raw["result"], "premise: the server sends text only"
+    assert ["Cloud Firestore pricing"] == [hit.title for hit in answer.hits]
+
+
+async def test_uses_the_older_tool_names_the_server_lists() -> None:
+    """A server with only get_document and search_document_chunks still searches and fetches."""
+    server = _dk(tool_names=("get_document", "search_document_chunks"))
+    server.start()
+    try:
+        async with service_for(settings_for(server)) as service:
+            found = await service.search("firestore")
+            documents = await service.docs([PRICING, BUCKETS])
+            asked = await service.ask("How is Firestore billed?")
+    finally:
+        server.stop()
+    assert "Cloud Firestore pricing" == found.hits[0].title
+    assert [PRICING, BUCKETS] == [doc.name for doc in documents]
+    assert "search" == asked.kind and asked.note, "no answer_query: search results with a note"
+    assert 2 == len({c.arguments["name"] for c in server.tool_calls("get_document")})
+    assert [] == server.tool_calls("get_documents")
+    assert 1 == len(server.requests_for("tools/list"))
+
+
+async def test_batch_get_documents_is_used_like_get_documents() -> None:
+    """The batch_get_documents variant takes the same names list."""
+    server = _dk(tool_names=("search_documents", "batch_get_documents", "answer_query"))
+    server.start()
+    try:
+        async with service_for(settings_for(server)) as service:
+            documents = await service.docs([BUCKETS, PRICING])
+    finally:
+        server.stop()
+    assert ["Create buckets", "Cloud Firestore pricing"] == [d.title for d in documents]
+    assert [[BUCKETS, PRICING]] == [c.arguments["names"] for c in server.tool_calls("batch_get_documents")]

@@ -1,0 +1,194 @@
+"""The pure parts of the MCP client: the SSE parser, the memory cache, single flight, and the
+text helpers (query cleaning, cache keys, titles from URLs, UTC midnight)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.errors import InvalidInput, Unavailable
+from bot.upstream import MemoryCache
+from bot.upstream._cache import SingleFlight
+from bot.upstream._sse import SSEEvent, SSEParser
+from bot.upstream._text import (
+    clean_language,
+    clean_query,
+    next_utc_midnight,
+    normalise,
+    snippet,
+    title_from_uri,
+)
+
+STREAM = (
+    b": keep-alive\r\n\r\n"
+    b"event: message\r\ndata: {\"a\": 1}\r\n\r\n"
+    b"data: line one\ndata: line two\n\n"
+    b"id: 7\rdata: caf\xc3\xa9\r\r"
+    b"data: incomplete"
+)
+EVENTS = [
+    SSEEvent("message", '{"a": 1}'),
+    SSEEvent("message", "line one\nline two"),
+    SSEEvent("message", "café", id="7"),
+]
+
+
+def test_sse_parser_reads_every_line_ending_and_multi_line_data() -> None:
+    """CRLF, LF and CR line ends; data lines joined; comments skipped; a tail left pending."""
+    parser = SSEParser()
+    assert EVENTS == parser.feed(STREAM)
+    assert parser.pending
+
+
+@given(st.lists(st.integers(min_value=0, max_value=len(STREAM)), max_size=12))
+def test_sse_parser_gives_the_same_events_however_the_bytes_are_split(cuts: list[int]) -> None:
+    """Chunk boundaries (inside CRLF, inside a UTF-8 character) never change the events."""
+    bounds = [0, *sorted(cuts), len(STREAM)]
+    parser = SSEParser()
+    events: list[SSEEvent] = []
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        events += parser.feed(STREAM[start:end])
+    assert EVENTS == events
+
+
+async def test_memory_cache_expires_entries_after_their_ttl() -> None:
+    """An entry is there until its TTL passes, then gone."""
+    now = [0.0]
+    cache = MemoryCache(10, clock=lambda: now[0])
+    await cache.set("k", "v", ttl=5)
+    now[0] = 4.9
+    assert "v" == await cache.get("k")
+    now[0] = 5.0
+    assert await cache.get("k") is None
+
+
+async def test_memory_cache_evicts_the_least_recently_used() -> None:
+    """Past max_entries the entry used longest ago goes first."""
+    cache = MemoryCache(2)
+    await cache.set("a", "1", ttl=60)
+    await cache.set("b", "2", ttl=60)
+    await cache.get("a")
+    await cache.set("c", "3", ttl=60)
+    assert ("1", None, "3") == (await cache.get("a"), await cache.get("b"), await cache.get("c"))
+    assert 2 == len(cache)
+
+
+async def test_memory_cache_does_not_keep_zero_ttl_values() -> None:
+    """TTL 0 means "do not cache" (a setting of 0 turns a cache off)."""
+    cache = MemoryCache(2)
+    await cache.set("a", "1", ttl=0)
+    assert await cache.get("a") is None
+
+
+async def test_single_flight_shares_results_and_errors() -> None:
+    """Callers of one key share the one run, its result or its error, and it is forgotten after."""
+    flights: SingleFlight[str] = SingleFlight()
+    started = 0
+    release = asyncio.Event()
+
+    async def work() -> str:
+        nonlocal started
+        started += 1
+        await release.wait()
+        raise Unavailable("down")
+
+    waiters = [asyncio.create_task(flights.run("k", work)) for _ in range(5)]
+    await asyncio.sleep(0)
+    release.set()
+    results = await asyncio.gather(*waiters, return_exceptions=True)
+    assert 1 == started
+    assert all(isinstance(r, Unavailable) for r in results)
+    assert 0 == len(flights)
+
+
+async def test_single_flight_survives_one_caller_cancelling() -> None:
+    """One waiter giving up does not cancel the shared run for the others."""
+    flights: SingleFlight[str] = SingleFlight()
+    release = asyncio.Event()
+
+    async def work() -> str:
+        await release.wait()
+        return "done"
+
+    quitter = asyncio.create_task(flights.run("k", work))
+    stayer = asyncio.create_task(flights.run("k", work))
+    await asyncio.sleep(0)
+    quitter.cancel()
+    release.set()
+    assert "done" == await asyncio.wait_for(stayer, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("  How do I?  ", "How do I?"),
+        ("a\x00b", "ab"),
+        ("tab\there", "tab here"),
+        ("line\nbreak", "line\nbreak"),
+        ("bidi\u202eoverride", "bidioverride"),
+        ("zero\u200bwidth", "zerowidth"),
+        ("naïve café 日本", "naïve café 日本"),
+    ],
+)
+def test_clean_query_keeps_text_and_drops_control_characters(text: str, expected: str) -> None:
+    """Control and invisible format characters go; letters of every script stay."""
+    assert expected == clean_query(text, 100)
+
+
+def test_clean_query_refuses_over_the_limit_naming_it() -> None:
+    """The limit is in the message."""
+    with pytest.raises(InvalidInput, match="under 10 characters"):
+        clean_query("x" * 11, 10)
+
+
+def test_normalise_folds_case_and_whitespace() -> None:
+    """Cache keys ignore case and spacing."""
+    assert normalise("  Straße\tIS  big ") == normalise("strasse is big")
+
+
+@pytest.mark.parametrize(
+    ("tag", "expected"),
+    [("it-IT", "it-IT"), ("pt_BR", "pt-BR"), ("en", "en"), (None, None), ("  ", None)],
+)
+def test_clean_language_accepts_bcp47_tags(tag: str | None, expected: str | None) -> None:
+    """BCP-47 tags pass (underscores mended); nothing means no language."""
+    assert expected == clean_language(tag)
+
+
+@pytest.mark.parametrize(
+    ("uri", "title"),
+    [
+        ("https://docs.cloud.google.com/storage/docs/creating-buckets", "Creating buckets"),
+        ("https://developer.android.com/guide/topics/ui_overview.html", "Ui overview"),
+        ("https://web.dev/", "web.dev"),
+        ("https://go.dev/doc/effective%20go", "Effective go"),
+    ],
+)
+def test_title_from_uri_reads_the_last_path_segment(uri: str, title: str) -> None:
+    """A readable stand-in title when the real one is unknown."""
+    assert title == title_from_uri(uri)
+
+
+def test_snippet_cuts_at_a_word() -> None:
+    """Long chunks are shortened at a word boundary with an ellipsis."""
+    assert "alpha beta…" == snippet("alpha beta gamma", limit=12)
+
+
+@pytest.mark.parametrize(
+    ("now", "midnight"),
+    [
+        (datetime(2026, 11, 30, 23, 59, tzinfo=UTC), datetime(2026, 12, 1, tzinfo=UTC)),
+        (datetime(2026, 12, 31, 0, 0, tzinfo=UTC), datetime(2027, 1, 1, tzinfo=UTC)),
+        (
+            datetime(2026, 11, 30, 20, 0, tzinfo=timezone(timedelta(hours=-8))),
+            datetime(2026, 12, 2, tzinfo=UTC),
+        ),
+    ],
+)
+def test_next_utc_midnight(now: datetime, midnight: datetime) -> None:
+    """The next 00:00 UTC, whatever zone `now` is in."""
+    assert midnight == next_utc_midnight(now)

@@ -28,6 +28,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.docs import DocsService
 from bot.health import Readiness, build_web_app
+from bot.inflight import InFlight
 from bot.observability.logging import configure_logging
 from bot.observability.metrics import Metrics
 from bot.settings import Settings
@@ -69,7 +70,8 @@ class _Runtime:
         self.socket: AsyncSocketModeHandler | None = None
         self.runner: web.AppRunner | None = None
         self.probes: asyncio.Task[None] | None = None
-        self.inflight: Any = None
+        self.readiness: Readiness | None = None
+        self.inflight: InFlight | None = None
 
     def _on_signal(self, signum: int) -> None:
         self._signals += 1
@@ -91,6 +93,10 @@ class _Runtime:
                 logger.error("%s", exc.message)
             await self._close()
             return exc.exit_code
+        except Exception:  # the top-level boundary: one redacted log entry, then exit 1
+            logger.exception("start-up failed")
+            await self._close()
+            return 1
         await self.stop.wait()
         await self._shutdown()
         return 0
@@ -113,7 +119,8 @@ class _Runtime:
             self.service,
             mode="socket" if settings.socket_mode else "http",
             probe_interval=settings.readiness_probe_seconds,
-            probe_timeout=settings.mcp_timeout_seconds,
+            # the service bounds each server's check by MCP_TIMEOUT_SECONDS; this is a backstop
+            probe_timeout=settings.mcp_timeout_seconds + 5,
         )
         self.readiness = readiness
         web_app = build_web_app(readiness, self.metrics)
@@ -174,9 +181,8 @@ class _Runtime:
         logger.info("connected to Slack over Socket Mode")
 
     async def _shutdown(self) -> None:
-        readiness = getattr(self, "readiness", None)
-        if readiness is not None:
-            readiness.shutting_down = True
+        if self.readiness is not None:
+            self.readiness.shutting_down = True
         if self.inflight is not None:
             self.inflight.accepting = False
         if self.socket is not None:

@@ -59,17 +59,19 @@ class WatchedMetrics(Metrics):
         if self._changed is not None:
             self._changed.set()
 
-    async def wait_finished(self, count: int, timeout: float = 15.0) -> list[tuple[str, str]]:
+    async def wait_finished(self, count: int, within: float = 15.0) -> list[tuple[str, str]]:
         """Wait until `count` requests have finished (every reply sent); their outcomes."""
         self._changed = self._changed or asyncio.Event()
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout(within):
             while len(self.finished) < count:
                 self._changed.clear()
                 await self._changed.wait()
         return list(self.finished)
 
 
-def sign(body: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None) -> dict[str, str]:
+def sign(
+    body: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None
+) -> dict[str, str]:
     """Slack's request signature headers for `body`."""
     ts = str(int(time.time()) if timestamp is None else timestamp)
     base = f"v0:{ts}:{body}".encode()
@@ -91,7 +93,12 @@ class SlackBot:
     """Speaks to the bot as Slack does."""
 
     def __init__(
-        self, fake: FakeSlack, ctx: BotContext, metrics: WatchedMetrics, app: AsyncApp, base_url: str
+        self,
+        fake: FakeSlack,
+        ctx: BotContext,
+        metrics: WatchedMetrics,
+        app: AsyncApp,
+        base_url: str,
     ) -> None:
         self.fake = fake
         self.ctx = ctx
@@ -110,7 +117,7 @@ class SlackBot:
         return next(self._ids)
 
     async def post(
-        self, body: str | bytes, *, content_type: str, headers: dict[str, str] | None = None
+        self, body: Any, *, content_type: str, headers: dict[str, str] | None = None
     ) -> Sent:
         all_headers = {"Content-Type": content_type, **(headers or {})}
         async with self.session.post(self.url, data=body, headers=all_headers) as resp:
@@ -119,7 +126,9 @@ class SlackBot:
     async def post_signed(
         self, body: str, *, content_type: str, headers: dict[str, str] | None = None
     ) -> Sent:
-        return await self.post(body, content_type=content_type, headers={**sign(body), **(headers or {})})
+        return await self.post(
+            body, content_type=content_type, headers={**sign(body), **(headers or {})}
+        )
 
     def command_body(
         self, text: str, *, user: str = ASKER, channel: str = "C1", key: str | None = None
@@ -258,12 +267,16 @@ class SlackBot:
         """Dispatch a Socket Mode envelope's payload as `AsyncSocketModeHandler` does."""
         return await self.app.async_dispatch(AsyncBoltRequest(body=body, mode="socket_mode"))
 
-    async def finished(self, count: int, timeout: float = 15.0) -> list[tuple[str, str]]:
+    async def finished(self, count: int, within: float = 15.0) -> list[tuple[str, str]]:
         """Wait until the bot has finished `count` requests; (kind, outcome) of each."""
-        return await self.metrics.wait_finished(count, timeout)
+        return await self.metrics.wait_finished(count, within)
 
     def answers_in(self, channel: str) -> list[dict[str, Any]]:
-        return [c.args for c in self.fake.calls_to("chat.postMessage") if c.args.get("channel") == channel]
+        return [
+            c.args
+            for c in self.fake.calls_to("chat.postMessage")
+            if c.args.get("channel") == channel
+        ]
 
 
 def bot_settings(
@@ -319,3 +332,61 @@ async def running_bot(
         await service.aclose()
         if own_fake:
             fake.stop()
+
+
+class ToolConcurrency:
+    """Counts a fake MCP server's tools/call requests in flight (and the peak).
+
+    Wraps the SDK app behind the fake's fault injector. A call counts from the moment its
+    request reaches the server until its response body is sent, which is before the client
+    can see it, so the peak never over-counts a client that stays within its cap.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.now = 0
+        self.peak = 0
+        self.total = 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.inner(scope, receive, send)
+            return
+        first = await receive()  # the fake replays the whole body in one message
+        is_tool = b'"tools/call"' in first.get("body", b"")
+        replayed = False
+        done = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return first
+            return await receive()
+
+        async def counted_send(message: Any) -> None:
+            nonlocal done
+            last = message["type"] == "http.response.body" and not message.get("more_body", False)
+            if is_tool and not done and last:
+                done = True
+                self.now -= 1
+            await send(message)
+
+        if is_tool:
+            self.now += 1
+            self.total += 1
+            self.peak = max(self.peak, self.now)
+        try:
+            await self.inner(scope, replay, counted_send)
+        finally:
+            if is_tool and not done:
+                self.now -= 1
+
+
+def count_tool_calls(server: FakeDeveloperKnowledge) -> ToolConcurrency:
+    """Instrument a running fake MCP server (its fault injector's inner app is looked up per
+    request, so wrapping it takes effect at once)."""
+    injector = server._server._app  # the _FaultyASGI in front of the SDK app
+    counter = ToolConcurrency(injector.inner)
+    injector.inner = counter
+    return counter

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -154,7 +155,10 @@ def test_page_one_has_the_title_header_and_source_link() -> None:
     doc = _doc(_sections(10, 300))
     message = render_document_page(doc, 1)
     assert_valid_message(message)
-    assert {"type": "header", "text": {"type": "plain_text", "text": "Create buckets", "emoji": True}} == message["blocks"][0]
+    assert {
+        "type": "header",
+        "text": {"type": "plain_text", "text": "Create buckets", "emoji": True},
+    } == message["blocks"][0]
     assert (
         f"Source: <{URI}|docs.cloud.google.com/storage/docs/creating-buckets>"
         == message["blocks"][1]["elements"][0]["text"]
@@ -163,15 +167,13 @@ def test_page_one_has_the_title_header_and_source_link() -> None:
 
 
 def test_pages_show_their_number_and_a_next_page_button_until_the_last() -> None:
-    """"Page i of n" on each page; the button carries the next page; none on the last."""
+    """ "Page i of n" on each page; the button carries the next page; none on the last."""
     doc = _doc(_sections(30, 250))
     pages = document_pages(doc)
     total = len(pages)
     for number in range(1, total + 1):
         message = render_document_page(doc, number, pages=pages)
-        counters = [
-            b["elements"][0]["text"] for b in message["blocks"] if b["type"] == "context"
-        ]
+        counters = [b["elements"][0]["text"] for b in message["blocks"] if b["type"] == "context"]
         assert any(c.endswith(f"Page {number} of {total}") for c in counters)
         buttons = [e for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]]
         if number < total:
@@ -233,9 +235,8 @@ def test_a_page_that_does_not_exist_is_invalid_input(page: int) -> None:
 def test_relative_links_in_a_document_point_at_its_site() -> None:
     """`[x](/storage/docs/naming)` links to the page on the document's own host."""
     message = render_document_page(_doc("See [naming](/storage/docs/naming)."), 1)
-    assert (
-        "See <https://docs.cloud.google.com/storage/docs/naming|naming>."
-        in mrkdwn_texts(message)
+    assert "See <https://docs.cloud.google.com/storage/docs/naming|naming>." in mrkdwn_texts(
+        message
     )
 
 
@@ -313,7 +314,7 @@ def test_page_spans_tile_the_source_exactly() -> None:
     spans = document_page_spans(doc)
     assert 0 == spans[0].start
     assert len(doc.content) == spans[-1].end
-    assert all(a.end == b.start for a, b in zip(spans, spans[1:], strict=False))
+    assert all(a.end == b.start for a, b in itertools.pairwise(spans))
     for span in spans:
         assert re.fullmatch(r"(```\n)?", span.prefix)
         assert re.fullmatch(r"(\n?```\n)?", span.suffix)

@@ -129,11 +129,12 @@ def test_relative_links_stay_text_without_a_base_url() -> None:
             "```\na       | b\n--------+--\n&lt;x&gt; &amp; y | l\n```",
         ),
         (
-            "| a | b |\n|---|---|\n| pipe \\| in cell | `x|y` |",
-            "```\na              | b\n---------------+----\npipe | in cell | x|y\n```",
+            "| a | b |\n|---|---|\n| pipe \\| in cell | `code` |",
+            "```\na              | b\n---------------+-----\npipe | in cell | code\n```",
         ),
         ("| only header |\n|---|", "```\nonly header\n-----------\n```"),
         ("| a | b |\n|---|---|\n| 1 |", "```\na | b\n--+--\n1 |\n```"),
+        ("| a | b |\n|---|---|\n| ` | **x** |", "```\na | b\n--+--\n` | x\n```"),
     ],
 )
 def test_narrow_tables_become_monospaced_grids(md: str, expected: str) -> None:

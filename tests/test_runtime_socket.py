@@ -80,7 +80,9 @@ def test_slash_command_envelope_is_acked_over_the_socket_and_answered(
     """A slash_commands envelope gets its ack (envelope_id) and the answer is posted."""
     socket_server.wait_for_connections(1)
     bot.wait_ready()
-    envelope_id = socket_server.send_slash_command("how do I create a Cloud Storage bucket?")
+    envelope_id = socket_server.send_slash_command(
+        "how do I create a Cloud Storage bucket?", slack.response_url("C1")
+    )
 
     assert {"envelope_id": envelope_id} == socket_server.wait_for_ack(envelope_id)
     (post,) = slack.wait_for("chat.postMessage", 1, timeout=15)
@@ -98,7 +100,9 @@ def test_bot_reconnects_after_slack_drops_the_connection_and_keeps_answering(
 
     socket_server.wait_for_connections(2, timeout=20)
     assert 2 <= len(slack.wait_for("apps.connections.open", 2))
-    envelope_id = socket_server.send_slash_command("how do I create a Cloud Storage bucket?")
+    envelope_id = socket_server.send_slash_command(
+        "how do I create a Cloud Storage bucket?", slack.response_url("C1")
+    )
     socket_server.wait_for_ack(envelope_id)
     slack.wait_for("chat.postMessage", 1, timeout=15)
     assert 200 == bot.wait_ready().status_code
@@ -113,7 +117,9 @@ def test_bot_reconnects_when_slack_asks_for_a_refresh(
     socket_server.send_disconnect()
 
     socket_server.wait_for_connections(2, timeout=20)
-    envelope_id = socket_server.send_slash_command("what is Firestore pricing?")
+    envelope_id = socket_server.send_slash_command(
+        "what is Firestore pricing?", slack.response_url("C1")
+    )
     socket_server.wait_for_ack(envelope_id)
     slack.wait_for("chat.postMessage", 1, timeout=15)
 
@@ -124,7 +130,9 @@ def test_health_and_metrics_are_served_on_port_in_socket_mode(
     """/healthz and /metrics answer on PORT even though Slack traffic uses the socket."""
     socket_server.wait_for_connections(1)
     bot.wait_ready()
-    envelope_id = socket_server.send_slash_command("how do I create a Cloud Storage bucket?")
+    envelope_id = socket_server.send_slash_command(
+        "how do I create a Cloud Storage bucket?", slack.response_url("C1")
+    )
     socket_server.wait_for_ack(envelope_id)
     slack.wait_for("chat.postMessage", 1, timeout=15)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from bot.slack.stores import (
     InMemoryDedupeStore,
     LocaleCache,
@@ -82,6 +84,24 @@ async def test_locale_cache_asks_slack_once_per_user_and_ttl() -> None:
     clock.now += 101
     assert "it-IT" == await cache.locale("U1", fetch)
     assert ["U1", "U1"] == asked
+
+
+async def test_locale_cache_shares_one_lookup_between_concurrent_questions() -> None:
+    """A burst of questions from one user makes one users.info call."""
+    cache = LocaleCache(100, clock=FakeClock())
+    release = asyncio.Event()
+    asked: list[str] = []
+
+    async def fetch(user: str) -> str | None:
+        asked.append(user)
+        await release.wait()
+        return "de-DE"
+
+    lookups = [asyncio.ensure_future(cache.locale("U1", fetch)) for _ in range(5)]
+    await asyncio.sleep(0)  # let every lookup start before the answer arrives
+    release.set()
+    assert ["de-DE"] * 5 == await asyncio.gather(*lookups)
+    assert ["U1"] == asked
 
 
 async def test_locale_cache_does_not_keep_failures_or_junk() -> None:

@@ -44,7 +44,9 @@ def key_file(token_server: FakeTokenServer, tmp_path: Path) -> Path:
     return token_server.service_account_file(tmp_path)
 
 
-def _oauth_settings(dk: FakeDeveloperKnowledge | None, pay: FakePay, key_file: Path, **kw: Any) -> Any:
+def _oauth_settings(
+    dk: FakeDeveloperKnowledge | None, pay: FakePay, key_file: Path, **kw: Any
+) -> Any:
     return settings_for(
         dk, pay, google_application_credentials=key_file, google_cloud_project="test-project", **kw
     )
@@ -112,9 +114,11 @@ async def test_permission_denied_names_the_iam_role_without_the_token(
     pay_server: FakePay, token_server: FakeTokenServer, key_file: Path
 ) -> None:
     """403 from Pay: grant roles/mcp.toolUser; the token never appears in the message."""
-    pay_server.faults.append(google_error(403, "PERMISSION_DENIED", "Bearer pay-token lacks access"))
+    pay_server.faults.append(
+        google_error(403, "PERMISSION_DENIED", "Bearer pay-token lacks access")
+    )
     async with service_for(_oauth_settings(None, pay_server, key_file)) as service:
-        with pytest.raises(AuthError, match="roles/mcp.toolUser") as caught:
+        with pytest.raises(AuthError, match=r"roles/mcp\.toolUser") as caught:
             await service.pay("PaymentDataRequest")
     assert "pay-token" not in caught.value.message
 

@@ -65,6 +65,7 @@ async def test_sends_the_2026_revision_headers_and_envelope(
     assert "2026-07-28" == call.headers["mcp-protocol-version"]
     assert "tools/call" == call.headers["mcp-method"]
     assert "search_documents" == call.headers["mcp-name"]
+    assert "test-key" == call.headers["x-goog-api-key"]
     assert "2026-07-28" == call.meta["io.modelcontextprotocol/protocolVersion"]
     assert {} == call.meta["io.modelcontextprotocol/clientCapabilities"]
     assert [] == dk_server.requests_for("initialize")
@@ -165,16 +166,21 @@ async def test_reads_json_from_the_text_block_without_structured_content() -> No
     server = _dk(structured_output=False)
     server.start()
     try:
-        raw = httpx.post(
-            server.url,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": "search_documents", "arguments": {"query": "firestore"}},
-            },
-            headers={"X-Goog-Api-Key": "test-key", "Accept": "application/json, text/event-stream"},
-        ).json()
+        async with httpx.AsyncClient() as client:
+            response = await client.post(
+                server.url,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "tools/call",
+                    "params": {"name": "search_documents", "arguments": {"query": "firestore"}},
+                },
+                headers={
+                    "X-Goog-Api-Key": "test-key",
+                    "Accept": "application/json, text/event-stream",
+                },
+            )
+        raw = response.json()
         async with service_for(settings_for(server)) as service:
             answer = await service.search("firestore")
     finally:
@@ -196,7 +202,8 @@ async def test_uses_the_older_tool_names_the_server_lists() -> None:
         server.stop()
     assert "Cloud Firestore pricing" == found.hits[0].title
     assert [PRICING, BUCKETS] == [doc.name for doc in documents]
-    assert "search" == asked.kind and asked.note, "no answer_query: search results with a note"
+    assert "search" == asked.kind, "no answer_query: search results with a note"
+    assert asked.note
     assert 2 == len({c.arguments["name"] for c in server.tool_calls("get_document")})
     assert [] == server.tool_calls("get_documents")
     assert 1 == len(server.requests_for("tools/list"))
@@ -212,4 +219,6 @@ async def test_batch_get_documents_is_used_like_get_documents() -> None:
     finally:
         server.stop()
     assert ["Create buckets", "Cloud Firestore pricing"] == [d.title for d in documents]
-    assert [[BUCKETS, PRICING]] == [c.arguments["names"] for c in server.tool_calls("batch_get_documents")]
+    assert [[BUCKETS, PRICING]] == [
+        c.arguments["names"] for c in server.tool_calls("batch_get_documents")
+    ]

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.docs import Answer
-from bot.errors import InvalidInput
+from bot.errors import AuthError, InvalidInput, Unavailable
 from bot.observability.metrics import Metrics
 from bot.upstream import MemoryCache
 from bot.upstream._service import QUOTA_NOTE
@@ -43,7 +43,10 @@ class Ticker:
 
 async def test_ask_answers_with_titled_references(dk_server: FakeDeveloperKnowledge) -> None:
     """answer_query's text, and its references titled from get_documents in the same order."""
-    dk_server.answers["How do I create a bucket?"] = ("Run `gcloud storage buckets create`.", [PRICING, BUCKETS])
+    dk_server.answers["How do I create a bucket?"] = (
+        "Run `gcloud storage buckets create`.",
+        [PRICING, BUCKETS],
+    )
     async with service_for(settings_for(dk_server)) as service:
         answer = await service.ask("How do I create a bucket?")
     assert "answer" == answer.kind
@@ -101,7 +104,8 @@ async def test_spent_quota_skips_answer_query_until_utc_midnight(
     async with service_for(settings_for(dk_server), clock=clock) as service:
         await service.ask("How do I create buckets?")
         later = await service.ask("What does Firestore cost?")
-        assert "search" == later.kind and later.note
+        assert "search" == later.kind
+        assert later.note
         assert 1 == len(dk_server.tool_calls("answer_query"))
 
         dk_server.quota_exhausted = None
@@ -123,7 +127,9 @@ async def test_without_the_skip_every_question_tries_answer_query(
     assert 2 == len(dk_server.tool_calls("answer_query"))
 
 
-async def test_fallback_is_not_cached_past_the_quota_reset(dk_server: FakeDeveloperKnowledge) -> None:
+async def test_fallback_is_not_cached_past_the_quota_reset(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
     """A search fallback cached at 23:59:30 UTC expires at midnight, not an hour later."""
     dk_server.quota_exhausted = "http"
     ticker = Ticker()
@@ -148,7 +154,9 @@ async def test_second_ask_is_served_from_the_cache(dk_server: FakeDeveloperKnowl
         calls = len(dk_server.calls)
         second = await service.ask("  how DO i   create a BUCKET? ")
     assert calls == len(dk_server.calls)
-    assert not first.cached and second.cached
+    assert not first.cached
+    assert second.cached
+    assert "how DO i   create a BUCKET?" == second.query, "each asker sees their own words"
     assert first.text == second.text
     assert 1 == metrics.counter_value("gdocs_cache_total", cache="answer", result="hit")
 
@@ -159,7 +167,9 @@ async def test_identical_concurrent_questions_share_one_upstream_call(
     """200 people asking the same thing at once cost one answer_query."""
     dk_server.latency = 0.2
     async with service_for(settings_for(dk_server)) as service:
-        answers = await asyncio.gather(*(service.ask("How do I create a bucket?") for _ in range(200)))
+        answers = await asyncio.gather(
+            *(service.ask("How do I create a bucket?") for _ in range(200))
+        )
     assert 1 == len(dk_server.tool_calls("answer_query"))
     assert 1 == len({a.text for a in answers})
 
@@ -185,7 +195,9 @@ async def test_documents_are_fetched_twenty_at_a_time_in_order(
         again = await service.docs(list(reversed(names)))
     assert names == [d.name for d in documents]
     assert [f"Page {i}" for i in range(25)] == [d.title for d in documents]
-    assert [20, 5] == sorted((len(c.arguments["names"]) for c in dk_server.tool_calls("get_documents")), reverse=True)
+    assert [20, 5] == sorted(
+        (len(c.arguments["names"]) for c in dk_server.tool_calls("get_documents")), reverse=True
+    )
     assert list(reversed(names)) == [d.name for d in again]
     assert 2 == len(dk_server.tool_calls("get_documents"))
 
@@ -193,14 +205,18 @@ async def test_documents_are_fetched_twenty_at_a_time_in_order(
 async def test_docs_accepts_urls_and_refuses_other_text(dk_server: FakeDeveloperKnowledge) -> None:
     """A docs URL is turned into its name; anything else is refused before any call."""
     async with service_for(settings_for(dk_server)) as service:
-        [document] = await service.docs(["https://docs.cloud.google.com/storage/docs/creating-buckets/"])
+        [document] = await service.docs(
+            ["https://docs.cloud.google.com/storage/docs/creating-buckets/"]
+        )
         with pytest.raises(InvalidInput):
             await service.docs(["rm -rf /"])
     assert BUCKETS == document.name
     assert "# Create buckets" in document.content
 
 
-async def test_search_hits_are_one_per_document_with_titles(dk_server: FakeDeveloperKnowledge) -> None:
+async def test_search_hits_are_one_per_document_with_titles(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
     """Chunks of the same page collapse to its best-ranked one; titles come from the docs."""
     chunks = [
         {"parent": BUCKETS, "id": "1", "content": "best chunk"},
@@ -208,7 +224,11 @@ async def test_search_hits_are_one_per_document_with_titles(dk_server: FakeDevel
         {"parent": BUCKETS, "id": "3", "content": "worse chunk"},
     ]
     dk_server.faults.append(
-        Fault(status=200, tool="search_documents", rpc_result={"structuredContent": {"results": chunks}})
+        Fault(
+            status=200,
+            tool="search_documents",
+            rpc_result={"structuredContent": {"results": chunks}},
+        )
     )
     async with service_for(settings_for(dk_server)) as service:
         answer = await service.search("buckets")
@@ -244,7 +264,9 @@ async def test_control_characters_are_stripped(dk_server: FakeDeveloperKnowledge
     """NUL bytes and control characters never reach the server."""
     async with service_for(settings_for(dk_server)) as service:
         await service.search("create\x00 buckets\x07\x1b[31m now")
-    assert "create buckets[31m now" == dk_server.tool_calls("search_documents")[0].arguments["query"]
+    assert (
+        "create buckets[31m now" == dk_server.tool_calls("search_documents")[0].arguments["query"]
+    )
 
 
 async def test_pay_without_oauth_answers_from_general_search(
@@ -254,7 +276,8 @@ async def test_pay_without_oauth_answers_from_general_search(
     async with service_for(settings_for(dk_server, pay_server)) as service:
         answer = await service.pay("buckets", language="it-IT")
         assert not service.pay_configured
-    assert answer.hits and answer.note
+    assert answer.hits
+    assert answer.note
     assert "GOOGLE_APPLICATION_CREDENTIALS" in answer.note
     assert [] == pay_server.calls
 
@@ -295,13 +318,22 @@ async def test_recently_healthy_follows_the_last_answer(dk_server: FakeDeveloper
     assert not before
 
 
+async def test_a_failing_server_is_not_healthy(dk_server: FakeDeveloperKnowledge) -> None:
+    """503s are not answers: recently_healthy stays False."""
+    dk_server.faults.extend([Fault(status=503)] * 3)
+    async with service_for(settings_for(dk_server)) as service:
+        with pytest.raises(Unavailable):
+            await service.search("buckets")
+        assert not service.recently_healthy()
+
+
 async def test_upstream_calls_are_measured(dk_server: FakeDeveloperKnowledge) -> None:
     """Every tool call is counted by server, tool and outcome."""
     dk_server.faults.append(Fault(status=403, tool="answer_query"))
     metrics = Metrics()
     async with service_for(settings_for(dk_server), metrics=metrics) as service:
         await service.search("buckets")
-        with pytest.raises(Exception):  # noqa: B017, PT011 - the outcome label is the point
+        with pytest.raises(AuthError):
             await service.ask("How?")
     count = metrics.counter_value
     assert 1 == count("gdocs_upstream_calls_total", tool="search_documents", outcome="ok")
@@ -317,3 +349,47 @@ async def test_answers_survive_a_round_trip_through_the_cache(
         second = await service.search("buckets")
     assert first == second.model_copy(update={"cached": False})
     assert isinstance(second, Answer)
+
+
+class RecordingCache:
+    """A dict-backed stand-in for a shared cache (Redis) that records what is stored."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+        self.ttls: dict[str, float] = {}
+
+    async def get(self, key: str) -> str | None:
+        return self.values.get(key)
+
+    async def set(self, key: str, value: str, ttl: float) -> None:
+        self.values[key] = value
+        self.ttls[key] = ttl
+
+
+async def test_an_injected_cache_gets_each_kind_with_its_ttl(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Answers, searches and documents are stored with the TTLs from the settings."""
+    cache = RecordingCache()
+    settings = settings_for(
+        dk_server,
+        cache_answer_ttl_seconds=111,
+        cache_search_ttl_seconds=222,
+        cache_document_ttl_seconds=333,
+    )
+    async with service_for(settings, cache=cache) as service:
+        await service.ask("How do I create a bucket?")
+        await service.search("Firestore")
+    assert 111 == cache.ttls["answer:how do i create a bucket?"]
+    assert 222 == cache.ttls["search:firestore"]
+    assert 333 == cache.ttls[f"doc:{BUCKETS}"]
+
+
+async def test_an_unreadable_cache_entry_is_a_miss(dk_server: FakeDeveloperKnowledge) -> None:
+    """Garbage in a shared cache (another version wrote it) is ignored, not an error."""
+    cache = RecordingCache()
+    cache.values["search:firestore"] = '{"kind": "nonsense"'
+    async with service_for(settings_for(dk_server), cache=cache) as service:
+        answer = await service.search("Firestore")
+    assert not answer.cached
+    assert ["Cloud Firestore pricing"] == [hit.title for hit in answer.hits]

@@ -4,6 +4,7 @@ text helpers (query cleaning, cache keys, titles from URLs, UTC midnight)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -25,7 +26,7 @@ from bot.upstream._text import (
 
 STREAM = (
     b": keep-alive\r\n\r\n"
-    b"event: message\r\ndata: {\"a\": 1}\r\n\r\n"
+    b'event: message\r\ndata: {"a": 1}\r\n\r\n'
     b"data: line one\ndata: line two\n\n"
     b"id: 7\rdata: caf\xc3\xa9\r\r"
     b"data: incomplete"
@@ -50,7 +51,7 @@ def test_sse_parser_gives_the_same_events_however_the_bytes_are_split(cuts: list
     bounds = [0, *sorted(cuts), len(STREAM)]
     parser = SSEParser()
     events: list[SSEEvent] = []
-    for start, end in zip(bounds, bounds[1:], strict=False):
+    for start, end in itertools.pairwise(bounds):
         events += parser.feed(STREAM[start:end])
     assert EVENTS == events
 
@@ -171,6 +172,11 @@ def test_clean_language_accepts_bcp47_tags(tag: str | None, expected: str | None
 def test_title_from_uri_reads_the_last_path_segment(uri: str, title: str) -> None:
     """A readable stand-in title when the real one is unknown."""
     assert title == title_from_uri(uri)
+
+
+def test_snippet_drops_heading_marks() -> None:
+    """`#` heading marks mean nothing in a one-line snippet; `#` elsewhere stays."""
+    assert "Create buckets Use C# or gs://x#y" == snippet("# Create buckets\n\nUse C# or gs://x#y")
 
 
 def test_snippet_cuts_at_a_word() -> None:

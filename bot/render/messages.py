@@ -19,7 +19,7 @@ from bot.render.blocks import (
     section,
 )
 from bot.render.convert import FENCE_OPEN_RE
-from bot.render.escape import escape, escape_truncated, link, mention
+from bot.render.escape import escape, escape_truncated, link, mention, strip_controls
 from bot.render.inline import plain_text
 from bot.render.markdown import markdown_to_blocks
 
@@ -43,7 +43,8 @@ _HINTS: dict[ErrorCode, str] = {
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """Text on one line, control characters gone (so "\x08" is empty, not a blank block)."""
+    return " ".join(strip_controls(text).split())
 
 
 def _plain_summary(markdown: str, limit: int) -> str:
@@ -81,7 +82,7 @@ def _sources(answer: Answer) -> Block | None:
 
 def _hit_block(hit: SearchHit) -> Block:
     title = _one_line(plain_text(hit.title))
-    head = f"*{link(hit.uri, title)}*"
+    head = f"*{link(hit.uri, title) or 'Untitled page'}*"
     snippet = _plain_summary(hit.snippet, SNIPPET_CHARS)
     text = f"{head}\n{snippet}" if snippet else head
     return section(text if len(text) <= SECTION_CHARS else head)
@@ -121,8 +122,9 @@ def render_answer(
     asked = _asked(asker, question)
     if asked:
         head.append(section(asked))
-    if answer.note:
-        head.append(context(escape_truncated(_one_line(answer.note), 600)))
+    note = escape_truncated(_one_line(answer.note or ""), 600)
+    if note:
+        head.append(context(note))
     tail: list[Block] = []
     if answer.kind == "answer":
         sources = _sources(answer)
@@ -188,7 +190,7 @@ def render_help(command: str = "/gdocs") -> Message:
 
 def render_error(error: GdocsError) -> Message:
     """A short, specific message from the error's safe one-line message and a hint."""
-    shown = escape_truncated(_one_line(error.message) or "Something went wrong.", 500)
+    shown = escape_truncated(_one_line(error.message), 500) or "Something went wrong."
     hint = _HINTS.get(error.code) if error.code != ErrorCode.INVALID_INPUT else None
     mrkdwn = f":warning: {shown}" + (f"\n{hint}" if hint else "")
     return {"text": f"{shown}" + (f" {hint}" if hint else ""), "blocks": [section(mrkdwn)]}

@@ -14,31 +14,28 @@ MAX_GRID_WIDTH = 72
 
 
 def split_row(line: str) -> list[str]:
-    """The cells of a pipe-table row (`\\|` and pipes inside `code` are not separators)."""
+    """The cells of a pipe-table row; `\\|` is a pipe inside a cell (as in GFM, a pipe in
+    `code` still separates cells). Nothing but the outer pipes is dropped."""
     cells: list[str] = []
     current: list[str] = []
-    in_code = False
-    i = 0
     text = line.strip()
+    i = 0
     while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] == "|":
+        if text.startswith("\\|", i):
             current.append("|")
             i += 2
             continue
-        if ch == "`":
-            in_code = not in_code
-        if ch == "|" and not in_code:
+        if text[i] == "|":
             cells.append("".join(current))
             current = []
         else:
-            current.append(ch)
+            current.append(text[i])
         i += 1
     cells.append("".join(current))
     if text.startswith("|"):
-        cells = cells[1:]
-    if text.endswith("|") and not text.endswith("\\|") and cells:
-        cells = cells[:-1]
+        cells = cells[1:]  # the empty text before the leading pipe
+    if len(cells) > 1 and text.endswith("|") and not text.endswith("\\|"):
+        cells = cells[:-1]  # the empty text after the trailing pipe
     return [cell.strip() for cell in cells]
 
 

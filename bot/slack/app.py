@@ -17,17 +17,26 @@ from bot.slack.posting import retry_handlers
 
 logger = logging.getLogger(__name__)
 
+AUTHORIZE_FAILED = (
+    "I can't confirm my Slack credentials right now (auth.test failed). "
+    "Try again in a moment; if it keeps happening, an admin should check SLACK_BOT_TOKEN."
+)
 #: Web API calls (chat.postMessage, files upload) give up after this long, retries aside
 WEB_API_TIMEOUT_SECONDS = 30
 
 
 class _NoRequestBodies(logging.Filter):
-    """Bolt logs the body of a request whose signature is wrong at INFO; keep user text out."""
+    """Bolt logs request bodies (user text) at INFO/WARNING for a bad signature or a request
+    no listener takes; keep the first words, drop the body."""
+
+    _PREFIXES = ("Invalid request signature detected", "Unhandled request")
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if message.startswith("Invalid request signature detected"):
-            record.msg, record.args = "Invalid request signature detected", None
+        if record.levelno > logging.DEBUG:
+            message = record.getMessage()
+            for prefix in self._PREFIXES:
+                if message.startswith(prefix):
+                    record.msg, record.args = f"{prefix} (body not logged)", None
         return True
 
 
@@ -80,6 +89,7 @@ def build_bolt_app(ctx: BotContext, *, client: AsyncWebClient | None = None) -> 
         # Socket Mode requests are not signed (Bolt skips them anyway)
         request_verification_enabled=not settings.socket_mode,
         process_before_response=False,
+        user_facing_authorize_error_message=AUTHORIZE_FAILED,
     )
     client.token = token
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 
-from slack_sdk.errors import SlackApiError, SlackClientError
+from aiohttp import ClientError
+from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.docs import Answer, normalize_doc_ref
-from bot.errors import GdocsError, NotFound
+from bot.errors import ErrorCode, GdocsError
 from bot.render import render_answer, render_error, render_help, render_progress
 from bot.slack import documents
 from bot.slack.context import BotContext
@@ -66,7 +67,8 @@ async def answer(
             record.outcome = "ok_with_note"
     except GdocsError as error:
         record.outcome = error.code.value
-        await reply.notice(render_error(error), private=False)
+        # a problem with what was asked is the asker's business; an outage, the thread's
+        await reply.notice(render_error(error), private=error.code is ErrorCode.INVALID_INPUT)
     finally:
         await reply.finish()
 
@@ -84,12 +86,10 @@ async def _ask(ctx: BotContext, client: AsyncWebClient, route: Route, user: str 
 
 
 async def _document(ctx: BotContext, client: AsyncWebClient, reply: Reply, route: Route) -> None:
-    name = normalize_doc_ref(route.query)  # InvalidInput for anything that is not a doc page
-    try:
-        doc = await documents.fetch(ctx, name)
-    except NotFound:
-        await reply.notice(plain(documents.NO_LONGER_AVAILABLE), private=True)
-        return
+    # InvalidInput for anything that is not a doc page; NotFound (with a hint to search)
+    # for a page the server does not have
+    name = normalize_doc_ref(route.query)
+    doc = await documents.fetch(ctx, name)
     await documents.show(ctx, client, reply, doc, page=documents.FIRST_PAGE)
 
 
@@ -97,7 +97,7 @@ async def user_locale(client: AsyncWebClient, user: str) -> str | None:
     """The user's Slack locale (`it-IT`), or None when Slack will not say."""
     try:
         response = await client.users_info(user=user, include_locale=True)
-    except (SlackApiError, SlackClientError, OSError, TimeoutError) as exc:
+    except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
         logger.info("users.info failed: %s", type(exc).__name__)
         return None
     info = response.get("user")

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from aiohttp import ClientError
 from slack_bolt.authorization import AuthorizeResult
 from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -55,7 +56,7 @@ class SlackIdentity:
             if self._identity is None:
                 try:
                     response = await client.auth_test()
-                except (SlackClientError, OSError, TimeoutError) as exc:
+                except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
                     logger.error("auth.test failed: %s", type(exc).__name__)
                     return None
                 self.prime(response.data if isinstance(response.data, dict) else {})

@@ -5,7 +5,6 @@ post there, otherwise ephemerally through the request's `response_url`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aiohttp import ClientError
@@ -37,10 +36,6 @@ def retry_handlers(max_retries: int = 3) -> list[AsyncRetryHandler]:
     ]
 
 
-def message(text: str, blocks: Sequence[Mapping[str, Any]] | None = None) -> Message:
-    return {"text": text, "blocks": [dict(b) for b in blocks] if blocks else []}
-
-
 def plain(text: str) -> Message:
     """A one-line notice: no blocks, so Slack renders the (already safe) text as is."""
     return {"text": text, "blocks": []}
@@ -69,13 +64,12 @@ async def respond(
     *,
     replace_original: bool = False,
     delete_original: bool = False,
-    in_channel: bool = False,
 ) -> bool:
     """POST to a `response_url` (ephemeral by default). False when it could not be delivered."""
     if not response_url:
         return False
     body: dict[str, Any] = _payload(msg) if msg is not None else {}
-    body["response_type"] = "in_channel" if in_channel else "ephemeral"
+    body["response_type"] = "ephemeral"
     if replace_original:
         body["replace_original"] = True
     elif msg is not None:
@@ -163,7 +157,5 @@ async def react(client: AsyncWebClient, *, channel: str, ts: str, name: str, add
             await client.reactions_add(channel=channel, timestamp=ts, name=name)
         else:
             await client.reactions_remove(channel=channel, timestamp=ts, name=name)
-    except SlackApiError as exc:
-        logger.debug(
-            "reaction %s failed: %s", "add" if add else "remove", exc.response.get("error")
-        )
+    except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
+        logger.debug("reaction %s failed: %s", "add" if add else "remove", type(exc).__name__)

@@ -5,6 +5,7 @@ dedupe store sits behind a protocol so several replicas can share one (Redis, a 
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
 import time
@@ -128,11 +129,21 @@ class LocaleCache:
         clock: Clock = time.monotonic,
     ) -> None:
         self._locales: _TtlMap[str] = _TtlMap(ttl_seconds, max_entries, clock)
+        self._pending: dict[str, asyncio.Future[str | None]] = {}
 
     async def locale(self, user: str, fetch: Callable[[str], Awaitable[str | None]]) -> str | None:
         cached = self._locales.get(user)
         if cached is not None:
             return cached
+        pending = self._pending.get(user)
+        if pending is None:
+            # one users.info per user at a time: a burst of questions shares the lookup
+            pending = asyncio.ensure_future(self._fetch(user, fetch))
+            self._pending[user] = pending
+            pending.add_done_callback(lambda _: self._pending.pop(user, None))
+        return await asyncio.shield(pending)
+
+    async def _fetch(self, user: str, fetch: Callable[[str], Awaitable[str | None]]) -> str | None:
         found = await fetch(user)
         if found is None or not _LOCALE_RE.match(found):
             return None

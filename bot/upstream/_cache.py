@@ -8,12 +8,18 @@ a thin wrapper: `GET key` / `SET key value EX ttl`.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Generic, Protocol, TypeVar
 
+from pydantic import BaseModel, ValidationError
+
+logger = logging.getLogger(__name__)
+
 _T = TypeVar("_T")
+_M = TypeVar("_M", bound=BaseModel)
 
 
 class Cache(Protocol):
@@ -23,6 +29,17 @@ class Cache(Protocol):
 
     async def set(self, key: str, value: str, ttl: float) -> None:
         """Keep `value` for `ttl` seconds (ttl <= 0: do not keep it)."""
+
+
+def parse_cached(model: type[_M], raw: str | None) -> _M | None:
+    """A cached value, or None when absent or unreadable (a shared cache outlives versions)."""
+    if raw is None:
+        return None
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError:
+        logger.warning("ignoring an unreadable %s in the cache", model.__name__)
+        return None
 
 
 class MemoryCache:

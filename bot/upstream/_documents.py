@@ -14,7 +14,7 @@ from typing import Any
 from bot.docs import MAX_NAMES_PER_CALL, Document, uri_for_name
 from bot.errors import GdocsError, NotFound, ProtocolError
 from bot.observability.metrics import Metrics
-from bot.upstream._cache import Cache, SingleFlight
+from bot.upstream._cache import Cache, SingleFlight, parse_cached
 from bot.upstream._models import (
     DocumentOutput,
     GetDocumentInput,
@@ -84,25 +84,28 @@ class Documents:
         self._ttl = ttl
         self._timeout = timeout
         self._flights: SingleFlight[dict[str, Document]] = SingleFlight()
+        self._assumed: DkTools | None = None
 
     async def tools(self) -> DkTools:
+        if self._assumed is not None:
+            return self._assumed
         try:
             return DkTools.from_names([t.name for t in await self._dk.list_tools()])
         except ProtocolError:
-            # a server that cannot list its tools may still answer calls: assume today's names
-            logger.warning(
-                "tools/list failed on %s; assuming the standard tool names", self._dk.url
-            )
-            return DkTools()
+            # a server that cannot list its tools may still answer calls: assume today's
+            # names, and do not ask again on every call
+            logger.warning("tools/list failed on %s; assuming the usual tool names", self._dk.url)
+            self._assumed = DkTools()
+            return self._assumed
 
     async def get(self, names: list[str]) -> dict[str, Document]:
         """Documents by name (names valid and unique), from the cache or fetched."""
         found: dict[str, Document] = {}
         for name in names:
-            raw = await self._cache.get("doc:" + name)
-            self._metrics.cache("document", raw is not None)
-            if raw is not None:
-                found[name] = Document.model_validate_json(raw)
+            cached = parse_cached(Document, await self._cache.get("doc:" + name))
+            self._metrics.cache("document", cached is not None)
+            if cached is not None:
+                found[name] = cached
         missing = [n for n in names if n not in found]
         if missing:
             key = "\n".join(missing)

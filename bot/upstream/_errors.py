@@ -134,8 +134,9 @@ class ServerContext:
 
     def not_enabled(self) -> AuthError:
         return AuthError(
-            f"{self.display} is not enabled for your project: run `gcloud services enable "
-            f"{self.api_service}` in GOOGLE_CLOUD_PROJECT (or check {self.url_setting}).",
+            f"{self.display} is not enabled for your Google Cloud project: run `gcloud "
+            f"services enable {self.api_service} --project=PROJECT_ID` (or check "
+            f"{self.url_setting}).",
             setting=self.url_setting,
         )
 

@@ -11,12 +11,20 @@ from typing import TypeVar
 
 import httpx
 
-from bot.docs import Answer, Document, Reference, SearchHit, ServerStatus, normalize_doc_ref
+from bot.docs import (
+    Answer,
+    Document,
+    Reference,
+    SearchHit,
+    ServerStatus,
+    normalize_doc_ref,
+    uri_for_name,
+)
 from bot.errors import GdocsError, InvalidInput, QuotaExceeded
 from bot.observability.metrics import Metrics
 from bot.settings import Settings
 from bot.upstream._auth import Auth
-from bot.upstream._cache import Cache, SingleFlight
+from bot.upstream._cache import Cache, SingleFlight, parse_cached
 from bot.upstream._documents import Documents, deadline, timed_call
 from bot.upstream._errors import ServerContext
 from bot.upstream._models import (
@@ -154,10 +162,11 @@ class GoogleDocsService:
         *args: object,
     ) -> Answer:
         kind = key.split(":", 1)[0]
-        raw = await self._cache.get(key)
-        self._metrics.cache(kind, raw is not None)
-        if raw is not None:
-            return Answer.model_validate_json(raw).model_copy(update={"cached": True})
+        query = str(args[0])
+        cached = parse_cached(Answer, await self._cache.get(key))
+        self._metrics.cache(kind, cached is not None)
+        if cached is not None:
+            return cached.model_copy(update={"cached": True, "query": query})
 
         async def once() -> Answer:
             answer, ttl = await self._bounded(ctx, compute, *args)
@@ -165,7 +174,9 @@ class GoogleDocsService:
             return answer
 
         # identical requests in flight share this one computation and its upstream calls
-        return await self._flights.run(key, once)
+        answer = await self._flights.run(key, once)
+        # each asker sees their own wording (keys ignore case and spacing)
+        return answer if answer.query == query else answer.model_copy(update={"query": query})
 
     async def _bounded(
         self, ctx: ServerContext, work: Callable[..., Awaitable[_T]], *args: object
@@ -217,7 +228,7 @@ class GoogleDocsService:
         return tuple(
             Reference(name=name, uri=uri, title=titles.get(name) or title_from_uri(uri))
             for name in names
-            for uri in ["https://" + name.removeprefix("documents/")]
+            for uri in [uri_for_name(name)]
         )
 
     async def _search(self, query: str, note: str | None = None) -> tuple[Answer, float]:
@@ -235,7 +246,7 @@ class GoogleDocsService:
         titles = await self._documents.titles(list(chunks))
         hits = []
         for name, chunk in chunks.items():
-            uri = "https://" + name.removeprefix("documents/")
+            uri = uri_for_name(name)
             title = titles.get(name) or title_from_uri(uri)
             hits.append(SearchHit(title=title, uri=uri, snippet=snippet(chunk.content), name=name))
         answer = Answer(query=query, kind="search", hits=tuple(hits), note=note)

@@ -10,6 +10,7 @@ from urllib.parse import unquote, urlsplit
 from bot.errors import InvalidInput
 
 _WHITESPACE = re.compile(r"\s+")
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
 _LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$")
 # format characters that change how text reads without being visible: bidi overrides,
 # zero-width joiners; a query never needs them and they make cache keys differ
@@ -67,8 +68,12 @@ def title_from_uri(uri: str) -> str:
 
 
 def snippet(text: str, limit: int = 500) -> str:
-    """One paragraph of at most `limit` characters, cut at a word boundary."""
-    flat = _WHITESPACE.sub(" ", text).strip()
+    """One paragraph of at most `limit` characters, cut at a word boundary.
+
+    Chunks often start with a Markdown heading; its `#` marks mean nothing once the lines
+    are joined, so they go.
+    """
+    flat = _WHITESPACE.sub(" ", _HEADING.sub("", text)).strip()
     if len(flat) <= limit:
         return flat
     cut = flat[:limit].rsplit(" ", 1)[0]

@@ -246,7 +246,8 @@ class McpClient:
             async with self._http.stream(
                 "POST", self.url, content=json.dumps(body).encode(), headers=headers
             ) as response:
-                self.on_answer()  # the server answered: whatever it said, it is reachable
+                if response.status_code < 500:  # it answered, even if to refuse: it is up
+                    self.on_answer()
                 yield response
         except httpx.HTTPError as exc:
             raise _transport_error(self.ctx, exc) from None

@@ -27,9 +27,6 @@ import httpx
 _triggers = itertools.count(1)
 LISTENING = re.compile(r"listening on http://[^:]+:(\d+)")
 
-# TEMP until bot/cli.py lands
-COMMAND = ["-c", "import sys; from bot.runtime import serve; from bot.settings import load_settings; raise SystemExit(serve(load_settings()))"]
-
 NO_METADATA = {
     "GCE_METADATA_HOST": "127.0.0.1:9",
     "GCE_METADATA_IP": "127.0.0.1:9",
@@ -44,7 +41,7 @@ class BotProcess:
         root = str(Path(__file__).resolve().parents[2])
         full_env["PYTHONPATH"] = os.pathsep.join(p for p in (root, full_env.get("PYTHONPATH")) if p)
         self.proc = subprocess.Popen(
-            [sys.executable, *COMMAND],
+            [sys.executable, "-m", "bot", *(args or ("serve",))],
             env=full_env,
             cwd=cwd,
             stdin=subprocess.DEVNULL,
@@ -147,7 +144,7 @@ def run_to_exit(
     root = str(Path(__file__).resolve().parents[2])
     full_env["PYTHONPATH"] = os.pathsep.join(p for p in (root, full_env.get("PYTHONPATH")) if p)
     return subprocess.run(
-        [sys.executable, *COMMAND],
+        [sys.executable, "-m", "bot", *(args or ("serve",))],
         env=full_env,
         cwd=cwd,
         stdin=subprocess.DEVNULL,

@@ -93,7 +93,9 @@ class _FaultyASGI:
         self.owner.requests.append((method, headers))
         if method == "tools/call":
             meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
-            self.owner.calls.append(RecordedCall(tool, params.get("arguments") or {}, headers, meta))
+            self.owner.calls.append(
+                RecordedCall(tool, params.get("arguments") or {}, headers, meta)
+            )
 
         replayed = False
 
@@ -129,7 +131,9 @@ async def _send_fault(fault: Fault, request_id: Any, receive: Receive, send: Sen
     if fault.chunks is None:
         body = fault.body
         if fault.rpc_result is not None:
-            body = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": fault.rpc_result}).encode()
+            body = json.dumps(
+                {"jsonrpc": "2.0", "id": request_id, "result": fault.rpc_result}
+            ).encode()
         await send({"type": "http.response.body", "body": body})
         fault.sent, fault.finished = len(body), True
         return
@@ -163,7 +167,11 @@ async def _send_fault(fault: Fault, request_id: Any, receive: Receive, send: Sen
 
 class _FakeServerBase:
     def __init__(
-        self, *, json_response: bool = True, stateless: bool = True, structured_output: bool | None = None
+        self,
+        *,
+        json_response: bool = True,
+        stateless: bool = True,
+        structured_output: bool | None = None,
     ) -> None:
         #: False: tools answer with text content only (no structuredContent)
         self.structured_output = structured_output
@@ -194,8 +202,14 @@ class _FakeServerBase:
                 return fault
         return None
 
-    def _check(self, method: str, tool: str, headers: dict[str, str], request_id: Any = None) -> Fault | None:
-        if self.refuse_2026 and headers.get("mcp-protocol-version") == "2026-07-28" and method != "initialize":
+    def _check(
+        self, method: str, tool: str, headers: dict[str, str], request_id: Any = None
+    ) -> Fault | None:
+        if (
+            self.refuse_2026
+            and headers.get("mcp-protocol-version") == "2026-07-28"
+            and method != "initialize"
+        ):
             body = json.dumps(
                 {
                     "jsonrpc": "2.0",
@@ -206,12 +220,17 @@ class _FakeServerBase:
             return Fault(status=400, body=body.encode())
         if method != "tools/call":
             return None
-        if self.api_key is not None and headers.get("x-goog-api-key") != self.api_key:
-            if headers.get("authorization") != f"Bearer {self.bearer}" or self.bearer is None:
-                return google_error(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.")
-        if self.bearer is not None and self.api_key is None:
-            if headers.get("authorization") != f"Bearer {self.bearer}":
-                return google_error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")
+        key_ok = self.api_key is None or headers.get("x-goog-api-key") == self.api_key
+        bearer = headers.get("authorization")
+        bearer_ok = self.bearer is not None and bearer == f"Bearer {self.bearer}"
+        if not key_ok and not bearer_ok:
+            return google_error(
+                400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key."
+            )
+        if self.bearer is not None and self.api_key is None and not bearer_ok:
+            return google_error(
+                401, "UNAUTHENTICATED", "Request had invalid authentication credentials."
+            )
         return None
 
     @contextlib.contextmanager
@@ -232,7 +251,9 @@ class _FakeServerBase:
         return [h for m, h in self.requests if m == method]
 
     def _add_tool(self, fn: Callable[..., Any], name: str, description: str) -> None:
-        self.mcp.tool(name=name, description=description, structured_output=self.structured_output)(fn)
+        self.mcp.tool(name=name, description=description, structured_output=self.structured_output)(
+            fn
+        )
 
     def tool_calls(self, tool: str) -> list[RecordedCall]:
         return [c for c in self.calls if c.tool == tool]
@@ -264,13 +285,20 @@ class FakeDeveloperKnowledge(_FakeServerBase):
         self.answers: dict[str, tuple[str, list[str]]] = {}
         #: make answer_query fail as quota-exhausted in one of three forms: http, jsonrpc, result
         self.quota_exhausted: str | None = None
-        #: tools to expose; older revisions: search_document_chunks, batch_get_documents, get_document
+        #: tools to expose; older revisions had search_document_chunks, batch_get_documents and
+        #: get_document
         self.tool_names = tool_names
         super().__init__(**kwargs)
 
     def add_document(self, name: str, title: str, content: str, description: str = "") -> None:
         uri = "https://" + name.removeprefix("documents/")
-        self.documents[name] = {"name": name, "uri": uri, "title": title, "description": description, "content": content}
+        self.documents[name] = {
+            "name": name,
+            "uri": uri,
+            "title": title,
+            "description": description,
+            "content": content,
+        }
 
     def _register_tools(self) -> None:
         server = self
@@ -282,7 +310,9 @@ class FakeDeveloperKnowledge(_FakeServerBase):
             for name, doc in server.documents.items():
                 text = (doc["title"] + " " + doc["content"]).lower()
                 if not words or any(w in text for w in words):
-                    results.append({"parent": name, "id": f"{name}#chunk0", "content": doc["content"][:300]})
+                    results.append(
+                        {"parent": name, "id": f"{name}#chunk0", "content": doc["content"][:300]}
+                    )
             return {"results": results[:5]}
 
         async def get_documents(names: list[str]) -> dict[str, Any]:
@@ -297,7 +327,10 @@ class FakeDeveloperKnowledge(_FakeServerBase):
         async def answer_query(query: str) -> dict[str, Any]:
             await asyncio.sleep(server.latency)
             if server.quota_exhausted == "result":
-                raise ToolError("429 RESOURCE_EXHAUSTED: Quota exceeded for quota metric 'Answer generation requests per day'")
+                raise ToolError(
+                    "429 RESOURCE_EXHAUSTED: Quota exceeded for quota metric "
+                    "'Answer generation requests per day'"
+                )
             if query in server.answers:
                 text, refs = server.answers[query]
             else:
@@ -323,11 +356,23 @@ class FakeDeveloperKnowledge(_FakeServerBase):
             fn, description = variants[name]
             self._add_tool(fn, name, description)
 
-    def _check(self, method: str, tool: str, headers: dict[str, str], request_id: Any = None) -> Fault | None:
+    def _check(
+        self, method: str, tool: str, headers: dict[str, str], request_id: Any = None
+    ) -> Fault | None:
         if tool == "answer_query" and self.quota_exhausted == "http":
-            return google_error(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Answer generation requests per day'")
+            return google_error(
+                429,
+                "RESOURCE_EXHAUSTED",
+                "Quota exceeded for quota metric 'Answer generation requests per day'",
+            )
         if tool == "answer_query" and self.quota_exhausted == "jsonrpc":
-            body = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32000, "message": "429 RESOURCE_EXHAUSTED: quota exceeded"}})
+            body = json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": -32000, "message": "429 RESOURCE_EXHAUSTED: quota exceeded"},
+                }
+            )
             return Fault(status=200, body=body.encode())
         return super()._check(method, tool, headers, request_id)
 
@@ -343,14 +388,22 @@ class FakePay(_FakeServerBase):
     def _register_tools(self) -> None:
         server = self
 
-        async def search_documentation(userQuery: str, languageCode: str | None = None) -> dict[str, Any]:  # noqa: N803
+        async def search_documentation(
+            userQuery: str, languageCode: str | None = None
+        ) -> dict[str, Any]:
             await asyncio.sleep(server.latency)
             words = userQuery.lower().split()
             results = [
-                {"title": t, "uri": u, "content": c + (f" [{languageCode}]" if languageCode else "")}
+                {
+                    "title": t,
+                    "uri": u,
+                    "content": c + (f" [{languageCode}]" if languageCode else ""),
+                }
                 for t, u, c in server.pages
                 if any(w in (t + " " + c).lower() for w in words)
             ]
             return {"results": results}
 
-        self._add_tool(search_documentation, "search_documentation", "Search Google Pay and Wallet docs")
+        self._add_tool(
+            search_documentation, "search_documentation", "Search Google Pay and Wallet docs"
+        )

@@ -32,9 +32,13 @@ class FakeTokenServer:
             serialization.PrivateFormat.PKCS8,
             serialization.NoEncryption(),
         ).decode()
-        self.public_pem = key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        ).decode()
+        self.public_pem = (
+            key.public_key()
+            .public_bytes(
+                serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+            )
+            .decode()
+        )
         #: tokens handed out in order; afterwards `token-<n>`
         self.tokens: deque[str] = deque()
         self.expires_in = 3600
@@ -86,10 +90,14 @@ class FakeTokenServer:
         try:
             # google-auth addresses the assertion to Google's token URI whatever token_uri says
             audience = ["https://oauth2.googleapis.com/token", self.token_uri]
-            claims = jwt.decode(str(form.get("assertion")), certs=self.public_pem, audience=audience)
+            claims = jwt.decode(
+                str(form.get("assertion")), certs=self.public_pem, audience=audience
+            )
         except ValueError:
             return web.json_response({"error": "invalid_grant"}, status=400)
         with self._lock:
             self.grants.append(claims)
             token = self.tokens.popleft() if self.tokens else f"token-{self.requests}"
-        return web.json_response({"access_token": token, "expires_in": self.expires_in, "token_type": "Bearer"})
+        return web.json_response(
+            {"access_token": token, "expires_in": self.expires_in, "token_type": "Bearer"}
+        )

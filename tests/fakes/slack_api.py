@@ -31,6 +31,8 @@ class SlackCall:
     method: str
     args: dict[str, Any]
     headers: dict[str, str]
+    #: what the fake answered (e.g. the `ts` of a posted message)
+    result: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -107,16 +109,22 @@ class FakeSlack:
     def responses_to(self, key: str) -> list[dict[str, Any]]:
         return [body for k, body in list(self.responses) if k == key]
 
-    def wait_for_responses(self, key: str, count: int = 1, timeout: float = 10.0) -> list[dict[str, Any]]:
+    def wait_for_responses(
+        self, key: str, count: int = 1, within: float = 10.0
+    ) -> list[dict[str, Any]]:
         """Block until `count` bodies have been POSTed to `response_url(key)`."""
         with self._cond:
-            ok = self._cond.wait_for(lambda: len(self.responses_to(key)) >= count, timeout)
+            ok = self._cond.wait_for(lambda: len(self.responses_to(key)) >= count, within)
         if not ok:
-            raise AssertionError(f"expected {count} response_url posts to {key} within {timeout}s; saw {self.responses_to(key)}")
+            seen = self.responses_to(key)
+            raise AssertionError(f"expected {count} posts to {key} within {within}s; saw {seen}")
         return self.responses_to(key)
 
-    async def await_responses(self, key: str, count: int = 1, timeout: float = 10.0) -> list[dict[str, Any]]:
-        return await asyncio.to_thread(self.wait_for_responses, key, count, timeout)
+    async def await_responses(
+        self, key: str, count: int = 1, within: float = 10.0
+    ) -> list[dict[str, Any]]:
+        """`wait_for_responses` without blocking the test's event loop."""
+        return await asyncio.to_thread(self.wait_for_responses, key, count, within)
 
     # --- serving -------------------------------------------------------------------------
     def start(self) -> FakeSlack:
@@ -145,17 +153,22 @@ class FakeSlack:
         problem = _validate(args)
         if problem:
             self.invalid_payloads.append(f"{method}: {problem}")
-        with self._cond:
-            self.calls.append(call)
-            self._cond.notify_all()
+        # the answer is decided before the call is published, so a test that waited for the
+        # call can read `call.result`
+        status, resp_headers = 200, {}
         scripted = self._scripts.get(method)
         if scripted:
             step = scripted.popleft()
             resp_headers = {"Retry-After": str(step.retry_after)} if step.retry_after else {}
-            return web.json_response({"ok": False, "error": step.error}, status=step.status, headers=resp_headers)
-        if problem:
-            return web.json_response({"ok": False, "error": "invalid_blocks", "detail": problem})
-        return web.json_response(self._answer(method, args))
+            status, call.result = step.status, {"ok": False, "error": step.error}
+        elif problem:
+            call.result = {"ok": False, "error": "invalid_blocks", "detail": problem}
+        else:
+            call.result = self._answer(method, args)
+        with self._cond:
+            self.calls.append(call)
+            self._cond.notify_all()
+        return web.json_response(call.result, status=status, headers=resp_headers)
 
     async def _handle_response_url(self, request: web.Request) -> web.Response:
         """Like Slack's response_url: JSON in, validated like a message, plain `ok` out."""

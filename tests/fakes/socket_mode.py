@@ -85,7 +85,7 @@ class FakeSocketMode:
         assert self._current is not None, "no connection yet"
         self._run(self._current.send_json(envelope))
 
-    def send_slash_command(self, text: str, **fields: str) -> str:
+    def send_slash_command(self, text: str, response_url: str, **fields: str) -> str:
         """A `/gdocs` slash command envelope; returns its envelope_id."""
         envelope_id = f"env-{next(_ids)}"
         payload = {
@@ -100,7 +100,7 @@ class FakeSocketMode:
             "text": text,
             "api_app_id": "A1",
             "is_enterprise_install": "false",
-            "response_url": "http://127.0.0.1:9/commands/T1/1/x",
+            "response_url": response_url,
             "trigger_id": f"{envelope_id}.trigger",
             **fields,
         }

@@ -1,0 +1,274 @@
+"""The `gdocs-bot` command line: ask, search, pay, doc, check and serve.
+
+Answers are printed as Markdown (or JSON with `--json`). Failures are one line on stderr:
+exit 2 for usage and configuration errors (an empty question included), 1 for everything
+that went wrong upstream; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+from bot.docs import Answer, Document, SearchHit, normalize_doc_ref
+from bot.errors import ConfigError, GdocsError, InvalidInput
+from bot.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from bot.upstream import GoogleDocsService
+
+logger = logging.getLogger("bot.cli")
+
+#: a cheap search `check` runs to prove tool calls (not only tools/list) work
+PROBE_QUERY = "Cloud Storage buckets"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; the process exit status."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # the top-level boundary: a user never sees a traceback
+        logger.debug("unexpected error", exc_info=True)
+        _fail("unexpected error (set LOG_LEVEL=DEBUG to see the details)")
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gdocs-bot",
+        description="Answers from Google's developer documentation, in Slack or here.",
+    )
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    # --json also after the subcommand; SUPPRESS keeps it from resetting the one given before
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("ask", parents=[common], help="ask a question").add_argument(
+        "words", nargs="+", metavar="QUESTION"
+    )
+    sub.add_parser("search", parents=[common], help="search the docs").add_argument(
+        "words", nargs="+", metavar="QUERY"
+    )
+    pay = sub.add_parser("pay", parents=[common], help="search Google Pay & Wallet docs")
+    pay.add_argument("words", nargs="+", metavar="QUERY")
+    pay.add_argument("--language", metavar="xx-YY", help="BCP-47 language, such as it-IT")
+    sub.add_parser("doc", parents=[common], help="print whole documents").add_argument(
+        "refs", nargs="+", metavar="NAME|URL"
+    )
+    sub.add_parser("check", parents=[common], help="check the configuration and servers")
+    sub.add_parser("serve", help="run the Slack bot")
+    return parser
+
+
+def _run(argv: list[str] | None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # argparse has printed usage (or --help)
+        return exc.code if isinstance(exc.code, int) else 2
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        for line in exc.message.splitlines():
+            _fail(line)
+        return 2
+    if args.command == "serve":
+        from bot.runtime import serve  # the Slack runtime and its imports only when serving
+
+        return serve(settings)
+    _configure_quiet_logging(settings)
+    if args.command != "check":
+        problems = settings.google_problems()
+        if problems:
+            for problem in problems:
+                _fail(problem)
+            return 2
+    try:
+        return asyncio.run(_command(args, settings))
+    except (InvalidInput, ConfigError) as exc:
+        _fail(exc.message)
+        return 2
+    except GdocsError as exc:
+        _fail(exc.message)
+        return 1
+
+
+def _configure_quiet_logging(settings: Settings) -> None:
+    from bot.observability.logging import configure_logging
+
+    configure_logging(settings)
+    if settings.log_level != "DEBUG":  # a CLI shows its answer, not the service's chatter
+        root = logging.getLogger()
+        root.setLevel(max(logging.WARNING, root.level))
+        # the client's warnings (quota spent…) reach the user as the answer's note already
+        logging.getLogger("bot.upstream").setLevel(logging.ERROR)
+
+
+async def _command(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.upstream import build_service
+
+    as_json: bool = args.json
+    if args.command == "doc":
+        names = [normalize_doc_ref(ref) for ref in args.refs]  # refuse typos before any call
+    service = build_service(settings)
+    try:
+        if args.command == "check":
+            return await _check(service, settings, as_json)
+        if args.command == "doc":
+            documents = await service.docs(names)
+            dumped = [d.model_dump(mode="json") for d in documents]
+            _out(_json(dumped) if as_json else render_documents(documents))
+            return 0
+        text = " ".join(args.words)
+        if args.command == "ask":
+            answer = await service.ask(text)
+        elif args.command == "search":
+            answer = await service.search(text)
+        else:
+            answer = await service.pay(text, args.language)
+        _out(answer.model_dump_json(indent=2) if as_json else render_answer(answer))
+        return 0
+    finally:
+        await service.aclose()
+
+
+# --- rendering (pure) ---------------------------------------------------------------------
+def render_answer(answer: Answer) -> str:
+    """An answer as Markdown: note, text and numbered sources, or the hits."""
+    parts = []
+    if answer.note:
+        parts.append(f"> Note: {answer.note}")
+    if answer.kind == "answer":
+        parts.append(answer.text.strip())
+        if answer.references:
+            sources = [f"{i}. [{r.title}]({r.uri})" for i, r in enumerate(answer.references, 1)]
+            parts.append("Sources:\n" + "\n".join(sources))
+    elif answer.hits:
+        parts.append("\n\n".join(_hit(i, hit) for i, hit in enumerate(answer.hits, 1)))
+    else:
+        parts.append(f"No results for “{answer.query}”.")
+    return "\n\n".join(parts)
+
+
+def _hit(number: int, hit: SearchHit) -> str:
+    snippet = f"\n   {hit.snippet}" if hit.snippet else ""
+    return f"{number}. **{hit.title}**\n   {hit.uri}{snippet}"
+
+
+def render_documents(documents: Sequence[Document]) -> str:
+    """Whole documents as Markdown, each with its title and source URL."""
+    rendered = []
+    for doc in documents:
+        content = doc.content.strip()
+        head = "" if content.startswith("# ") else f"# {doc.title}\n\n"
+        rendered.append(f"{head}Source: {doc.uri}\n\n{content}")
+    return "\n\n---\n\n".join(rendered)
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    check: str
+    status: str  # "ok", "FAIL" or "not configured"
+    detail: str
+
+
+def render_check(rows: Sequence[CheckRow]) -> str:
+    """An aligned table: what works, and what to fix."""
+    header = CheckRow("CHECK", "STATUS", "DETAIL")
+    width_check = max(len(r.check) for r in [header, *rows])
+    width_status = max(len(r.status) for r in [header, *rows])
+    return "\n".join(
+        f"{r.check:<{width_check}}  {r.status:<{width_status}}  {r.detail}".rstrip()
+        for r in [header, *rows]
+    )
+
+
+# --- check --------------------------------------------------------------------------------
+async def _check(service: GoogleDocsService, settings: Settings, as_json: bool) -> int:
+    rows = [CheckRow("configuration", "ok", "settings loaded")]
+    rows += [CheckRow("configuration", "FAIL", p) for p in settings.google_problems()]
+    dk_status, pay_status = await service.status()
+    dk_ok = dk_status.ok
+    rows.append(_status_row("developer knowledge", dk_status.ok, dk_status.tools, dk_status.detail))
+    if dk_ok:
+        try:
+            hits = (await service.search(PROBE_QUERY)).hits
+            rows.append(CheckRow("dk search", "ok", f"{len(hits)} results for “{PROBE_QUERY}”"))
+        except GdocsError as exc:
+            dk_ok = False
+            rows.append(CheckRow("dk search", "FAIL", exc.message))
+    if service.pay_configured:
+        rows.append(_status_row("google pay", pay_status.ok, pay_status.tools, pay_status.detail))
+    else:
+        rows.append(
+            CheckRow(
+                "google pay",
+                "not configured",
+                "optional: set GOOGLE_APPLICATION_CREDENTIALS and GOOGLE_CLOUD_PROJECT "
+                "(needs roles/mcp.toolUser)",
+            )
+        )
+    rows.append(await _slack_row(settings))
+    if as_json:
+        _out(_json({"ok": dk_ok, "checks": [asdict(r) for r in rows]}))
+    else:
+        _out(render_check(rows))
+    return 0 if dk_ok else 1
+
+
+def _status_row(name: str, ok: bool, tools: Sequence[str], detail: str) -> CheckRow:
+    if not ok:
+        return CheckRow(name, "FAIL", detail)
+    return CheckRow(name, "ok", f"{len(tools)} tools: {', '.join(tools)} ({detail})")
+
+
+async def _slack_row(settings: Settings) -> CheckRow:
+    if settings.slack_bot_token is None:
+        return CheckRow("slack", "not configured", "set SLACK_BOT_TOKEN to run the bot")
+    import aiohttp
+    from slack_sdk.errors import SlackApiError
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    client = AsyncWebClient(
+        token=settings.slack_bot_token.get_secret_value(),
+        base_url=str(settings.slack_api_url),
+        timeout=10,
+    )
+    try:
+        async with asyncio.timeout(15):
+            response = await client.auth_test()
+    except SlackApiError as exc:
+        error = exc.response.get("error", "error") if exc.response is not None else "error"
+        return CheckRow("slack", "FAIL", f"auth.test: {error} — check SLACK_BOT_TOKEN")
+    except (aiohttp.ClientError, TimeoutError, OSError):
+        return CheckRow("slack", "FAIL", f"cannot reach {settings.slack_api_url} (SLACK_API_URL)")
+    detail = f"team {response.get('team', '?')} as @{response.get('user', '?')}"
+    problems = settings.slack_problems()
+    if problems:
+        return CheckRow("slack", "FAIL", f"{detail}; " + "; ".join(problems))
+    return CheckRow("slack", "ok", detail)
+
+
+# --- output -------------------------------------------------------------------------------
+def _json(value: object) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _out(text: str) -> None:
+    print(_printable(text))
+
+
+def _fail(message: str) -> None:
+    print(f"gdocs-bot: {_printable(message)}", file=sys.stderr)
+
+
+def _printable(text: str) -> str:
+    """Doc content and server text are untrusted: no terminal escape sequences get through."""
+    return "".join(c for c in text if c in "\n\t" or c.isprintable())

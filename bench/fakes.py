@@ -53,16 +53,14 @@ class FakeUpstream:
                 {"name": n, "inputSchema": {"type": "object"}}
                 for n in ("search_documents", "get_documents", "answer_query")
             ]
-            return self._result(msg, {"tools": tools})
+            return web.json_response({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": tools}})
         if method == "initialize":
-            return self._result(
-                msg,
-                {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "bench", "version": "1"},
-                },
-            )
+            info = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "bench", "version": "1"},
+            }
+            return web.json_response({"jsonrpc": "2.0", "id": msg["id"], "result": info})
         if method != "tools/call":
             return web.json_response(
                 {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "no"}}

@@ -74,8 +74,10 @@ class Readiness:
             self._record(False, exc.message)
             return
         dk = next((s for s in statuses if s.server == "developer_knowledge"), None)
-        # "answered" means any answer, even an error status: that is the service's own measure
-        answered = self.service.recently_healthy(self._clock() - started + 1.0)
+        # "answered" means any answer, even an error status (a bad key is no reason to take the
+        # bot out of rotation: users then get a clear message instead of silence); asking
+        # about the probe's own duration tells whether the answer came during this probe
+        answered = self.service.recently_healthy(self._clock() - started + 0.01)
         detail = dk.detail if dk is not None and dk.detail else ("ok" if answered else "no answer")
         self._dk_tools = dk.tools if dk is not None else ()
         self._record(answered, detail)

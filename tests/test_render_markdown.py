@@ -94,6 +94,8 @@ ZW = "\u200b"
         ("<!-- hidden -->visible", "visible"),
         ("before\n<!-- a\nmulti-line\ncomment -->\nafter", "before\n\nafter"),
         ("<devsite-selector>x</devsite-selector>", "x"),
+        ("[Docs](https://x.example/){: .external} here", "<https://x.example/|Docs> here"),
+        ("Text {: #id .class} and {not an attribute}", "Text  and {not an attribute}"),
         # paragraphs
         ("line one\nline two", "line one line two"),
         ("hard  \nbreak", "hard\nbreak"),

@@ -106,7 +106,7 @@ async def test_shutdown_drain_waits_for_an_answer_in_flight(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
     """Work started before shutdown is tracked, so draining lets the answer land."""
-    dk_server.latency = 0.5
+    dk_server.latency = 1.0
     async with running_bot(dk_server) as bot:
         sent = await bot.command("how do I create a bucket?")
         assert sent.key is not None

@@ -292,13 +292,14 @@ async def test_pay_refuses_a_malformed_language_code(dk_server: FakeDeveloperKno
 async def test_status_lists_each_servers_tools(
     dk_server: FakeDeveloperKnowledge, pay_server: FakePay
 ) -> None:
-    """tools/list on both servers: reachable, with their tool names."""
+    """tools/list on DK lists its tools; Pay without OAuth is reported, not contacted."""
     async with service_for(settings_for(dk_server, pay_server)) as service:
         dk, pay = await service.status()
     assert ("developer_knowledge", True) == (dk.server, dk.ok)
     assert ("answer_query", "get_documents", "search_documents") == dk.tools
-    assert ("pay", True, ("search_documentation",)) == (pay.server, pay.ok, pay.tools)
+    assert ("pay", False, ()) == (pay.server, pay.ok, pay.tools)
     assert "OAuth" in pay.detail
+    assert [] == pay_server.requests
 
 
 async def test_status_reports_an_unreachable_server() -> None:

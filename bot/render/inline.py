@@ -24,6 +24,7 @@ _INLINE_RE = re.compile(
     r"\((?P<link_url>" + _URL_PART + r")" + _TITLE_PART + r"\s*\))"
     r"|(?P<autolink><(?P<auto_url>https?://[^\s<>|]+)>)"
     r"|(?P<comment><!--.{0,5000}?-->)"
+    r"|(?P<ial>\{:[ \t]*[.#][^{}\n]{0,200}\})"
     r"|(?P<br><br\s*/?>)"
     r"|(?P<anchor><a\s[^<>]*?href=\"(?P<a_url>[^\"<>]*)\"[^<>]*>(?P<a_label>[^<>]*)</a>)"
     r"|(?P<html></?(?P<tag>[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?:\s[^<>]*)?/?>)"
@@ -112,7 +113,7 @@ def _convert(match: re.Match[str], base_url: str | None, plain_emphasis: bool, d
         return link(group("auto_url"))
     if kind == "anchor":
         return link(resolve_url(group("a_url"), base_url), plain_text(group("a_label")))
-    if kind == "comment":
+    if kind in ("comment", "ial"):  # an HTML comment, a kramdown `{: .external}` attribute
         return ""
     if kind == "br":
         return "\n"
@@ -159,7 +160,7 @@ def _plain_piece(match: re.Match[str], depth: int) -> str:
         return group("auto_url")
     if kind == "anchor":
         return group("a_label")
-    if kind in ("comment", "br"):
+    if kind in ("comment", "ial", "br"):
         return " " if kind == "br" else ""
     if kind == "html":
         return "" if _is_stripped_tag(group("tag")) else group("html")

@@ -138,6 +138,19 @@ class GoogleDocsService:
         return [found[name] for name in wanted]
 
     async def status(self) -> list[ServerStatus]:
+        if not self._pay_configured:
+            # Pay takes OAuth only: without it there is nothing worth a network round trip
+            # (and a default-configured test or start-up must not reach out to Google)
+            dk = await self._status("developer_knowledge", self._dk)
+            pay = ServerStatus(
+                server="pay",
+                url=self._pay.url,
+                ok=False,
+                detail="not configured: tool calls need OAuth "
+                "(GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_CLOUD_PROJECT)",
+                checked_at=self._clock(),
+            )
+            return [dk, pay]
         checks = [self._status("developer_knowledge", self._dk), self._status("pay", self._pay)]
         return list(await asyncio.gather(*checks))
 
@@ -280,8 +293,6 @@ class GoogleDocsService:
                 tools = tuple(sorted(t.name for t in await client.list_tools(refresh=True)))
             ok = True
             detail = f"MCP {client.protocol_version}"
-            if server == "pay" and not self._pay_configured:
-                detail += "; tool calls need OAuth (GOOGLE_APPLICATION_CREDENTIALS)"
         except GdocsError as exc:
             detail = exc.message
         except TimeoutError:

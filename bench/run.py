@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -169,7 +170,7 @@ class Bench:
                         "text": text,
                         "api_app_id": "A1",
                         "response_url": self.slack_url.replace("/api/", f"/response/{i}"),
-                        "trigger_id": f"t{i}",
+                        "trigger_id": uuid.uuid4().hex,  # unique: the bot dedupes by it
                     }
                 )
                 ts = str(int(time.time()))

@@ -66,7 +66,10 @@ class Readiness:
         """Ask both servers for their tools; remember whether Developer Knowledge answered."""
         started = self._clock()
         try:
-            statuses = await asyncio.wait_for(self.service.status(), self.probe_timeout)
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow the cancellation
+            # that stops this loop at shutdown when the probe finishes at the same moment
+            async with asyncio.timeout(self.probe_timeout):
+                statuses = await self.service.status()
         except TimeoutError:
             self._record(False, f"no answer within {self.probe_timeout:g}s")
             return

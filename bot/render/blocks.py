@@ -7,7 +7,7 @@ from typing import Any, TypedDict
 from bot.render.escape import strip_controls, truncate
 
 MAX_BLOCKS = 50
-MAX_SECTION_CHARS = 3000
+MAX_SECTION_CHARS = 3000  # Slack refuses a longer section text
 #: what the renderer aims for in one section, below Slack's 3000
 SECTION_CHARS = 2900
 MAX_HEADER_CHARS = 150
@@ -15,7 +15,6 @@ MAX_BUTTON_TEXT_CHARS = 75
 MAX_OPTION_TEXT_CHARS = 75
 MAX_OPTION_VALUE_CHARS = 150
 MAX_BUTTON_VALUE_CHARS = 2000
-MAX_CONTEXT_CHARS = 2000
 #: whole-message budget (fallback text + every string in the blocks); Slack refuses ~13k
 MAX_MESSAGE_CHARS = 11_500
 #: the fallback `text` of a message with blocks is kept short (notifications, screen readers)

@@ -15,7 +15,6 @@ A second signal skips the wait.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import signal
 import sys
@@ -214,11 +213,11 @@ class _Runtime:
         return False
 
     async def _close(self) -> None:
-        """Close whatever was opened, each step on its own so one failure can't leak the rest."""
+        """Close whatever was opened, the background probe first, the clients last."""
         if self.probes is not None:
             self.probes.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.probes
+            # bounded: a probe stuck in a library must not hold the exit
+            await asyncio.wait({self.probes}, timeout=5)
         if self.socket is not None:
             await self.socket.close_async()  # type: ignore[no-untyped-call]
         if self.runner is not None:

@@ -53,7 +53,9 @@ class FakeUpstream:
                 {"name": n, "inputSchema": {"type": "object"}}
                 for n in ("search_documents", "get_documents", "answer_query")
             ]
-            return web.json_response({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": tools}})
+            return web.json_response(
+                {"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": tools}}
+            )
         if method == "initialize":
             info = {
                 "protocolVersion": "2025-11-25",
@@ -170,5 +172,7 @@ class FakeSlackApi:
                 {"ok": True, "user_id": "UBOT", "bot_id": "BBOT", "team_id": "T1", "user": "gdocs"}
             )
         if method == "users.info":
-            return web.json_response({"ok": True, "user": {"id": args.get("user"), "locale": "en-US"}})
+            return web.json_response(
+                {"ok": True, "user": {"id": args.get("user"), "locale": "en-US"}}
+            )
         return web.json_response({"ok": True, "ts": f"1.{self._ts}"})

@@ -10,10 +10,16 @@ def verdicts(r: dict[str, Any]) -> list[tuple[str, bool]]:
     """Each target of the benchmark issue, met or not."""
     return [
         ("ack p99 < 50 ms", r["ack_p99_ms"] < 50),
-        ("every command acknowledged, none near 3 s", r["acked_ok"] == r["n"] and r["ack_max_ms"] < 1000),
+        (
+            "every command acknowledged, none near 3 s",
+            r["acked_ok"] == r["n"] and r["ack_max_ms"] < 1000,
+        ),
         ("overhead p50 < 15 ms", r["overhead_p50_ms"] < 15),
         ("overhead p99 < 100 ms", r["overhead_p99_ms"] < 100),
-        ("N distinct questions within 1.5 × upstream latency", r["wall_s"] <= 1.5 * r["upstream_per_question_s"]),
+        (
+            "N distinct questions within 1.5 × upstream latency",
+            r["wall_s"] <= 1.5 * r["upstream_per_question_s"],
+        ),
         ("cap < N: all answered (queueing, not failing)", r["capped_answered"] == r["n"]),
         ("N identical questions → 1 upstream call", r["identical_upstream_calls"] == 1),
         ("cache hit answered < 20 ms end to end", r["cache_hit_p50_ms"] < 20),
@@ -26,19 +32,40 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
     n, lat = r["n"], r["latency"]
     cmd = "python -m bench.run" + ("" if not argv else " " + " ".join(argv))
     rows = [
-        ("Slash-command ack p50 / p99 / max", f"{r['ack_p50_ms']:.1f} / {r['ack_p99_ms']:.1f} / {r['ack_max_ms']:.1f} ms"),
+        (
+            "Slash-command ack p50 / p99 / max",
+            f"{r['ack_p50_ms']:.1f} / {r['ack_p99_ms']:.1f} / {r['ack_max_ms']:.1f} ms",
+        ),
         ("Commands acknowledged (HTTP 200)", f"{r['acked_ok']} of {n}"),
         ("Answers posted", f"{r['answered']} of {n}"),
-        ("Upstream time per question (answer_query + titles)", f"{r['upstream_per_question_s']:.3f} s"),
-        ("End-to-end overhead p50 / p99 (e2e − upstream)", f"{r['overhead_p50_ms']:.1f} / {r['overhead_p99_ms']:.1f} ms"),
-        (f"Wall time, {n} distinct questions at once", f"{r['wall_s']:.3f} s = {r['wall_over_latency']:.2f} × upstream latency"),
+        (
+            "Upstream time per question (answer_query + titles)",
+            f"{r['upstream_per_question_s']:.3f} s",
+        ),
+        (
+            "End-to-end overhead p50 / p99 (e2e − upstream)",
+            f"{r['overhead_p50_ms']:.1f} / {r['overhead_p99_ms']:.1f} ms",
+        ),
+        (
+            f"Wall time, {n} distinct questions at once",
+            f"{r['wall_s']:.3f} s = {r['wall_over_latency']:.2f} × upstream latency",
+        ),
         ("Upstream calls in flight at most (cap ≥ N)", str(r["max_in_flight"])),
-        (f"Cap {r['capped_cap']} < N: answered / wall / max in flight", f"{r['capped_answered']} of {n} / {r['capped_wall_s']:.2f} s / {r['capped_max_in_flight']}"),
+        (
+            f"Cap {r['capped_cap']} < N: answered / wall / max in flight",
+            f"{r['capped_answered']} of {n} / {r['capped_wall_s']:.2f} s / {r['capped_max_in_flight']}",
+        ),
         (f"{n} identical questions: answer_query calls", str(r["identical_upstream_calls"])),
-        ("Cache hit, command → posted answer p50 / max", f"{r['cache_hit_p50_ms']:.1f} / {r['cache_hit_max_ms']:.1f} ms ({r['cache_hit_upstream_calls']} upstream calls)"),
+        (
+            "Cache hit, command → posted answer p50 / max",
+            f"{r['cache_hit_p50_ms']:.1f} / {r['cache_hit_max_ms']:.1f} ms ({r['cache_hit_upstream_calls']} upstream calls)",
+        ),
         ("Peak RSS of the bot process", f"{r['peak_rss_mb']} MB"),
         ("Cold start (spawn → /healthz 200)", f"{r['cold_start_s']:.2f} s"),
-        ("CLI `gdocs-bot ask`: wall p50 / overhead p50 / peak RSS", f"{r['cli_wall_p50_s']:.2f} s / {r['cli_overhead_p50_ms']:.0f} ms / {r['cli_peak_rss_mb']} MB"),
+        (
+            "CLI `gdocs-bot ask`: wall p50 / overhead p50 / peak RSS",
+            f"{r['cli_wall_p50_s']:.2f} s / {r['cli_overhead_p50_ms']:.0f} ms / {r['cli_peak_rss_mb']} MB",
+        ),
     ]
     lines = [
         "# Benchmark results",

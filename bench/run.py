@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import os
@@ -32,7 +33,7 @@ from aiohttp import web
 
 from bench.fakes import FakeSlackApi, FakeUpstream
 
-SIGNING_SECRET = "bench-signing-secret"  # noqa: S105 - a loopback-only fake
+SIGNING_SECRET = "bench-signing-secret"
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -186,11 +187,11 @@ class Bench:
                     rnd.acked[key] = time.monotonic()
                     rnd.statuses.append(resp.status)
 
-            await asyncio.gather(*(one(i, t, c) for i, (t, c) in enumerate(zip(texts, channels, strict=True))))
-        try:
+            await asyncio.gather(
+                *(one(i, t, c) for i, (t, c) in enumerate(zip(texts, channels, strict=True)))
+            )
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.slack.answered.wait(), timeout)
-        except TimeoutError:
-            pass
         return rnd
 
     async def cli_ask(self, question: str) -> tuple[float, float, int]:
@@ -245,7 +246,9 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 e2e.append(total)
                 overheads.append((total - bench.upstream.spent.get(str(i), 0.0)) * 1000)
         first_sent = min(rnd.sent.values())
-        last_post = max((bench.slack.posted[c] for c in channels if c in bench.slack.posted), default=first_sent)
+        last_post = max(
+            (bench.slack.posted[c] for c in channels if c in bench.slack.posted), default=first_sent
+        )
         out.update(
             ack_p50_ms=pct(acks, 50),
             ack_p99_ms=pct(acks, 99),
@@ -274,7 +277,9 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 hits.append((bench.slack.posted[ch] - rnd.sent[f"{ch}#0"]) * 1000)
         out["cache_hit_p50_ms"] = pct(hits, 50)
         out["cache_hit_max_ms"] = max(hits) if hits else float("nan")
-        out["cache_hit_upstream_calls"] = bench.upstream.calls["answer_query"] - out["identical_upstream_calls"]
+        out["cache_hit_upstream_calls"] = (
+            bench.upstream.calls["answer_query"] - out["identical_upstream_calls"]
+        )
         out["peak_rss_mb"] = bench.stop_bot()
 
         # 3. cap below N: queueing, not failing
@@ -283,7 +288,9 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         bench.upstream.reset()
         texts = [f"how do I set up thing q{i + n} in firebase?" for i in range(n)]
         channels = [f"E{i:05d}" for i in range(n)]
-        rnd = await bench.burst(texts, channels, timeout=30 + (n / cap + 2) * (lat + args.doc_latency) * 2)
+        rnd = await bench.burst(
+            texts, channels, timeout=30 + (n / cap + 2) * (lat + args.doc_latency) * 2
+        )
         first_sent = min(rnd.sent.values())
         posted = [bench.slack.posted[c] for c in channels if c in bench.slack.posted]
         out.update(
@@ -298,7 +305,9 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         # 4. the CLI path
         walls, overheads_cli, rss = [], [], []
         for j in range(args.cli_runs):
-            wall, spent, peak = await bench.cli_ask(f"how do I list buckets q{900000 + j} with gcloud?")
+            wall, spent, peak = await bench.cli_ask(
+                f"how do I list buckets q{900000 + j} with gcloud?"
+            )
             walls.append(wall)
             overheads_cli.append((wall - spent) * 1000)
             rss.append(peak)
@@ -327,7 +336,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="show the bot's stderr")
     args = parser.parse_args(argv)
     if args.smoke:
-        args.n, args.latency, args.doc_latency, args.cache_probes, args.cli_runs = 4, 0.05, 0.01, 2, 1
+        args.n, args.latency, args.doc_latency, args.cache_probes, args.cli_runs = (
+            4,
+            0.05,
+            0.01,
+            2,
+            1,
+        )
     if args.workdir is None:
         import tempfile
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Literal, Protocol
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from bot.errors import InvalidInput
 

@@ -86,7 +86,8 @@ def dk_server() -> Iterator[FakeDeveloperKnowledge]:
     server.add_document(
         "documents/docs.cloud.google.com/storage/docs/creating-buckets",
         "Create buckets",
-        "# Create buckets\n\nUse `gcloud storage buckets create gs://NAME`.\n\n## Console\n\nClick **Create**.",
+        "# Create buckets\n\nUse `gcloud storage buckets create gs://NAME`.\n\n"
+        "## Console\n\nClick **Create**.",
     )
     server.add_document(
         "documents/firebase.google.com/docs/firestore/pricing",

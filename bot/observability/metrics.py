@@ -11,14 +11,14 @@ LATENCY_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 _Labels = tuple[tuple[str, str], ...]
 
 
+def _label_value(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
 def _fmt_labels(labels: _Labels) -> str:
     if not labels:
         return ""
-    inner = ",".join(
-        f'{k}="{v.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34)).replace(chr(10), " ")}"'
-        for k, v in labels
-    )
-    return "{" + inner + "}"
+    return "{" + ",".join(f'{k}="{_label_value(v)}"' for k, v in labels) + "}"
 
 
 class Metrics:
@@ -32,7 +32,9 @@ class Metrics:
         self._help = {
             "gdocs_requests_total": "Slack requests handled, by kind and outcome.",
             "gdocs_cache_total": "Cache lookups, by cache and result (hit or miss).",
-            "gdocs_quota_fallbacks_total": "Questions answered by search because answer_query quota was spent.",
+            "gdocs_quota_fallbacks_total": (
+                "Questions answered by search because answer_query quota was spent."
+            ),
             "gdocs_upstream_calls_total": "Upstream MCP tool calls, by server, tool and outcome.",
         }
 

@@ -61,7 +61,8 @@ class ThreadedServer:
         started = asyncio.Event()
 
         async def watch_start() -> None:
-            while not server.started and not task.done():
+            # uvicorn has no start event to wait on; poll its flag
+            while not server.started and not task.done():  # noqa: ASYNC110
                 await asyncio.sleep(0.01)
             started.set()
 

@@ -64,11 +64,14 @@ class FakeSlack:
     # --- scripting ---------------------------------------------------------------------
     def fail(self, method: str, error: str, *, times: int = 1) -> None:
         """The next `times` calls of `method` answer `{"ok": false, "error": error}`."""
-        self._scripts.setdefault(method, deque()).extend(_Scripted(error=error) for _ in range(times))
+        self._scripts.setdefault(method, deque()).extend(
+            _Scripted(error=error) for _ in range(times)
+        )
 
     def rate_limit(self, method: str, *, retry_after: int = 1, times: int = 1) -> None:
         self._scripts.setdefault(method, deque()).extend(
-            _Scripted(error="ratelimited", status=429, retry_after=retry_after) for _ in range(times)
+            _Scripted(error="ratelimited", status=429, retry_after=retry_after)
+            for _ in range(times)
         )
 
     def server_error(self, method: str, *, status: int = 503, times: int = 1) -> None:
@@ -89,7 +92,9 @@ class FakeSlack:
             raise AssertionError(f"expected {count} × {method} within {timeout}s; saw {seen}")
         return self.calls_to(method)
 
-    async def await_calls(self, method: str, count: int = 1, timeout: float = 10.0) -> list[SlackCall]:
+    async def await_calls(
+        self, method: str, count: int = 1, timeout: float = 10.0
+    ) -> list[SlackCall]:
         """`wait_for` without blocking the test's event loop."""
         return await asyncio.to_thread(self.wait_for, method, count, timeout)
 
@@ -195,9 +200,21 @@ class FakeSlack:
         if method == "auth.test":
             if not self.auth_ok:
                 return {"ok": False, "error": "invalid_auth"}
-            return {"ok": True, "user_id": BOT_USER_ID, "bot_id": BOT_ID, "team_id": "T1", "user": "gdocs", "team": "Test"}
+            return {
+                "ok": True,
+                "user_id": BOT_USER_ID,
+                "bot_id": BOT_ID,
+                "team_id": "T1",
+                "user": "gdocs",
+                "team": "Test",
+            }
         if method in ("chat.postMessage", "chat.postEphemeral", "chat.update"):
-            return {"ok": True, "channel": args.get("channel"), "ts": args.get("ts") or ts, "message_ts": ts}
+            return {
+                "ok": True,
+                "channel": args.get("channel"),
+                "ts": args.get("ts") or ts,
+                "message_ts": ts,
+            }
         if method == "users.info":
             user = args.get("user", "")
             return {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US")}}
@@ -205,11 +222,21 @@ class FakeSlack:
             return {"ok": True, "url": self.socket_url or "ws://127.0.0.1:9/"}
         if method == "files.getUploadURLExternal":
             assert self._server is not None
-            return {"ok": True, "upload_url": f"{self._server.base_url}/api/upload.bin", "file_id": f"F{self._ts}"}
+            return {
+                "ok": True,
+                "upload_url": f"{self._server.base_url}/api/upload.bin",
+                "file_id": f"F{self._ts}",
+            }
         if method == "upload.bin":
             return {"ok": True}
         if method == "files.completeUploadExternal":
-            return {"ok": True, "files": [{"id": f["id"], "title": f.get("title", "")} for f in _json_list(args.get("files"))]}
+            return {
+                "ok": True,
+                "files": [
+                    {"id": f["id"], "title": f.get("title", "")}
+                    for f in _json_list(args.get("files"))
+                ],
+            }
         return {"ok": True}
 
 
@@ -220,7 +247,14 @@ async def _read_args(request: web.Request) -> dict[str, Any]:
         args = dict(data) if isinstance(data, dict) else {}
     elif ctype in ("application/x-www-form-urlencoded", "multipart/form-data"):
         form = await request.post()
-        args = {k: (v if isinstance(v, str) else getattr(v, "file", None) and v.file.read().decode("utf-8", "replace")) for k, v in form.items()}
+        args = {
+            k: (
+                v
+                if isinstance(v, str)
+                else getattr(v, "file", None) and v.file.read().decode("utf-8", "replace")
+            )
+            for k, v in form.items()
+        }
     elif request.method == "GET":
         args = {}
     else:

@@ -1,0 +1,39 @@
+"""The benchmark runs end to end (tiny N, nothing timed: CI must not judge speed)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_benchmark_smoke_run_answers_every_question(tmp_path: Path) -> None:
+    """`python -m bench.run --smoke` drives the real bot and every question is answered."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "GOOGLE_"))}
+    env.update(GCE_METADATA_HOST="127.0.0.1:9", GCE_METADATA_IP="127.0.0.1:9", NO_GCE_CHECK="True")
+    out = tmp_path / "RESULTS.md"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.run",
+            "--smoke",
+            "--workdir",
+            str(tmp_path),
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert 0 == proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "| Answers posted | 4 of 4 |" in proc.stdout
+    assert "| 4 identical questions: answer_query calls | 1 |" in proc.stdout
+    assert not out.exists(), "a smoke run must not overwrite the committed results"

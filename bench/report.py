@@ -51,6 +51,7 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
             f"{r['wall_s']:.3f} s = {r['wall_over_latency']:.2f} × upstream latency",
         ),
         ("Upstream calls in flight at most (cap ≥ N)", str(r["max_in_flight"])),
+        ("Bot CPU per question / driver+fakes CPU for the burst", f"{r['bot_cpu_ms_per_question']:.2f} ms / {r['driver_cpu_s']:.2f} s"),
         (
             f"Cap {r['capped_cap']} < N: answered / wall / max in flight",
             f"{r['capped_answered']} of {n} / {r['capped_wall_s']:.2f} s / {r['capped_max_in_flight']}",

@@ -112,8 +112,12 @@ class Bench:
         env = self.bot_env(cap)
         env["PORT"] = str(self.bot_port)
         t0 = time.monotonic()
+        cmd = [sys.executable, "-m", "bot", "serve"]
+        if self.args.profile:
+            # py-spy (pip install py-spy) samples the bot; collapsed stacks for flame graphs
+            cmd = ["py-spy", "record", "--format", "raw", "-r", "200", "-o", str(self.args.profile), "--", *cmd]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot", "serve"],
+            cmd,
             env=env,
             cwd=self.args.workdir,
             stdout=subprocess.DEVNULL,
@@ -132,6 +136,12 @@ class Bench:
                     pass
                 await asyncio.sleep(0.005)
         raise RuntimeError("bot did not become healthy in 30 s")
+
+    def bot_cpu_seconds(self) -> float:
+        """User + system CPU time the bot process has used so far."""
+        assert self.proc is not None
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop_bot(self) -> int:
         """Stop the bot; its peak RSS in MB (VmHWM) read just before."""
@@ -234,6 +244,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
 
         # 1. N distinct questions at once, one channel each; upstream cap >= N
         bench.upstream.reset()
+        cpu0, self_cpu0 = bench.bot_cpu_seconds(), time.process_time()
         texts = [f"how do I configure feature q{i} in cloud storage?" for i in range(n)]
         channels = [f"C{i:05d}" for i in range(n)]
         rnd = await bench.burst(texts, channels, timeout=30 + 5 * lat)
@@ -261,6 +272,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             wall_s=last_post - first_sent,
             wall_over_latency=(last_post - first_sent) / lat,
             max_in_flight=bench.upstream.max_in_flight,
+            bot_cpu_ms_per_question=(bench.bot_cpu_seconds() - cpu0) * 1000 / n,
+            driver_cpu_s=time.process_time() - self_cpu0,
         )
 
         # 2. N identical questions at once -> single flight, then cache hits
@@ -334,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     parser.add_argument("--workdir", type=Path, default=None, help="cwd of the bot (no .env)")
     parser.add_argument("--verbose", action="store_true", help="show the bot's stderr")
+    parser.add_argument("--profile", type=Path, default=None, help="py-spy the bot into FILE")
     args = parser.parse_args(argv)
     if args.smoke:
         args.n, args.latency, args.doc_latency, args.cache_probes, args.cli_runs = (

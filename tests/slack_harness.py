@@ -28,7 +28,7 @@ from slack_bolt.response import BoltResponse
 
 from bot.observability.metrics import Metrics
 from bot.settings import Settings
-from bot.slack.app import build_bolt_app
+from bot.slack.app import build_bolt_app, build_web_client
 from bot.slack.context import BotContext, build_context
 from bot.slack.http import EVENTS_PATH, slack_events_route
 from bot.upstream import build_service
@@ -312,7 +312,8 @@ async def running_bot(
     metrics = WatchedMetrics()
     service = build_service(settings, metrics=metrics, backoff_base=0.001)
     ctx = build_context(settings, service, metrics)
-    app = build_bolt_app(ctx)
+    client = build_web_client(settings)
+    app = build_bolt_app(ctx, client=client)
     web_app = web.Application(client_max_size=max(max_body_bytes, 1024) * 2)
     web_app.add_routes([slack_events_route(app, max_body_bytes=max_body_bytes)])
     runner = web.AppRunner(web_app, access_log=None, shutdown_timeout=1.0)
@@ -330,6 +331,8 @@ async def running_bot(
         await ctx.inflight.drain(10)
         await runner.cleanup()
         await service.aclose()
+        if client.session is not None:
+            await client.session.close()
         if own_fake:
             fake.stop()
 

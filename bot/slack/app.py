@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from aiohttp import ClientSession, TCPConnector
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
@@ -48,13 +50,26 @@ def _bolt_logger() -> logging.Logger:
 
 
 def build_web_client(settings: Settings) -> AsyncWebClient:
-    """The bot's Web API client: retries 429 (Retry-After), 500/503 and connection errors."""
+    """The bot's Web API client: retries 429 (Retry-After), 500/503 and connection errors.
+
+    Inside a running loop it gets one pooled aiohttp session (closed by its owner through
+    `client.session`), also used for `response_url` posts: without it slack_sdk opens a new
+    connection, with its TLS handshake, for every call.
+    """
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
+    session = None
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass  # built outside a loop (a test): slack_sdk makes a session per call
+    else:
+        session = ClientSession(connector=TCPConnector(limit=256))
     return AsyncWebClient(
         token=token,
         base_url=str(settings.slack_api_url),
         timeout=WEB_API_TIMEOUT_SECONDS,
         retry_handlers=retry_handlers(),
+        session=session,
     )
 
 

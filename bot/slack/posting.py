@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from aiohttp import ClientError
+from aiohttp import ClientError, ClientSession
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -64,6 +64,7 @@ async def respond(
     *,
     replace_original: bool = False,
     delete_original: bool = False,
+    session: ClientSession | None = None,
 ) -> bool:
     """POST to a `response_url` (ephemeral by default). False when it could not be delivered."""
     if not response_url:
@@ -79,7 +80,9 @@ async def respond(
     if msg is not None:
         body["unfurl_links"] = False
         body["unfurl_media"] = False
-    webhook = AsyncWebhookClient(url=response_url, timeout=10, retry_handlers=retry_handlers())
+    webhook = AsyncWebhookClient(
+        url=response_url, timeout=10, retry_handlers=retry_handlers(), session=session
+    )
     try:
         response = await webhook.send_dict(body)
     except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
@@ -125,7 +128,9 @@ async def post_or_fallback(
             logger.info(
                 "cannot post in channel (%s); answering ephemerally", exc.response.get("error")
             )
-    await respond(response_url, with_hint(msg), replace_original=replace_original)
+    await respond(
+        response_url, with_hint(msg), replace_original=replace_original, session=client.session
+    )
     return None
 
 
@@ -147,7 +152,7 @@ async def post_ephemeral(
             return True
         except SlackApiError as exc:
             logger.info("chat.postEphemeral failed: %s", exc.response.get("error"))
-    return await respond(response_url, msg)
+    return await respond(response_url, msg, session=client.session)
 
 
 async def react(client: AsyncWebClient, *, channel: str, ts: str, name: str, add: bool) -> None:

@@ -63,7 +63,9 @@ class CommandReply:
 
     async def start_progress(self, msg: Message) -> None:
         # delivered concurrently with the upstream call; awaited before it is replaced
-        self._progress = asyncio.ensure_future(posting.respond(self.response_url, msg))
+        self._progress = asyncio.ensure_future(
+            posting.respond(self.response_url, msg, session=self.client.session)
+        )
 
     async def _progress_posted(self) -> bool:
         if self._progress is None or self._progress_gone:
@@ -72,7 +74,9 @@ class CommandReply:
 
     async def notice(self, msg: Message, *, private: bool = True) -> None:
         replace = await self._progress_posted()
-        await posting.respond(self.response_url, msg, replace_original=replace)
+        await posting.respond(
+            self.response_url, msg, replace_original=replace, session=self.client.session
+        )
         self._progress_gone = self._progress_gone or replace
 
     async def deliver(self, msg: Message) -> str | None:
@@ -91,7 +95,9 @@ class CommandReply:
     async def finish(self) -> None:
         if await self._progress_posted():
             self._progress_gone = True
-            await posting.respond(self.response_url, delete_original=True)
+            await posting.respond(
+                self.response_url, delete_original=True, session=self.client.session
+            )
 
 
 @dataclass
@@ -167,7 +173,7 @@ class ActionReply:
     async def deliver(self, msg: Message) -> str | None:
         if self.thread_ts is None:
             # an ephemeral message's button: there is no visible thread to post into
-            await posting.respond(self.response_url, msg)
+            await posting.respond(self.response_url, msg, session=self.client.session)
             return None
         return await posting.post_or_fallback(
             self.client,

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import math
 import os
 import platform
 import socket
@@ -112,12 +113,8 @@ class Bench:
         env = self.bot_env(cap)
         env["PORT"] = str(self.bot_port)
         t0 = time.monotonic()
-        cmd = [sys.executable, "-m", "bot", "serve"]
-        if self.args.profile:
-            # py-spy (pip install py-spy) samples the bot; collapsed stacks for flame graphs
-            cmd = ["py-spy", "record", "--format", "raw", "-r", "200", "-o", str(self.args.profile), "--", *cmd]
         self.proc = subprocess.Popen(
-            cmd,
+            [sys.executable, "-m", "bot", "serve"],
             env=env,
             cwd=self.args.workdir,
             stdout=subprocess.DEVNULL,
@@ -161,48 +158,63 @@ class Bench:
             self.proc.wait()
         return peak_kb // 1024
 
-    async def burst(self, texts: list[str], channels: list[str], timeout: float) -> Round:
-        """Send one signed /gdocs per text at once; wait until every channel got its answer."""
-        rnd = Round()
-        self.slack.expect(len(set(channels)))
-        url = f"http://127.0.0.1:{self.bot_port}/slack/events"
+    async def burst(
+        self,
+        texts: list[str],
+        channels: list[str],
+        timeout: float,
+        probes: list[tuple[str, str]] | None = None,
+    ) -> tuple[Round, Round]:
+        """Send one signed /gdocs per text at once; then, while those are in flight, each probe
+        (text, channel) one after another; wait until every channel got its answer."""
+        rnd, probe_rnd = Round(), Round()
+        probes = probes or []
+        self.slack.expect(len(set(channels)) + len(probes))
         connector = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(connector=connector) as session:
-
-            async def one(i: int, text: str, channel: str) -> None:
-                body = urlencode(
-                    {
-                        "token": "x",
-                        "team_id": "T1",
-                        "channel_id": channel,
-                        "channel_name": "bench",
-                        "user_id": f"U{i:05d}",
-                        "command": "/gdocs",
-                        "text": text,
-                        "api_app_id": "A1",
-                        "response_url": self.slack_url.replace("/api/", f"/response/{i}"),
-                        "trigger_id": uuid.uuid4().hex,  # unique: the bot dedupes by it
-                    }
-                )
-                ts = str(int(time.time()))
-                headers = {
-                    "Content-Type": "application/x-www-form-urlencoded",
-                    "X-Slack-Request-Timestamp": ts,
-                    "X-Slack-Signature": sign(body, ts),
-                }
-                key = f"{channel}#{i}"
-                rnd.sent[key] = time.monotonic()
-                async with session.post(url, data=body, headers=headers) as resp:
-                    await resp.read()
-                    rnd.acked[key] = time.monotonic()
-                    rnd.statuses.append(resp.status)
-
             await asyncio.gather(
-                *(one(i, t, c) for i, (t, c) in enumerate(zip(texts, channels, strict=True)))
+                *(
+                    self._command(session, rnd, i, t, c)
+                    for i, (t, c) in enumerate(zip(texts, channels, strict=True))
+                )
             )
+            # every burst command is acknowledged and waiting on the upstream now
+            for j, (text, channel) in enumerate(probes):
+                await self._command(session, probe_rnd, len(texts) + j, text, channel)
+                await asyncio.sleep(0.005)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.slack.answered.wait(), timeout)
-        return rnd
+        return rnd, probe_rnd
+
+    async def _command(
+        self, session: aiohttp.ClientSession, rnd: Round, i: int, text: str, channel: str
+    ) -> None:
+        body = urlencode(
+            {
+                "token": "x",
+                "team_id": "T1",
+                "channel_id": channel,
+                "channel_name": "bench",
+                "user_id": f"U{i:05d}",
+                "command": "/gdocs",
+                "text": text,
+                "api_app_id": "A1",
+                "response_url": self.slack_url.replace("/api/", f"/response/{i}"),
+                "trigger_id": uuid.uuid4().hex,  # unique: the bot dedupes by it
+            }
+        )
+        ts = str(int(time.time()))
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "X-Slack-Request-Timestamp": ts,
+            "X-Slack-Signature": sign(body, ts),
+        }
+        url = f"http://127.0.0.1:{self.bot_port}/slack/events"
+        rnd.sent[channel] = time.monotonic()
+        async with session.post(url, data=body, headers=headers) as resp:
+            await resp.read()
+            rnd.acked[channel] = time.monotonic()
+            rnd.statuses.append(resp.status)
 
     async def cli_ask(self, question: str) -> tuple[float, float, int]:
         """Run `python -m bot ask`; (wall seconds, upstream seconds, peak RSS MB)."""
@@ -233,6 +245,64 @@ class Bench:
             await runner.cleanup()
 
 
+def _overheads(bench: Bench, rnd: Round, qid_of: dict[str, str]) -> tuple[list[float], float]:
+    """Per answered channel: (posted − sent − upstream time spent on it) in ms; and the wall
+    time from the first command to the last answer."""
+    overheads = []
+    for ch, sent in rnd.sent.items():
+        if ch in bench.slack.posted:
+            e2e = bench.slack.posted[ch] - sent
+            overheads.append((e2e - bench.upstream.spent.get(qid_of[ch], 0.0)) * 1000)
+    posted = [bench.slack.posted[c] for c in rnd.sent if c in bench.slack.posted]
+    wall = (max(posted) - min(rnd.sent.values())) if posted else float("nan")
+    return overheads, wall
+
+
+def _acks(rnd: Round) -> list[float]:
+    return [(rnd.acked[k] - rnd.sent[k]) * 1000 for k in rnd.acked]
+
+
+async def _distinct_round(bench: Bench, tag: str, base: int, probes: int) -> dict[str, Any]:
+    """N distinct questions at once, one channel each, then `probes` more while they wait."""
+    n, lat = bench.args.n, bench.args.latency
+    bench.upstream.reset()
+    texts = [f"how do I configure feature q{base + i} in cloud storage?" for i in range(n)]
+    channels = [f"{tag}{i:05d}" for i in range(n)]
+    probe_list = [
+        (f"how do I configure feature q{base + n + j} in cloud storage?", f"{tag}P{j:04d}")
+        for j in range(probes)
+    ]
+    qid_of = {c: str(base + i) for i, c in enumerate(channels)}
+    qid_of.update({c: str(base + n + j) for j, (_, c) in enumerate(probe_list)})
+    cpu0, self_cpu0 = bench.bot_cpu_seconds(), time.process_time()
+    rnd, probe_rnd = await bench.burst(texts, channels, timeout=30 + 5 * lat, probes=probe_list)
+    bot_cpu = bench.bot_cpu_seconds() - cpu0
+    overheads, wall = _overheads(bench, rnd, qid_of)
+    probe_overheads, _ = _overheads(bench, probe_rnd, qid_of)
+    acks, probe_acks = _acks(rnd), _acks(probe_rnd)
+    return {
+        "burst_ack_p50_ms": pct(acks, 50),
+        "burst_ack_p99_ms": pct(acks, 99),
+        "ack_max_ms": max(acks + probe_acks),
+        "acked_ok": sum(1 for s in rnd.statuses + probe_rnd.statuses if s == 200),
+        "answered": len(overheads) + len(probe_overheads),
+        "overhead_p50_ms": pct(overheads, 50),
+        "overhead_p99_ms": pct(overheads, 99),
+        "probe_ack_p50_ms": pct(probe_acks, 50),
+        "probe_ack_p99_ms": pct(probe_acks, 99),
+        "probe_overhead_p50_ms": pct(probe_overheads, 50),
+        "probe_overhead_p99_ms": pct(probe_overheads, 99),
+        "upstream_per_question_s": statistics.mean(
+            bench.upstream.spent[str(base + i)] for i in range(n)
+        ),
+        "wall_s": wall,
+        "wall_over_latency": wall / lat,
+        "max_in_flight": bench.upstream.max_in_flight,
+        "bot_cpu_ms_per_question": bot_cpu * 1000 / (n + probes),
+        "driver_cpu_s": time.process_time() - self_cpu0,
+    }
+
+
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     bench = Bench(args)
     await bench.start_fakes()
@@ -242,52 +312,27 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         out["cold_start_s"] = await bench.start_bot(cap=max(n, 1))
         await bench.burst(["how do I warm up q999999 please?"], ["CWARM"], timeout=10 + 3 * lat)
 
-        # 1. N distinct questions at once, one channel each; upstream cap >= N
-        bench.upstream.reset()
-        cpu0, self_cpu0 = bench.bot_cpu_seconds(), time.process_time()
-        texts = [f"how do I configure feature q{i} in cloud storage?" for i in range(n)]
-        channels = [f"C{i:05d}" for i in range(n)]
-        rnd = await bench.burst(texts, channels, timeout=30 + 5 * lat)
-        acks = [(rnd.acked[k] - rnd.sent[k]) * 1000 for k in rnd.sent]
-        overheads, e2e = [], []
-        for i, ch in enumerate(channels):
-            key = f"{ch}#{i}"
-            if ch in bench.slack.posted:
-                total = bench.slack.posted[ch] - rnd.sent[key]
-                e2e.append(total)
-                overheads.append((total - bench.upstream.spent.get(str(i), 0.0)) * 1000)
-        first_sent = min(rnd.sent.values())
-        last_post = max(
-            (bench.slack.posted[c] for c in channels if c in bench.slack.posted), default=first_sent
-        )
-        out.update(
-            ack_p50_ms=pct(acks, 50),
-            ack_p99_ms=pct(acks, 99),
-            ack_max_ms=max(acks),
-            acked_ok=sum(1 for s in rnd.statuses if s == 200),
-            answered=len(e2e),
-            overhead_p50_ms=pct(overheads, 50),
-            overhead_p99_ms=pct(overheads, 99),
-            upstream_per_question_s=statistics.mean(bench.upstream.spent[str(i)] for i in range(n)),
-            wall_s=last_post - first_sent,
-            wall_over_latency=(last_post - first_sent) / lat,
-            max_in_flight=bench.upstream.max_in_flight,
-            bot_cpu_ms_per_question=(bench.bot_cpu_seconds() - cpu0) * 1000 / n,
-            driver_cpu_s=time.process_time() - self_cpu0,
-        )
+        # 1. N distinct questions at once: first with cold connection pools, then warm, with
+        #    probe commands sent one by one while the N wait on the upstream
+        cold = await _distinct_round(bench, "C", 0, probes=0)
+        out["cold"] = cold
+        out["n_answered"] = cold["answered"]
+        out.update(await _distinct_round(bench, "W", 10 * n, probes=args.probes))
+        out["probes"] = args.probes
 
         # 2. N identical questions at once -> single flight, then cache hits
         bench.upstream.reset()
         same = "how do I rotate keys q777777 in cloud kms?"
-        rnd = await bench.burst([same] * n, [f"D{i:05d}" for i in range(n)], timeout=30 + 5 * lat)
-        out["identical_answered"] = len(bench.slack.posted)
+        channels = [f"D{i:05d}" for i in range(n)]
+        await bench.burst([same] * n, channels, timeout=30 + 5 * lat)
+        out["identical_answered"] = sum(1 for c in channels if c in bench.slack.posted)
         out["identical_upstream_calls"] = bench.upstream.calls["answer_query"]
         hits = []
         for j in range(args.cache_probes):
             ch = f"H{j:05d}"
-            rnd = await bench.burst([same], [ch], timeout=10)
+            rnd, _ = await bench.burst([same], [ch], timeout=10)
             if ch in bench.slack.posted:
-                hits.append((bench.slack.posted[ch] - rnd.sent[f"{ch}#0"]) * 1000)
+                hits.append((bench.slack.posted[ch] - rnd.sent[ch]) * 1000)
         out["cache_hit_p50_ms"] = pct(hits, 50)
         out["cache_hit_max_ms"] = max(hits) if hits else float("nan")
         out["cache_hit_upstream_calls"] = (
@@ -299,17 +344,16 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         cap = max(1, n // 4)
         await bench.start_bot(cap=cap)
         bench.upstream.reset()
-        texts = [f"how do I set up thing q{i + n} in firebase?" for i in range(n)]
+        texts = [f"how do I set up thing q{i + 20 * n} in firebase?" for i in range(n)]
         channels = [f"E{i:05d}" for i in range(n)]
-        rnd = await bench.burst(
-            texts, channels, timeout=30 + (n / cap + 2) * (lat + args.doc_latency) * 2
-        )
-        first_sent = min(rnd.sent.values())
+        per_round = lat + args.doc_latency
+        rnd, _ = await bench.burst(texts, channels, timeout=30 + (n / cap + 2) * per_round * 2)
         posted = [bench.slack.posted[c] for c in channels if c in bench.slack.posted]
         out.update(
             capped_cap=cap,
             capped_answered=len(posted),
-            capped_wall_s=(max(posted) - first_sent) if posted else float("nan"),
+            capped_wall_s=(max(posted) - min(rnd.sent.values())) if posted else float("nan"),
+            capped_ideal_s=math.ceil(n / cap) * per_round,
             capped_max_in_flight=bench.upstream.max_in_flight,
             capped_acked_ok=sum(1 for s in rnd.statuses if s == 200),
         )
@@ -318,9 +362,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         # 4. the CLI path
         walls, overheads_cli, rss = [], [], []
         for j in range(args.cli_runs):
-            wall, spent, peak = await bench.cli_ask(
-                f"how do I list buckets q{900000 + j} with gcloud?"
-            )
+            question = f"how do I list buckets q{900000 + j} with gcloud?"
+            wall, spent, peak = await bench.cli_ask(question)
             walls.append(wall)
             overheads_cli.append((wall - spent) * 1000)
             rss.append(peak)
@@ -342,21 +385,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=1.0, help="answer/search latency, s")
     parser.add_argument("--doc-latency", type=float, default=0.1, help="get_documents latency, s")
     parser.add_argument("--cache-probes", type=int, default=20)
+    parser.add_argument(
+        "--probes", type=int, default=40, help="commands sent one by one while N are in flight"
+    )
     parser.add_argument("--cli-runs", type=int, default=3)
     parser.add_argument("--smoke", action="store_true", help="tiny run for CI; writes nothing")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     parser.add_argument("--workdir", type=Path, default=None, help="cwd of the bot (no .env)")
     parser.add_argument("--verbose", action="store_true", help="show the bot's stderr")
-    parser.add_argument("--profile", type=Path, default=None, help="py-spy the bot into FILE")
     args = parser.parse_args(argv)
     if args.smoke:
-        args.n, args.latency, args.doc_latency, args.cache_probes, args.cli_runs = (
-            4,
-            0.05,
-            0.01,
-            2,
-            1,
-        )
+        args.n, args.latency, args.doc_latency = 4, 0.05, 0.01
+        args.cache_probes, args.cli_runs, args.probes = 2, 1, 2
     if args.workdir is None:
         import tempfile
 
@@ -371,7 +411,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.out}")
     failed = [name for name, ok in verdicts(results) if not ok]
     # correctness failures always fail; timing targets only count on a full run
-    broken = results["answered"] < args.n or results["identical_answered"] < args.n
+    broken = (
+        results["n_answered"] < args.n
+        or results["answered"] < args.n + args.probes
+        or results["identical_answered"] < args.n
+        or results["capped_answered"] < args.n
+    )
     return 1 if broken or (failed and not args.smoke) else 0
 
 

@@ -15,6 +15,7 @@ A second signal skips the wait.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import sys
@@ -139,6 +140,9 @@ class _Runtime:
         readiness.slack_authenticated = True
         if settings.socket_mode:
             await self._connect_socket(app, readiness, api_url)
+        # everything built so far lives as long as the process: keep it out of the garbage
+        # collector's full passes, which otherwise rescan it while answers are being built
+        gc.freeze()
         logger.info("ready", extra={"mode": readiness.mode})
 
     async def _listen(self, web_app: web.Application) -> None:

@@ -34,6 +34,6 @@ def test_benchmark_smoke_run_answers_every_question(tmp_path: Path) -> None:
         check=False,
     )
     assert 0 == proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "| Answers posted | 4 of 4 |" in proc.stdout
+    assert "| Answers posted | 6 of 6 |" in proc.stdout
     assert "| 4 identical questions: answer_query calls | 1 |" in proc.stdout
     assert not out.exists(), "a smoke run must not overwrite the committed results"

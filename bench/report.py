@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any
+
+#: hand-written analysis appended to the generated figures
+FINDINGS = Path(__file__).with_name("FINDINGS.md")
 
 
 def verdicts(r: dict[str, Any]) -> list[tuple[str, bool]]:
@@ -113,4 +117,6 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
         *(f"| {name} | {'yes' if ok else '**no**'} |" for name, ok in verdicts(r)),
         "",
     ]
+    if FINDINGS.exists():
+        lines += [FINDINGS.read_text().rstrip(), ""]
     return "\n".join(lines)

@@ -99,7 +99,7 @@ class Bench:
             MCP_MAX_CONCURRENCY=str(cap),
             MCP_TIMEOUT_SECONDS="60",
             RATE_LIMIT_PER_USER_PER_MINUTE="0",
-            LOG_LEVEL="WARNING",
+            LOG_LEVEL="INFO",  # the production default: its per-request log line counts
             HOST="127.0.0.1",
             GCE_METADATA_HOST="127.0.0.1:9",
             GCE_METADATA_IP="127.0.0.1:9",

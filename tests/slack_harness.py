@@ -34,6 +34,7 @@ from bot.slack.http import EVENTS_PATH, slack_events_route
 from bot.upstream import build_service
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlack
+from tests.fakes.slack_payloads import slash_command_form
 
 SIGNING_SECRET = "sig-secret-5f3c1a9e7b2d4c6a8e0f"
 BOT_TOKEN = "xoxb-bot-token-9d8c7b6a5f4e3d2c1b0a"
@@ -135,21 +136,9 @@ class SlackBot:
     ) -> tuple[str, str]:
         n = self.next_id()
         key = key or f"cmd{n}"
-        form = {
-            "token": "deprecated-verification-token",
-            "team_id": "T1",
-            "team_domain": "test",
-            "channel_id": channel,
-            "channel_name": "general",
-            "user_id": user,
-            "user_name": f"user-{user}",
-            "command": "/gdocs",
-            "text": text,
-            "api_app_id": "A1",
-            "is_enterprise_install": "false",
-            "response_url": self.fake.response_url(key),
-            "trigger_id": f"trigger-{n}.{time.time_ns()}",
-        }
+        form = slash_command_form(
+            text, response_url=self.fake.response_url(key), user=user, channel=channel
+        )
         return urlencode(form), key
 
     async def command(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import itertools
 import os
 import re
 import signal
@@ -24,7 +23,8 @@ from urllib.parse import urlencode
 
 import httpx
 
-_triggers = itertools.count(1)
+from tests.fakes.slack_payloads import slash_command_form
+
 LISTENING = re.compile(r"listening on http://[^:]+:(\d+)")
 
 NO_METADATA = {
@@ -159,23 +159,7 @@ def signed_slash_command(
     signing_secret: str, text: str, response_url: str, **fields: str
 ) -> tuple[bytes, dict[str, str]]:
     """A slash-command request body and headers signed as Slack signs them (v0 HMAC-SHA256)."""
-    form = {
-        "token": "verification-token",
-        "team_id": "T1",
-        "team_domain": "test",
-        "channel_id": "C1",
-        "channel_name": "general",
-        "user_id": "U1",
-        "user_name": "alice",
-        "command": "/gdocs",
-        "text": text,
-        "api_app_id": "A1",
-        "is_enterprise_install": "false",
-        "response_url": response_url,
-        # a fresh trigger id per command: the bot drops a repeated one as a Slack retry
-        "trigger_id": f"{time.time_ns()}.1.{next(_triggers)}",
-        **fields,
-    }
+    form = slash_command_form(text, response_url=response_url, **fields)
     body = urlencode(form).encode()
     timestamp = str(int(time.time()))
     digest = hmac.new(

@@ -19,6 +19,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from tests.fakes.serving import ThreadedServer
+from tests.fakes.slack_payloads import slash_command_form
 
 _ids = itertools.count(1)
 
@@ -88,22 +89,8 @@ class FakeSocketMode:
     def send_slash_command(self, text: str, response_url: str, **fields: str) -> str:
         """A `/gdocs` slash command envelope; returns its envelope_id."""
         envelope_id = f"env-{next(_ids)}"
-        payload = {
-            "token": "verification-token",
-            "team_id": "T1",
-            "team_domain": "test",
-            "channel_id": "C1",
-            "channel_name": "general",
-            "user_id": "U1",
-            "user_name": "alice",
-            "command": "/gdocs",
-            "text": text,
-            "api_app_id": "A1",
-            "is_enterprise_install": "false",
-            "response_url": response_url,
-            "trigger_id": f"{envelope_id}.trigger",
-            **fields,
-        }
+        payload = slash_command_form(text, response_url=response_url, **fields)
+        payload["trigger_id"] = f"{envelope_id}.trigger"
         self.send(
             {
                 "envelope_id": envelope_id,

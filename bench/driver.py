@@ -1,0 +1,233 @@
+"""The benchmark's moving parts: the bot as a subprocess, the fakes, and signed commands."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode
+
+import aiohttp
+from aiohttp import web
+
+from bench.fakes import FakeSlackApi, FakeUpstream
+
+SIGNING_SECRET = "bench-signing-secret"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def sign(body: str, ts: str) -> str:
+    base = f"v0:{ts}:{body}".encode()
+    return "v0=" + hmac.new(SIGNING_SECRET.encode(), base, hashlib.sha256).hexdigest()
+
+
+@dataclass
+class Round:
+    """One burst of slash commands and what came of them."""
+
+    sent: dict[str, float] = field(default_factory=dict)
+    acked: dict[str, float] = field(default_factory=dict)
+    statuses: list[int] = field(default_factory=list)
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.upstream = FakeUpstream(latency=args.latency, doc_latency=args.doc_latency)
+        self.slack = FakeSlackApi()
+        self.runners: list[web.AppRunner] = []
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.bot_port = 0
+        self.slack_url = ""
+        self.mcp_url = ""
+
+    async def start_fakes(self) -> None:
+        for app, attr in ((self.upstream.app(), "mcp_url"), (self.slack.app(), "slack_url")):
+            runner = web.AppRunner(app, access_log=None)
+            await runner.setup()
+            port = free_port()
+            await web.TCPSite(runner, "127.0.0.1", port, backlog=2048).start()
+            self.runners.append(runner)
+            base = f"http://127.0.0.1:{port}"
+            setattr(self, attr, base + ("/mcp" if attr == "mcp_url" else "/api/"))
+
+    def bot_env(self, cap: int) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "GOOGLE_"))}
+        env.update(
+            SLACK_BOT_TOKEN="xoxb-bench-token",
+            SLACK_SIGNING_SECRET=SIGNING_SECRET,
+            SLACK_API_URL=self.slack_url,
+            GOOGLE_API_KEY="bench-api-key",
+            DEVELOPER_KNOWLEDGE_MCP_URL=self.mcp_url,
+            PAY_MCP_URL=self.mcp_url,
+            MCP_MAX_CONCURRENCY=str(cap),
+            MCP_TIMEOUT_SECONDS="60",
+            RATE_LIMIT_PER_USER_PER_MINUTE="0",
+            LOG_LEVEL="INFO",  # the production default: its per-request log line counts
+            HOST="127.0.0.1",
+            GCE_METADATA_HOST="127.0.0.1:9",
+            GCE_METADATA_IP="127.0.0.1:9",
+            NO_GCE_CHECK="True",
+        )
+        return env
+
+    async def start_bot(self, cap: int) -> float:
+        """Start the bot process; seconds from spawn to the first `/healthz` 200."""
+        self.bot_port = free_port()
+        env = self.bot_env(cap)
+        env["PORT"] = str(self.bot_port)
+        t0 = time.monotonic()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "serve"],
+            env=env,
+            cwd=self.args.workdir,
+            stdout=subprocess.DEVNULL,
+            stderr=None if self.args.verbose else subprocess.DEVNULL,
+        )
+        url = f"http://127.0.0.1:{self.bot_port}/healthz"
+        async with aiohttp.ClientSession() as session:
+            while time.monotonic() - t0 < 30:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"bot exited with {self.proc.returncode}")
+                try:
+                    async with session.get(url) as resp:
+                        if resp.status == 200:
+                            return time.monotonic() - t0
+                except aiohttp.ClientError:
+                    pass
+                await asyncio.sleep(0.005)
+        raise RuntimeError("bot did not become healthy in 30 s")
+
+    def bot_cpu_seconds(self) -> float:
+        """User + system CPU time the bot process has used so far."""
+        assert self.proc is not None
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop_bot(self) -> int:
+        """Stop the bot; its peak RSS in MB (VmHWM) read just before."""
+        assert self.proc is not None
+        peak_kb = 0
+        try:
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak_kb = int(line.split()[1])
+        except OSError:
+            pass
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        return peak_kb // 1024
+
+    async def burst(
+        self,
+        texts: list[str],
+        channels: list[str],
+        timeout: float,
+        probes: list[tuple[str, str]] | None = None,
+    ) -> tuple[Round, Round]:
+        """Send one signed /gdocs per text at once; then, while those are in flight, each probe
+        (text, channel) one after another; wait until every channel got its answer."""
+        rnd, probe_rnd = Round(), Round()
+        probes = probes or []
+        self.slack.expect(len(set(channels)) + len(probes))
+        connector = aiohttp.TCPConnector(limit=0)
+        async with aiohttp.ClientSession(connector=connector) as session:
+            await asyncio.gather(
+                *(
+                    self._command(session, rnd, i, t, c)
+                    for i, (t, c) in enumerate(zip(texts, channels, strict=True))
+                )
+            )
+            # every burst command is acknowledged and waiting on the upstream now
+            for j, (text, channel) in enumerate(probes):
+                await self._command(session, probe_rnd, len(texts) + j, text, channel)
+                await asyncio.sleep(0.005)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.slack.answered.wait(), timeout)
+        return rnd, probe_rnd
+
+    async def _command(
+        self, session: aiohttp.ClientSession, rnd: Round, i: int, text: str, channel: str
+    ) -> None:
+        body = urlencode(
+            {
+                "token": "x",
+                "team_id": "T1",
+                "channel_id": channel,
+                "channel_name": "bench",
+                "user_id": f"U{i:05d}",
+                "command": "/gdocs",
+                "text": text,
+                "api_app_id": "A1",
+                "response_url": self.slack_url.replace("/api/", f"/response/{i}"),
+                "trigger_id": uuid.uuid4().hex,  # unique: the bot dedupes by it
+            }
+        )
+        ts = str(int(time.time()))
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "X-Slack-Request-Timestamp": ts,
+            "X-Slack-Signature": sign(body, ts),
+        }
+        url = f"http://127.0.0.1:{self.bot_port}/slack/events"
+        rnd.sent[channel] = time.monotonic()
+        async with session.post(url, data=body, headers=headers) as resp:
+            await resp.read()
+            rnd.acked[channel] = time.monotonic()
+            rnd.statuses.append(resp.status)
+
+    async def cli_ask(self, question: str) -> tuple[float, float, int]:
+        """Run `python -m bot ask`; (wall seconds, upstream seconds, peak RSS MB)."""
+        self.upstream.reset()
+        env = self.bot_env(cap=8)
+        t0 = time.monotonic()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "ask", question],
+            env=env,
+            cwd=self.args.workdir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        # wait without blocking the loop that serves the fakes
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            await asyncio.sleep(0.002)
+        wall = time.monotonic() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            raise RuntimeError(f"gdocs-bot ask exited {proc.returncode}")
+        return wall, sum(self.upstream.spent.values()), int(usage.ru_maxrss) // 1024
+
+    async def close(self) -> None:
+        for runner in self.runners:
+            await runner.cleanup()

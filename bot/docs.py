@@ -68,6 +68,8 @@ class Answer(_Model):
     note: str | None = None
     #: True when the answer came from the cache, without an upstream call
     cached: bool = False
+    #: the MCP tool whose result this is (answer_query, search_documents, …), when known
+    tool: str | None = None
 
 
 class ServerStatus(_Model):

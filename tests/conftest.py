@@ -1,15 +1,19 @@
-"""Test-wide guards: loopback only, no ambient configuration, no metadata-server probes."""
+"""Test-wide guards: loopback only, no ambient configuration, no metadata-server probes.
+
+Subprocesses get the same loopback guard from `tests/sitecustomize/` (see
+`tests/fakes/bot_process.py`)."""
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import socket
 from collections.abc import Iterator
 
 import pytest
 
+from bot.settings import Settings
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
+from tests.sitecustomize.sitecustomize import guarded
 
 # google-auth probes the GCE metadata server when nothing else is configured; point it at a
 # closed loopback port so a mistake fails fast instead of leaving the machine.
@@ -17,50 +21,24 @@ os.environ["GCE_METADATA_HOST"] = "127.0.0.1:9"
 os.environ["GCE_METADATA_IP"] = "127.0.0.1:9"
 os.environ["NO_GCE_CHECK"] = "True"
 
-_CONFIG_VARS = (
-    "SLACK_BOT_TOKEN",
-    "SLACK_SIGNING_SECRET",
-    "SLACK_APP_TOKEN",
-    "SLACK_API_URL",
-    "GOOGLE_API_KEY",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "GOOGLE_CLOUD_PROJECT",
-    "DEVELOPER_KNOWLEDGE_MCP_URL",
-    "PAY_MCP_URL",
-    "MCP_TIMEOUT_SECONDS",
-    "PORT",
-    "LOG_FORMAT",
-    "LOG_LEVEL",
+# every setting (named as its environment variable), plus what else changes where the bot
+# connects: a proxy from the developer's shell would send loopback traffic elsewhere
+_EXTRA_VARS = (
+    "GOOGLE_CLOUD_QUOTA_PROJECT",
+    "CLOUDSDK_CONFIG",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
 )
+_CONFIG_VARS = (*sorted(name.upper() for name in Settings.model_fields), *_EXTRA_VARS)
 
-_real_connect = socket.socket.connect
-_real_connect_ex = socket.socket.connect_ex
-
-
-def _is_loopback(address: object) -> bool:
-    if isinstance(address, str):  # AF_UNIX path
-        return True
-    if not isinstance(address, tuple) or not address:
-        return False
-    host = address[0]
-    if host in ("localhost",):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _guarded_connect(self: socket.socket, address: object) -> None:
-    if not _is_loopback(address):
-        raise ConnectionRefusedError(f"tests may only reach loopback, not {address!r}")
-    _real_connect(self, address)  # type: ignore[arg-type]
-
-
-def _guarded_connect_ex(self: socket.socket, address: object) -> int:
-    if not _is_loopback(address):
-        raise ConnectionRefusedError(f"tests may only reach loopback, not {address!r}")
-    return _real_connect_ex(self, address)  # type: ignore[arg-type]
+_guarded_connect = guarded(socket.socket.connect)
+_guarded_connect_ex = guarded(socket.socket.connect_ex)
 
 
 @pytest.fixture(autouse=True)

@@ -1,25 +1,18 @@
-"""The bot's Slack app served on loopback, and a Slack that signs and sends it requests.
+"""The bot's Slack app served on loopback, for end-to-end tests.
 
 `running_bot(...)` builds the real pieces — settings, the upstream service against the MCP
 fakes, the Bolt app behind `bot.slack.http` in an aiohttp server in the test's event loop —
-and points the bot's Web API client at a recording `FakeSlack`. `SlackBot.command/event/
-action` send what Slack would send (signed form or JSON bodies) to POST /slack/events;
-response URLs point at the fake, which records what the bot sends there.
+and points the bot's Web API client at a recording `FakeSlack`. The `SlackBot` it yields
+sends what Slack would send (`tests.slack_requests`) and waits for the bot to finish.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
-import itertools
-import json
-import time
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
 
 import aiohttp
 from aiohttp import web
@@ -33,16 +26,31 @@ from bot.slack.context import BotContext, build_context
 from bot.slack.http import EVENTS_PATH, slack_events_route
 from bot.upstream import build_service
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
-from tests.fakes.slack_api import BOT_USER_ID, FakeSlack
-from tests.fakes.slack_payloads import slash_command_form
+from tests.fakes.slack_api import FakeSlack
+from tests.slack_requests import (
+    API_KEY,
+    ASKER,
+    BOT_TOKEN,
+    CLOSED_URL,
+    SIGNING_SECRET,
+    Sent,
+    SlackRequests,
+    sign,
+)
 
-SIGNING_SECRET = "sig-secret-5f3c1a9e7b2d4c6a8e0f"
-BOT_TOKEN = "xoxb-bot-token-9d8c7b6a5f4e3d2c1b0a"
-API_KEY = "test-key"
-#: a well-formed user id, so answers can name the asker
-ASKER = "UASKER1"
-#: nothing listens on the discard port: anything sent there is refused at once
-CLOSED_URL = "http://127.0.0.1:9/mcp"
+__all__ = [
+    "API_KEY",
+    "ASKER",
+    "BOT_TOKEN",
+    "CLOSED_URL",
+    "SIGNING_SECRET",
+    "Relay",
+    "Sent",
+    "SlackBot",
+    "count_tool_calls",
+    "running_bot",
+    "sign",
+]
 
 
 class WatchedMetrics(Metrics):
@@ -70,28 +78,8 @@ class WatchedMetrics(Metrics):
         return list(self.finished)
 
 
-def sign(
-    body: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None
-) -> dict[str, str]:
-    """Slack's request signature headers for `body`."""
-    ts = str(int(time.time()) if timestamp is None else timestamp)
-    base = f"v0:{ts}:{body}".encode()
-    digest = hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
-    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={digest}"}
-
-
-@dataclass
-class Sent:
-    """What the bot answered to one HTTP request."""
-
-    status: int
-    body: str
-    #: the response_url key of a command or action (see `FakeSlack.responses_to`)
-    key: str | None = None
-
-
-class SlackBot:
-    """Speaks to the bot as Slack does."""
+class SlackBot(SlackRequests):
+    """Speaks to the running bot as Slack does, and sees inside it (context, metrics)."""
 
     def __init__(
         self,
@@ -101,156 +89,10 @@ class SlackBot:
         app: AsyncApp,
         base_url: str,
     ) -> None:
-        self.fake = fake
+        super().__init__(fake, base_url + EVENTS_PATH)
         self.ctx = ctx
         self.metrics = metrics
         self.app = app
-        self.url = base_url + EVENTS_PATH
-        self._ids = itertools.count(1)
-        self._session: aiohttp.ClientSession | None = None
-
-    @property
-    def session(self) -> aiohttp.ClientSession:
-        assert self._session is not None
-        return self._session
-
-    def next_id(self) -> int:
-        return next(self._ids)
-
-    async def post(
-        self, body: Any, *, content_type: str, headers: dict[str, str] | None = None
-    ) -> Sent:
-        all_headers = {"Content-Type": content_type, **(headers or {})}
-        async with self.session.post(self.url, data=body, headers=all_headers) as resp:
-            return Sent(resp.status, await resp.text())
-
-    async def post_signed(
-        self, body: str, *, content_type: str, headers: dict[str, str] | None = None
-    ) -> Sent:
-        return await self.post(
-            body, content_type=content_type, headers={**sign(body), **(headers or {})}
-        )
-
-    def command_body(
-        self, text: str, *, user: str = ASKER, channel: str = "C1", key: str | None = None
-    ) -> tuple[str, str]:
-        n = self.next_id()
-        key = key or f"cmd{n}"
-        form = slash_command_form(
-            text, response_url=self.fake.response_url(key), user=user, channel=channel
-        )
-        return urlencode(form), key
-
-    async def command(
-        self, text: str, *, user: str = ASKER, channel: str = "C1", key: str | None = None
-    ) -> Sent:
-        """A signed `/gdocs <text>`."""
-        body, key = self.command_body(text, user=user, channel=channel, key=key)
-        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
-        sent.key = key
-        return sent
-
-    def event_body(self, event: dict[str, Any], *, event_id: str | None = None) -> str:
-        return json.dumps(
-            {
-                "token": "deprecated-verification-token",
-                "team_id": "T1",
-                "api_app_id": "A1",
-                "type": "event_callback",
-                "event_id": event_id or f"Ev{self.next_id():06d}",
-                "event_time": int(time.time()),
-                "authorizations": [{"team_id": "T1", "user_id": BOT_USER_ID, "is_bot": True}],
-                "event": event,
-            }
-        )
-
-    async def event(
-        self,
-        event: dict[str, Any],
-        *,
-        event_id: str | None = None,
-        retry_num: int | None = None,
-    ) -> Sent:
-        """A signed Events API callback (optionally a retry, as Slack marks them)."""
-        body = self.event_body(event, event_id=event_id)
-        headers = {}
-        if retry_num is not None:
-            headers = {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"}
-        return await self.post_signed(body, content_type="application/json", headers=headers)
-
-    async def mention(
-        self,
-        text: str,
-        *,
-        user: str = ASKER,
-        channel: str = "C1",
-        ts: str | None = None,
-        thread_ts: str | None = None,
-    ) -> Sent:
-        event: dict[str, Any] = {
-            "type": "app_mention",
-            "user": user,
-            "text": f"<@{BOT_USER_ID}> {text}",
-            "ts": ts or f"1710000000.{self.next_id():06d}",
-            "channel": channel,
-            "event_ts": ts or "1710000000.000000",
-        }
-        if thread_ts:
-            event["thread_ts"] = thread_ts
-        return await self.event(event)
-
-    async def dm(self, text: str, *, user: str = ASKER, channel: str = "D1", **extra: Any) -> Sent:
-        event = {
-            "type": "message",
-            "channel_type": "im",
-            "user": user,
-            "text": text,
-            "ts": f"1710000100.{self.next_id():06d}",
-            "channel": channel,
-            **extra,
-        }
-        return await self.event(event)
-
-    async def action(
-        self,
-        action: dict[str, Any],
-        *,
-        user: str = ASKER,
-        channel: str = "C1",
-        message_ts: str = "1700000000.000001",
-        thread_ts: str | None = None,
-        key: str | None = None,
-    ) -> Sent:
-        """A signed block_actions click on a button of the message at `message_ts`."""
-        n = self.next_id()
-        key = key or f"act{n}"
-        message: dict[str, Any] = {"type": "message", "ts": message_ts, "text": "answer"}
-        container: dict[str, Any] = {
-            "type": "message",
-            "message_ts": message_ts,
-            "channel_id": channel,
-            "is_ephemeral": False,
-        }
-        if thread_ts:
-            message["thread_ts"] = thread_ts
-            container["thread_ts"] = thread_ts
-        payload = {
-            "type": "block_actions",
-            "team": {"id": "T1", "domain": "test"},
-            "user": {"id": user, "username": f"user-{user}", "team_id": "T1"},
-            "api_app_id": "A1",
-            "token": "deprecated-verification-token",
-            "container": container,
-            "trigger_id": f"trigger-a{n}.{time.time_ns()}",
-            "channel": {"id": channel, "name": "general"},
-            "message": message,
-            "response_url": self.fake.response_url(key),
-            "actions": [{"block_id": "show_docs", "action_ts": str(time.time()), **action}],
-        }
-        body = urlencode({"payload": json.dumps(payload)})
-        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
-        sent.key = key
-        return sent
 
     async def socket_mode(self, body: dict[str, Any]) -> BoltResponse:
         """Dispatch a Socket Mode envelope's payload as `AsyncSocketModeHandler` does."""
@@ -259,13 +101,6 @@ class SlackBot:
     async def finished(self, count: int, within: float = 15.0) -> list[tuple[str, str]]:
         """Wait until the bot has finished `count` requests; (kind, outcome) of each."""
         return await self.metrics.wait_finished(count, within)
-
-    def answers_in(self, channel: str) -> list[dict[str, Any]]:
-        return [
-            c.args
-            for c in self.fake.calls_to("chat.postMessage")
-            if c.args.get("channel") == channel
-        ]
 
 
 def bot_settings(
@@ -307,7 +142,7 @@ async def running_bot(
     web_app.add_routes([slack_events_route(app, max_body_bytes=max_body_bytes)])
     runner = web.AppRunner(web_app, access_log=None, shutdown_timeout=1.0)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
+    site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
     await site.start()
     port = runner.addresses[0][1]
     bot = SlackBot(fake, ctx, metrics, app, f"http://127.0.0.1:{port}")
@@ -382,3 +217,40 @@ def count_tool_calls(server: FakeDeveloperKnowledge) -> ToolConcurrency:
     counter = ToolConcurrency(injector.inner)
     injector.inner = counter
     return counter
+
+
+class Relay:
+    """A TCP relay on a fixed loopback port to a server, switched on and off: while off, a
+    client connecting to `url` is refused, as by a server that is down."""
+
+    def __init__(self, target: FakeDeveloperKnowledge) -> None:
+        self._target_port = int(target.url.split(":")[2].split("/")[0])
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self._server: asyncio.Server | None = None
+
+    async def on(self) -> None:
+        self._server = await asyncio.start_server(self._pipe, "127.0.0.1", self.port)
+
+    async def off(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self._target_port)
+
+        async def copy(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            try:
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            finally:
+                sink.close()
+
+        await asyncio.gather(
+            copy(reader, up_writer), copy(up_reader, writer), return_exceptions=True
+        )

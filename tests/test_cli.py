@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.bot_process import subprocess_env
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 from tests.fakes.oauth_token import FakeTokenServer
 from tests.fakes.slack_api import FakeSlack
@@ -29,18 +30,17 @@ def _command() -> list[str]:
 
 
 def gdocs(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """Run the console script with only `env` configured (and no metadata server)."""
-    environment = {
+    """Run the console script with only `env` configured: no metadata server, the remote
+    URLs it does not set closed, and sockets refused beyond loopback (see `subprocess_env`)."""
+    base = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(cwd),
-        "GCE_METADATA_HOST": "127.0.0.1:9",
-        "GCE_METADATA_IP": "127.0.0.1:9",
-        "NO_GCE_CHECK": "True",
-        "PAY_MCP_URL": CLOSED_URL,
         "MCP_MAX_RETRIES": "0",
         "MCP_TIMEOUT_SECONDS": "10",
-        **env,
+        # under `pytest --cov` (patch = subprocess) the CLI is measured too
+        **{k: v for k, v in os.environ.items() if k.startswith("COVERAGE_")},
     }
+    environment = subprocess_env(base, env, cwd)
     return subprocess.run(
         [*_command(), *args], cwd=cwd, env=environment, capture_output=True, text=True, timeout=60
     )
@@ -121,7 +121,8 @@ def test_search_prints_each_hits_title_url_and_snippet(
 
 
 def test_pay_with_oauth_searches_pay_in_the_language(pay_server: FakePay, tmp_path: Path) -> None:
-    """Pay with a service-account key file: Pay's results, asked in --language."""
+    """Pay with a service-account key file: Pay's results, asked in --language; even at
+    LOG_LEVEL=DEBUG the OAuth token is in neither stdout nor stderr."""
     tokens = FakeTokenServer().start()
     tokens.tokens.append("pay-token")
     try:
@@ -135,6 +136,7 @@ def test_pay_with_oauth_searches_pay_in_the_language(pay_server: FakePay, tmp_pa
             GOOGLE_APPLICATION_CREDENTIALS=str(key_file),
             GOOGLE_CLOUD_PROJECT="test-project",
             PAY_MCP_URL=pay_server.url,
+            LOG_LEVEL="DEBUG",
         )
     finally:
         tokens.stop()
@@ -142,6 +144,8 @@ def test_pay_with_oauth_searches_pay_in_the_language(pay_server: FakePay, tmp_pa
     assert result.stdout.startswith("1. **PaymentDataRequest**\n")
     assert "[it-IT]" in result.stdout
     assert "Bearer pay-token" == pay_server.calls[0].headers["authorization"]
+    assert 1 == tokens.requests  # the token really was fetched, so there was one to leak
+    assert "pay-token" not in result.stdout + result.stderr
 
 
 def test_pay_without_oauth_says_so(dk_server: FakeDeveloperKnowledge, tmp_path: Path) -> None:
@@ -323,6 +327,36 @@ def test_serve_hands_the_settings_to_the_runtime(tmp_path: Path) -> None:
     assert 2 == result.returncode
     assert "SLACK_BOT_TOKEN" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_subprocesses_cannot_reach_beyond_loopback(tmp_path: Path) -> None:
+    """The environment every test subprocess gets refuses a connection to 192.0.2.1."""
+    script = (
+        "import socket\n"
+        "for connect in ('connect', 'connect_ex'):\n"
+        "    sock = socket.socket()\n"
+        "    sock.settimeout(3)\n"
+        "    try:\n"
+        "        getattr(sock, connect)(('192.0.2.1', 443))\n"
+        "    except ConnectionRefusedError as exc:\n"
+        "        print(connect, 'refused:', exc)\n"
+        "    finally:\n"
+        "        sock.close()\n"
+    )
+    environment = subprocess_env({"PATH": os.environ.get("PATH", "")}, {}, tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert 0 == result.returncode, result.stderr
+    assert [
+        "connect refused: tests may only reach loopback, not ('192.0.2.1', 443)",
+        "connect_ex refused: tests may only reach loopback, not ('192.0.2.1', 443)",
+    ] == result.stdout.splitlines()
 
 
 def test_help_lists_every_command(tmp_path: Path) -> None:

@@ -13,13 +13,21 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.fakes.bot_process import BotProcess, run_to_exit, signed_slash_command
-from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
+from tests.fakes.bot_process import (
+    BotProcess,
+    run_to_exit,
+    signed_button_click,
+    signed_mention,
+    signed_slash_command,
+)
+from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay, Fault
+from tests.fakes.oauth_token import FakeTokenServer
 from tests.fakes.slack_api import FakeSlack
 
 BOT_TOKEN = "xoxb-4242-4343-HttpModeToken"
 SIGNING_SECRET = "c0ffee5ecret0123456789abcdef0123"
 API_KEY = "test-key"
+BUCKETS = "documents/docs.cloud.google.com/storage/docs/creating-buckets"
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -69,12 +77,24 @@ def _post_command(bot: BotProcess, slack: FakeSlack, text: str) -> httpx.Respons
     return httpx.post(bot.url("/slack/events"), content=body, headers=headers, timeout=5)
 
 
-def _wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+def _post(bot: BotProcess, request: tuple[bytes, dict[str, str]]) -> httpx.Response:
+    body, headers = request
+    return httpx.post(bot.url("/slack/events"), content=body, headers=headers, timeout=5)
+
+
+def _hang(server: FakeDeveloperKnowledge, tool: str = "answer_query") -> Fault:
+    """The next call of `tool` never answers: an event stream of keep-alives only, ended when
+    the client goes away (so nothing is left running after the test)."""
+    fault = Fault(
+        status=200,
+        content_type="text/event-stream",
+        tool=tool,
+        chunks=[b": keep-alive\n\n"],
+        chunk_delay=0.2,
+        endless=True,
+    )
+    server.faults.append(fault)
+    return fault
 
 
 # --- serving ---------------------------------------------------------------------------
@@ -109,13 +129,15 @@ def test_readyz_turns_503_naming_developer_knowledge_when_it_stops_answering(
     assert 200 == bot.wait_ready().status_code
     dk.stop()
 
-    deadline = time.monotonic() + 15
-    response = bot.get("/readyz")
-    while response.status_code == 200 and time.monotonic() < deadline:
-        time.sleep(0.2)
-        response = bot.get("/readyz")
-    assert 503 == response.status_code
-    report = response.json()
+    seen: list[httpx.Response] = []
+
+    def not_ready() -> bool:
+        seen.append(bot.get("/readyz"))
+        return seen[-1].status_code == 503
+
+    # no event to wait on: the probe runs every READINESS_PROBE_SECONDS (1 s) in the bot
+    bot.wait_until(not_ready, "/readyz to turn 503 after the DK server stopped", timeout=10)
+    report = seen[-1].json()
     assert report["developer_knowledge"]["ready"] is False
     assert report["developer_knowledge"]["detail"]
     assert report["slack"]["ready"] is True
@@ -152,7 +174,7 @@ def test_metrics_count_a_handled_command_in_prometheus_text(start_bot, env, slac
     def counted() -> bool:
         return 'gdocs_requests_total{kind="command",outcome="ok"} 1' in bot.get("/metrics").text
 
-    _wait_until(counted, 10, "the command to be counted")
+    bot.wait_until(counted, "the command to be counted in /metrics")
     response = bot.get("/metrics")
     assert "text/plain; version=0.0.4" == response.headers["content-type"]
     assert "# TYPE gdocs_requests_total counter" in response.text
@@ -165,7 +187,7 @@ def test_sigterm_during_an_answer_posts_it_then_exits_0(start_bot, env, slack, d
     bot = start_bot(env)
     bot.wait_ready()
     assert 200 == _post_command(bot, slack, "how do I create a Cloud Storage bucket?").status_code
-    _wait_until(lambda: bool(dk_server.tool_calls("answer_query")), 10, "the upstream call")
+    bot.wait_until(lambda: bool(dk_server.tool_calls("answer_query")), "the upstream call")
 
     bot.signal(signal.SIGTERM)
     stopped_at = time.monotonic()
@@ -179,6 +201,48 @@ def test_sigterm_during_an_answer_posts_it_then_exits_0(start_bot, env, slack, d
     assert time.monotonic() - stopped_at < 10  # within SHUTDOWN_GRACE_SECONDS
     notices = json.dumps(slack.responses_to("C1"), ensure_ascii=False)
     assert "restarting" in notices
+    assert "Traceback" not in bot.output
+
+
+def test_sigterm_with_a_hung_upstream_exits_0_once_the_grace_period_ends(
+    start_bot, env, slack, dk_server
+) -> None:
+    """An answer that never comes back holds shutdown for SHUTDOWN_GRACE_SECONDS, no longer:
+    exit 0 about a second later, with a warning that answers were still in flight."""
+    hung = _hang(dk_server)
+    bot = start_bot({**env, "SHUTDOWN_GRACE_SECONDS": "1", "MCP_TIMEOUT_SECONDS": "120"})
+    bot.wait_ready()
+    assert 200 == _post_command(bot, slack, "how do I create a Cloud Storage bucket?").status_code
+    bot.wait_until(lambda: hung.sent > 0, "the answer_query call to hang upstream")
+
+    bot.signal(signal.SIGTERM)
+    stopped_at = time.monotonic()
+    assert 0 == bot.wait(timeout=15)
+    elapsed = time.monotonic() - stopped_at
+    assert 0.9 <= elapsed < 1 + 3, f"exit took {elapsed:.1f}s for a grace period of 1 s"
+    assert "still in flight" in bot.output
+    assert not hung.finished
+    assert "Traceback" not in bot.output
+
+
+def test_a_second_signal_stops_without_waiting_for_answers(
+    start_bot, env, slack, dk_server
+) -> None:
+    """SIGTERM, then SIGTERM again while an answer hangs: exit 0 at once, not after the 30 s
+    grace period."""
+    hung = _hang(dk_server)
+    bot = start_bot({**env, "SHUTDOWN_GRACE_SECONDS": "30", "MCP_TIMEOUT_SECONDS": "120"})
+    bot.wait_ready()
+    assert 200 == _post_command(bot, slack, "how do I create a Cloud Storage bucket?").status_code
+    bot.wait_until(lambda: hung.sent > 0, "the answer_query call to hang upstream")
+
+    bot.signal(signal.SIGTERM)
+    bot.wait_for_line("finishing 1 answer\\(s\\) in flight")
+    bot.signal(signal.SIGTERM)
+    stopped_at = time.monotonic()
+    assert 0 == bot.wait(timeout=15)
+    assert time.monotonic() - stopped_at < 5
+    assert "second signal" in bot.output
     assert "Traceback" not in bot.output
 
 
@@ -236,22 +300,66 @@ def test_settings_are_read_from_dotenv_in_the_working_directory(
 
 
 # --- secrets ---------------------------------------------------------------------------
-def test_secrets_never_reach_the_output_even_at_debug_in_json(start_bot, env, slack) -> None:
-    """At LOG_LEVEL=DEBUG, LOG_FORMAT=json: every stderr line is JSON and no secret appears."""
-    bot = start_bot({**env, "LOG_LEVEL": "DEBUG", "LOG_FORMAT": "json"})
-    bot.wait_ready()
-    _post_command(bot, slack, "how do I create a Cloud Storage bucket?")
-    slack.wait_for("chat.postMessage", 1, timeout=15)
-    bot.signal(signal.SIGTERM)
-    assert 0 == bot.wait(timeout=15)
+@pytest.mark.parametrize(
+    "oauth_token",
+    ["ya29.a0AfB_byDebugShapedAccessToken-0123456789", "opaque-oauth-8f2c41d9e7"],
+    ids=["ya29-shaped", "plain-looking"],
+)
+def test_secrets_never_reach_the_output_even_at_debug_in_json(
+    start_bot, env, slack, dk_server, pay_server, tmp_path: Path, oauth_token: str
+) -> None:
+    """A Pay question (OAuth), a mention and a Show-full-doc click at LOG_LEVEL=DEBUG,
+    LOG_FORMAT=json: every stderr line is JSON, and no token, key or secret appears in the
+    bot's output or in anything it sent to Slack."""
+    tokens = FakeTokenServer().start()
+    try:
+        tokens.tokens.append(oauth_token)
+        pay_server.bearer = oauth_token
+        key_file = tokens.service_account_file(tmp_path)
+        bot = start_bot(
+            {
+                **env,
+                "LOG_LEVEL": "DEBUG",
+                "LOG_FORMAT": "json",
+                "GOOGLE_APPLICATION_CREDENTIALS": str(key_file),
+                "GOOGLE_CLOUD_PROJECT": "test-project",
+            }
+        )
+        bot.wait_ready()
+        question = "How do I build a PaymentDataRequest for Google Pay?"
+        assert 200 == _post_command(bot, slack, question).status_code
+        bot.wait_for_line('"message": "slack command handled"')
+        mention = signed_mention(SIGNING_SECRET, "how do I create a Cloud Storage bucket?")
+        assert 200 == _post(bot, mention).status_code
+        bot.wait_for_line('"message": "slack mention handled"')
+        click = {"action_id": "show_doc:0", "type": "button", "value": BUCKETS}
+        action = signed_button_click(SIGNING_SECRET, click, slack.response_url("A1"))
+        assert 200 == _post(bot, action).status_code
+        bot.wait_for_line('"message": "slack action handled"')
+        metrics = bot.get("/metrics").text
+        bot.signal(signal.SIGTERM)
+        assert 0 == bot.wait(timeout=15)
+    finally:
+        tokens.stop()
 
-    output = bot.output
-    for secret in (BOT_TOKEN, SIGNING_SECRET, API_KEY):
+    # each reached the server it is meant for, the Pay question with the OAuth token
+    for kind in ("command", "mention", "action"):
+        assert f'gdocs_requests_total{{kind="{kind}",outcome="ok"}} 1' in metrics
+    (pay_call,) = pay_server.tool_calls("search_documentation")
+    assert f"Bearer {oauth_token}" == pay_call.headers["authorization"]
+    assert dk_server.tool_calls("answer_query")
+    assert dk_server.tool_calls("get_documents")
+    assert any(
+        "Create buckets" in c.args.get("text", "") for c in slack.calls_to("chat.postMessage")
+    )
+
+    private_key_line = tokens.private_pem.splitlines()[1]
+    secrets = (BOT_TOKEN, SIGNING_SECRET, API_KEY, oauth_token, private_key_line)
+    output, sent_to_slack = bot.output, slack.everything_sent()
+    for secret in secrets:
         assert secret not in output
-    sent_to_slack = slack.everything_sent()
-    for secret in (BOT_TOKEN, SIGNING_SECRET, API_KEY):
         assert secret not in sent_to_slack
     lines = [line for line in "".join(bot.stderr).splitlines() if line.strip()]
-    assert lines
+    assert any('"level": "DEBUG"' in line for line in lines)
     for line in lines:
         assert isinstance(json.loads(line), dict), line

@@ -11,7 +11,7 @@ import pytest
 from bot.docs import Document
 from bot.render import document_file, encode_page_value
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
-from tests.slack_harness import ASKER, running_bot
+from tests.slack_harness import ASKER, SlackBot, running_bot
 
 BUCKETS = "documents/docs.cloud.google.com/storage/docs/creating-buckets"
 PRICING = "documents/firebase.google.com/docs/firestore/pricing"
@@ -47,6 +47,22 @@ def next_page_value(args: dict[str, Any]) -> str | None:
             if element.get("action_id") == "doc_next_page":
                 return str(element["value"])
     return None
+
+
+def sections_missing(pages: list[dict[str, Any]], count: int) -> list[int]:
+    """The `paragraphs(…, count)` sections whose unique command appears on none of `pages`."""
+    text = "".join(shown(page) for page in pages)
+    return [i for i in range(count) if f"gcloud run deploy service-{i}`" not in text]
+
+
+async def private_pages(bot: SlackBot, first: dict[str, Any]) -> list[dict[str, Any]]:
+    """`first` and every page after it, clicking Next page on each (an ephemeral message)."""
+    pages = [first]
+    while (value := next_page_value(pages[-1])) is not None:
+        sent = await bot.action({"action_id": "doc_next_page", "value": value}, ephemeral=True)
+        assert sent.key is not None
+        pages.append((await bot.fake.await_responses(sent.key))[-1])
+    return pages
 
 
 def buttons(args: dict[str, Any]) -> list[dict[str, Any]]:
@@ -268,3 +284,106 @@ async def test_unknown_actions_are_acknowledged_and_ignored(
         assert 200 == sent.status
         assert [] == docs_server.calls
         assert {"auth.test"} >= {c.method for c in bot.fake.calls}
+
+
+@pytest.mark.parametrize("where", ["not_in_channel", "ephemeral_message"])
+async def test_long_document_when_the_bot_cannot_post_is_paged_privately(
+    docs_server: FakeDeveloperKnowledge, where: str
+) -> None:
+    """With no visible thread to attach a file to, a long document reaches the clicker in
+    private pages, every part of it, and nothing claims an attachment."""
+    async with running_bot(docs_server) as bot:
+        if where == "not_in_channel":
+            bot.fake.fail("chat.postMessage", "not_in_channel", times=20)
+        sent = await bot.action(
+            {"action_id": "show_doc:0", "value": LONG},
+            message_ts=ANSWER_TS,
+            ephemeral=where == "ephemeral_message",
+        )
+        assert sent.key is not None
+        [first] = await bot.fake.await_responses(sent.key)
+        pages = await private_pages(bot, first)
+        outcomes = await bot.finished(len(pages))
+
+        assert "Page 1 of" in shown(first)
+        assert len(pages) > 1
+        assert [] == sections_missing(pages, 120)
+        assert not any("attached" in shown(body) for _, body in bot.fake.responses)
+        assert [] == [c.method for c in bot.fake.calls if c.method.startswith("files.")]
+        assert [] == [c for c in bot.fake.calls_to("chat.postMessage") if c.result.get("ok")]
+        assert [("action", "ok")] * len(pages) == outcomes
+        assert [] == bot.fake.invalid_payloads
+
+
+@pytest.mark.parametrize(
+    ("method", "error"),
+    [
+        ("files.getUploadURLExternal", "missing_scope"),
+        ("files.completeUploadExternal", "not_in_channel"),
+    ],
+)
+async def test_failed_upload_falls_back_to_pages(
+    docs_server: FakeDeveloperKnowledge, method: str, error: str
+) -> None:
+    """When the file cannot be uploaded, its intro becomes page 1 of the paged document (no
+    claim of an attachment is left) and Next page reaches every other page in the thread."""
+    async with running_bot(docs_server) as bot:
+        bot.fake.fail(method, error)
+        await bot.action({"action_id": "show_doc:0", "value": LONG}, message_ts=ANSWER_TS)
+        [update] = await bot.fake.await_calls("chat.update")
+        assert [("action", "upload_failed")] == await bot.finished(1)
+        [intro] = bot.fake.calls_to("chat.postMessage")
+        pages = [update.args]
+        while (value := next_page_value(pages[-1])) is not None:
+            await bot.action(
+                {"action_id": "doc_next_page", "value": value},
+                message_ts=intro.result["ts"],
+                thread_ts=ANSWER_TS,
+            )
+            posted = await bot.fake.await_calls("chat.postMessage", len(pages) + 1)
+            pages.append(posted[-1].args)
+        await bot.finished(len(pages))
+        # what the thread shows in the end: each message as last posted or updated
+        final = {c.result["ts"]: c.args for c in bot.fake.calls_to("chat.postMessage")}
+        final[update.args["ts"]] = update.args
+
+        assert ("C1", intro.result["ts"]) == (update.args["channel"], update.args["ts"])
+        assert "Page 1 of" in shown(update.args)
+        assert {ANSWER_TS} == {p.args["thread_ts"] for p in bot.fake.calls_to("chat.postMessage")}
+        assert not any("attached" in shown(args) for args in final.values())
+        assert [] == sections_missing(pages, 120)
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_click_shows_progress_until_the_page_lands(
+    docs_server: FakeDeveloperKnowledge,
+) -> None:
+    """While a slow document is fetched the clicked message wears a progress reaction, which
+    goes once the page is in the thread."""
+    docs_server.latency = 0.3
+    async with running_bot(docs_server) as bot:
+        await bot.action({"action_id": "show_doc:0", "value": BUCKETS}, message_ts=ANSWER_TS)
+        [added] = await bot.fake.await_calls("reactions.add")
+        posted_while_fetching = len(bot.fake.calls_to("chat.postMessage"))
+        await bot.finished(1)
+        order = [c.method for c in bot.fake.calls if c.method != "auth.test"]
+        [removed] = bot.fake.calls_to("reactions.remove")
+
+        assert 0 == posted_while_fetching
+        assert ["reactions.add", "chat.postMessage", "reactions.remove"] == order
+        assert ("C1", ANSWER_TS) == (added.args["channel"], added.args["timestamp"])
+        assert added.args == removed.args
+
+
+async def test_click_is_acknowledged_before_a_slow_fetch(
+    docs_server: FakeDeveloperKnowledge,
+) -> None:
+    """Slack gets its 200 for a click while get_documents is still working."""
+    docs_server.latency = 1.0
+    async with running_bot(docs_server) as bot:
+        sent = await bot.action({"action_id": "show_doc:0", "value": BUCKETS}, message_ts=ANSWER_TS)
+        posted_when_acked = len(bot.fake.calls_to("chat.postMessage"))
+        await bot.fake.await_calls("chat.postMessage")
+        await bot.finished(1)
+
+        assert (200, 0) == (sent.status, posted_when_acked)

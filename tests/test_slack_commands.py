@@ -3,15 +3,18 @@ MCP fakes, and a recording fake Slack Web API."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay, Fault
+from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay, Fault, google_error
 from tests.fakes.oauth_token import FakeTokenServer
-from tests.slack_harness import ASKER, running_bot
+from tests.slack_harness import API_KEY, ASKER, Relay, running_bot
 
 
 def tools_called(server: FakeDeveloperKnowledge) -> list[str]:
@@ -322,7 +325,9 @@ async def test_hostile_queries_are_echoed_escaped_and_ping_nobody(
         assert [] == bot.fake.invalid_payloads
 
 
-@pytest.mark.parametrize(("text", "expected"), [("x" * 10_000, "too long"), ("search", "")])
+@pytest.mark.parametrize(
+    ("text", "expected"), [("x" * 10_000, "too long"), ("search", "the text is empty")]
+)
 async def test_unusable_queries_get_a_clear_private_message(
     dk_server: FakeDeveloperKnowledge, text: str, expected: str
 ) -> None:
@@ -368,3 +373,120 @@ async def test_doc_command_for_a_missing_page_says_so_privately(
         assert "ephemeral" == shown["response_type"]
         assert "search" in shown["text"]
         assert [] == bot.fake.calls_to("chat.postMessage")
+
+
+def on_tool(fault: Fault, tool: str = "answer_query") -> Fault:
+    return dataclasses.replace(fault, tool=tool)
+
+
+@dataclasses.dataclass(frozen=True)
+class UpstreamFault:
+    #: a fresh fault for one test (None: the server cannot be connected to at all)
+    fault: Callable[[], Fault] | None
+    #: what the notice must say (lowercased), and the request's outcome
+    says: str
+    outcome: str
+    question: str = "how do I create a bucket?"
+    follow_up: str = "how do I delete a bucket?"
+    settings: tuple[tuple[str, Any], ...] = ()
+
+
+#: every body carries the API key, as a careless server might echo it
+FAULTS = {
+    "401": UpstreamFault(
+        lambda: on_tool(google_error(401, "UNAUTHENTICATED", f"Bad credentials: {API_KEY}")),
+        says="check google_api_key",
+        outcome="auth",
+    ),
+    "403": UpstreamFault(
+        lambda: on_tool(google_error(403, "PERMISSION_DENIED", f"Denied for key {API_KEY}")),
+        says="check google_api_key",
+        outcome="auth",
+    ),
+    "malformed-json": UpstreamFault(
+        lambda: on_tool(Fault(status=200, body=b'{"jsonrpc": "2.0", "id": 1, "result": {"con')),
+        says="cannot read (malformed json)",
+        outcome="protocol",
+    ),
+    "10mb-body": UpstreamFault(
+        lambda: on_tool(Fault(status=200, body=b'{"pad": "' + b"x" * 10_000_000 + b'"}')),
+        says="larger than 4,000,000 bytes",
+        outcome="protocol",
+    ),
+    "schema-violation": UpstreamFault(
+        lambda: on_tool(
+            Fault(
+                status=200,
+                rpc_result={"structuredContent": {"answerText": 42, "references": [API_KEY]}},
+            )
+        ),
+        says="answer_query result the bot cannot read (answertext",
+        outcome="protocol",
+    ),
+    "endless-sse": UpstreamFault(
+        lambda: on_tool(
+            Fault(
+                status=200,
+                content_type="text/event-stream",
+                chunks=[b": keep-alive\n\n"],
+                chunk_delay=0.05,
+                endless=True,
+            )
+        ),
+        says="did not answer in 1 s",
+        outcome="timeout",
+        settings=(("mcp_timeout_seconds", 1.0),),
+    ),
+    "500": UpstreamFault(
+        lambda: on_tool(google_error(500, "INTERNAL", f"backend error, key {API_KEY}")),
+        says="unavailable right now (http 500)",
+        outcome="unavailable",
+    ),
+    "connection-refused": UpstreamFault(None, says="cannot connect", outcome="unavailable"),
+    "429-on-search": UpstreamFault(
+        lambda: on_tool(
+            google_error(429, "RESOURCE_EXHAUSTED", "Quota exceeded: search requests per minute"),
+            "search_documents",
+        ),
+        says="over its quota",
+        outcome="quota",
+        question="firestore pricing",
+        follow_up="bucket naming",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", FAULTS.values(), ids=FAULTS.keys())
+async def test_upstream_faults_get_a_short_specific_notice_and_the_bot_keeps_answering(
+    dk_server: FakeDeveloperKnowledge, caplog: pytest.LogCaptureFixture, case: UpstreamFault
+) -> None:
+    """Whatever the documentation server does wrong, the asker is told what, in a line, with
+    no secret and no traceback, and the next question is answered."""
+    caplog.set_level(logging.INFO)
+    relay = Relay(dk_server)
+    settings = dict(case.settings)
+    if case.fault is None:
+        settings["developer_knowledge_mcp_url"] = relay.url  # nothing listens there yet
+    else:
+        dk_server.faults.append(case.fault())
+    async with running_bot(dk_server, **settings) as bot:
+        failed = await bot.command(case.question)
+        await bot.finished(1)
+        await relay.on()
+        await bot.command(case.follow_up)
+        [post] = await bot.fake.await_calls("chat.postMessage")
+        outcomes = await bot.finished(2)
+    await relay.off()
+    assert failed.key is not None
+    _progress, notice = bot.fake.responses_to(failed.key)
+
+    assert (200, True) == (failed.status, notice["replace_original"])
+    assert case.says in notice["text"].lower()
+    assert len(notice["text"]) < 400
+    assert [("command", case.outcome), ("command", "ok")] == outcomes
+    assert case.follow_up in blocks_text(post.args)
+    assert "Traceback" not in bot.fake.everything_sent()
+    assert API_KEY not in bot.fake.everything_sent()
+    assert API_KEY not in caplog.text
+    assert [] == list(dk_server.faults)  # the fault was really served
+    assert [] == bot.fake.invalid_payloads

@@ -36,6 +36,22 @@ async def test_mention_in_a_channel_is_answered_in_a_thread_under_it(
         assert [] == bot.fake.invalid_payloads
 
 
+async def test_mention_is_acknowledged_before_a_slow_answer(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Slack gets its 200 for a mention while the upstream is still working; the answer
+    comes later in the thread."""
+    dk_server.latency = 1.0
+    async with running_bot(dk_server) as bot:
+        sent = await bot.mention("how do I list buckets?", ts="1710000000.000150")
+        posted_when_acked = len(bot.fake.calls_to("chat.postMessage"))
+        [post] = await bot.fake.await_calls("chat.postMessage")
+        await bot.finished(1)
+
+        assert (200, 0) == (sent.status, posted_when_acked)
+        assert "1710000000.000150" == post.args["thread_ts"]
+
+
 async def test_mention_inside_a_thread_is_answered_in_that_thread(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:

@@ -5,25 +5,38 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.fakes.mcp_servers import FakeDeveloperKnowledge
+from bot.slack.stores import InMemoryDedupeStore, LocaleCache, RateLimiter, ThreadMemory
+from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
+from tests.fakes.oauth_token import FakeTokenServer
 from tests.slack_harness import BOT_TOKEN, SIGNING_SECRET, count_tool_calls, running_bot
 
 COMMANDS = 500
 API_KEY = "AIzaSyD-distinctive-api-key-7f3e9a1c"
 CAP = 8
+STORE_BOUND = 100
+DOC = "documents/firebase.google.com/docs/firestore/pricing"
 
 
 async def test_500_concurrent_commands_are_all_acked_and_answered_within_the_upstream_cap(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
-    """Every command is acked with 200 and answered (or told why); the upstream never sees
-    more calls in flight than MCP_MAX_CONCURRENCY; the burst clears in bounded time."""
+    """Every command is acked with 200 inside Slack's 3 s and answered (or told why); the
+    upstream never sees more calls in flight than MCP_MAX_CONCURRENCY; afterwards nothing
+    is left in flight and every store is within its bound."""
     dk_server.latency = 0.5
     tools = count_tool_calls(dk_server)
     async with running_bot(dk_server, mcp_max_concurrency=CAP, mcp_timeout_seconds=20) as bot:
+        # stores smaller than the burst, to show they stay bounded under it
+        ctx = bot.ctx
+        ctx.dedupe = InMemoryDedupeStore(max_entries=STORE_BOUND)
+        ctx.limiter = RateLimiter(10, max_users=STORE_BOUND)
+        ctx.threads = ThreadMemory(max_entries=STORE_BOUND)
+        ctx.locales = LocaleCache(max_entries=STORE_BOUND)
         # 60 distinct questions (answers and keyword searches) so the cap, not the shared
         # in-flight computation of identical questions, is what bounds the upstream
         texts = [
@@ -35,8 +48,10 @@ async def test_500_concurrent_commands_are_all_acked_and_answered_within_the_ups
                 *(bot.command(text, user=f"UL{i:05d}") for i, text in enumerate(texts))
             )
             outcomes = await bot.finished(COMMANDS, within=30)
+        service: Any = ctx.service  # GoogleDocsService: its private maps, for the bounds
 
         assert [200] * COMMANDS == [s.status for s in sent]
+        assert max(s.elapsed for s in sent) < 3.0
         answered = len(bot.fake.calls_to("chat.postMessage"))
         told_why = sum(
             1
@@ -48,7 +63,19 @@ async def test_500_concurrent_commands_are_all_acked_and_answered_within_the_ups
         assert tools.peak <= CAP
         assert tools.total >= 60  # every distinct question reached the server
         assert [] == bot.fake.invalid_payloads
-        print(f"peak={tools.peak} total={tools.total} answered={answered} told_why={told_why}")
+        assert (0, 0, 0) == (
+            ctx.inflight.count,
+            len(service._flights),
+            len(service._documents._flights),
+        )
+        assert len(service._cache) <= ctx.settings.cache_max_entries
+        # 500 distinct deliveries, users and answer threads went through each bounded store
+        assert [STORE_BOUND] * 3 == [len(ctx.dedupe), len(ctx.limiter), len(ctx.threads)]
+        assert len(ctx.locales) <= STORE_BOUND
+        slowest = max(s.elapsed for s in sent)
+        print(
+            f"peak={tools.peak} total={tools.total} answered={answered} slowest_ack={slowest:.2f}s"
+        )
 
 
 async def test_no_secret_reaches_logs_or_slack_during_a_conversation(
@@ -83,21 +110,53 @@ async def test_no_secret_reaches_logs_or_slack_during_a_conversation(
 
 
 async def test_each_request_logs_one_info_line_without_the_question(
-    dk_server: FakeDeveloperKnowledge, caplog: pytest.LogCaptureFixture
+    dk_server: FakeDeveloperKnowledge,
+    pay_server: FakePay,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """One INFO line per request, with id, kind, route, latency and outcome; the question
-    itself only ever at DEBUG."""
+    """One INFO line per handled request, with id, kind, route, the server and tool that
+    produced what was shown (search_documents when answer_query's quota is spent), latency
+    and outcome; the question itself only ever at DEBUG. Deliveries that need no answer log
+    one DEBUG line each and no INFO line."""
     caplog.set_level(logging.DEBUG)
     question = "how do I rotate a secret-sounding key?"
-    async with running_bot(dk_server) as bot:
-        await bot.command(question)
-        await bot.mention("zebra-unicorn pricing")
-        await bot.finished(2)
+    tokens = FakeTokenServer().start()
+    tokens.tokens.extend(["pay-token"] * 5)
+    oauth = {
+        "google_application_credentials": tokens.service_account_file(tmp_path),
+        "google_cloud_project": "test-project",
+    }
+    try:
+        async with running_bot(dk_server, pay_server, **oauth) as bot:
+            await bot.command(question)
+            await bot.mention("zebra-unicorn pricing")
+            await bot.command("PaymentDataRequest fields")
+            await bot.action({"action_id": "show_doc:0", "value": DOC})
+            await bot.finished(4)
+            dk_server.quota_exhausted = "http"
+            await bot.command("how do I delete a bucket?")
+            await bot.dm("how do buckets work?", subtype="bot_message", bot_id="B999")
+            await bot.action({"action_id": "feedback_thumbs", "value": "x"})
+            await bot.finished(7)
+    finally:
+        tokens.stop()
 
     lines = [r for r in caplog.records if r.name == "bot.slack.guard" and r.levelno == logging.INFO]
-    fields = [(r.kind, r.route, r.outcome) for r in lines]  # type: ignore[attr-defined]
-    assert [("command", "answer", "ok"), ("mention", "search", "ok")] == sorted(fields)
+    fields = [(r.kind, r.route, r.server, r.tool, r.outcome) for r in lines]  # type: ignore[attr-defined]
+    assert [
+        ("action", "doc", "developer_knowledge", "get_documents", "ok"),
+        ("command", "answer", "developer_knowledge", "answer_query", "ok"),
+        ("command", "answer", "developer_knowledge", "search_documents", "ok_with_note"),
+        ("command", "pay", "pay", "search_documentation", "ok"),
+        ("mention", "search", "developer_knowledge", "search_documents", "ok"),
+    ] == sorted(fields)
     assert all(isinstance(r.latency_ms, int) and r.request_id for r in lines)  # type: ignore[attr-defined]
+    ignored = [r for r in caplog.records if getattr(r, "outcome", None) == "ignored"]
+    assert [("action", logging.DEBUG), ("dm", logging.DEBUG)] == sorted(
+        (r.kind, r.levelno)  # type: ignore[attr-defined]
+        for r in ignored
+    )
     above_debug = [r.getMessage() for r in caplog.records if r.levelno > logging.DEBUG]
     assert not any(question in m or "zebra-unicorn" in m for m in above_debug)
 

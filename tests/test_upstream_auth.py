@@ -14,8 +14,8 @@ from typing import Any
 import google.auth
 import pytest
 
-from bot.errors import AuthError
-from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay, google_error
+from bot.errors import AuthError, Unavailable
+from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay, Fault, google_error
 from tests.fakes.oauth_token import SA_EMAIL, FakeTokenServer
 from tests.fakes.upstream import service_for, settings_for
 
@@ -110,17 +110,62 @@ async def test_refused_credentials_name_the_setting(
     assert [] == pay_server.calls
 
 
-async def test_permission_denied_names_the_iam_role_without_the_token(
+async def test_permission_denied_names_the_iam_role_and_the_credentials_setting(
     pay_server: FakePay, token_server: FakeTokenServer, key_file: Path
 ) -> None:
-    """403 from Pay: grant roles/mcp.toolUser; the token never appears in the message."""
+    """403 from Pay: grant roles/mcp.toolUser to the account in GOOGLE_APPLICATION_CREDENTIALS."""
     pay_server.faults.append(
-        google_error(403, "PERMISSION_DENIED", "Bearer pay-token lacks access")
+        google_error(403, "PERMISSION_DENIED", "The caller does not have permission")
     )
     async with service_for(_oauth_settings(None, pay_server, key_file)) as service:
         with pytest.raises(AuthError, match=r"roles/mcp\.toolUser") as caught:
             await service.pay("PaymentDataRequest")
-    assert "pay-token" not in caught.value.message
+    assert "GOOGLE_APPLICATION_CREDENTIALS" == caught.value.setting
+    assert "GOOGLE_APPLICATION_CREDENTIALS" in caught.value.message
+    assert 1 == len(pay_server.calls)
+
+
+async def test_rejected_token_names_the_credentials_setting(
+    pay_server: FakePay, token_server: FakeTokenServer, key_file: Path
+) -> None:
+    """401 for the Bearer token (Pay wants another): AuthError naming
+    GOOGLE_APPLICATION_CREDENTIALS, not GOOGLE_API_KEY, and not retried."""
+    pay_server.bearer = "the-token-pay-expects"
+    async with service_for(_oauth_settings(None, pay_server, key_file)) as service:
+        with pytest.raises(AuthError) as caught:
+            await service.pay("PaymentDataRequest")
+    assert "GOOGLE_APPLICATION_CREDENTIALS" == caught.value.setting
+    assert "GOOGLE_APPLICATION_CREDENTIALS" in caught.value.message
+    assert "GOOGLE_API_KEY" not in caught.value.message
+    assert 1 == len(pay_server.calls)
+
+
+@pytest.mark.parametrize(
+    "token", ["ya29.a0AfB_byC-Echoed.Token_0123456789", "opaque-oauth-8f2c41d9e7"]
+)
+async def test_a_server_echoing_the_oauth_token_does_not_leak_it(
+    pay_server: FakePay, token_server: FakeTokenServer, key_file: Path, token: str
+) -> None:
+    """An error quoting the bare access token (no `Bearer` before it) is scrubbed of it,
+    whether the token is `ya29.`-shaped or looks like any other word."""
+    token_server.tokens.clear()
+    token_server.tokens.append(token)
+    pay_server.faults.append(
+        Fault(
+            status=200,
+            tool="search_documentation",
+            rpc_result={
+                "isError": True,
+                "content": [{"type": "text", "text": f"backend failed for token {token} here"}],
+            },
+        )
+    )
+    async with service_for(_oauth_settings(None, pay_server, key_file)) as service:
+        with pytest.raises(Unavailable) as caught:
+            await service.pay("PaymentDataRequest")
+    assert f"Bearer {token}" == pay_server.calls[0].headers["authorization"]
+    assert "backend failed for token [redacted] here" in caught.value.message
+    assert token not in caught.value.message
 
 
 async def test_unreadable_key_file_names_the_setting(pay_server: FakePay, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -23,6 +24,16 @@ from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault, google_error
 from tests.fakes.upstream import CLOSED_URL, service_for, settings_for
 
 MISSING = "documents/docs.cloud.google.com/storage/docs/no-such-page"
+
+
+async def _until(condition: Callable[[], bool], what: str, within: float = 5.0) -> None:
+    """Wait (bounded) for a condition another thread makes true; the fake has no event."""
+    try:
+        async with asyncio.timeout(within):
+            while not condition():  # noqa: ASYNC110 - state changes in the server's thread
+                await asyncio.sleep(0.005)
+    except TimeoutError:
+        raise AssertionError(f"timed out after {within}s waiting for {what}") from None
 
 
 def _assert_one_safe_line(error: GdocsError, *secrets: str) -> None:
@@ -53,24 +64,41 @@ async def test_gives_up_after_the_configured_retries(dk_server: FakeDeveloperKno
 
 
 @pytest.mark.parametrize(
-    ("fault", "error"),
+    ("fault", "error", "setting"),
     [
         (
             google_error(400, "INVALID_ARGUMENT", "Request contains an invalid argument."),
             InvalidInput,
+            None,
         ),
-        (google_error(401, "UNAUTHENTICATED", "Request had invalid credentials."), AuthError),
-        (google_error(403, "PERMISSION_DENIED", "The caller does not have permission"), AuthError),
-        (google_error(404, "NOT_FOUND", "Requested entity was not found."), AuthError),
-        (google_error(429, "RESOURCE_EXHAUSTED", "Quota exceeded"), QuotaExceeded),
-        (google_error(500, "INTERNAL", "Internal error encountered."), Unavailable),
+        (
+            google_error(401, "UNAUTHENTICATED", "Request had invalid credentials."),
+            AuthError,
+            "GOOGLE_API_KEY",
+        ),
+        (
+            google_error(403, "PERMISSION_DENIED", "The caller does not have permission"),
+            AuthError,
+            "GOOGLE_API_KEY",
+        ),
+        (
+            google_error(404, "NOT_FOUND", "Requested entity was not found."),
+            AuthError,
+            "DEVELOPER_KNOWLEDGE_MCP_URL",
+        ),
+        (google_error(429, "RESOURCE_EXHAUSTED", "Quota exceeded"), QuotaExceeded, None),
+        (google_error(500, "INTERNAL", "Internal error encountered."), Unavailable, None),
     ],
     ids=["400", "401", "403", "404", "429", "500"],
 )
 async def test_does_not_retry_what_another_try_cannot_fix(
-    dk_server: FakeDeveloperKnowledge, fault: Fault, error: type[GdocsError]
+    dk_server: FakeDeveloperKnowledge,
+    fault: Fault,
+    error: type[GdocsError],
+    setting: str | None,
 ) -> None:
-    """400/401/403/404/429/500 fail after exactly one call, as the right error."""
+    """400/401/403/404/429/500 fail after exactly one call, as the right error; the auth
+    errors name the setting to fix (the API key in use), in `.setting` and in the message."""
     fault.tool = "search_documents"
     dk_server.faults.append(fault)
     async with service_for(settings_for(dk_server, mcp_max_retries=3)) as service:
@@ -78,6 +106,9 @@ async def test_does_not_retry_what_another_try_cannot_fix(
             await service.search("buckets")
     assert 1 == len(dk_server.tool_calls("search_documents"))
     _assert_one_safe_line(caught.value)
+    assert setting == caught.value.setting
+    if setting is not None:
+        assert setting in caught.value.message
 
 
 async def test_wrong_api_key_names_the_setting_without_the_key(
@@ -349,10 +380,11 @@ async def test_cancelled_callers_do_not_break_the_service(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
     """A caller giving up mid-call leaves the service working for the next one."""
-    dk_server.latency = 0.3
+    dk_server.latency = 0.5  # far longer than it takes to see the call arrive and cancel
     async with service_for(settings_for(dk_server)) as service:
         task = asyncio.create_task(service.search("buckets"))
-        await asyncio.sleep(0.05)
+        await _until(lambda: dk_server.in_flight == 1, "the call to reach the server")
+        assert not task.done()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -1,5 +1,5 @@
-"""The pure parts of the MCP client: the SSE parser, the memory cache, single flight, and the
-text helpers (query cleaning, cache keys, titles from URLs, UTC midnight)."""
+"""The pure parts of the MCP client: the SSE parser, the memory cache, single flight, retry
+backoff, and the text helpers (query cleaning, cache keys, titles from URLs, UTC midnight)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,16 @@ import asyncio
 import itertools
 from datetime import UTC, datetime, timedelta, timezone
 
+import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.errors import InvalidInput, Unavailable
-from bot.upstream import MemoryCache
+from bot.errors import AuthError, InvalidInput, Unavailable
+from bot.upstream import MemoryCache, _transport
+from bot.upstream._auth import NoAuth
 from bot.upstream._cache import SingleFlight
+from bot.upstream._errors import Redactor, ServerContext
 from bot.upstream._sse import SSEEvent, SSEParser
 from bot.upstream._text import (
     clean_language,
@@ -121,6 +124,107 @@ async def test_single_flight_survives_one_caller_cancelling() -> None:
     quitter.cancel()
     release.set()
     assert "done" == await asyncio.wait_for(stayer, 1)
+
+
+# --- retry backoff ---------------------------------------------------------------------
+class _Timeline:
+    """What `_retrying` did, in order: ("call",), ("jitter", low, high), ("sleep", seconds).
+
+    Stands in for `random.uniform` (answering the window's upper bound, so the delays are
+    the windows themselves) and for `asyncio.sleep` (recording instead of waiting)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[object, ...]] = []
+
+    def uniform(self, low: float, high: float) -> float:
+        self.events.append(("jitter", low, high))
+        return high
+
+    async def sleep(self, seconds: float) -> None:
+        self.events.append(("sleep", seconds))
+
+    @property
+    def sleeps(self) -> list[float]:
+        return [float(e[1]) for e in self.events if e[0] == "sleep"]  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def timeline(monkeypatch: pytest.MonkeyPatch) -> _Timeline:
+    recorded = _Timeline()
+    monkeypatch.setattr(_transport.random, "uniform", recorded.uniform)
+    monkeypatch.setattr(_transport.asyncio, "sleep", recorded.sleep)
+    return recorded
+
+
+_CTX = ServerContext(
+    key="developer_knowledge",
+    display="The Google documentation service",
+    url_setting="DEVELOPER_KNOWLEDGE_MCP_URL",
+    api_service="developerknowledge.googleapis.com",
+    auth="api_key",
+    timeout=30.0,
+    redact=Redactor(lambda: []),
+)
+
+
+async def _retry(outcomes: list[Exception | str], *, retries: int, timeline: _Timeline) -> str:
+    """Run `McpClient._retrying` (base 0.5 s, cap 3 s) over an operation that raises or
+    returns each of `outcomes` in turn."""
+    pending = list(outcomes)
+
+    async def operation() -> str:
+        timeline.events.append(("call",))
+        outcome = pending.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    async with httpx.AsyncClient() as http:
+        client = _transport.McpClient(
+            _CTX,
+            "http://127.0.0.1:9/mcp",
+            http,
+            NoAuth(),
+            max_response_bytes=10_000,
+            max_concurrency=1,
+            max_retries=retries,
+            backoff_base=0.5,
+            backoff_cap=3.0,
+        )
+        return await client._retrying(operation)
+
+
+def _transient() -> Exception:
+    return _CTX.unavailable("HTTP 503", transient=True)
+
+
+async def test_backoff_doubles_from_the_base_up_to_the_cap_with_full_jitter(
+    timeline: _Timeline,
+) -> None:
+    """Windows of 0.5·2ⁿ s capped at 3 s, jitter drawn from [0, window], and no sleep after
+    the last attempt: the error is raised at once."""
+    with pytest.raises(Unavailable):
+        await _retry([_transient() for _ in range(6)], retries=5, timeline=timeline)
+    expected: list[tuple[object, ...]] = [("call",)]
+    for window in (0.5, 1.0, 2.0, 3.0, 3.0):
+        expected += [("jitter", 0, window), ("sleep", window), ("call",)]
+    assert expected == timeline.events
+
+
+async def test_backoff_stops_at_the_first_success(timeline: _Timeline) -> None:
+    """Two transient failures, then an answer: two sleeps, and the answer is returned."""
+    answer = await _retry([_transient(), _transient(), "answer"], retries=5, timeline=timeline)
+    assert "answer" == answer
+    assert [0.5, 1.0] == timeline.sleeps
+    assert 3 == timeline.events.count(("call",))
+
+
+async def test_errors_another_try_cannot_fix_are_not_slept_on(timeline: _Timeline) -> None:
+    """A non-transient error (auth) is raised after one call, without any backoff."""
+    refused = AuthError("refused", setting="GOOGLE_API_KEY")
+    with pytest.raises(AuthError):
+        await _retry([refused, "never"], retries=5, timeline=timeline)
+    assert [("call",)] == timeline.events
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import defaultdict
 
@@ -12,7 +13,19 @@ _Labels = tuple[tuple[str, str], ...]
 
 
 def _label_value(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    # the exposition format's three escapes: a raw newline would end the sample line
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _fmt_value(value: float) -> str:
+    """Every digit (`:g` would show 1234567 as 1.23457e+06): integers plain, else repr."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    if value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    return repr(value)
 
 
 def _fmt_labels(labels: _Labels) -> str:
@@ -80,7 +93,7 @@ class Metrics:
                 out.append(f"# HELP {name} {self._help.get(name, name)}")
                 out.append(f"# TYPE {name} counter")
                 for labels, value in sorted(series.items()):
-                    out.append(f"{name}{_fmt_labels(labels)} {value:g}")
+                    out.append(f"{name}{_fmt_labels(labels)} {_fmt_value(value)}")
             hname = "gdocs_upstream_latency_seconds"
             out.append(f"# HELP {hname} Upstream MCP tool call latency, retries included.")
             out.append(f"# TYPE {hname} histogram")
@@ -90,6 +103,6 @@ class Metrics:
                     out.append(f"{hname}_bucket{_fmt_labels(le)} {count}")
                 inf = (*labels, ("le", "+Inf"))
                 out.append(f"{hname}_bucket{_fmt_labels(inf)} {counts[-1]}")
-                out.append(f"{hname}_sum{_fmt_labels(labels)} {self._hist_sum[labels]:g}")
+                out.append(f"{hname}_sum{_fmt_labels(labels)} {_fmt_value(self._hist_sum[labels])}")
                 out.append(f"{hname}_count{_fmt_labels(labels)} {counts[-1]}")
         return "\n".join(out) + "\n"

@@ -6,7 +6,6 @@ anything is fetched, and a forged or stale value gets a short ephemeral explanat
 
 from __future__ import annotations
 
-import logging
 import re
 from typing import Any
 
@@ -24,13 +23,12 @@ from bot.render import (
 )
 from bot.slack import documents
 from bot.slack.context import BotContext
-from bot.slack.guard import RequestRecord, guarded
+from bot.slack.guard import RequestRecord, guarded, ignored
 from bot.slack.posting import plain
 from bot.slack.replies import ActionReply
 
-logger = logging.getLogger(__name__)
-
 SHOW_DOC_RE = re.compile(rf"^{re.escape(ACTION_SHOW_DOC_PREFIX)}\d+$")
+FETCHING = plain("Fetching the document…")
 STALE_BUTTON = (
     "That button does not point at a documentation page I can fetch "
     "(it may be out of date). Ask again with /gdocs."
@@ -45,8 +43,7 @@ def register(app: AsyncApp, ctx: BotContext) -> None:
     async def on_unknown(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
         actions = body.get("actions") or [{}]
-        logger.debug("unknown action ignored: %.100s", str(actions[0].get("action_id")))
-        ctx.metrics.request("action", "ignored")
+        ignored(ctx, "action", f"unknown action_id {str(actions[0].get('action_id'))[:100]!r}")
 
     app.action(SHOW_DOC_RE)(on_show_doc)
     app.action(ACTION_SHOW_DOC_MORE)(on_show_doc)
@@ -83,14 +80,16 @@ def _where(client: AsyncWebClient, body: dict[str, Any]) -> ActionReply:
     container = _dict(body.get("container"))
     message = _dict(body.get("message"))
     thread_ts = container.get("thread_ts") or message.get("thread_ts") or message.get("ts")
+    message_ts = container.get("message_ts") or message.get("ts")
     if container.get("is_ephemeral"):
-        thread_ts = None
+        thread_ts = message_ts = None
     return ActionReply(
         client=client,
         channel=_dict(body.get("channel")).get("id") or container.get("channel_id"),
         user=_dict(body.get("user")).get("id"),
         response_url=body.get("response_url"),
         thread_ts=thread_ts,
+        message_ts=message_ts,
     )
 
 
@@ -107,16 +106,17 @@ async def handle_doc_action(ctx: BotContext, client: AsyncWebClient, body: dict[
             record.outcome = "invalid_input"
             await reply.notice(plain(STALE_BUTTON))
             return
+        await reply.start_progress(FETCHING)
         try:
-            doc = await documents.fetch(ctx, name)
+            doc = await documents.fetch(ctx, name, record)
+            await documents.show(ctx, client, reply, doc, page=page, record=record)
         except NotFound:
             record.outcome = "not_found"
             await reply.notice(plain(documents.NO_LONGER_AVAILABLE))
-            return
         except GdocsError as error:
             record.outcome = error.code.value
             await reply.notice(render_error(error))
-            return
-        await documents.show(ctx, client, reply, doc, page=page)
+        finally:
+            await reply.finish()
 
     await guarded(ctx, "action", work, reply.notice)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import re
 from typing import Any
 
@@ -11,11 +10,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack import flows
 from bot.slack.context import BotContext
-from bot.slack.guard import RequestRecord, guarded
+from bot.slack.guard import RequestRecord, guarded, ignored
 from bot.slack.replies import ThreadReply
 from bot.slack.routing import route_in_thread, strip_mention
-
-logger = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, ctx: BotContext) -> None:
@@ -25,7 +22,7 @@ def register(app: AsyncApp, ctx: BotContext) -> None:
         await ack()
         event = body.get("event") or {}
         if _not_a_person_asking(event, context):
-            ctx.metrics.request("mention", "ignored")
+            ignored(ctx, "mention", "not a person's new message")
             return
         await handle_question(ctx, client, event, context.bot_user_id, kind="mention")
 
@@ -34,16 +31,18 @@ def register(app: AsyncApp, ctx: BotContext) -> None:
     ) -> None:
         await ack()
         event = body.get("event") or {}
-        if event.get("channel_type") != "im" or _not_a_person_asking(event, context):
-            logger.debug("message event ignored")
-            ctx.metrics.request("dm", "ignored")
+        if event.get("channel_type") != "im":
+            ignored(ctx, "dm", "not a direct message")
+            return
+        if _not_a_person_asking(event, context):
+            ignored(ctx, "dm", "not a person's new message")
             return
         await handle_question(ctx, client, event, context.bot_user_id, kind="dm")
 
     async def on_other_event(ack: AsyncAck, body: dict[str, Any]) -> None:
         # subscribed by mistake or new: acknowledge so Slack does not retry it
         await ack()
-        logger.debug("event ignored")
+        ignored(ctx, "event", "an event type the bot does not handle")
 
     app.event("app_mention")(on_mention)
     app.event("message")(on_message)

@@ -21,6 +21,8 @@ from bot.slack.stores import wait_message
 
 logger = logging.getLogger(__name__)
 
+DK = "developer_knowledge"
+
 
 async def answer(
     ctx: BotContext,
@@ -51,9 +53,12 @@ async def answer(
     await reply.start_progress(render_progress(question))
     try:
         if route.kind == "doc":
-            await _document(ctx, client, reply, route)
+            await _document(ctx, client, reply, route, record)
             return
+        record.server = "pay" if route.kind == "pay" and ctx.service.pay_configured else DK
         result = await _ask(ctx, client, route, reply.user)
+        record.server = "pay" if result.kind == "pay" else DK
+        record.tool = result.tool or "-"
         msg = render_answer(
             result,
             asker=reply.user if name_asker else None,
@@ -85,12 +90,14 @@ async def _ask(ctx: BotContext, client: AsyncWebClient, route: Route, user: str 
     return await service.ask(route.query)
 
 
-async def _document(ctx: BotContext, client: AsyncWebClient, reply: Reply, route: Route) -> None:
+async def _document(
+    ctx: BotContext, client: AsyncWebClient, reply: Reply, route: Route, record: RequestRecord
+) -> None:
     # InvalidInput for anything that is not a doc page; NotFound (with a hint to search)
     # for a page the server does not have
     name = normalize_doc_ref(route.query)
-    doc = await documents.fetch(ctx, name)
-    await documents.show(ctx, client, reply, doc, page=documents.FIRST_PAGE)
+    doc = await documents.fetch(ctx, name, record)
+    await documents.show(ctx, client, reply, doc, page=documents.FIRST_PAGE, record=record)
 
 
 async def user_locale(client: AsyncWebClient, user: str) -> str | None:

@@ -22,12 +22,17 @@ SOMETHING_WRONG = "Something went wrong on our side. Please try again in a momen
 
 @dataclass
 class RequestRecord:
-    """What the request log line says; listeners fill in `route` and `outcome`."""
+    """What the request log line says; listeners fill in `route`, `outcome` and, once an
+    upstream answer is in, the `server` and `tool` it came from."""
 
     kind: str
     request_id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
     route: str = "-"
     outcome: str = "ok"
+    #: "developer_knowledge" or "pay"
+    server: str = "-"
+    #: the MCP tool whose result was shown (search_documents when answer_query's quota is spent)
+    tool: str = "-"
 
 
 Work = Callable[[RequestRecord], Awaitable[None]]
@@ -61,11 +66,20 @@ async def guarded(ctx: BotContext, kind: str, work: Work, tell: Tell) -> None:
                 "request_id": record.request_id,
                 "kind": kind,
                 "route": record.route,
+                "server": record.server,
+                "tool": record.tool,
                 "latency_ms": latency_ms,
                 "outcome": record.outcome,
             },
         )
         ctx.metrics.request(kind, record.outcome)
+
+
+def ignored(ctx: BotContext, kind: str, why: str) -> None:
+    """A delivery that needs no answer (a bot's message, an edit, an unknown button): one
+    DEBUG line and the metric, no INFO line."""
+    logger.debug("slack %s ignored: %s", kind, why, extra={"kind": kind, "outcome": "ignored"})
+    ctx.metrics.request(kind, "ignored")
 
 
 async def _tell_safely(tell: Tell, record: RequestRecord) -> None:

@@ -108,6 +108,25 @@ async def post(
     return str(response.get("ts", ""))
 
 
+async def post_visibly(
+    client: AsyncWebClient, *, channel: str, msg: Message, thread_ts: str | None = None
+) -> str | None:
+    """`post`, or None (nothing was shown) when the bot may not post in that conversation."""
+    try:
+        return await post(client, channel=channel, msg=msg, thread_ts=thread_ts)
+    except SlackApiError as exc:
+        error = exc.response.get("error")
+        if error not in CANNOT_POST:
+            raise
+        logger.info("cannot post in channel (%s)", error)
+        return None
+
+
+async def update(client: AsyncWebClient, *, channel: str, ts: str, msg: Message) -> None:
+    """chat.update: replace the bot's own message `ts` with `msg`."""
+    await client.chat_update(channel=channel, ts=ts, **_payload(msg))
+
+
 async def post_or_fallback(
     client: AsyncWebClient,
     *,
@@ -119,15 +138,12 @@ async def post_or_fallback(
 ) -> str | None:
     """Post visibly; if the bot may not post there, send it to the asker ephemerally with the
     hint to invite the bot. The posted message's ts, or None when it went ephemerally."""
+    if channel and not response_url:
+        return await post(client, channel=channel, msg=msg, thread_ts=thread_ts)
     if channel:
-        try:
-            return await post(client, channel=channel, msg=msg, thread_ts=thread_ts)
-        except SlackApiError as exc:
-            if exc.response.get("error") not in CANNOT_POST or not response_url:
-                raise
-            logger.info(
-                "cannot post in channel (%s); answering ephemerally", exc.response.get("error")
-            )
+        ts = await post_visibly(client, channel=channel, msg=msg, thread_ts=thread_ts)
+        if ts is not None:
+            return ts
     await respond(
         response_url, with_hint(msg), replace_original=replace_original, session=client.session
     )

@@ -3,7 +3,9 @@
 A `/gdocs` command cannot be used in a thread: its answer is a visible channel message and
 progress is an ephemeral "Looking that up…" (replaced or deleted when the answer lands).
 A mention or DM is answered in its thread (or DM), and progress is a reaction on the asker's
-message.
+message. A button click's progress is a reaction on the clicked message: an action's
+`response_url` cannot carry it, since `replace_original`/`delete_original` there act on the
+clicked message itself, and an ephemeral "Fetching…" could never be taken down again.
 """
 
 from __future__ import annotations
@@ -45,8 +47,37 @@ class Reply(Protocol):
     async def deliver(self, msg: Message) -> str | None:
         """Post the answer; the new message's ts (None when it went ephemerally)."""
 
+    async def post_visibly(self, msg: Message) -> str | None:
+        """Post where the conversation sees it; None, with nothing sent, when the bot can't."""
+
     async def finish(self) -> None:
         """Take the progress signal down (idempotent)."""
+
+
+@dataclass
+class _ProgressReaction:
+    """A reaction on one message while the work goes on: added in the background (it must
+    not delay the work), taken off once the reply has landed."""
+
+    client: AsyncWebClient
+    channel: str
+    ts: str
+    _added: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    def add(self) -> None:
+        self._added = asyncio.ensure_future(self._react(add=True))
+
+    async def remove(self) -> None:
+        if self._added is None:
+            return
+        added, self._added = self._added, None
+        await added
+        await self._react(add=False)
+
+    async def _react(self, *, add: bool) -> None:
+        await posting.react(
+            self.client, channel=self.channel, ts=self.ts, name=PROGRESS_REACTION, add=add
+        )
 
 
 @dataclass
@@ -92,6 +123,11 @@ class CommandReply:
             self._progress_gone = self._progress_gone or replace
         return ts
 
+    async def post_visibly(self, msg: Message) -> str | None:
+        if not self.channel:
+            return None
+        return await posting.post_visibly(self.client, channel=self.channel, msg=msg)
+
     async def finish(self) -> None:
         if await self._progress_posted():
             self._progress_gone = True
@@ -111,18 +147,11 @@ class ThreadReply:
     message_ts: str
     thread_ts: str | None
     response_url: str | None = None
-    _reacted: asyncio.Task[None] | None = field(default=None, repr=False)
+    _progress: _ProgressReaction | None = field(default=None, repr=False)
 
     async def start_progress(self, msg: Message) -> None:
-        self._reacted = asyncio.ensure_future(
-            posting.react(
-                self.client,
-                channel=self.channel,
-                ts=self.message_ts,
-                name=PROGRESS_REACTION,
-                add=True,
-            )
-        )
+        self._progress = _ProgressReaction(self.client, self.channel, self.message_ts)
+        self._progress.add()
 
     async def notice(self, msg: Message, *, private: bool = False) -> None:
         if private:
@@ -137,14 +166,14 @@ class ThreadReply:
             self.client, channel=self.channel, msg=msg, thread_ts=self.thread_ts
         )
 
-    async def finish(self) -> None:
-        if self._reacted is None:
-            return
-        reacted, self._reacted = self._reacted, None
-        await reacted
-        await posting.react(
-            self.client, channel=self.channel, ts=self.message_ts, name=PROGRESS_REACTION, add=False
+    async def post_visibly(self, msg: Message) -> str | None:
+        return await posting.post_visibly(
+            self.client, channel=self.channel, msg=msg, thread_ts=self.thread_ts
         )
+
+    async def finish(self) -> None:
+        if self._progress is not None:
+            await self._progress.remove()
 
 
 @dataclass
@@ -155,10 +184,16 @@ class ActionReply:
     channel: str | None
     user: str | None
     response_url: str | None
+    #: None when the clicked message is ephemeral: there is no visible thread to post into
     thread_ts: str | None
+    #: the clicked message, which carries the progress reaction (None when ephemeral)
+    message_ts: str | None = None
+    _progress: _ProgressReaction | None = field(default=None, repr=False)
 
     async def start_progress(self, msg: Message) -> None:
-        return None
+        if self.channel and self.message_ts:
+            self._progress = _ProgressReaction(self.client, self.channel, self.message_ts)
+            self._progress.add()
 
     async def notice(self, msg: Message, *, private: bool = True) -> None:
         await posting.post_ephemeral(
@@ -172,7 +207,6 @@ class ActionReply:
 
     async def deliver(self, msg: Message) -> str | None:
         if self.thread_ts is None:
-            # an ephemeral message's button: there is no visible thread to post into
             await posting.respond(self.response_url, msg, session=self.client.session)
             return None
         return await posting.post_or_fallback(
@@ -183,5 +217,13 @@ class ActionReply:
             thread_ts=self.thread_ts,
         )
 
+    async def post_visibly(self, msg: Message) -> str | None:
+        if self.thread_ts is None or not self.channel:
+            return None
+        return await posting.post_visibly(
+            self.client, channel=self.channel, msg=msg, thread_ts=self.thread_ts
+        )
+
     async def finish(self) -> None:
-        return None
+        if self._progress is not None:
+            await self._progress.remove()

@@ -1,6 +1,7 @@
 """Small in-memory state the Slack app keeps: dedupe keys, per-user rate windows, user
-locales and thread context. Each is an injected instance with an injectable clock, and the
-dedupe store sits behind a protocol so several replicas can share one (Redis, a database).
+locales and thread context. Each is an injected instance with an injectable clock and a
+maximum size (a burst of new users or threads evicts the oldest entries instead of growing
+memory), and the dedupe store sits behind a protocol so several replicas can share one.
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ class _TtlMap(Generic[V]):
     def __len__(self) -> int:
         return len(self._items)
 
+    @property
+    def max_entries(self) -> int:
+        return self._max
+
 
 class DedupeStore(Protocol):
     """Answers "have we seen this delivery before?" across retries (and, shared, replicas)."""
@@ -73,6 +78,10 @@ class InMemoryDedupeStore:
         clock: Clock = time.monotonic,
     ) -> None:
         self._seen: _TtlMap[bool] = _TtlMap(ttl_seconds, max_entries, clock)
+        self.max_entries = max_entries
+
+    def __len__(self) -> int:
+        return len(self._seen)
 
     async def first_time(self, key: str) -> bool:
         if self._seen.get(key):
@@ -82,35 +91,53 @@ class InMemoryDedupeStore:
 
 
 class RateLimiter:
-    """A sliding one-minute window of questions per user."""
+    """A sliding one-minute window of questions per user, for at most `max_users` users.
+
+    Users are kept in order of their last question; those idle for a whole window are
+    forgotten first, and past `max_users` the least recently active go (they start afresh).
+    """
 
     def __init__(
-        self, per_minute: int, *, clock: Clock = time.monotonic, window: float = 60.0
+        self,
+        per_minute: int,
+        *,
+        max_users: int = 10_000,
+        clock: Clock = time.monotonic,
+        window: float = 60.0,
     ) -> None:
         self.per_minute = per_minute
+        self.max_users = max_users
         self._window = window
         self._clock = clock
-        self._hits: dict[str, deque[float]] = {}
+        self._hits: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._hits)
 
     def try_acquire(self, user: str) -> float | None:
         """Record a question and return None, or return seconds to wait when over the limit."""
         if self.per_minute <= 0:
             return None
         now = self._clock()
-        hits = self._hits.setdefault(user, deque())
+        hits = self._hits.pop(user, None)
+        self._forget(now)
+        hits = hits if hits is not None else deque()
+        self._hits[user] = hits  # now the most recently active
         while hits and hits[0] <= now - self._window:
             hits.popleft()
         if len(hits) >= self.per_minute:
             return max(0.0, hits[0] + self._window - now)
         hits.append(now)
-        self._forget_idle(now)
         return None
 
-    def _forget_idle(self, now: float) -> None:
-        # keep memory bounded by active users, not by everyone who ever asked
-        if len(self._hits) > 10_000:
-            for user in [u for u, h in self._hits.items() if not h or h[-1] <= now - self._window]:
-                del self._hits[user]
+    def _forget(self, now: float) -> None:
+        """Drop idle users from the front, and make room for one more."""
+        while self._hits:
+            user, hits = next(iter(self._hits.items()))
+            idle = not hits or hits[-1] <= now - self._window
+            if not idle and len(self._hits) < self.max_users:
+                break
+            del self._hits[user]
 
 
 def wait_message(limit: int, retry_after: float) -> str:
@@ -129,7 +156,12 @@ class LocaleCache:
         clock: Clock = time.monotonic,
     ) -> None:
         self._locales: _TtlMap[str] = _TtlMap(ttl_seconds, max_entries, clock)
+        self.max_entries = max_entries
+        #: lookups in flight, one per user: bounded by the requests in flight
         self._pending: dict[str, asyncio.Future[str | None]] = {}
+
+    def __len__(self) -> int:
+        return len(self._locales)
 
     async def locale(self, user: str, fetch: Callable[[str], Awaitable[str | None]]) -> str | None:
         cached = self._locales.get(user)
@@ -162,6 +194,10 @@ class ThreadMemory:
         clock: Clock = time.monotonic,
     ) -> None:
         self._questions: _TtlMap[str] = _TtlMap(ttl_seconds, max_entries, clock)
+        self.max_entries = max_entries
+
+    def __len__(self) -> int:
+        return len(self._questions)
 
     def question(self, channel: str, thread_ts: str) -> str | None:
         return self._questions.get(f"{channel}:{thread_ts}")

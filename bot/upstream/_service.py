@@ -226,7 +226,11 @@ class GoogleDocsService:
                 )
                 references = await self._references(out.references)
                 answer = Answer(
-                    query=query, kind="answer", text=out.answerText, references=references
+                    query=query,
+                    kind="answer",
+                    text=out.answerText,
+                    references=references,
+                    tool=tools.answer,
                 )
                 return answer, self._settings.cache_answer_ttl_seconds
         self._metrics.quota_fallback()
@@ -262,7 +266,7 @@ class GoogleDocsService:
             uri = uri_for_name(name)
             title = titles.get(name) or title_from_uri(uri)
             hits.append(SearchHit(title=title, uri=uri, snippet=snippet(chunk.content), name=name))
-        answer = Answer(query=query, kind="search", hits=tuple(hits), note=note)
+        answer = Answer(query=query, kind="search", hits=tuple(hits), note=note, tool=tool)
         return answer, self._settings.cache_search_ttl_seconds
 
     async def _pay_search(self, query: str, language: str | None) -> tuple[Answer, float]:
@@ -281,7 +285,7 @@ class GoogleDocsService:
                 # Pay pages are in the Developer Knowledge corpus too: "Show full doc" works
                 name=_name_for(result.uri),
             )
-        answer = Answer(query=query, kind="pay", hits=tuple(hits.values()))
+        answer = Answer(query=query, kind="pay", hits=tuple(hits.values()), tool=tool)
         return answer, self._settings.cache_search_ttl_seconds
 
     async def _status(self, server: str, client: McpClient) -> ServerStatus:

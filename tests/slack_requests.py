@@ -1,0 +1,210 @@
+"""What Slack sends the bot, signed as Slack signs it: slash commands, Events API callbacks
+and block actions, POSTed to the bot's /slack/events with the time each took to be acked.
+
+`SlackRequests` only builds and sends requests; `tests.slack_harness.running_bot` runs the
+bot they go to. Response URLs point at the recording `FakeSlack`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import itertools
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+import aiohttp
+
+from tests.fakes.slack_api import BOT_USER_ID, FakeSlack
+from tests.fakes.slack_payloads import slash_command_form
+
+SIGNING_SECRET = "sig-secret-5f3c1a9e7b2d4c6a8e0f"
+BOT_TOKEN = "xoxb-bot-token-9d8c7b6a5f4e3d2c1b0a"
+API_KEY = "test-key"
+#: a well-formed user id, so answers can name the asker
+ASKER = "UASKER1"
+#: nothing listens on the discard port: anything sent there is refused at once
+CLOSED_URL = "http://127.0.0.1:9/mcp"
+
+
+def sign(
+    body: str, *, secret: str = SIGNING_SECRET, timestamp: int | None = None
+) -> dict[str, str]:
+    """Slack's request signature headers for `body`."""
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    base = f"v0:{ts}:{body}".encode()
+    digest = hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={digest}"}
+
+
+@dataclass
+class Sent:
+    """What the bot answered to one HTTP request."""
+
+    status: int
+    body: str
+    #: seconds from sending the request to having the whole answer (Slack's 3 s ack budget)
+    elapsed: float = 0.0
+    #: the response_url key of a command or action (see `FakeSlack.responses_to`)
+    key: str | None = None
+
+
+class SlackRequests:
+    """Speaks to the bot at `url` as Slack does; `session` is set by whoever runs the bot."""
+
+    def __init__(self, fake: FakeSlack, url: str) -> None:
+        self.fake = fake
+        self.url = url
+        self._ids = itertools.count(1)
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        assert self._session is not None
+        return self._session
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    async def post(
+        self, body: Any, *, content_type: str, headers: dict[str, str] | None = None
+    ) -> Sent:
+        all_headers = {"Content-Type": content_type, **(headers or {})}
+        started = time.perf_counter()
+        async with self.session.post(self.url, data=body, headers=all_headers) as resp:
+            text = await resp.text()
+        return Sent(resp.status, text, elapsed=time.perf_counter() - started)
+
+    async def post_signed(
+        self, body: str, *, content_type: str, headers: dict[str, str] | None = None
+    ) -> Sent:
+        return await self.post(
+            body, content_type=content_type, headers={**sign(body), **(headers or {})}
+        )
+
+    def command_body(
+        self, text: str, *, user: str = ASKER, channel: str = "C1", key: str | None = None
+    ) -> tuple[str, str]:
+        n = self.next_id()
+        key = key or f"cmd{n}"
+        form = slash_command_form(
+            text, response_url=self.fake.response_url(key), user=user, channel=channel
+        )
+        return urlencode(form), key
+
+    async def command(
+        self, text: str, *, user: str = ASKER, channel: str = "C1", key: str | None = None
+    ) -> Sent:
+        """A signed `/gdocs <text>`."""
+        body, key = self.command_body(text, user=user, channel=channel, key=key)
+        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
+        sent.key = key
+        return sent
+
+    def event_body(self, event: dict[str, Any], *, event_id: str | None = None) -> str:
+        return json.dumps(
+            {
+                "token": "deprecated-verification-token",
+                "team_id": "T1",
+                "api_app_id": "A1",
+                "type": "event_callback",
+                "event_id": event_id or f"Ev{self.next_id():06d}",
+                "event_time": int(time.time()),
+                "authorizations": [{"team_id": "T1", "user_id": BOT_USER_ID, "is_bot": True}],
+                "event": event,
+            }
+        )
+
+    async def event(
+        self,
+        event: dict[str, Any],
+        *,
+        event_id: str | None = None,
+        retry_num: int | None = None,
+    ) -> Sent:
+        """A signed Events API callback (optionally a retry, as Slack marks them)."""
+        body = self.event_body(event, event_id=event_id)
+        headers = {}
+        if retry_num is not None:
+            headers = {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"}
+        return await self.post_signed(body, content_type="application/json", headers=headers)
+
+    async def mention(
+        self,
+        text: str,
+        *,
+        user: str = ASKER,
+        channel: str = "C1",
+        ts: str | None = None,
+        thread_ts: str | None = None,
+    ) -> Sent:
+        event: dict[str, Any] = {
+            "type": "app_mention",
+            "user": user,
+            "text": f"<@{BOT_USER_ID}> {text}",
+            "ts": ts or f"1710000000.{self.next_id():06d}",
+            "channel": channel,
+            "event_ts": ts or "1710000000.000000",
+        }
+        if thread_ts:
+            event["thread_ts"] = thread_ts
+        return await self.event(event)
+
+    async def dm(self, text: str, *, user: str = ASKER, channel: str = "D1", **extra: Any) -> Sent:
+        event = {
+            "type": "message",
+            "channel_type": "im",
+            "user": user,
+            "text": text,
+            "ts": f"1710000100.{self.next_id():06d}",
+            "channel": channel,
+            **extra,
+        }
+        return await self.event(event)
+
+    async def action(
+        self,
+        action: dict[str, Any],
+        *,
+        user: str = ASKER,
+        channel: str = "C1",
+        message_ts: str = "1700000000.000001",
+        thread_ts: str | None = None,
+        ephemeral: bool = False,
+        key: str | None = None,
+    ) -> Sent:
+        """A signed block_actions click on a button of the message at `message_ts`; with
+        `ephemeral`, on a message only the clicker sees (Slack sends no `message` then)."""
+        n = self.next_id()
+        key = key or f"act{n}"
+        container: dict[str, Any] = {
+            "type": "message",
+            "message_ts": message_ts,
+            "channel_id": channel,
+            "is_ephemeral": ephemeral,
+        }
+        payload: dict[str, Any] = {
+            "type": "block_actions",
+            "team": {"id": "T1", "domain": "test"},
+            "user": {"id": user, "username": f"user-{user}", "team_id": "T1"},
+            "api_app_id": "A1",
+            "token": "deprecated-verification-token",
+            "container": container,
+            "trigger_id": f"trigger-a{n}.{time.time_ns()}",
+            "channel": {"id": channel, "name": "general"},
+            "response_url": self.fake.response_url(key),
+            "actions": [{"block_id": "show_docs", "action_ts": str(time.time()), **action}],
+        }
+        if not ephemeral:
+            message: dict[str, Any] = {"type": "message", "ts": message_ts, "text": "answer"}
+            if thread_ts:
+                message["thread_ts"] = thread_ts
+                container["thread_ts"] = thread_ts
+            payload["message"] = message
+        body = urlencode({"payload": json.dumps(payload)})
+        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
+        sent.key = key
+        return sent

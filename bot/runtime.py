@@ -149,7 +149,9 @@ class _Runtime:
         settings = self.settings
         self.runner = web.AppRunner(web_app, access_log=None, shutdown_timeout=2.0)
         await self.runner.setup()
-        site = web.TCPSite(self.runner, settings.host, settings.port)
+        # a burst of Slack requests must not overflow the default backlog (128), whose
+        # overflow costs a connection a second or more to retry
+        site = web.TCPSite(self.runner, settings.host, settings.port, backlog=1024)
         try:
             await site.start()
         except OSError as exc:

@@ -13,6 +13,7 @@ import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 from aiohttp import web
@@ -224,7 +225,7 @@ class Relay:
     client connecting to `url` is refused, as by a server that is down."""
 
     def __init__(self, target: FakeDeveloperKnowledge) -> None:
-        self._target_port = int(target.url.split(":")[2].split("/")[0])
+        self._target_port = urlsplit(target.url).port
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]

@@ -229,6 +229,41 @@ async def test_doc_command_posts_the_document_in_the_channel(
         assert [] == bot.fake.invalid_payloads
 
 
+LONG_DOC = "documents/docs.cloud.google.com/run/docs/very-long-reference"
+
+
+@pytest.mark.parametrize("can_post", [True, False], ids=["in_channel", "not_in_channel"])
+async def test_doc_command_for_a_long_document_attaches_it_only_where_it_can(
+    dk_server: FakeDeveloperKnowledge, can_post: bool
+) -> None:
+    """`/gdocs doc` of a long page: in the channel, an intro and the file in its thread;
+    where the bot cannot post, the asker gets page 1 privately with a Next page button and
+    no mention of a file."""
+    sections = [f"## Part {i}\n\n{'Deploy the service and check it. ' * 8}" for i in range(100)]
+    dk_server.add_document(LONG_DOC, "Very long reference", "\n\n".join(sections))
+    async with running_bot(dk_server) as bot:
+        if not can_post:
+            bot.fake.fail("chat.postMessage", "not_in_channel", times=5)
+        sent = await bot.command("doc https://docs.cloud.google.com/run/docs/very-long-reference")
+        await bot.finished(1)
+        assert sent.key is not None
+        shown = bot.fake.responses_to(sent.key)[-1]
+        uploads = bot.fake.calls_to("files.completeUploadExternal")
+
+        if can_post:
+            [intro] = bot.fake.calls_to("chat.postMessage")
+            assert "attached as a Markdown file" in blocks_text(intro.args)
+            assert [intro.result["ts"]] == [u.args["thread_ts"] for u in uploads]
+            assert {"response_type": "ephemeral", "delete_original": True} == shown
+        else:
+            assert [] == uploads
+            assert "Page 1 of" in blocks_text(shown)
+            assert "doc_next_page" in blocks_text(shown)
+            assert "/invite" in shown["text"]
+            assert "attached" not in json.dumps(bot.fake.responses)
+        assert [] == bot.fake.invalid_payloads
+
+
 async def test_doc_command_with_a_bad_reference_explains_privately(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
@@ -463,20 +498,23 @@ async def test_upstream_faults_get_a_short_specific_notice_and_the_bot_keeps_ans
     """Whatever the documentation server does wrong, the asker is told what, in a line, with
     no secret and no traceback, and the next question is answered."""
     caplog.set_level(logging.INFO)
-    relay = Relay(dk_server)
     settings = dict(case.settings)
+    relay = None
     if case.fault is None:
+        relay = Relay(dk_server)
         settings["developer_knowledge_mcp_url"] = relay.url  # nothing listens there yet
     else:
         dk_server.faults.append(case.fault())
     async with running_bot(dk_server, **settings) as bot:
         failed = await bot.command(case.question)
         await bot.finished(1)
-        await relay.on()
+        if relay is not None:
+            await relay.on()  # the server is back
         await bot.command(case.follow_up)
         [post] = await bot.fake.await_calls("chat.postMessage")
         outcomes = await bot.finished(2)
-    await relay.off()
+    if relay is not None:
+        await relay.off()
     assert failed.key is not None
     _progress, notice = bot.fake.responses_to(failed.key)
 

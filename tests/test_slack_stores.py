@@ -57,6 +57,46 @@ def test_rate_limiter_is_a_sliding_window_per_user() -> None:
     assert limiter.try_acquire("U1") is None
 
 
+def test_rate_limiter_keeps_at_most_max_users_and_forgets_idle_ones() -> None:
+    """A crowd of askers evicts the least recently active; idle users go first."""
+    clock = FakeClock()
+    limiter = RateLimiter(1, max_users=3, clock=clock)
+    for user in ("U1", "U2", "U3"):
+        limiter.try_acquire(user)
+    assert limiter.try_acquire("U3") is not None  # limited: still remembered
+    limiter.try_acquire("U4")  # the fourth user pushes out U1, the least recent
+    assert (3, None) == (len(limiter), limiter.try_acquire("U1"))
+    assert limiter.try_acquire("U3") is not None  # recently active users stay limited
+    clock.now += 61
+    limiter.try_acquire("U5")
+    assert 1 == len(limiter)  # a minute later the idle users are forgotten
+
+
+def test_rate_limiter_limits_a_lone_user() -> None:
+    """With a single user the window still holds (the user is never evicted as idle)."""
+    clock = FakeClock()
+    limiter = RateLimiter(1, max_users=1, clock=clock)
+    assert limiter.try_acquire("U1") is None
+    assert limiter.try_acquire("U1") is not None
+
+
+async def test_every_store_reports_its_size_within_its_bound() -> None:
+    """Each store exposes len() and stays within max_entries however many keys arrive."""
+    clock = FakeClock()
+    dedupe = InMemoryDedupeStore(600, max_entries=5, clock=clock)
+    threads = ThreadMemory(600, max_entries=5, clock=clock)
+    locales = LocaleCache(600, max_entries=5, clock=clock)
+
+    async def fetch(user: str) -> str | None:
+        return "en-US"
+
+    for i in range(50):
+        await dedupe.first_time(f"k{i}")
+        threads.remember("C1", f"{i}.0", "q")
+        await locales.locale(f"U{i}", fetch)
+    assert [5, 5, 5] == [len(dedupe), len(threads), len(locales)]
+
+
 def test_rate_limiter_zero_means_unlimited() -> None:
     """RATE_LIMIT_PER_USER_PER_MINUTE=0 turns the limit off."""
     limiter = RateLimiter(0, clock=FakeClock())

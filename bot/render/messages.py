@@ -32,9 +32,9 @@ _LINE_MARKS_RE = re.compile(r"^\s*(?:#{1,6}\s+|>\s?|[-*+]\s+(?:\[[ xX]\]\s+)?|\|
 _HINTS: dict[ErrorCode, str] = {
     ErrorCode.TIMEOUT: "The documentation service is slow right now; try again in a minute.",
     ErrorCode.UNAVAILABLE: "The documentation service is unavailable; try again in a minute.",
-    ErrorCode.QUOTA: (
-        "Google's daily quota for this is used up; `search` may still work, or try again tomorrow."
-    ),
+    # generated answers fall back to search on their own; a quota error that reaches a user is
+    # the per-minute search or retrieval quota
+    ErrorCode.QUOTA: "Google's request quota is used up for now; try again in a minute.",
     ErrorCode.AUTH: "An admin needs to fix the bot's configuration.",
     ErrorCode.CONFIG: "An admin needs to fix the bot's configuration.",
     ErrorCode.NOT_FOUND: "Check the name or URL, or look the page up with `search`.",

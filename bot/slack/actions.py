@@ -28,6 +28,7 @@ from bot.slack.posting import plain
 from bot.slack.replies import ActionReply
 
 SHOW_DOC_RE = re.compile(rf"^{re.escape(ACTION_SHOW_DOC_PREFIX)}\d+$")
+#: a click's progress; ActionReply shows it as a reaction on the clicked message
 FETCHING = plain("Fetching the document…")
 STALE_BUTTON = (
     "That button does not point at a documentation page I can fetch "

@@ -61,9 +61,9 @@ async def show(
 ) -> None:
     """Post page `page` of `doc` where `reply` delivers; a long document's first showing
     goes out as a file when it can."""
-    if page == FIRST_PAGE and wants_file(doc, ctx.settings.doc_file_threshold_chars):
-        if await _show_as_file(client, reply, doc, record):
-            return
+    long_doc = wants_file(doc, ctx.settings.doc_file_threshold_chars)
+    if page == FIRST_PAGE and long_doc and await _show_as_file(client, reply, doc, record):
+        return
     pages = document_pages(doc)
     if not FIRST_PAGE <= page < FIRST_PAGE + len(pages):
         await reply.notice(plain(NO_MORE_PAGES), private=True)

@@ -12,7 +12,7 @@ BOT_EVENTS: tuple[str, ...] = ("app_mention", "message.im")
 #: bot token scopes, each with the calls that need it
 BOT_SCOPES: dict[str, str] = {
     "commands": "/gdocs",
-    "chat:write": "chat.postMessage, chat.postEphemeral",
+    "chat:write": "chat.postMessage, chat.postEphemeral, chat.update",
     "app_mentions:read": "app_mention events",
     "im:history": "message.im events (direct messages)",
     "users:read": "users.info for the asker's locale (Pay language)",

@@ -27,7 +27,7 @@ def clean_query(text: str, max_chars: int) -> str:
             kept.append(ch)
     cleaned = "".join(kept).strip()
     if not cleaned:
-        raise InvalidInput("Ask a question: the text is empty.")
+        raise InvalidInput("There is nothing to look up: the text is empty.")
     if len(cleaned) > max_chars:
         raise InvalidInput(
             f"That is too long ({len(cleaned)} characters): keep it under {max_chars} characters."

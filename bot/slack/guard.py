@@ -47,11 +47,12 @@ async def guarded(ctx: BotContext, kind: str, work: Work, tell: Tell) -> None:
     record = RequestRecord(kind)
     started = time.perf_counter()
     try:
-        if not ctx.inflight.accepting:
-            record.outcome = "restarting"
-            await tell(plain(RESTARTING))
-            return
+        # tracked too: shutdown waits for the "restarting" notice as for an answer
         async with ctx.inflight.track():
+            if not ctx.inflight.accepting:
+                record.outcome = "restarting"
+                await tell(plain(RESTARTING))
+                return
             await work(record)
     except Exception:
         record.outcome = "internal_error"

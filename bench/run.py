@@ -88,7 +88,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     n, lat = args.n, args.latency
     out: dict[str, Any] = {"n": n, "latency": lat, "doc_latency": args.doc_latency}
     try:
-        out["cold_start_s"] = await bench.start_bot(cap=max(n, 1))
+        # cap ≥ every question in flight (the N and the probes): no queueing at the cap here
+        out["cold_start_s"] = await bench.start_bot(cap=n + args.probes)
         await bench.burst(["how do I warm up q999999 please?"], ["CWARM"], timeout=10 + 3 * lat)
 
         # 1. N distinct questions at once: first with cold connection pools, then warm, with

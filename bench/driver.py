@@ -174,6 +174,29 @@ class Bench:
             await asyncio.wait_for(self.slack.answered.wait(), timeout)
         return rnd, probe_rnd
 
+    async def paced(
+        self, texts: list[str], channels: list[str], rate: float, timeout: float
+    ) -> Round:
+        """Send one signed /gdocs per text at `rate` per second (open loop: on schedule, not
+        after the previous answer), then wait until every channel got its answer."""
+        rnd = Round()
+        self.slack.expect(len(set(channels)))
+        loop = asyncio.get_running_loop()
+        connector = aiohttp.TCPConnector(limit=0)
+        async with aiohttp.ClientSession(connector=connector) as session:
+            start = loop.time() + 0.05
+
+            async def send(i: int, text: str, channel: str) -> None:
+                await asyncio.sleep(max(0.0, start + i / rate - loop.time()))  # the schedule
+                await self._command(session, rnd, i, text, channel)
+
+            await asyncio.gather(
+                *(send(i, t, c) for i, (t, c) in enumerate(zip(texts, channels, strict=True)))
+            )
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.slack.answered.wait(), timeout)
+        return rnd
+
     async def _command(
         self, session: aiohttp.ClientSession, rnd: Round, i: int, text: str, channel: str
     ) -> None:

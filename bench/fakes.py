@@ -32,6 +32,8 @@ class FakeUpstream:
     spent: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     in_flight: int = 0
     max_in_flight: int = 0
+    #: (monotonic time, calls in flight including this one) at the start of every tool call
+    in_flight_seen: list[tuple[float, int]] = field(default_factory=list)
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -42,6 +44,7 @@ class FakeUpstream:
         self.calls.clear()
         self.spent.clear()
         self.max_in_flight = 0
+        self.in_flight_seen.clear()
 
     async def _handle(self, request: web.Request) -> web.Response:
         msg = await request.json()
@@ -73,6 +76,7 @@ class FakeUpstream:
         self.calls[tool] += 1
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        self.in_flight_seen.append((time.monotonic(), self.in_flight))
         try:
             return self._result(msg, await self._tool(tool, args))
         finally:

@@ -41,44 +41,74 @@ def _acks(rnd: Round) -> list[float]:
     return [(rnd.acked[k] - rnd.sent[k]) * 1000 for k in rnd.acked]
 
 
-async def _distinct_round(bench: Bench, tag: str, base: int, probes: int) -> dict[str, Any]:
-    """N distinct questions at once, one channel each, then `probes` more while they wait."""
+async def _distinct_round(bench: Bench, tag: str, base: int) -> dict[str, Any]:
+    """N distinct questions sent at once, one channel each."""
     n, lat = bench.args.n, bench.args.latency
     bench.upstream.reset()
     texts = [f"how do I configure feature q{base + i} in cloud storage?" for i in range(n)]
     channels = [f"{tag}{i:05d}" for i in range(n)]
-    probe_list = [
-        (f"how do I configure feature q{base + n + j} in cloud storage?", f"{tag}P{j:04d}")
-        for j in range(probes)
-    ]
     qid_of = {c: str(base + i) for i, c in enumerate(channels)}
-    qid_of.update({c: str(base + n + j) for j, (_, c) in enumerate(probe_list)})
-    cpu0, self_cpu0 = bench.bot_cpu_seconds(), time.process_time()
-    rnd, probe_rnd = await bench.burst(texts, channels, timeout=30 + 5 * lat, probes=probe_list)
+    cpu0 = bench.bot_cpu_seconds()
+    rnd, _ = await bench.burst(texts, channels, timeout=30 + 5 * lat)
     bot_cpu = bench.bot_cpu_seconds() - cpu0
     overheads, wall = _overheads(bench, rnd, qid_of)
-    probe_overheads, _ = _overheads(bench, probe_rnd, qid_of)
-    acks, probe_acks = _acks(rnd), _acks(probe_rnd)
+    acks = _acks(rnd)
+    upstream = statistics.mean(bench.upstream.spent[str(base + i)] for i in range(n))
     return {
         "burst_ack_p50_ms": pct(acks, 50),
         "burst_ack_p99_ms": pct(acks, 99),
-        "ack_max_ms": max(acks + probe_acks),
-        "acked_ok": sum(1 for s in rnd.statuses + probe_rnd.statuses if s == 200),
-        "answered": len(overheads) + len(probe_overheads),
+        "burst_ack_max_ms": max(acks),
+        "acked_ok": sum(1 for s in rnd.statuses if s == 200),
+        "answered": len(overheads),
         "overhead_p50_ms": pct(overheads, 50),
         "overhead_p99_ms": pct(overheads, 99),
-        "probe_ack_p50_ms": pct(probe_acks, 50),
-        "probe_ack_p99_ms": pct(probe_acks, 99),
-        "probe_overhead_p50_ms": pct(probe_overheads, 50),
-        "probe_overhead_p99_ms": pct(probe_overheads, 99),
-        "upstream_per_question_s": statistics.mean(
-            bench.upstream.spent[str(base + i)] for i in range(n)
-        ),
+        "upstream_per_question_s": upstream,
         "wall_s": wall,
-        "wall_over_latency": wall / lat,
+        "wall_over_upstream": wall / upstream,
         "max_in_flight": bench.upstream.max_in_flight,
-        "bot_cpu_ms_per_question": bot_cpu * 1000 / (n + probes),
-        "driver_cpu_s": time.process_time() - self_cpu0,
+        "bot_cpu_ms_per_question": bot_cpu * 1000 / n,
+    }
+
+
+async def _sustained_round(bench: Bench, base: int) -> dict[str, Any]:
+    """Questions arriving at N per upstream time for `--sustain` seconds, so that N are in
+    flight at once (Little's law); figures for those sent once the N were in flight."""
+    args = bench.args
+    per_question = args.latency + args.doc_latency
+    rate = args.n / per_question
+    count = max(1, round(rate * args.sustain))
+    bench.upstream.reset()
+    texts = [f"how do I configure feature q{base + i} in cloud storage?" for i in range(count)]
+    channels = [f"S{i:05d}" for i in range(count)]
+    qid_of = {c: str(base + i) for i, c in enumerate(channels)}
+    cpu0, driver0 = bench.bot_cpu_seconds(), time.process_time()
+    rnd = await bench.paced(texts, channels, rate, timeout=30 + args.sustain + 5 * per_question)
+    bot_cpu = bench.bot_cpu_seconds() - cpu0
+    first, last = min(rnd.sent.values()), max(rnd.sent.values())
+    # the steady state: the ramp (the first upstream time, fewer than N in flight) left out
+    steady = {c: t for c, t in rnd.sent.items() if t - first >= per_question}
+    steady_rnd = Round(
+        sent=steady, acked={c: rnd.acked[c] for c in steady if c in rnd.acked}, statuses=[]
+    )
+    overheads, _ = _overheads(bench, steady_rnd, qid_of)
+    acks = _acks(steady_rnd)
+    seen = [k for t, k in bench.upstream.in_flight_seen if first + per_question <= t <= last]
+    return {
+        "sustained_rate": rate,
+        "sustained_sent": count,
+        "sustained_steady": len(steady),
+        "sustained_acked_ok": sum(1 for s in rnd.statuses if s == 200),
+        "sustained_answered": sum(1 for c in channels if c in bench.slack.posted),
+        "sustained_ack_p50_ms": pct(acks, 50),
+        "sustained_ack_p99_ms": pct(acks, 99),
+        "sustained_ack_max_ms": max(_acks(rnd)),
+        "sustained_overhead_p50_ms": pct(overheads, 50),
+        "sustained_overhead_p99_ms": pct(overheads, 99),
+        "sustained_in_flight_p50": pct([float(k) for k in seen], 50),
+        "sustained_bot_cpu_ms_per_question": bot_cpu * 1000 / count,
+        "sustained_bot_cpu_share": bot_cpu / (last - first + per_question),
+        "sustained_driver_cpu_share": (time.process_time() - driver0)
+        / (last - first + per_question),
     }
 
 
@@ -88,19 +118,18 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     n, lat = args.n, args.latency
     out: dict[str, Any] = {"n": n, "latency": lat, "doc_latency": args.doc_latency}
     try:
-        # cap ≥ every question in flight (the N and the probes): no queueing at the cap here
-        out["cold_start_s"] = await bench.start_bot(cap=n + args.probes)
+        # cap ≥ every question in flight: no queueing at the cap here
+        out["cold_start_s"] = await bench.start_bot(cap=2 * n)
         await bench.burst(["how do I warm up q999999 please?"], ["CWARM"], timeout=10 + 3 * lat)
 
-        # 1. N distinct questions at once: first with cold connection pools, then warm, with
-        #    probe commands sent one by one while the N wait on the upstream
-        cold = await _distinct_round(bench, "C", 0, probes=0)
+        # 1. N distinct questions at once: first with cold connection pools, then warm
+        cold = await _distinct_round(bench, "C", 0)
         out["cold"] = cold
-        out["n_answered"] = cold["answered"]
-        out.update(await _distinct_round(bench, "W", 10 * n, probes=args.probes))
-        out["probes"] = args.probes
+        out.update(await _distinct_round(bench, "W", 10 * n))
+        # 2. a steady N in flight
+        out.update(await _sustained_round(bench, 20 * n))
 
-        # 2. N identical questions at once -> single flight, then cache hits
+        # 3. N identical questions at once -> single flight, then cache hits
         bench.upstream.reset()
         same = "how do I rotate keys q777777 in cloud kms?"
         channels = [f"D{i:05d}" for i in range(n)]
@@ -120,11 +149,11 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         )
         out["peak_rss_mb"] = bench.stop_bot()
 
-        # 3. cap below N: queueing, not failing
+        # 4. cap below N: queueing, not failing
         cap = max(1, n // 4)
         await bench.start_bot(cap=cap)
         bench.upstream.reset()
-        texts = [f"how do I set up thing q{i + 20 * n} in firebase?" for i in range(n)]
+        texts = [f"how do I set up thing q{i + 1000 * n} in firebase?" for i in range(n)]
         channels = [f"E{i:05d}" for i in range(n)]
         per_round = lat + args.doc_latency
         rnd, _ = await bench.burst(texts, channels, timeout=30 + (n / cap + 2) * per_round * 2)
@@ -139,7 +168,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         )
         bench.stop_bot()
 
-        # 4. the CLI path
+        # 5. the CLI path
         walls, overheads_cli, rss = [], [], []
         for j in range(args.cli_runs):
             question = f"how do I list buckets q{900000 + j} with gcloud?"
@@ -166,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--doc-latency", type=float, default=0.1, help="get_documents latency, s")
     parser.add_argument("--cache-probes", type=int, default=20)
     parser.add_argument(
-        "--probes", type=int, default=40, help="commands sent one by one while N are in flight"
+        "--sustain", type=float, default=4.0, help="seconds of steady load with N in flight"
     )
     parser.add_argument("--cli-runs", type=int, default=3)
     parser.add_argument("--smoke", action="store_true", help="tiny run for CI; writes nothing")
@@ -176,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.smoke:
         args.n, args.latency, args.doc_latency = 4, 0.05, 0.01
-        args.cache_probes, args.cli_runs, args.probes = 2, 1, 2
+        args.cache_probes, args.cli_runs, args.sustain = 2, 1, 0.3
     if args.workdir is None:
         import tempfile
 
@@ -192,8 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     failed = [name for name, ok in verdicts(results) if not ok]
     # correctness failures always fail; timing targets only count on a full run
     broken = (
-        results["n_answered"] < args.n
-        or results["answered"] < args.n + args.probes
+        results["cold"]["answered"] < args.n
+        or results["answered"] < args.n
+        or results["sustained_answered"] < results["sustained_sent"]
         or results["identical_answered"] < args.n
         or results["capped_answered"] < args.n
     )

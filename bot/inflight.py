@@ -1,10 +1,15 @@
-"""Work in flight, so a graceful shutdown can stop taking new work and finish what it has."""
+"""Work in flight, so a graceful shutdown can stop taking new work and finish what it has.
+
+Listeners acknowledge Slack and hand their work to `spawn`/`start`: the HTTP response (or
+Socket Mode ack) goes back at once, without Bolt's 10 ms polling for `ack()`.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
+from typing import Any
 
 
 class InFlight:
@@ -15,6 +20,8 @@ class InFlight:
         self._idle = asyncio.Event()
         self._idle.set()
         self.accepting = True
+        #: strong references: the event loop keeps only weak ones to running tasks
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def count(self) -> int:
@@ -22,14 +29,49 @@ class InFlight:
 
     @asynccontextmanager
     async def track(self) -> AsyncIterator[None]:
-        self._count += 1
-        self._idle.clear()
+        self._enter()
         try:
             yield
         finally:
-            self._count -= 1
-            if self._count == 0:
-                self._idle.set()
+            self._leave()
+
+    def _enter(self) -> None:
+        self._count += 1
+        self._idle.clear()
+
+    def _leave(self) -> None:
+        self._count -= 1
+        if self._count == 0:
+            self._idle.set()
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run `work` in the background, counted from now (not from when it first runs)."""
+        self._enter()
+
+        async def run() -> None:
+            try:
+                await work
+            finally:
+                self._leave()
+
+        task = asyncio.ensure_future(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def start(
+        self, work: Coroutine[Any, Any, None], *, until: asyncio.Event, within: float
+    ) -> None:
+        """`spawn(work)` and wait until `until` is set, `work` ends, or `within` seconds pass:
+        the work's first reply can ride on the acknowledgement, and the rest goes on after."""
+        task = self.spawn(work)
+        if until.is_set() or task.done():
+            return
+        waiter = asyncio.ensure_future(until.wait())
+        try:
+            await asyncio.wait({task, waiter}, timeout=within, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
 
     async def drain(self, timeout: float) -> bool:
         """Stop accepting; wait until nothing is in flight. False when `timeout` ran out."""

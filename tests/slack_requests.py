@@ -102,6 +102,8 @@ class SlackRequests:
         body, key = self.command_body(text, user=user, channel=channel, key=key)
         sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
         sent.key = key
+        if sent.status == 200:
+            self.fake.acknowledged(key, sent.body)
         return sent
 
     def event_body(self, event: dict[str, Any], *, event_id: str | None = None) -> str:
@@ -207,4 +209,6 @@ class SlackRequests:
         body = urlencode({"payload": json.dumps(payload)})
         sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
         sent.key = key
+        if sent.status == 200:
+            self.fake.acknowledged(key, sent.body)
         return sent

@@ -14,6 +14,10 @@ async def _hold(inflight: InFlight, entered: asyncio.Event, release: asyncio.Eve
         await release.wait()
 
 
+async def _wait(event: asyncio.Event) -> None:
+    await event.wait()
+
+
 async def test_drain_gives_up_after_its_timeout_with_work_still_in_flight() -> None:
     """Work that does not finish: drain returns False once the timeout passes, work untouched."""
     inflight = InFlight()
@@ -67,3 +71,45 @@ async def test_work_that_fails_still_leaves_the_count() -> None:
     assert isinstance(results[0], RuntimeError)
     assert 0 == inflight.count
     assert await asyncio.wait_for(inflight.drain(30), 1) is True
+
+
+async def test_spawned_work_counts_before_it_first_runs() -> None:
+    """A drain that starts right after `spawn` still waits for the spawned work."""
+    inflight = InFlight()
+    release = asyncio.Event()
+    inflight.spawn(_wait(release))
+
+    assert 1 == inflight.count
+    draining = asyncio.create_task(inflight.drain(5))
+    release.set()
+    assert await asyncio.wait_for(draining, 5) is True
+    assert 0 == inflight.count
+
+
+async def test_start_returns_at_the_first_reply_and_the_work_goes_on() -> None:
+    """`start` comes back once the work signals its first reply; the work keeps running."""
+    inflight = InFlight()
+    replied, release, finished = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def work() -> None:
+        replied.set()
+        await release.wait()
+        finished.set()
+
+    await asyncio.wait_for(inflight.start(work(), until=replied, within=30), 5)
+
+    assert (1, False) == (inflight.count, finished.is_set())
+    release.set()
+    await asyncio.wait_for(finished.wait(), 5)
+
+
+async def test_start_gives_up_waiting_for_a_reply_after_within_seconds() -> None:
+    """Work that never replies does not hold the acknowledgement past `within`."""
+    inflight = InFlight()
+    never, release = asyncio.Event(), asyncio.Event()
+
+    await asyncio.wait_for(inflight.start(_wait(release), until=never, within=0.05), 5)
+
+    assert 1 == inflight.count
+    release.set()
+    assert await asyncio.wait_for(inflight.drain(5), 5) is True

@@ -74,7 +74,10 @@ def start_bot(tmp_path: Path) -> Iterator[Callable[[dict[str, str]], BotProcess]
 
 def _post_command(bot: BotProcess, slack: FakeSlack, text: str) -> httpx.Response:
     body, headers = signed_slash_command(SIGNING_SECRET, text, slack.response_url("C1"))
-    return httpx.post(bot.url("/slack/events"), content=body, headers=headers, timeout=5)
+    response = httpx.post(bot.url("/slack/events"), content=body, headers=headers, timeout=5)
+    if response.status_code == 200:
+        slack.acknowledged("C1", response.text)  # shown as Slack would show it
+    return response
 
 
 def _post(bot: BotProcess, request: tuple[bytes, dict[str, str]]) -> httpx.Response:

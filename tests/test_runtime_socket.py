@@ -84,8 +84,14 @@ def test_slash_command_envelope_is_acked_over_the_socket_and_answered(
         "how do I create a Cloud Storage bucket?", slack.response_url("C1")
     )
 
-    assert {"envelope_id": envelope_id} == socket_server.wait_for_ack(envelope_id)
+    ack = socket_server.wait_for_ack(envelope_id)
     (post,) = slack.wait_for("chat.postMessage", 1, timeout=15)
+    assert envelope_id == ack["envelope_id"]
+    # the progress note rides on the ack, shown to the asker only
+    assert ("ephemeral", "Looking that up…") == (
+        ack["payload"]["response_type"],
+        ack["payload"]["text"],
+    )
     assert "create a Cloud Storage bucket" in post.args["text"]
     assert [] == slack.invalid_payloads
 

@@ -59,6 +59,7 @@ async def test_progress_is_ephemeral_and_deleted_when_the_answer_lands(
         assert sent.key is not None
         progress, cleanup = bot.fake.responses_to(sent.key)
 
+        assert progress == json.loads(sent.body)  # on screen with the ack: no extra call
         assert "ephemeral" == progress["response_type"]
         assert "Looking that up…" == progress["text"]
         assert {"response_type": "ephemeral", "delete_original": True} == cleanup
@@ -117,12 +118,13 @@ async def test_explicit_route_words_override_the_guess(
 async def test_help_is_ephemeral_and_calls_no_server(dk_server: FakeDeveloperKnowledge) -> None:
     """`/gdocs` and `/gdocs help` show usage to the asker only, without an upstream call."""
     async with running_bot(dk_server) as bot:
-        keys = [(await bot.command(text)).key for text in ("", "   ", "help", "HELP")]
-        await bot.finished(len(keys))
-        usages = [bot.fake.responses_to(key) for key in keys if key]
+        sents = [await bot.command(text) for text in ("", "   ", "help", "HELP")]
+        await bot.finished(len(sents))
+        usages = [bot.fake.responses_to(sent.key) for sent in sents if sent.key]
 
         assert 4 == len(usages)
-        for [usage] in usages:
+        for sent, [usage] in zip(sents, usages, strict=True):
+            assert json.loads(sent.body) == usage  # carried by the acknowledgement
             assert "ephemeral" == usage["response_type"]
             assert "/gdocs search" in blocks_text(usage)
         assert ([], []) == (dk_server.calls, bot.fake.calls_to("chat.postMessage"))

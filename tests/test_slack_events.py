@@ -252,7 +252,9 @@ async def test_socket_mode_requests_are_dispatched_without_signatures(
         assert (200, 200) == (command_response.status, event_response.status)
         posts = bot.fake.calls_to("chat.postMessage")
         assert {None, "1710000000.000700"} == {p.args.get("thread_ts") for p in posts}
-        assert 2 == len(bot.fake.responses_to(key))  # progress, then deleted
+        assert "Looking that up…" == json.loads(command_response.body)["text"]  # progress…
+        [deleted] = bot.fake.responses_to(key)  # …then deleted
+        assert deleted.get("delete_original") is True
         assert [] == bot.fake.invalid_payloads
 
 

@@ -39,7 +39,7 @@ STALE_BUTTON = (
 def register(app: AsyncApp, ctx: BotContext) -> None:
     async def on_show_doc(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        await handle_doc_action(ctx, client, body)
+        ctx.inflight.spawn(handle_doc_action(ctx, client, body))
 
     async def on_unknown(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()

@@ -103,7 +103,9 @@ def build_bolt_app(ctx: BotContext, *, client: AsyncWebClient | None = None) -> 
         authorize=ctx.identity.authorizer(client, token or ""),
         # Socket Mode requests are not signed (Bolt skips them anyway)
         request_verification_enabled=not settings.socket_mode,
-        process_before_response=False,
+        # listeners ack and hand their work to ctx.inflight themselves: with False, Bolt
+        # would poll every 10 ms for the ack (a 10 ms floor under every acknowledgement)
+        process_before_response=True,
         user_facing_authorize_error_message=AUTHORIZE_FAILED,
     )
     client.token = token

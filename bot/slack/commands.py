@@ -11,20 +11,28 @@ from bot.slack import flows
 from bot.slack.context import BotContext
 from bot.slack.guard import RequestRecord, guarded
 from bot.slack.manifest_facts import COMMANDS
-from bot.slack.replies import CommandReply
+from bot.slack.replies import CommandReply, OnceAck
 from bot.slack.routing import clean_text, route_text
+
+#: how long the acknowledgement waits for the work's first reply (progress, help, a refusal)
+#: to carry it; Slack gives up after 3 s
+FIRST_REPLY_WITHIN = 2.0
 
 
 def register(app: AsyncApp, ctx: BotContext) -> None:
     async def on_command(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        await ack()
-        await handle_command(ctx, client, body)
+        once = OnceAck(ack)
+        work = handle_command(ctx, client, body, once)
+        await ctx.inflight.start(work, until=once.done, within=FIRST_REPLY_WITHIN)
+        await once()  # no reply in time: a bare acknowledgement (no-op once replied)
 
     for command in COMMANDS:
         app.command(command)(on_command)
 
 
-async def handle_command(ctx: BotContext, client: AsyncWebClient, body: dict[str, Any]) -> None:
+async def handle_command(
+    ctx: BotContext, client: AsyncWebClient, body: dict[str, Any], ack: OnceAck | None = None
+) -> None:
     text = body.get("text") if isinstance(body.get("text"), str) else ""
     command = str(body.get("command") or COMMANDS[0])
     reply = CommandReply(
@@ -32,6 +40,7 @@ async def handle_command(ctx: BotContext, client: AsyncWebClient, body: dict[str
         channel=body.get("channel_id"),
         user=body.get("user_id"),
         response_url=body.get("response_url"),
+        ack=ack,
     )
 
     async def work(record: RequestRecord) -> None:

@@ -24,7 +24,9 @@ def register(app: AsyncApp, ctx: BotContext) -> None:
         if _not_a_person_asking(event, context):
             ignored(ctx, "mention", "not a person's new message")
             return
-        await handle_question(ctx, client, event, context.bot_user_id, kind="mention")
+        ctx.inflight.spawn(
+            handle_question(ctx, client, event, context.bot_user_id, kind="mention")
+        )
 
     async def on_message(
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
@@ -37,7 +39,7 @@ def register(app: AsyncApp, ctx: BotContext) -> None:
         if _not_a_person_asking(event, context):
             ignored(ctx, "dm", "not a person's new message")
             return
-        await handle_question(ctx, client, event, context.bot_user_id, kind="dm")
+        ctx.inflight.spawn(handle_question(ctx, client, event, context.bot_user_id, kind="dm"))
 
     async def on_other_event(ack: AsyncAck, body: dict[str, Any]) -> None:
         # subscribed by mistake or new: acknowledge so Slack does not retry it

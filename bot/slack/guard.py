@@ -40,20 +40,19 @@ Tell = Callable[[Message], Awaitable[object]]
 
 
 async def guarded(ctx: BotContext, kind: str, work: Work, tell: Tell) -> None:
-    """Run `work` tracked for shutdown; log and count it; never let an exception escape.
+    """Run `work`; log and count it; never let an exception escape.
 
     `tell` reaches the user (ephemerally where possible) for "restarting" and internal errors.
     """
     record = RequestRecord(kind)
     started = time.perf_counter()
     try:
-        # tracked too: shutdown waits for the "restarting" notice as for an answer
-        async with ctx.inflight.track():
-            if not ctx.inflight.accepting:
-                record.outcome = "restarting"
-                await tell(plain(RESTARTING))
-                return
-            await work(record)
+        # run by ctx.inflight.spawn: shutdown waits for the "restarting" notice as for an answer
+        if not ctx.inflight.accepting:
+            record.outcome = "restarting"
+            await tell(plain(RESTARTING))
+            return
+        await work(record)
     except Exception:
         record.outcome = "internal_error"
         logger.exception("slack %s failed", kind, extra={"request_id": record.request_id})

@@ -1,7 +1,9 @@
 """Where the replies to one question go, and how the asker sees progress.
 
 A `/gdocs` command cannot be used in a thread: its answer is a visible channel message and
-progress is an ephemeral "Looking that up…" (replaced or deleted when the answer lands).
+progress is an ephemeral "Looking that up…" carried by the acknowledgement itself (no extra
+call, on screen at once), replaced or deleted through `response_url` when the answer lands.
+Help, usage problems and "wait a moment" ride on the acknowledgement the same way.
 A mention or DM is answered in its thread (or DM), and progress is a reaction on the asker's
 message. A button click's progress is a reaction on the clicked message: an action's
 `response_url` cannot carry it, since `replace_original`/`delete_original` there act on the
@@ -15,6 +17,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from slack_bolt.async_app import AsyncAck
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import Message
@@ -80,6 +83,32 @@ class _ProgressReaction:
         )
 
 
+class OnceAck:
+    """Bolt's `ack` for one request, used at most once: by the first reply (which then
+    shows as the command's ephemeral response), or empty if no reply came in time."""
+
+    def __init__(self, ack: AsyncAck) -> None:
+        self._ack = ack
+        self.done = asyncio.Event()
+
+    async def __call__(self, msg: Message | None = None) -> bool:
+        """Acknowledge, with `msg` shown to the asker; False when already acknowledged."""
+        if self.done.is_set():
+            return False
+        self.done.set()
+        if msg is None:
+            await self._ack()
+        else:
+            await self._ack(
+                text=msg["text"],
+                blocks=msg.get("blocks") or None,
+                response_type="ephemeral",
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        return True
+
+
 @dataclass
 class CommandReply:
     """Replies to a slash command: visible answer, ephemeral everything else."""
@@ -88,12 +117,18 @@ class CommandReply:
     channel: str | None
     user: str | None
     response_url: str | None
+    #: the command's acknowledgement: the first ephemeral reply rides on it
+    ack: OnceAck | None = None
     thread_ts: str | None = None
     _progress: asyncio.Task[bool] | None = field(default=None, repr=False)
     _progress_gone: bool = False
 
     async def start_progress(self, msg: Message) -> None:
-        # delivered concurrently with the upstream call; awaited before it is replaced
+        if self.ack is not None and await self.ack(msg):
+            self._progress = asyncio.ensure_future(_shown())
+            return
+        # acknowledged already: delivered concurrently with the upstream call instead, and
+        # awaited before it is replaced
         self._progress = asyncio.ensure_future(
             posting.respond(self.response_url, msg, session=self.client.session)
         )
@@ -104,6 +139,8 @@ class CommandReply:
         return await self._progress
 
     async def notice(self, msg: Message, *, private: bool = True) -> None:
+        if self._progress is None and self.ack is not None and await self.ack(msg):
+            return
         replace = await self._progress_posted()
         await posting.respond(
             self.response_url, msg, replace_original=replace, session=self.client.session
@@ -134,6 +171,10 @@ class CommandReply:
             await posting.respond(
                 self.response_url, delete_original=True, session=self.client.session
             )
+
+
+async def _shown() -> bool:
+    return True
 
 
 @dataclass

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import urllib.request
 from collections.abc import Callable
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
@@ -14,7 +13,7 @@ from bot.settings import Settings
 from bot.upstream._auth import ApiKeyAuth, Auth, NoAuth, OAuth
 from bot.upstream._cache import Cache, MemoryCache
 from bot.upstream._errors import Redactor, ServerContext
-from bot.upstream._pool import ShardedTransport
+from bot.upstream._aiohttp import AiohttpTransport
 from bot.upstream._service import GoogleDocsService
 from bot.upstream._transport import McpClient
 
@@ -106,12 +105,11 @@ def _http_client(settings: Settings) -> httpx.AsyncClient:
     """One pooled client for both servers, each with `mcp_max_concurrency` calls at most."""
     max_connections = 2 * settings.mcp_max_concurrency + 4
     timeout = httpx.Timeout(settings.mcp_timeout_seconds)
-    if any(urllib.request.getproxies().get(scheme) for scheme in ("http", "https", "all")):
-        # httpx applies HTTPS_PROXY/NO_PROXY itself only with its own default transport
-        limits = httpx.Limits(max_connections=max_connections)
-        return httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False)
-    transport = ShardedTransport(max_connections=max_connections)
-    return httpx.AsyncClient(timeout=timeout, transport=transport, follow_redirects=False)
+    transport = AiohttpTransport(max_connections=max_connections)
+    # trust_env=False: the transport applies HTTP(S)_PROXY/NO_PROXY itself
+    return httpx.AsyncClient(
+        timeout=timeout, transport=transport, follow_redirects=False, trust_env=False
+    )
 
 
 def _service_name(url: str, default: str) -> str:

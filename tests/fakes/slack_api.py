@@ -111,6 +111,27 @@ class FakeSlack:
         assert self._server is not None
         return f"{self._server.base_url}/response/{key}"
 
+    def acknowledged(self, key: str, body: str) -> None:
+        """What the bot answered to the request behind `response_url(key)`: like Slack, show a
+        non-empty ack body as that request's first ephemeral response (validated as one)."""
+        if not body.strip():
+            return
+        try:
+            message = json.loads(body)
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            self.invalid_payloads.append(f"ack: body is not a JSON object: {body[:80]!r}")
+            return
+        problem = _validate(message)
+        if problem:
+            self.invalid_payloads.append(f"ack: {problem}")
+        with self._cond:
+            # the ack went out before anything else for this request, whenever we read it
+            first = next((i for i, (k, _) in enumerate(self.responses) if k == key), None)
+            self.responses.insert(len(self.responses) if first is None else first, (key, message))
+            self._cond.notify_all()
+
     def responses_to(self, key: str) -> list[dict[str, Any]]:
         return [body for k, body in list(self.responses) if k == key]
 

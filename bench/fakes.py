@@ -28,8 +28,13 @@ class FakeUpstream:
     latency: float = 1.0
     doc_latency: float = 0.1
     calls: Counter[str] = field(default_factory=Counter)
-    #: question id -> seconds of upstream latency spent on it (on its critical path)
+    #: question id -> seconds the upstream spent on it (on its critical path), measured from
+    #: a call's arrival to its answer being ready: a late timer is the upstream's time too
     spent: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    #: question id -> tool -> (arrival, answer ready), monotonic
+    marks: dict[str, dict[str, tuple[float, float]]] = field(
+        default_factory=lambda: defaultdict(dict)
+    )
     in_flight: int = 0
     max_in_flight: int = 0
     #: (monotonic time, calls in flight including this one) at the start of every tool call
@@ -43,6 +48,7 @@ class FakeUpstream:
     def reset(self) -> None:
         self.calls.clear()
         self.spent.clear()
+        self.marks.clear()
         self.max_in_flight = 0
         self.in_flight_seen.clear()
 
@@ -83,11 +89,12 @@ class FakeUpstream:
             self.in_flight -= 1
 
     async def _tool(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        arrived = time.monotonic()
         if tool == "get_documents":
             names = list(args.get("names") or [])
-            for qid in {m.group(1) for n in names if (m := _QUESTION_ID.search(n))}:
-                self.spent[qid] += self.doc_latency
             await asyncio.sleep(self.doc_latency)
+            for qid in {m.group(1) for n in names if (m := _QUESTION_ID.search(n))}:
+                self._mark(qid, tool, arrived)
             docs = [
                 {
                     "name": n,
@@ -102,8 +109,8 @@ class FakeUpstream:
         query = str(args.get("query", ""))
         match = _QUESTION_ID.search(query)
         qid = match.group(1) if match else "shared"
-        self.spent[qid] += self.latency
         await asyncio.sleep(self.latency)
+        self._mark(qid, tool, arrived)
         base = f"documents/docs.cloud.google.com/bench/q{qid}"
         if tool == "answer_query":
             return {
@@ -117,6 +124,11 @@ class FakeUpstream:
                 {"parent": f"{base}/b", "id": "c2", "content": "Pricing depends on class."},
             ]
         }
+
+    def _mark(self, qid: str, tool: str, arrived: float) -> None:
+        ready = time.monotonic()
+        self.spent[qid] += ready - arrived
+        self.marks[qid][tool] = (arrived, ready)
 
     @staticmethod
     def _result(msg: dict[str, Any], structured: dict[str, Any]) -> web.Response:

@@ -39,6 +39,10 @@ def _ms(a: float, b: float) -> str:
     return f"{a:.1f} / {b:.1f} ms"
 
 
+def _segments(seg: dict[str, float]) -> str:
+    return f"{seg['before_ms']:.1f} / {seg['between_ms']:.1f} / {seg['after_ms']:.1f} ms"
+
+
 def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
     n, lat, cold = r["n"], r["latency"], r["cold"]
     cmd = "python -m bench.run" + ("" if not argv else " " + " ".join(argv))
@@ -65,6 +69,10 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
             _ms(r["sustained_overhead_p50_ms"], r["sustained_overhead_p99_ms"]),
         ),
         (
+            "… of which p50: command → upstream call / between the calls / → posted",
+            _segments(r["sustained_segments"]),
+        ),
+        (
             "Bot CPU per question / share of one core; driver + fakes' share",
             f"{r['sustained_bot_cpu_ms_per_question']:.2f} ms / "
             f"{r['sustained_bot_cpu_share']:.0%}; {r['sustained_driver_cpu_share']:.0%}",
@@ -89,6 +97,10 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
             "E2E overhead p50 / p99 (e2e − upstream)",
             f"{_ms(r['overhead_p50_ms'], r['overhead_p99_ms'])} "
             f"(cold pools: {_ms(cold['overhead_p50_ms'], cold['overhead_p99_ms'])})",
+        ),
+        (
+            "… of which p50: command → upstream call / between the calls / → posted",
+            _segments(r["segments"]),
         ),
         ("Upstream calls in flight at most", str(r["max_in_flight"])),
         (

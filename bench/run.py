@@ -37,6 +37,25 @@ def _overheads(bench: Bench, rnd: Round, qid_of: dict[str, str]) -> tuple[list[f
     return overheads, wall
 
 
+def _segments(bench: Bench, rnd: Round, qid_of: dict[str, str]) -> dict[str, float]:
+    """Where the overhead goes, p50 in ms: command → answer_query arrives, answer_query
+    answered → get_documents arrives, get_documents answered → answer posted."""
+    before, between, after = [], [], []
+    for ch, sent in rnd.sent.items():
+        marks = bench.upstream.marks.get(qid_of[ch], {})
+        if ch not in bench.slack.posted or len(marks) < 2:
+            continue
+        (aq_in, aq_out), (gd_in, gd_out) = marks["answer_query"], marks["get_documents"]
+        before.append((aq_in - sent) * 1000)
+        between.append((gd_in - aq_out) * 1000)
+        after.append((bench.slack.posted[ch] - gd_out) * 1000)
+    return {
+        "before_ms": pct(before, 50),
+        "between_ms": pct(between, 50),
+        "after_ms": pct(after, 50),
+    }
+
+
 def _acks(rnd: Round) -> list[float]:
     return [(rnd.acked[k] - rnd.sent[k]) * 1000 for k in rnd.acked]
 
@@ -62,6 +81,7 @@ async def _distinct_round(bench: Bench, tag: str, base: int) -> dict[str, Any]:
         "answered": len(overheads),
         "overhead_p50_ms": pct(overheads, 50),
         "overhead_p99_ms": pct(overheads, 99),
+        "segments": _segments(bench, rnd, qid_of),
         "upstream_per_question_s": upstream,
         "wall_s": wall,
         "wall_over_upstream": wall / upstream,
@@ -105,6 +125,7 @@ async def _sustained_round(bench: Bench, base: int) -> dict[str, Any]:
         "sustained_overhead_p50_ms": pct(overheads, 50),
         "sustained_overhead_p99_ms": pct(overheads, 99),
         "sustained_in_flight_p50": pct([float(k) for k in seen], 50),
+        "sustained_segments": _segments(bench, steady_rnd, qid_of),
         "sustained_bot_cpu_ms_per_question": bot_cpu * 1000 / count,
         "sustained_bot_cpu_share": bot_cpu / (last - first + per_question),
         "sustained_driver_cpu_share": (time.process_time() - driver0)

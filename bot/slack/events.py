@@ -24,9 +24,7 @@ def register(app: AsyncApp, ctx: BotContext) -> None:
         if _not_a_person_asking(event, context):
             ignored(ctx, "mention", "not a person's new message")
             return
-        ctx.inflight.spawn(
-            handle_question(ctx, client, event, context.bot_user_id, kind="mention")
-        )
+        ctx.inflight.spawn(handle_question(ctx, client, event, context.bot_user_id, kind="mention"))
 
     async def on_message(
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext

@@ -80,7 +80,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - a few hosts, for the transport's life
     def _proxy_for(self, scheme: str, host: str) -> str | None:
-        if not self._proxies or urllib.request.proxy_bypass_environment(host, self._proxies):
+        if not self._proxies or urllib.request.proxy_bypass(host):  # NO_PROXY
             return None
         return self._proxies.get(scheme) or self._proxies.get("all")
 

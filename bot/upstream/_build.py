@@ -10,10 +10,10 @@ import httpx
 
 from bot.observability.metrics import Metrics
 from bot.settings import Settings
+from bot.upstream._aiohttp import AiohttpTransport
 from bot.upstream._auth import ApiKeyAuth, Auth, NoAuth, OAuth
 from bot.upstream._cache import Cache, MemoryCache
 from bot.upstream._errors import Redactor, ServerContext
-from bot.upstream._aiohttp import AiohttpTransport
 from bot.upstream._service import GoogleDocsService
 from bot.upstream._transport import McpClient
 

@@ -19,6 +19,7 @@ import gc
 import logging
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
@@ -51,9 +52,22 @@ def serve(settings: Settings) -> int:
         print(f"gdocs-bot: {SETTINGS_HINT}", file=sys.stderr)
         return 2
     try:
-        return asyncio.run(_Runtime(settings).run())
+        with asyncio.Runner(loop_factory=_loop_factory(settings)) as runner:
+            return runner.run(_Runtime(settings).run())
     except KeyboardInterrupt:  # a signal before the handlers were installed
         return 130
+
+
+def _loop_factory(settings: Settings) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's loop when asked for and installed; None (asyncio's own) otherwise."""
+    if settings.event_loop == "uvloop":
+        try:
+            import uvloop
+        except ImportError:
+            logger.info("uvloop is not installed: using asyncio's event loop")
+        else:
+            return uvloop.new_event_loop
+    return None
 
 
 class _Runtime:
@@ -161,7 +175,14 @@ class _Runtime:
                 1,
             ) from None
         port = self.runner.addresses[0][1]
-        logger.info("listening on http://%s:%d", settings.host, port, extra={"port": port})
+        loop = type(asyncio.get_running_loop()).__module__.split(".")[0]
+        logger.info(
+            "listening on http://%s:%d (%s event loop)",
+            settings.host,
+            port,
+            loop,
+            extra={"port": port, "event_loop": loop},
+        )
 
     async def _connect_socket(self, app: Any, readiness: Readiness, api_url: str) -> None:
         assert self.client is not None

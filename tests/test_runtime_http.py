@@ -159,6 +159,20 @@ def test_signed_slash_command_is_answered_in_the_channel(start_bot, env, slack) 
     assert [] == slack.invalid_payloads
 
 
+@pytest.mark.parametrize(("setting", "loop"), [(None, "uvloop"), ("asyncio", "asyncio")])
+def test_serve_runs_on_uvloop_unless_event_loop_says_asyncio(
+    start_bot, env, slack, setting: str | None, loop: str
+) -> None:
+    """uvloop by default (less CPU per question); EVENT_LOOP=asyncio answers just the same."""
+    bot = start_bot(env if setting is None else {**env, "EVENT_LOOP": setting})
+    bot.wait_ready()
+    assert 200 == _post_command(bot, slack, "how do I create a Cloud Storage bucket?").status_code
+
+    (post,) = slack.wait_for("chat.postMessage", 1, timeout=15)
+    assert "create a Cloud Storage bucket" in post.args["text"]
+    assert f"({loop} event loop)" in bot.output
+
+
 def test_unsigned_request_is_refused(start_bot, env, slack) -> None:
     """A request with a wrong signature gets 401 and never reaches the documentation servers."""
     bot = start_bot(env)

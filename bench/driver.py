@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import json
 import os
 import socket
 import subprocess
@@ -23,6 +24,8 @@ from aiohttp import web
 from bench.fakes import FakeSlackApi, FakeUpstream
 
 SIGNING_SECRET = "bench-signing-secret"
+#: the bot's user id, as the fake Slack's auth.test reports it
+BOT_USER_ID = "UBOT"
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -175,10 +178,18 @@ class Bench:
         return rnd, probe_rnd
 
     async def paced(
-        self, texts: list[str], channels: list[str], rate: float, timeout: float
+        self,
+        texts: list[str],
+        channels: list[str],
+        rate: float,
+        timeout: float,
+        *,
+        mentions: set[str] | None = None,
     ) -> Round:
         """Send one signed /gdocs per text at `rate` per second (open loop: on schedule, not
-        after the previous answer), then wait until every channel got its answer."""
+        after the previous answer), or an @mention for channels in `mentions`; then wait
+        until every channel got its answer."""
+        mentions = mentions or set()
         rnd = Round()
         self.slack.expect(len(set(channels)))
         loop = asyncio.get_running_loop()
@@ -188,7 +199,8 @@ class Bench:
 
             async def send(i: int, text: str, channel: str) -> None:
                 await asyncio.sleep(max(0.0, start + i / rate - loop.time()))  # the schedule
-                await self._command(session, rnd, i, text, channel)
+                send_one = self._mention if channel in mentions else self._command
+                await send_one(session, rnd, i, text, channel)
 
             await asyncio.gather(
                 *(send(i, t, c) for i, (t, c) in enumerate(zip(texts, channels, strict=True)))
@@ -196,6 +208,31 @@ class Bench:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.slack.answered.wait(), timeout)
         return rnd
+
+    async def _mention(
+        self, session: aiohttp.ClientSession, rnd: Round, i: int, text: str, channel: str
+    ) -> None:
+        """A signed Events API `app_mention` of the bot (answered in its thread)."""
+        now = time.time()
+        body = json.dumps(
+            {
+                "token": "x",
+                "team_id": "T1",
+                "api_app_id": "A1",
+                "type": "event_callback",
+                "event_id": f"Ev{uuid.uuid4().hex}",  # unique: the bot dedupes by it
+                "event_time": int(now),
+                "event": {
+                    "type": "app_mention",
+                    "user": f"U{i:05d}",
+                    "text": f"<@{BOT_USER_ID}> {text}",
+                    "ts": f"{now:.6f}",
+                    "channel": channel,
+                    "event_ts": f"{now:.6f}",
+                },
+            }
+        )
+        await self._send(session, rnd, channel, body, "application/json")
 
     async def _command(
         self, session: aiohttp.ClientSession, rnd: Round, i: int, text: str, channel: str
@@ -214,9 +251,19 @@ class Bench:
                 "trigger_id": uuid.uuid4().hex,  # unique: the bot dedupes by it
             }
         )
+        await self._send(session, rnd, channel, body, "application/x-www-form-urlencoded")
+
+    async def _send(
+        self,
+        session: aiohttp.ClientSession,
+        rnd: Round,
+        channel: str,
+        body: str,
+        content_type: str,
+    ) -> None:
         ts = str(int(time.time()))
         headers = {
-            "Content-Type": "application/x-www-form-urlencoded",
+            "Content-Type": content_type,
             "X-Slack-Request-Timestamp": ts,
             "X-Slack-Signature": sign(body, ts),
         }

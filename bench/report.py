@@ -61,7 +61,7 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
             f"{r['sustained_acked_ok']} / {r['sustained_answered']} of {r['sustained_sent']}",
         ),
         (
-            f"Ack p50 / p99 while N are in flight ({r['sustained_steady']} commands)",
+            f"Ack p50 / p99 while N are in flight ({r['sustained_steady']} questions)",
             _ms(r["sustained_ack_p50_ms"], r["sustained_ack_p99_ms"]),
         ),
         (
@@ -69,8 +69,21 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
             _ms(r["sustained_overhead_p50_ms"], r["sustained_overhead_p99_ms"]),
         ),
         (
-            "… of which p50: command → upstream call / between the calls / → posted",
+            "… of which p50: request → upstream call / between the calls / → posted",
             _segments(r["sustained_segments"]),
+        ),
+        *(
+            (
+                f"{label}: ack p50 / p99; overhead p50 / p99",
+                f"{_ms(a50, a99)}; {_ms(o50, o99)}",
+            )
+            for label, (a50, a99, o50, o99) in (
+                ("… `/gdocs` commands", r["sustained_by_kind"]["command"]),
+                (
+                    "… @mentions (Events API, answered in a thread)",
+                    r["sustained_by_kind"]["mention"],
+                ),
+            )
         ),
         (
             "Bot CPU per question / share of one core; driver + fakes' share",
@@ -99,7 +112,7 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
             f"(cold pools: {_ms(cold['overhead_p50_ms'], cold['overhead_p99_ms'])})",
         ),
         (
-            "… of which p50: command → upstream call / between the calls / → posted",
+            "… of which p50: request → upstream call / between the calls / → posted",
             _segments(r["segments"]),
         ),
         ("Upstream calls in flight at most", str(r["max_in_flight"])),
@@ -136,7 +149,8 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
         f"{r['doc_latency']:g} s for get_documents (titles). Everything on 127.0.0.1: the real bot "
         "process (`python -m bot serve`, HTTP mode), a fake Slack Web API and a fake Developer "
         "Knowledge MCP server (bench/fakes.py, in the driver's process), driven by signed slash "
-        "commands, one channel each. Figures are for warm connection pools unless marked cold. "
+        "commands (and, under steady load, every other question as a signed @mention event), "
+        "one channel each. Figures are for warm connection pools unless marked cold. "
         "*Steady load* keeps N questions in flight: they arrive at N per upstream time, as "
         "N concurrent users would (Little's law), and the figures are for the commands sent "
         "once the N were in flight. *At once* sends all N in the same instant.",

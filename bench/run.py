@@ -102,7 +102,10 @@ async def _sustained_round(bench: Bench, base: int) -> dict[str, Any]:
     channels = [f"S{i:05d}" for i in range(count)]
     qid_of = {c: str(base + i) for i, c in enumerate(channels)}
     cpu0, driver0 = bench.bot_cpu_seconds(), time.process_time()
-    rnd = await bench.paced(texts, channels, rate, timeout=30 + args.sustain + 5 * per_question)
+    mentions = set(channels[1::2])  # every other question is an @mention, the rest /gdocs
+    rnd = await bench.paced(
+        texts, channels, rate, timeout=30 + args.sustain + 5 * per_question, mentions=mentions
+    )
     bot_cpu = bench.bot_cpu_seconds() - cpu0
     first, last = min(rnd.sent.values()), max(rnd.sent.values())
     # the steady state: the ramp (the first upstream time, fewer than N in flight) left out
@@ -112,6 +115,20 @@ async def _sustained_round(bench: Bench, base: int) -> dict[str, Any]:
     )
     overheads, _ = _overheads(bench, steady_rnd, qid_of)
     acks = _acks(steady_rnd)
+    by_kind: dict[str, Any] = {}
+    for kind, keep in (("command", False), ("mention", True)):
+        part = Round(
+            sent={c: t for c, t in steady.items() if (c in mentions) == keep},
+            acked={c: t for c, t in steady_rnd.acked.items() if (c in mentions) == keep},
+        )
+        kind_overheads, _ = _overheads(bench, part, qid_of)
+        kind_acks = _acks(part)
+        by_kind[kind] = (
+            pct(kind_acks, 50),
+            pct(kind_acks, 99),
+            pct(kind_overheads, 50),
+            pct(kind_overheads, 99),
+        )
     seen = [k for t, k in bench.upstream.in_flight_seen if first + per_question <= t <= last]
     return {
         "sustained_rate": rate,
@@ -126,6 +143,7 @@ async def _sustained_round(bench: Bench, base: int) -> dict[str, Any]:
         "sustained_overhead_p99_ms": pct(overheads, 99),
         "sustained_in_flight_p50": pct([float(k) for k in seen], 50),
         "sustained_segments": _segments(bench, steady_rnd, qid_of),
+        "sustained_by_kind": by_kind,
         "sustained_bot_cpu_ms_per_question": bot_cpu * 1000 / count,
         "sustained_bot_cpu_share": bot_cpu / (last - first + per_question),
         "sustained_driver_cpu_share": (time.process_time() - driver0)

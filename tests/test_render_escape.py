@@ -24,6 +24,10 @@ from bot.render.escape import escape_truncated, truncate
         ("carriage\rreturn", "carriagereturn"),
         ("*bold* _it_ `code`", "*bold* _it_ `code`"),
         ("שלום 👩‍💻 中文", "שלום 👩‍💻 中文"),
+        # bidi overrides/isolates reorder what the reader sees ("Trojan Source"): dropped
+        ("admin\u202egnp.exe", "admingnp.exe"),
+        ("a\u2066b\u2069c\u202ad\u202ce", "abcde"),
+        ("RTL marks stay: \u200fשלום\u200e", "RTL marks stay: \u200fשלום\u200e"),
     ],
 )
 def test_escape_neutralises_exactly_amp_lt_gt_and_controls(text: str, expected: str) -> None:

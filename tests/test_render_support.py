@@ -15,6 +15,7 @@ from urllib.parse import urljoin
 from slack_sdk.models.blocks import Block
 
 from bot.render import Message
+from bot.render.escape import strip_controls
 
 MAX_MESSAGE_CHARS = 12_000
 _TOKEN_RE = re.compile(r"<[^<>]*>")
@@ -137,7 +138,8 @@ def assert_no_live_markup(
     """
     sources = list(sources)
     allowed = allowed_urls(sources, base_url)
-    joined = "\n".join(sources)
+    # the renderer drops control and bidi-override characters, also inside link targets
+    joined = strip_controls("\n".join(sources))
     for text in mrkdwn_texts(message):
         for token in _TOKEN_RE.findall(text):
             if asker is not None and token == f"<@{asker}>":

@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-#: C0 control characters except tab and newline, plus DEL: invisible, and NUL breaks clients
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+#: C0 control characters except tab and newline, plus DEL: invisible, and NUL breaks clients;
+#: and the bidi embeddings, overrides and isolates, which can make text read in another order
+#: than it is written ("Trojan Source"). The marks LRM/RLM/ALM stay: RTL text needs them.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 _USER_ID_RE = re.compile(r"^[UW][A-Z0-9]{2,20}$")
 #: a label that reads like a host name or URL ("google.com", "https://cloud.google.com/x")
 _HOSTLIKE_RE = re.compile(
@@ -28,7 +30,7 @@ _PIPE_STANDIN = "¦"
 
 
 def strip_controls(text: str) -> str:
-    """`text` without C0 control characters (tab and newline are kept)."""
+    """`text` without C0 control characters (tab and newline are kept) or bidi overrides."""
     return _CONTROL_RE.sub("", text)
 
 

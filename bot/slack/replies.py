@@ -89,13 +89,22 @@ class OnceAck:
 
     def __init__(self, ack: AsyncAck) -> None:
         self._ack = ack
+        self._claimed = False
+        #: set once the acknowledgement is recorded (and Bolt may send it)
         self.done = asyncio.Event()
 
     async def __call__(self, msg: Message | None = None) -> bool:
         """Acknowledge, with `msg` shown to the asker; False when already acknowledged."""
-        if self.done.is_set():
+        if self._claimed:
             return False
-        self.done.set()
+        self._claimed = True  # before any await: two callers cannot both acknowledge
+        try:
+            await self._send(msg)
+        finally:
+            self.done.set()
+        return True
+
+    async def _send(self, msg: Message | None) -> None:
         if msg is None:
             await self._ack()
         else:
@@ -106,7 +115,6 @@ class OnceAck:
                 unfurl_links=False,
                 unfurl_media=False,
             )
-        return True
 
 
 @dataclass

@@ -66,6 +66,8 @@ async def test_sends_the_2026_revision_headers_and_envelope(
     assert "tools/call" == call.headers["mcp-method"]
     assert "search_documents" == call.headers["mcp-name"]
     assert "test-key" == call.headers["x-goog-api-key"]
+    assert call.headers["user-agent"].startswith("gdocs-bot/")  # names us in Google's logs
+    assert "gzip" in call.headers["accept-encoding"]
     assert "2026-07-28" == call.meta["io.modelcontextprotocol/protocolVersion"]
     assert {} == call.meta["io.modelcontextprotocol/clientCapabilities"]
     assert [] == dk_server.requests_for("initialize")

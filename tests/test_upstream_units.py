@@ -7,13 +7,13 @@ import asyncio
 import itertools
 from datetime import UTC, datetime, timedelta, timezone
 
-import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.errors import AuthError, InvalidInput, Unavailable
 from bot.upstream import MemoryCache, _transport
+from bot.upstream._aiohttp import AiohttpTransport
 from bot.upstream._auth import NoAuth
 from bot.upstream._cache import SingleFlight
 from bot.upstream._errors import Redactor, ServerContext
@@ -179,12 +179,14 @@ async def _retry(outcomes: list[Exception | str], *, retries: int, timeline: _Ti
             raise outcome
         return outcome
 
-    async with httpx.AsyncClient() as http:
+    transport = AiohttpTransport(max_connections=1)
+    try:
         client = _transport.McpClient(
             _CTX,
             "http://127.0.0.1:9/mcp",
-            http,
+            transport,
             NoAuth(),
+            timeout=5.0,
             max_response_bytes=10_000,
             max_concurrency=1,
             max_retries=retries,
@@ -192,6 +194,8 @@ async def _retry(outcomes: list[Exception | str], *, retries: int, timeline: _Ti
             backoff_cap=3.0,
         )
         return await client._retrying(operation)
+    finally:
+        await transport.aclose()
 
 
 def _transient() -> Exception:

@@ -1,12 +1,10 @@
-"""Wiring: settings -> credentials -> one pooled HTTP client -> two MCP clients -> service."""
+"""Wiring: settings -> credentials -> one pooled HTTP transport -> two MCP clients -> service."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
-
-import httpx
 
 from bot.observability.metrics import Metrics
 from bot.settings import Settings
@@ -58,7 +56,8 @@ def build_service(
         dk_auth = NoAuth()
     pay_auth: Auth = oauth if oauth is not None else NoAuth()
 
-    http = _http_client(settings)
+    # one pool for both servers, each with `mcp_max_concurrency` calls at most
+    transport = AiohttpTransport(max_connections=2 * settings.mcp_max_concurrency + 4)
 
     def client(key: str, url: str, auth: Auth) -> McpClient:
         dk = key == "developer_knowledge"
@@ -76,8 +75,9 @@ def build_service(
         return McpClient(
             ctx,
             url,
-            http,
+            transport,
             auth,
+            timeout=timeout,
             max_response_bytes=settings.mcp_max_response_bytes,
             max_concurrency=settings.mcp_max_concurrency,
             max_retries=settings.mcp_max_retries,
@@ -88,7 +88,7 @@ def build_service(
     pay_client = client("pay", str(settings.pay_mcp_url), pay_auth)
     service = GoogleDocsService(
         settings,
-        http=http,
+        transport=transport,
         dk=dk_client,
         pay=pay_client,
         auths=[dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth],
@@ -99,17 +99,6 @@ def build_service(
     )
     dk_client.on_answer = service.dk_answered
     return service
-
-
-def _http_client(settings: Settings) -> httpx.AsyncClient:
-    """One pooled client for both servers, each with `mcp_max_concurrency` calls at most."""
-    max_connections = 2 * settings.mcp_max_concurrency + 4
-    timeout = httpx.Timeout(settings.mcp_timeout_seconds)
-    transport = AiohttpTransport(max_connections=max_connections)
-    # trust_env=False: the transport applies HTTP(S)_PROXY/NO_PROXY itself
-    return httpx.AsyncClient(
-        timeout=timeout, transport=transport, follow_redirects=False, trust_env=False
-    )
 
 
 def _service_name(url: str, default: str) -> str:

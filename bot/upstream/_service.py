@@ -72,7 +72,7 @@ class GoogleDocsService:
         self,
         settings: Settings,
         *,
-        http: httpx.AsyncClient,
+        transport: httpx.AsyncBaseTransport,
         dk: McpClient,
         pay: McpClient,
         auths: list[Auth],
@@ -82,7 +82,7 @@ class GoogleDocsService:
         clock: Callable[[], datetime],
     ) -> None:
         self._settings = settings
-        self._http = http
+        self._transport = transport
         self._dk = dk
         self._pay = pay
         self._auths = auths
@@ -162,7 +162,7 @@ class GoogleDocsService:
         if self._closed:
             return
         self._closed = True
-        await self._http.aclose()
+        await self._transport.aclose()
         for auth in self._auths:
             auth.close()
 

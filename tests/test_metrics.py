@@ -104,3 +104,20 @@ def test_large_totals_render_every_digit() -> None:
     text = metrics.render().splitlines()
     answer = 'server="developer_knowledge",tool="answer_query"'
     assert f"{HIST}_sum{{{answer}}} 1234566.75" in text
+
+
+def test_gauges_render_their_latest_value_and_counters_add_up() -> None:
+    """A gauge shows the last value set for its labels; a named counter sums what was added."""
+    metrics = Metrics()
+    metrics.set_gauge("gdocs_answers_left_today", "Answers left.", 50)
+    metrics.set_gauge("gdocs_answers_left_today", "Answers left.", 47)
+    metrics.count("gdocs_quota_refusals_total", "429s.", limit="minute")
+    metrics.count("gdocs_quota_refusals_total", "429s.", limit="minute")
+    text = metrics.render()
+    assert "# TYPE gdocs_answers_left_today gauge" in text
+    assert _samples(text, "gdocs_answers_left_today ") == ["gdocs_answers_left_today 47"]
+    assert _samples(text, "gdocs_quota_refusals_total{") == [
+        'gdocs_quota_refusals_total{limit="minute"} 2'
+    ]
+    assert metrics.gauge_value("gdocs_answers_left_today") == 47
+    assert all(_SAMPLE.match(line) for line in text.splitlines() if not line.startswith("#"))

@@ -42,6 +42,7 @@ class Metrics:
         self._counters: dict[str, dict[_Labels, float]] = defaultdict(lambda: defaultdict(float))
         self._hist_counts: dict[_Labels, list[int]] = {}
         self._hist_sum: dict[_Labels, float] = defaultdict(float)
+        self._gauges: dict[str, dict[_Labels, float]] = defaultdict(dict)
         self._help = {
             "gdocs_requests_total": "Slack requests handled, by kind and outcome.",
             "gdocs_cache_total": "Cache lookups, by cache and result (hit or miss).",
@@ -54,6 +55,22 @@ class Metrics:
     def _inc(self, name: str, labels: _Labels, amount: float = 1.0) -> None:
         with self._lock:
             self._counters[name][labels] += amount
+
+    def count(self, name: str, help_text: str, amount: float = 1.0, **labels: str) -> None:
+        """Add to counter `name` (created with `help_text` on first use)."""
+        with self._lock:
+            self._help.setdefault(name, help_text)
+            self._counters[name][tuple(sorted(labels.items()))] += amount
+
+    def set_gauge(self, name: str, help_text: str, value: float, **labels: str) -> None:
+        """Set gauge `name` for `labels` to `value`."""
+        with self._lock:
+            self._help.setdefault(name, help_text)
+            self._gauges[name][tuple(sorted(labels.items()))] = value
+
+    def gauge_value(self, name: str, **labels: str) -> float | None:
+        with self._lock:
+            return self._gauges.get(name, {}).get(tuple(sorted(labels.items())))
 
     def request(self, kind: str, outcome: str) -> None:
         """One Slack command/event/action finished (`outcome`: ok, error code, ignored…)."""
@@ -93,6 +110,11 @@ class Metrics:
                 out.append(f"# HELP {name} {self._help.get(name, name)}")
                 out.append(f"# TYPE {name} counter")
                 for labels, value in sorted(series.items()):
+                    out.append(f"{name}{_fmt_labels(labels)} {_fmt_value(value)}")
+            for name, gauges in sorted(self._gauges.items()):
+                out.append(f"# HELP {name} {self._help.get(name, name)}")
+                out.append(f"# TYPE {name} gauge")
+                for labels, value in sorted(gauges.items()):
                     out.append(f"{name}{_fmt_labels(labels)} {_fmt_value(value)}")
             hname = "gdocs_upstream_latency_seconds"
             out.append(f"# HELP {hname} Upstream MCP tool call latency, retries included.")

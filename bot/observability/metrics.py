@@ -60,13 +60,13 @@ class Metrics:
         """Add to counter `name` (created with `help_text` on first use)."""
         with self._lock:
             self._help.setdefault(name, help_text)
-            self._counters[name][tuple(sorted(labels.items()))] += amount
+            self._counters[name][tuple(sorted(labels.items()))] += float(amount)
 
     def set_gauge(self, name: str, help_text: str, value: float, **labels: str) -> None:
         """Set gauge `name` for `labels` to `value`."""
         with self._lock:
             self._help.setdefault(name, help_text)
-            self._gauges[name][tuple(sorted(labels.items()))] = value
+            self._gauges[name][tuple(sorted(labels.items()))] = float(value)
 
     def gauge_value(self, name: str, **labels: str) -> float | None:
         with self._lock:

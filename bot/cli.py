@@ -13,12 +13,16 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from bot.docs import Answer, Document, SearchHit, normalize_doc_ref
 from bot.errors import ConfigError, GdocsError, InvalidInput
+from bot.models import Answer
+from bot.names import normalize_doc_ref
+from bot.render.notices import fallback_note
+from bot.render.terminal import CheckRow, answer_markdown, check_table, documents_markdown
 from bot.settings import Settings, load_settings
+from bot.text import terminal_safe
 
 if TYPE_CHECKING:
     from bot.upstream import GoogleDocsService
@@ -112,19 +116,19 @@ def _configure_quiet_logging(settings: Settings) -> None:
 
 
 async def _command(args: argparse.Namespace, settings: Settings) -> int:
-    from bot.upstream import build_service
+    from bot.assembly import open_core
 
     as_json: bool = args.json
     if args.command == "doc":
         names = [normalize_doc_ref(ref) for ref in args.refs]  # refuse typos before any call
-    service = build_service(settings)
-    try:
+    async with open_core(settings) as core:
+        service = core.service
         if args.command == "check":
             return await _check(service, settings, as_json)
         if args.command == "doc":
             documents = await service.docs(names)
             dumped = [d.model_dump(mode="json") for d in documents]
-            _out(_json(dumped) if as_json else render_documents(documents))
+            _out(_json(dumped) if as_json else documents_markdown(documents))
             return 0
         text = " ".join(args.words)
         if args.command == "ask":
@@ -133,61 +137,15 @@ async def _command(args: argparse.Namespace, settings: Settings) -> int:
             answer = await service.search(text)
         else:
             answer = await service.pay(text, args.language)
-        _out(answer.model_dump_json(indent=2) if as_json else render_answer(answer))
+        _out(_json(_answer_json(answer)) if as_json else answer_markdown(answer))
         return 0
-    finally:
-        await service.aclose()
 
 
-# --- rendering (pure) ---------------------------------------------------------------------
-def render_answer(answer: Answer) -> str:
-    """An answer as Markdown: note, text and numbered sources, or the hits."""
-    parts = []
-    if answer.note:
-        parts.append(f"> Note: {answer.note}")
-    if answer.kind == "answer":
-        parts.append(answer.text.strip())
-        if answer.references:
-            sources = [f"{i}. [{r.title}]({r.uri})" for i, r in enumerate(answer.references, 1)]
-            parts.append("Sources:\n" + "\n".join(sources))
-    elif answer.hits:
-        parts.append("\n\n".join(_hit(i, hit) for i, hit in enumerate(answer.hits, 1)))
-    else:
-        parts.append(f"No results for “{answer.query}”.")
-    return "\n\n".join(parts)
-
-
-def _hit(number: int, hit: SearchHit) -> str:
-    snippet = f"\n   {hit.snippet}" if hit.snippet else ""
-    return f"{number}. **{hit.title}**\n   {hit.uri}{snippet}"
-
-
-def render_documents(documents: Sequence[Document]) -> str:
-    """Whole documents as Markdown, each with its title and source URL."""
-    rendered = []
-    for doc in documents:
-        content = doc.content.strip()
-        head = "" if content.startswith("# ") else f"# {doc.title}\n\n"
-        rendered.append(f"{head}Source: {doc.uri}\n\n{content}")
-    return "\n\n---\n\n".join(rendered)
-
-
-@dataclass(frozen=True)
-class CheckRow:
-    check: str
-    status: str  # "ok", "FAIL" or "not configured"
-    detail: str
-
-
-def render_check(rows: Sequence[CheckRow]) -> str:
-    """An aligned table: what works, and what to fix."""
-    header = CheckRow("CHECK", "STATUS", "DETAIL")
-    width_check = max(len(r.check) for r in [header, *rows])
-    width_status = max(len(r.status) for r in [header, *rows])
-    return "\n".join(
-        f"{r.check:<{width_check}}  {r.status:<{width_status}}  {r.detail}".rstrip()
-        for r in [header, *rows]
-    )
+def _answer_json(answer: Answer) -> dict[str, object]:
+    """The answer as JSON, with its note in words next to the structured fallback."""
+    dumped = answer.model_dump(mode="json")
+    dumped["note"] = fallback_note(answer.fallback) if answer.fallback else None
+    return dumped
 
 
 # --- check --------------------------------------------------------------------------------
@@ -219,7 +177,7 @@ async def _check(service: GoogleDocsService, settings: Settings, as_json: bool) 
     if as_json:
         _out(_json({"ok": dk_ok, "checks": [asdict(r) for r in rows]}))
     else:
-        _out(render_check(rows))
+        _out(check_table(rows))
     return 0 if dk_ok else 1
 
 
@@ -262,13 +220,8 @@ def _json(value: object) -> str:
 
 
 def _out(text: str) -> None:
-    print(_printable(text))
+    print(terminal_safe(text))
 
 
 def _fail(message: str) -> None:
-    print(f"gdocs-bot: {_printable(message)}", file=sys.stderr)
-
-
-def _printable(text: str) -> str:
-    """Doc content and server text are untrusted: no terminal escape sequences get through."""
-    return "".join(c for c in text if c in "\n\t" or c.isprintable())
+    print(f"gdocs-bot: {terminal_safe(message)}", file=sys.stderr)

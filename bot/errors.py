@@ -25,11 +25,9 @@ class GdocsError(Exception):
 
     code: ErrorCode = ErrorCode.PROTOCOL
 
-    def __init__(self, message: str, *, code: ErrorCode | None = None, setting: str | None = None):
+    def __init__(self, message: str, *, setting: str | None = None):
         super().__init__(message)
         self.message = message
-        if code is not None:
-            self.code = code
         #: the configuration setting (environment variable) that fixes this error, if any
         self.setting = setting
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.docs import DocsService
 from bot.errors import GdocsError
 from bot.observability.metrics import Metrics
+from bot.service import DocsService
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class Readiness:
         self._probe_failed = False
         self._dk_detail = "not checked yet"
         self._dk_tools: tuple[str, ...] = ()
-        self.probes = 0
+        self.probe_count = 0
 
     @property
     def window_seconds(self) -> float:
@@ -86,8 +86,8 @@ class Readiness:
         self._record(answered, detail)
 
     def _record(self, answered: bool, detail: str) -> None:
-        self.probes += 1
-        if answered == self._probe_failed or self.probes == 1:  # a change: say so once
+        self.probe_count += 1
+        if answered == self._probe_failed or self.probe_count == 1:  # a change: say so once
             logger.log(
                 logging.INFO if answered else logging.WARNING,
                 "Developer Knowledge server %s",
@@ -126,7 +126,7 @@ class Readiness:
             return "ok"
         if self._probe_failed:
             return self._dk_detail
-        if self.probes == 0:
+        if self.probe_count == 0:
             return "not checked yet"
         return f"no answer in the last {self.window_seconds:g}s"
 

@@ -20,12 +20,11 @@ from aiohttp import web
 from slack_bolt.async_app import AsyncApp, AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
+from bot.assembly import open_bot
 from bot.observability.metrics import Metrics
 from bot.settings import Settings
-from bot.slack.app import build_bolt_app, build_web_client
-from bot.slack.context import BotContext, build_context
+from bot.slack.deps import SlackDeps
 from bot.slack.http import EVENTS_PATH, slack_events_route
-from bot.upstream import build_service
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import (
@@ -80,18 +79,18 @@ class WatchedMetrics(Metrics):
 
 
 class SlackBot(SlackRequests):
-    """Speaks to the running bot as Slack does, and sees inside it (context, metrics)."""
+    """Speaks to the running bot as Slack does, and sees inside it (deps, metrics)."""
 
     def __init__(
         self,
         fake: FakeSlack,
-        ctx: BotContext,
+        deps: SlackDeps,
         metrics: WatchedMetrics,
         app: AsyncApp,
         base_url: str,
     ) -> None:
         super().__init__(fake, base_url + EVENTS_PATH)
-        self.ctx = ctx
+        self.deps = deps
         self.metrics = metrics
         self.app = app
 
@@ -135,29 +134,24 @@ async def running_bot(
     fake = fake or FakeSlack().start()
     settings = bot_settings(dk, pay, fake, **overrides)
     metrics = WatchedMetrics()
-    service = build_service(settings, metrics=metrics, backoff_base=0.001)
-    ctx = build_context(settings, service, metrics)
-    client = build_web_client(settings)
-    app = build_bolt_app(ctx, client=client)
-    web_app = web.Application(client_max_size=max(max_body_bytes, 1024) * 2)
-    web_app.add_routes([slack_events_route(app, max_body_bytes=max_body_bytes)])
-    runner = web.AppRunner(web_app, access_log=None, shutdown_timeout=1.0)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
-    await site.start()
-    port = runner.addresses[0][1]
-    bot = SlackBot(fake, ctx, metrics, app, f"http://127.0.0.1:{port}")
-    connector = aiohttp.TCPConnector(limit=0)
-    bot._session = aiohttp.ClientSession(connector=connector)
     try:
-        yield bot
+        async with open_bot(settings, metrics=metrics, backoff_base=0.001) as built:
+            web_app = web.Application(client_max_size=max(max_body_bytes, 1024) * 2)
+            web_app.add_routes([slack_events_route(built.app, max_body_bytes=max_body_bytes)])
+            runner = web.AppRunner(web_app, access_log=None, shutdown_timeout=1.0)
+            await runner.setup()
+            site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
+            await site.start()
+            port = runner.addresses[0][1]
+            bot = SlackBot(fake, built.deps, metrics, built.app, f"http://127.0.0.1:{port}")
+            bot._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+            try:
+                yield bot
+            finally:
+                await bot.session.close()
+                await built.deps.inflight.drain(10)
+                await runner.cleanup()
     finally:
-        await bot.session.close()
-        await ctx.inflight.drain(10)
-        await runner.cleanup()
-        await service.aclose()
-        if client.session is not None:
-            await client.session.close()
         if own_fake:
             fake.stop()
 

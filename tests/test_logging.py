@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.observability.logging import REDACTED, RedactionFilter, Redactor, configure_logging
+from bot.observability.logging import RedactionFilter, configure_logging
+from bot.redact import REDACTED, Redactor
 from bot.settings import Settings
 
 BOT_TOKEN = "xoxb-1111-2222-AbCdEfGhIjKl"

@@ -188,7 +188,7 @@ def test_readme_documents_every_setting() -> None:
 
 def test_readme_conversation_example_is_the_renderers_real_output() -> None:
     """The Block Kit JSON shown in the README is what `render_answer` produces today."""
-    from bot.docs import Answer, Reference
+    from bot.models import Answer, Reference
     from bot.render import render_answer
 
     answer = Answer(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.render import escape, link, mention
-from bot.render.escape import escape_truncated, truncate
+from bot.render.escape import escape_truncated
+from bot.text import truncate
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.docs import Answer, Reference, SearchHit
+from bot.models import Answer, Fallback, Reference, SearchHit
 from bot.render import (
     ACTION_SHOW_DOC_MORE,
     ACTION_SHOW_DOC_PREFIX,
@@ -194,13 +194,13 @@ def test_note_is_shown_in_a_context_block_near_the_top() -> None:
         query="q",
         kind="search",
         hits=(SearchHit(title="T", uri=f"https://{HOST}/t", snippet="s"),),
-        note="The answer quota is used up for today, so here are search results <instead>.",
+        fallback=Fallback(reason="answer_quota"),
     )
     message = render_answer(answer)
     assert_valid_message(message)
     assert "context" == message["blocks"][0]["type"]
     assert (
-        "The answer quota is used up for today, so here are search results &lt;instead&gt;."
+        "The daily quota for generated answers is used up, so these are search results instead."
         == message["blocks"][0]["elements"][0]["text"]
     )
 

@@ -9,7 +9,6 @@ import pytest
 from bot.errors import (
     AuthError,
     ConfigError,
-    ErrorCode,
     GdocsError,
     InvalidInput,
     NotFound,
@@ -119,10 +118,7 @@ def test_invalid_input_shows_only_its_message() -> None:
 
 def test_error_text_is_escaped_and_one_short_line() -> None:
     """Even an error message quoting user input cannot ping or flood."""
-    error = GdocsError(
-        "bad <!channel> " + "x" * 2000 + "\nTraceback (most recent call last)",
-        code=ErrorCode.PROTOCOL,
-    )
+    error = ProtocolError("bad <!channel> " + "x" * 2000 + "\nTraceback (most recent call last)")
     message = render_error(error)
     assert_valid_message(message)
     assert_no_live_markup(message, [])

@@ -12,14 +12,14 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.docs import Answer, Document, Reference, SearchHit
+from bot.models import Answer, Document, Fallback, Reference, SearchHit
 from bot.render import (
     document_pages,
     markdown_to_blocks,
     render_answer,
     render_document_page,
 )
-from bot.render.documents import document_page_spans
+from bot.render.document_view import document_page_spans
 from tests.test_render_support import (
     assert_no_live_markup,
     assert_valid_message,
@@ -241,7 +241,17 @@ def answers(draw: st.DrawFn) -> tuple[Answer, str | None, str | None]:
         text=text,
         references=tuple(refs),
         hits=tuple(hits),
-        note=draw(st.one_of(st.none(), st.text(max_size=400), HOSTILE)),
+        fallback=draw(
+            st.one_of(
+                st.none(),
+                st.builds(
+                    Fallback,
+                    reason=st.sampled_from(
+                        ["answer_quota", "no_answer_tool", "pay_not_configured"]
+                    ),
+                ),
+            )
+        ),
     )
     asker = draw(st.sampled_from([None, "U123ABC", "W0XYZ"]))
     question = draw(st.one_of(st.none(), st.text(max_size=2000), HOSTILE))

@@ -15,7 +15,7 @@ from urllib.parse import urljoin
 from slack_sdk.models.blocks import Block
 
 from bot.render import Message
-from bot.render.escape import strip_controls
+from bot.text import strip_controls
 
 MAX_MESSAGE_CHARS = 12_000
 _TOKEN_RE = re.compile(r"<[^<>]*>")

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.docs import Answer, Document, ServerStatus
 from bot.errors import Unavailable
 from bot.health import PROMETHEUS_CONTENT_TYPE, UNHEALTHY_PROBE_SECONDS, Readiness, build_web_app
+from bot.models import Answer, Document, ServerStatus
 from bot.observability.metrics import Metrics
 from bot.startup import StartupError, check_bot_token, open_socket_url
 from tests.fakes.slack_api import FakeSlack
@@ -35,7 +34,7 @@ class RecordingService:
         self.answered_at: float | None = None
         #: "ok": the server answers; "down": transport failure; "raise": a GdocsError; "hang"
         self.mode = "ok"
-        self.probes = 0
+        self.probe_count = 0
         self.probed = asyncio.Event()
 
     @property
@@ -43,7 +42,7 @@ class RecordingService:
         return False
 
     async def status(self) -> list[ServerStatus]:
-        self.probes += 1
+        self.probe_count += 1
         self.probed.set()
         if self.mode == "raise":
             raise Unavailable("the documentation service is unavailable")
@@ -59,7 +58,6 @@ class RecordingService:
                 ok=ok,
                 tools=("answer_query", "search_documents") if ok else (),
                 detail="MCP 2026-07-28" if ok else "cannot connect",
-                checked_at=datetime.now(UTC),
             )
         ]
 
@@ -203,7 +201,7 @@ async def test_the_probe_loop_probes_until_cancelled(
         async with asyncio.timeout(5):
             await service.probed.wait()
         service.probed.clear()
-    assert 2 <= service.probes
+    assert 2 <= service.probe_count
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

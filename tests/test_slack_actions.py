@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.docs import Document
+from bot.models import Document
 from bot.render import document_file, encode_page_value
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import ASKER, SlackBot, running_bot

@@ -388,7 +388,7 @@ async def test_commands_during_shutdown_are_told_to_retry(
 ) -> None:
     """Once draining, a new question gets "restarting" instead of starting work."""
     async with running_bot(dk_server) as bot:
-        bot.ctx.inflight.accepting = False
+        bot.deps.inflight.accepting = False
         sent = await bot.command("how do I create a bucket?")
         await bot.finished(1)
         assert sent.key is not None

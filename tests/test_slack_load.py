@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.slack.stores import InMemoryDedupeStore, LocaleCache, RateLimiter, ThreadMemory
+from bot.store import MemoryStore
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 from tests.fakes.oauth_token import FakeTokenServer
 from tests.slack_harness import BOT_TOKEN, SIGNING_SECRET, count_tool_calls, running_bot
@@ -30,13 +30,14 @@ async def test_500_concurrent_commands_are_all_acked_and_answered_within_the_ups
     is left in flight and every store is within its bound."""
     dk_server.latency = 0.5
     tools = count_tool_calls(dk_server)
-    async with running_bot(dk_server, mcp_max_concurrency=CAP, mcp_timeout_seconds=20) as bot:
-        # stores smaller than the burst, to show they stay bounded under it
-        ctx = bot.ctx
-        ctx.dedupe = InMemoryDedupeStore(max_entries=STORE_BOUND)
-        ctx.limiter = RateLimiter(10, max_users=STORE_BOUND)
-        ctx.threads = ThreadMemory(max_entries=STORE_BOUND)
-        ctx.locales = LocaleCache(max_entries=STORE_BOUND)
+    # a store smaller than the burst, to show it stays bounded under it
+    async with running_bot(
+        dk_server,
+        mcp_max_concurrency=CAP,
+        mcp_timeout_seconds=20,
+        cache_max_entries=STORE_BOUND,
+    ) as bot:
+        deps = bot.deps
         # 60 distinct questions (answers and keyword searches) so the cap, not the shared
         # in-flight computation of identical questions, is what bounds the upstream
         texts = [
@@ -48,7 +49,7 @@ async def test_500_concurrent_commands_are_all_acked_and_answered_within_the_ups
                 *(bot.command(text, user=f"UL{i:05d}") for i, text in enumerate(texts))
             )
             outcomes = await bot.finished(COMMANDS, within=30)
-        service: Any = ctx.service  # GoogleDocsService: its private maps, for the bounds
+        service: Any = deps.service  # GoogleDocsService: its private maps, for the bounds
 
         assert [200] * COMMANDS == [s.status for s in sent]
         assert max(s.elapsed for s in sent) < 3.0
@@ -64,14 +65,15 @@ async def test_500_concurrent_commands_are_all_acked_and_answered_within_the_ups
         assert tools.total >= 60  # every distinct question reached the server
         assert [] == bot.fake.invalid_payloads
         assert (0, 0, 0) == (
-            ctx.inflight.count,
+            deps.inflight.count,
             len(service._flights),
             len(service._documents._flights),
         )
-        assert len(service._cache) <= ctx.settings.cache_max_entries
-        # 500 distinct deliveries, users and answer threads went through each bounded store
-        assert [STORE_BOUND] * 3 == [len(ctx.dedupe), len(ctx.limiter), len(ctx.threads)]
-        assert len(ctx.locales) <= STORE_BOUND
+        store = deps.store
+        assert isinstance(store, MemoryStore)
+        # 500 distinct deliveries, users and answer threads went through the bounded store
+        assert [STORE_BOUND] * 3 == [store.count(n) for n in ("dedupe", "rate", "thread")]
+        assert all(store.count(n) <= STORE_BOUND for n in ("answer", "search", "profile"))
         slowest = max(s.elapsed for s in sent)
         print(
             f"peak={tools.peak} total={tools.total} answered={answered} slowest_ack={slowest:.2f}s"
@@ -142,7 +144,9 @@ async def test_each_request_logs_one_info_line_without_the_question(
     finally:
         tokens.stop()
 
-    lines = [r for r in caplog.records if r.name == "bot.slack.guard" and r.levelno == logging.INFO]
+    lines = [
+        r for r in caplog.records if r.name == "bot.slack.boundary" and r.levelno == logging.INFO
+    ]
     fields = [(r.kind, r.route, r.server, r.tool, r.outcome) for r in lines]  # type: ignore[attr-defined]
     assert [
         ("action", "doc", "developer_knowledge", "get_documents", "ok"),
@@ -170,8 +174,8 @@ async def test_shutdown_drain_waits_for_an_answer_in_flight(
         sent = await bot.command("how do I create a bucket?")
         assert sent.key is not None
         await bot.fake.await_responses(sent.key, 1)  # "Looking that up…": the work has begun
-        in_flight = bot.ctx.inflight.count
-        drained = await bot.ctx.inflight.drain(10)
+        in_flight = bot.deps.inflight.count
+        drained = await bot.deps.inflight.drain(10)
 
         assert (1, True) == (in_flight, drained)
         assert 1 == len(bot.fake.calls_to("chat.postMessage"))

@@ -205,7 +205,7 @@ async def test_uses_the_older_tool_names_the_server_lists() -> None:
     assert "Cloud Firestore pricing" == found.hits[0].title
     assert [PRICING, BUCKETS] == [doc.name for doc in documents]
     assert "search" == asked.kind, "no answer_query: search results with a note"
-    assert asked.note
+    assert asked.fallback
     assert 2 == len({c.arguments["name"] for c in server.tool_calls("get_document")})
     assert [] == server.tool_calls("get_documents")
     assert 1 == len(server.requests_for("tools/list"))

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
-from bot.docs import Answer
 from bot.errors import AuthError, InvalidInput, Unavailable
+from bot.models import Answer
 from bot.observability.metrics import Metrics
-from bot.upstream import MemoryCache
-from bot.upstream._service import QUOTA_NOTE
+from bot.render import fallback_note
+from bot.store import MemoryStore
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay, Fault
 from tests.fakes.upstream import service_for, settings_for
 
@@ -89,7 +90,8 @@ async def test_quota_exhaustion_falls_back_to_search(
     async with service_for(settings_for(dk_server), metrics=metrics) as service:
         answer = await service.ask("Create buckets")
     assert "search" == answer.kind
-    assert QUOTA_NOTE == answer.note
+    assert answer.fallback is not None
+    assert "search results instead" in fallback_note(answer.fallback)
     assert ["Create buckets"] == [hit.title for hit in answer.hits]
     assert 1 == len(dk_server.tool_calls("answer_query"))
     assert 1 == metrics.counter_value("gdocs_quota_fallbacks_total")
@@ -105,7 +107,7 @@ async def test_spent_quota_skips_answer_query_until_utc_midnight(
         await service.ask("How do I create buckets?")
         later = await service.ask("What does Firestore cost?")
         assert "search" == later.kind
-        assert later.note
+        assert later.fallback
         assert 1 == len(dk_server.tool_calls("answer_query"))
 
         dk_server.quota_exhausted = None
@@ -134,8 +136,8 @@ async def test_fallback_is_not_cached_past_the_quota_reset(
     dk_server.quota_exhausted = "http"
     ticker = Ticker()
     clock = Clock(datetime(2026, 11, 30, 23, 59, 30, tzinfo=UTC))
-    cache = MemoryCache(100, clock=ticker)
-    async with service_for(settings_for(dk_server), clock=clock, cache=cache) as service:
+    store = MemoryStore(clock=ticker)
+    async with service_for(settings_for(dk_server), clock=clock, store=store) as service:
         await service.ask("How do I create buckets?")
         ticker.now += 20
         assert (await service.ask("How do I create buckets?")).cached
@@ -277,8 +279,8 @@ async def test_pay_without_oauth_answers_from_general_search(
         answer = await service.pay("buckets", language="it-IT")
         assert not service.pay_configured
     assert answer.hits
-    assert answer.note
-    assert "GOOGLE_APPLICATION_CREDENTIALS" in answer.note
+    assert answer.fallback is not None
+    assert "GOOGLE_APPLICATION_CREDENTIALS" in fallback_note(answer.fallback)
     assert [] == pay_server.calls
 
 
@@ -352,45 +354,32 @@ async def test_answers_survive_a_round_trip_through_the_cache(
     assert isinstance(second, Answer)
 
 
-class RecordingCache:
-    """A dict-backed stand-in for a shared cache (Redis) that records what is stored."""
+class RecordingStore(MemoryStore):
+    """A memory store that remembers the TTL each key was last written with."""
 
     def __init__(self) -> None:
-        self.values: dict[str, str] = {}
+        super().__init__()
         self.ttls: dict[str, float] = {}
 
-    async def get(self, key: str) -> str | None:
-        return self.values.get(key)
-
-    async def set(self, key: str, value: str, ttl: float) -> None:
-        self.values[key] = value
+    async def set(self, key: str, value: Any, codec: Any, ttl: float) -> None:
         self.ttls[key] = ttl
+        await super().set(key, value, codec, ttl)
 
 
-async def test_an_injected_cache_gets_each_kind_with_its_ttl(
+async def test_the_store_gets_each_kind_with_its_ttl(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
     """Answers, searches and documents are stored with the TTLs from the settings."""
-    cache = RecordingCache()
+    store = RecordingStore()
     settings = settings_for(
         dk_server,
         cache_answer_ttl_seconds=111,
         cache_search_ttl_seconds=222,
         cache_document_ttl_seconds=333,
     )
-    async with service_for(settings, cache=cache) as service:
+    async with service_for(settings, store=store) as service:
         await service.ask("How do I create a bucket?")
         await service.search("Firestore")
-    assert 111 == cache.ttls["answer:how do i create a bucket?"]
-    assert 222 == cache.ttls["search:firestore"]
-    assert 333 == cache.ttls[f"doc:{BUCKETS}"]
-
-
-async def test_an_unreadable_cache_entry_is_a_miss(dk_server: FakeDeveloperKnowledge) -> None:
-    """Garbage in a shared cache (another version wrote it) is ignored, not an error."""
-    cache = RecordingCache()
-    cache.values["search:firestore"] = '{"kind": "nonsense"'
-    async with service_for(settings_for(dk_server), cache=cache) as service:
-        answer = await service.search("Firestore")
-    assert not answer.cached
-    assert ["Cloud Firestore pricing"] == [hit.title for hit in answer.hits]
+    assert 111 == store.ttls["answer:how do i create a bucket?"]
+    assert 222 == store.ttls["search:firestore"]
+    assert 333 == store.ttls[f"doc:{BUCKETS}"]

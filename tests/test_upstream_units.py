@@ -11,16 +11,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.errors import AuthError, InvalidInput, Unavailable
-from bot.upstream import MemoryCache, _transport
+from bot.errors import AuthError, Unavailable
+from bot.redact import Redactor
+from bot.upstream import _transport
 from bot.upstream._aiohttp import AiohttpTransport
 from bot.upstream._auth import NoAuth
-from bot.upstream._cache import SingleFlight
-from bot.upstream._errors import Redactor, ServerContext
+from bot.upstream._errors import ServerContext
+from bot.upstream._single_flight import SingleFlight
 from bot.upstream._sse import SSEEvent, SSEParser
 from bot.upstream._text import (
-    clean_language,
-    clean_query,
     next_utc_midnight,
     normalise,
     snippet,
@@ -57,35 +56,6 @@ def test_sse_parser_gives_the_same_events_however_the_bytes_are_split(cuts: list
     for start, end in itertools.pairwise(bounds):
         events += parser.feed(STREAM[start:end])
     assert EVENTS == events
-
-
-async def test_memory_cache_expires_entries_after_their_ttl() -> None:
-    """An entry is there until its TTL passes, then gone."""
-    now = [0.0]
-    cache = MemoryCache(10, clock=lambda: now[0])
-    await cache.set("k", "v", ttl=5)
-    now[0] = 4.9
-    assert "v" == await cache.get("k")
-    now[0] = 5.0
-    assert await cache.get("k") is None
-
-
-async def test_memory_cache_evicts_the_least_recently_used() -> None:
-    """Past max_entries the entry used longest ago goes first."""
-    cache = MemoryCache(2)
-    await cache.set("a", "1", ttl=60)
-    await cache.set("b", "2", ttl=60)
-    await cache.get("a")
-    await cache.set("c", "3", ttl=60)
-    assert ("1", None, "3") == (await cache.get("a"), await cache.get("b"), await cache.get("c"))
-    assert 2 == len(cache)
-
-
-async def test_memory_cache_does_not_keep_zero_ttl_values() -> None:
-    """TTL 0 means "do not cache" (a setting of 0 turns a cache off)."""
-    cache = MemoryCache(2)
-    await cache.set("a", "1", ttl=0)
-    assert await cache.get("a") is None
 
 
 async def test_single_flight_shares_results_and_errors() -> None:
@@ -163,7 +133,7 @@ _CTX = ServerContext(
     api_service="developerknowledge.googleapis.com",
     auth="api_key",
     timeout=30.0,
-    redact=Redactor(lambda: []),
+    redact=Redactor(),
 )
 
 
@@ -231,41 +201,9 @@ async def test_errors_another_try_cannot_fix_are_not_slept_on(timeline: _Timelin
     assert [("call",)] == timeline.events
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("  How do I?  ", "How do I?"),
-        ("a\x00b", "ab"),
-        ("tab\there", "tab here"),
-        ("line\nbreak", "line\nbreak"),
-        ("bidi\u202eoverride", "bidioverride"),
-        ("zero\u200bwidth", "zerowidth"),
-        ("naïve café 日本", "naïve café 日本"),
-    ],
-)
-def test_clean_query_keeps_text_and_drops_control_characters(text: str, expected: str) -> None:
-    """Control and invisible format characters go; letters of every script stay."""
-    assert expected == clean_query(text, 100)
-
-
-def test_clean_query_refuses_over_the_limit_naming_it() -> None:
-    """The limit is in the message."""
-    with pytest.raises(InvalidInput, match="under 10 characters"):
-        clean_query("x" * 11, 10)
-
-
 def test_normalise_folds_case_and_whitespace() -> None:
     """Cache keys ignore case and spacing."""
     assert normalise("  Straße\tIS  big ") == normalise("strasse is big")
-
-
-@pytest.mark.parametrize(
-    ("tag", "expected"),
-    [("it-IT", "it-IT"), ("pt_BR", "pt-BR"), ("en", "en"), (None, None), ("  ", None)],
-)
-def test_clean_language_accepts_bcp47_tags(tag: str | None, expected: str | None) -> None:
-    """BCP-47 tags pass (underscores mended); nothing means no language."""
-    assert expected == clean_language(tag)
 
 
 @pytest.mark.parametrize(

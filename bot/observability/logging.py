@@ -10,46 +10,16 @@ arguments, `extra=` fields and exception text.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
-import re
 import sys
-from collections.abc import Iterable
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.redact import Redactor
 from bot.settings import Settings
-
-REDACTED = "[redacted]"
-
-# Token shapes worth hiding even when they are not ours (a pasted token in a question, a
-# token echoed in a third-party debug line). Each needs enough characters after its prefix
-# that prose like "a token starting with xoxb-" stays readable.
-_TOKEN_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"xox[a-z]?[.-][A-Za-z0-9.-]{8,}"), REDACTED),
-    (re.compile(r"xapp-[A-Za-z0-9-]{8,}"), REDACTED),
-    (re.compile(r"AIza[0-9A-Za-z_-]{20,}"), REDACTED),
-    (re.compile(r"ya29\.[0-9A-Za-z_.~+/=-]+"), REDACTED),
-    # a credential has a digit or punctuation in it: "the bearer of bad news" stays
-    (
-        re.compile(r"(?i)\b(bearer)\s+(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{6,}"),
-        r"\1 " + REDACTED,
-    ),
-    (
-        re.compile(
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
-            re.DOTALL,
-        ),
-        REDACTED,
-    ),
-    # a response_url lets anyone post into the channel for 30 minutes
-    (
-        re.compile(
-            r"(https://hooks\.slack\.com/)(?:commands|actions|services|triggers)/[^\s\"'<>|]+"
-        ),
-        r"\1" + REDACTED,
-    ),
-)
 
 # attributes every LogRecord has; anything else on a record came from `extra=`
 _STANDARD_ATTRS = frozenset(
@@ -61,40 +31,24 @@ _STANDARD_ATTRS = frozenset(
 _NOISY_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "hpack", "urllib3", "asyncio")
 _ALWAYS_QUIET = ("aiohttp.access", "google.auth", "google_auth_httplib2", "mcp")
 
-_MIN_SECRET_CHARS = 6
+
+#: the Slack request being handled: every log line written while it is handled carries its id
+_request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
 
 
-class Redactor:
-    """Replaces configured secret values and token-shaped strings with `[redacted]`."""
+def start_request() -> str:
+    """A new request id, attached to every log line of the current task from now on."""
+    request_id = uuid.uuid4().hex[:16]
+    _request_id.set(request_id)
+    return request_id
 
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        # longest first, so a secret containing another is replaced whole
-        self._secrets = sorted(
-            {s for s in secrets if len(s) >= _MIN_SECRET_CHARS}, key=len, reverse=True
-        )
 
-    def __call__(self, text: str) -> str:
-        for secret in self._secrets:
-            if secret in text:
-                text = text.replace(secret, REDACTED)
-        for pattern, replacement in _TOKEN_PATTERNS:
-            text = pattern.sub(replacement, text)
-        return text
-
-    def value(self, value: object) -> object:
-        """Redact strings inside `value` (containers included); other values pass through."""
-        if isinstance(value, str):
-            return self(value)
-        if isinstance(value, bytes | bytearray):
-            return self(bytes(value).decode("utf-8", "replace"))
-        if isinstance(value, dict):
-            return {key: self.value(item) for key, item in value.items()}
-        if isinstance(value, list | tuple | set | frozenset):
-            return [self.value(item) for item in value]
-        if value is None or isinstance(value, bool | int | float):
-            return value
-        # an object whose str() might carry a secret (an exception, a URL, a model)
-        return self(str(value))
+class _RequestIdFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        request_id = _request_id.get()
+        if request_id is not None and not hasattr(record, "request_id"):
+            record.request_id = request_id
+        return True
 
 
 def secrets_of(settings: Settings) -> list[str]:
@@ -205,6 +159,7 @@ def configure_logging(settings: Settings) -> None:
     """
     handler = _StderrHandler()
     handler.setFormatter(JsonFormatter() if settings.log_format == "json" else TextFormatter())
+    handler.addFilter(_RequestIdFilter())
     handler.addFilter(RedactionFilter(Redactor(secrets_of(settings))))
     root = logging.getLogger()
     for old in list(root.handlers):

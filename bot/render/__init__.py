@@ -1,4 +1,4 @@
-"""Pure rendering: Markdown from the documentation servers to safe Slack messages.
+"""Pure rendering: every word and block a user reads, from results to safe Slack messages.
 
 No I/O here. Every untrusted string is escaped (`escape`); the only Slack markup a message
 carries is what `link()` and `mention()` build, so nothing a document or a user writes can
@@ -12,10 +12,11 @@ from bot.render.actions import (
     decode_page_value,
     encode_page_value,
 )
-from bot.render.blocks import Message, message_chars
-from bot.render.documents import (
+from bot.render.blocks import MAX_BLOCKS, Message, text_message
+from bot.render.document_view import (
     PAGE_CHARS,
     document_file,
+    document_page_spans,
     document_pages,
     render_document_file_intro,
     render_document_page,
@@ -27,32 +28,58 @@ from bot.render.messages import (
     render_answer,
     render_error,
     render_help,
-    render_not_in_channel_hint,
     render_progress,
 )
+from bot.render.notices import (
+    AUTHORIZE_FAILED,
+    fallback_note,
+    render_document_gone,
+    render_fetching,
+    render_internal_error,
+    render_no_more_pages,
+    render_not_in_channel_hint,
+    render_rate_limited,
+    render_restarting,
+    render_stale_button,
+    with_not_in_channel_hint,
+)
+from bot.render.pages import PageSpan
 
 __all__ = [
     "ACTION_NEXT_PAGE",
     "ACTION_SHOW_DOC_MORE",
     "ACTION_SHOW_DOC_PREFIX",
+    "AUTHORIZE_FAILED",
+    "MAX_BLOCKS",
     "PAGE_CHARS",
     "Message",
+    "PageSpan",
     "decode_page_value",
     "document_file",
+    "document_page_spans",
     "document_pages",
     "encode_page_value",
     "escape",
+    "fallback_note",
     "link",
     "markdown_to_blocks",
     "markdown_to_mrkdwn",
     "mention",
-    "message_chars",
     "render_answer",
     "render_document_file_intro",
+    "render_document_gone",
     "render_document_page",
     "render_error",
+    "render_fetching",
     "render_help",
+    "render_internal_error",
+    "render_no_more_pages",
     "render_not_in_channel_hint",
     "render_progress",
+    "render_rate_limited",
+    "render_restarting",
+    "render_stale_button",
+    "text_message",
     "wants_file",
+    "with_not_in_channel_hint",
 ]

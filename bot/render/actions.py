@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from bot.docs import is_valid_name, uri_for_name
 from bot.errors import InvalidInput
+from bot.names import is_valid_name, uri_for_name
 from bot.render.blocks import (
     MAX_BUTTON_VALUE_CHARS,
     MAX_OPTION_VALUE_CHARS,
@@ -63,6 +63,24 @@ def _button_label(title: str, name: str) -> str:
     return title.strip() or uri_for_name(name).rsplit("/", 1)[-1] or name
 
 
+def _buttons_first(
+    valid: list[tuple[str, str]],
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(as buttons, in the menu): long names (too long for a menu option) take the button
+    slots first, then the documents in order."""
+    if len(valid) <= MAX_DOC_BUTTONS:
+        return valid, []
+    long_names = [doc for doc in valid if len(doc[0]) > MAX_OPTION_VALUE_CHARS]
+    chosen = {doc[0] for doc in long_names[:MAX_DOC_BUTTONS]}
+    for doc in valid:
+        if len(chosen) >= MAX_DOC_BUTTONS:
+            break
+        chosen.add(doc[0])
+    as_buttons = [doc for doc in valid if doc[0] in chosen]
+    rest = [d for d in valid if d[0] not in chosen and len(d[0]) <= MAX_OPTION_VALUE_CHARS]
+    return as_buttons, rest
+
+
 def show_doc_actions(docs: list[tuple[str, str]], *, max_chars: int = 3000) -> Block | None:
     """An actions block with a "Show full doc" button per `(name, title)`, the first five as
     buttons and the rest in a menu; None when no name is valid.
@@ -79,17 +97,7 @@ def show_doc_actions(docs: list[tuple[str, str]], *, max_chars: int = 3000) -> B
             valid.append((name, _button_label(title, name)))
     if not valid:
         return None
-    if len(valid) <= MAX_DOC_BUTTONS:
-        as_buttons, rest = valid, []
-    else:
-        long_names = [doc for doc in valid if len(doc[0]) > MAX_OPTION_VALUE_CHARS]
-        chosen = {doc[0] for doc in long_names[:MAX_DOC_BUTTONS]}
-        for doc in valid:
-            if len(chosen) >= MAX_DOC_BUTTONS:
-                break
-            chosen.add(doc[0])
-        as_buttons = [doc for doc in valid if doc[0] in chosen]
-        rest = [d for d in valid if d[0] not in chosen and len(d[0]) <= MAX_OPTION_VALUE_CHARS]
+    as_buttons, rest = _buttons_first(valid)
     elements = [
         button(f"Show full doc: {title}", f"{ACTION_SHOW_DOC_PREFIX}{index}", name)
         for index, (name, title) in enumerate(as_buttons)

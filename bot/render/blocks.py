@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from bot.render.escape import strip_controls, truncate
+from bot.text import one_line, truncate
 
 MAX_BLOCKS = 50
-MAX_SECTION_CHARS = 3000  # Slack refuses a longer section text
 #: what the renderer aims for in one section, below Slack's 3000
 SECTION_CHARS = 2900
 MAX_HEADER_CHARS = 150
@@ -42,20 +41,24 @@ def divider() -> Block:
     return {"type": "divider"}
 
 
-def plain(text: str, limit: int) -> dict[str, Any]:
+def plain_text_object(text: str, limit: int) -> dict[str, Any]:
     """A plain_text object: Slack shows it literally, so it is cut, not escaped."""
-    cleaned = " ".join(strip_controls(text).split()) or "…"
-    return {"type": "plain_text", "text": truncate(cleaned, limit), "emoji": True}
+    return {"type": "plain_text", "text": truncate(one_line(text) or "…", limit), "emoji": True}
+
+
+def text_message(text: str) -> Message:
+    """A one-line notice: no blocks, so Slack renders the (already safe) text as is."""
+    return {"text": text, "blocks": []}
 
 
 def header(text: str) -> Block:
-    return {"type": "header", "text": plain(text, MAX_HEADER_CHARS)}
+    return {"type": "header", "text": plain_text_object(text, MAX_HEADER_CHARS)}
 
 
 def button(text: str, action_id: str, value: str, *, primary: bool = False) -> Block:
     element: Block = {
         "type": "button",
-        "text": plain(text, MAX_BUTTON_TEXT_CHARS),
+        "text": plain_text_object(text, MAX_BUTTON_TEXT_CHARS),
         "action_id": action_id,
         "value": value,
     }
@@ -65,7 +68,7 @@ def button(text: str, action_id: str, value: str, *, primary: bool = False) -> B
 
 
 def option(text: str, value: str) -> Block:
-    return {"text": plain(text, MAX_OPTION_TEXT_CHARS), "value": value}
+    return {"text": plain_text_object(text, MAX_OPTION_TEXT_CHARS), "value": value}
 
 
 def actions(elements: list[Block], block_id: str | None = None) -> Block:
@@ -73,11 +76,6 @@ def actions(elements: list[Block], block_id: str | None = None) -> Block:
     if block_id:
         block["block_id"] = block_id
     return block
-
-
-def message_chars(message: Message) -> int:
-    """The size Slack's message limits are measured in: every string in the message."""
-    return len(message["text"]) + _strings_length(message["blocks"])
 
 
 def blocks_chars(blocks: list[Block]) -> int:

@@ -10,10 +10,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-#: C0 control characters except tab and newline, plus DEL: invisible, and NUL breaks clients;
-#: and the bidi embeddings, overrides and isolates, which can make text read in another order
-#: than it is written ("Trojan Source"). The marks LRM/RLM/ALM stay: RTL text needs them.
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+from bot.text import strip_controls, truncate
+
 _USER_ID_RE = re.compile(r"^[UW][A-Z0-9]{2,20}$")
 #: a label that reads like a host name or URL ("google.com", "https://cloud.google.com/x")
 _HOSTLIKE_RE = re.compile(
@@ -27,11 +25,6 @@ MAX_LINK_LABEL_CHARS = 800
 _DISPLAY_URL_CHARS = 80
 #: what a `|` in a label becomes: `|` would end the URL part of `<url|label>`
 _PIPE_STANDIN = "¦"
-
-
-def strip_controls(text: str) -> str:
-    """`text` without C0 control characters (tab and newline are kept) or bidi overrides."""
-    return _CONTROL_RE.sub("", text)
 
 
 def escape(text: str) -> str:
@@ -103,21 +96,6 @@ def link(url: str, label: str | None = None) -> str:
 def mention(user_id: str) -> str:
     """`<@U…>` for a well-formed Slack user id; "" for anything else (never echoed)."""
     return f"<@{user_id}>" if _USER_ID_RE.match(user_id) else ""
-
-
-def truncate(text: str, limit: int, *, at_word: bool = False) -> str:
-    """`text` cut to at most `limit` characters, ending in "…" when cut.
-
-    With `at_word`, the cut moves back to the last space when one is reasonably close.
-    """
-    if len(text) <= limit:
-        return text
-    cut = text[: max(limit - 1, 0)]
-    if at_word:
-        space = cut.rfind(" ")
-        if space >= limit // 2:
-            cut = cut[:space]
-    return cut.rstrip() + "…"
 
 
 def escape_truncated(text: str, limit: int, *, at_word: bool = False) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from bot.docs import Answer, SearchHit
 from bot.errors import ErrorCode, GdocsError
+from bot.models import Answer, SearchHit
 from bot.render.actions import show_doc_actions
 from bot.render.blocks import (
     MAX_BLOCKS,
@@ -19,9 +19,11 @@ from bot.render.blocks import (
     section,
 )
 from bot.render.convert import FENCE_OPEN_RE
-from bot.render.escape import escape, escape_truncated, link, mention, strip_controls
+from bot.render.escape import escape, escape_truncated, link, mention
 from bot.render.inline import plain_text
 from bot.render.markdown import markdown_to_blocks
+from bot.render.notices import fallback_note
+from bot.text import one_line
 
 #: a question echoed back is cut to this many characters
 QUESTION_CHARS = 300
@@ -42,11 +44,6 @@ _HINTS: dict[ErrorCode, str] = {
 }
 
 
-def _one_line(text: str) -> str:
-    """Text on one line, control characters gone (so "\x08" is empty, not a blank block)."""
-    return " ".join(strip_controls(text).split())
-
-
 def _plain_summary(markdown: str, limit: int) -> str:
     """A short, plain, escaped one-line summary of some Markdown (fences, heading and quote
     marks dropped), at most `limit` characters."""
@@ -55,12 +52,12 @@ def _plain_summary(markdown: str, limit: int) -> str:
         if FENCE_OPEN_RE.match(line):
             continue
         lines.append(_LINE_MARKS_RE.sub("", line))
-    return escape_truncated(_one_line(plain_text("\n".join(lines))), limit, at_word=True)
+    return escape_truncated(one_line(plain_text("\n".join(lines))), limit, at_word=True)
 
 
 def _asked(asker: str | None, question: str | None) -> str | None:
     who = mention(asker) if asker else ""
-    shown = escape_truncated(_one_line(question), QUESTION_CHARS, at_word=True) if question else ""
+    shown = escape_truncated(one_line(question), QUESTION_CHARS, at_word=True) if question else ""
     if who and shown:
         return f"{who} asked:\n> {shown}"
     if shown:
@@ -71,7 +68,7 @@ def _asked(asker: str | None, question: str | None) -> str | None:
 def _sources(answer: Answer) -> Block | None:
     lines: list[str] = []
     for index, ref in enumerate(answer.references, start=1):
-        title = _one_line(plain_text(ref.title))  # empty: link() shows the address
+        title = one_line(plain_text(ref.title))  # empty: link() shows the address
         line = f"{index}. {link(ref.uri, title)}"
         if len("\n".join(["*Sources*", *lines, line])) > SECTION_CHARS - 40:
             lines.append(f"…and {len(answer.references) - index + 1} more")
@@ -81,7 +78,7 @@ def _sources(answer: Answer) -> Block | None:
 
 
 def _hit_block(hit: SearchHit) -> Block:
-    title = _one_line(plain_text(hit.title))
+    title = one_line(plain_text(hit.title))
     head = f"*{link(hit.uri, title) or 'Untitled page'}*"
     snippet = _plain_summary(hit.snippet, SNIPPET_CHARS)
     text = f"{head}\n{snippet}" if snippet else head
@@ -122,7 +119,9 @@ def render_answer(
     asked = _asked(asker, question)
     if asked:
         head.append(section(asked))
-    note = escape_truncated(_one_line(answer.note or ""), 600)
+    note = (
+        escape_truncated(one_line(fallback_note(answer.fallback)), 600) if answer.fallback else ""
+    )
     if note:
         head.append(context(note))
     tail: list[Block] = []
@@ -153,11 +152,11 @@ def render_answer(
 def _no_answer(answer: Answer) -> str:
     if answer.kind == "answer":
         return "I couldn't find an answer to that in Google's documentation."
-    return f"No documentation pages matched “{escape_truncated(_one_line(answer.query), 300)}”."
+    return f"No documentation pages matched “{escape_truncated(one_line(answer.query), 300)}”."
 
 
 def _fallback_text(answer: Answer, question: str | None) -> str:
-    asked = escape_truncated(_one_line(question or answer.query), 200, at_word=True)
+    asked = escape_truncated(one_line(question or answer.query), 200, at_word=True)
     if answer.kind == "answer":
         room = MAX_FALLBACK_CHARS - len(asked) - 2
         summary = _plain_summary(answer.text, room) or "no answer found"
@@ -190,7 +189,7 @@ def render_help(command: str = "/gdocs") -> Message:
 
 def render_error(error: GdocsError) -> Message:
     """A short, specific message from the error's safe one-line message and a hint."""
-    shown = escape_truncated(_one_line(error.message), 500) or "Something went wrong."
+    shown = escape_truncated(one_line(error.message), 500) or "Something went wrong."
     hint = _HINTS.get(error.code) if error.code != ErrorCode.INVALID_INPUT else None
     mrkdwn = f":warning: {shown}" + (f"\n{hint}" if hint else "")
     return {"text": f"{shown}" + (f" {hint}" if hint else ""), "blocks": [section(mrkdwn)]}
@@ -200,10 +199,5 @@ def render_progress(question: str | None = None) -> Message:
     """A placeholder shown while the answer is on its way."""
     blocks: list[Block] = [section(":hourglass_flowing_sand: Looking that up…")]
     if question:
-        blocks.append(context(f"“{escape_truncated(_one_line(question), QUESTION_CHARS)}”"))
+        blocks.append(context(f"“{escape_truncated(one_line(question), QUESTION_CHARS)}”"))
     return {"text": "Looking that up…", "blocks": blocks}
-
-
-def render_not_in_channel_hint() -> str:
-    """What to tell a user (ephemerally) when the bot may not post in their channel."""
-    return "I can't post in this channel — invite me with `/invite @gdocs` to share answers here."

@@ -12,39 +12,36 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.docs import is_valid_name
 from bot.errors import GdocsError, InvalidInput, NotFound
+from bot.names import is_valid_name
 from bot.render import (
     ACTION_NEXT_PAGE,
     ACTION_SHOW_DOC_MORE,
     ACTION_SHOW_DOC_PREFIX,
     decode_page_value,
+    render_document_gone,
     render_error,
+    render_fetching,
+    render_stale_button,
 )
-from bot.slack import documents
-from bot.slack.context import BotContext
-from bot.slack.guard import RequestRecord, guarded, ignored
-from bot.slack.posting import plain
+from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, handle, ignored
+from bot.slack.deps import SlackDeps
 from bot.slack.replies import ActionReply
+from bot.slack.show_doc import FIRST_PAGE, fetch_document, show_document
 
 SHOW_DOC_RE = re.compile(rf"^{re.escape(ACTION_SHOW_DOC_PREFIX)}\d+$")
-#: a click's progress; ActionReply shows it as a reaction on the clicked message
-FETCHING = plain("Fetching the document…")
-STALE_BUTTON = (
-    "That button does not point at a documentation page I can fetch "
-    "(it may be out of date). Ask again with /gdocs."
-)
 
 
-def register(app: AsyncApp, ctx: BotContext) -> None:
+def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_show_doc(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        ctx.inflight.spawn(handle_doc_action(ctx, client, body))
+        deps.inflight.spawn(handle_doc_click(deps, client, body))
 
     async def on_unknown(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
         actions = body.get("actions") or [{}]
-        ignored(ctx, "action", f"unknown action_id {str(actions[0].get('action_id'))[:100]!r}")
+        why = f"unknown action_id {str(actions[0].get('action_id'))[:100]!r}"
+        ignored(deps.metrics, "action", why)
 
     app.action(SHOW_DOC_RE)(on_show_doc)
     app.action(ACTION_SHOW_DOC_MORE)(on_show_doc)
@@ -52,23 +49,27 @@ def register(app: AsyncApp, ctx: BotContext) -> None:
     app.action(re.compile(r".*"))(on_unknown)
 
 
-def requested_page(action: dict[str, Any]) -> tuple[str, int]:
-    """(document name, page) a button asks for; InvalidInput when the value is not ours."""
+def requested_page(action: dict[str, Any]) -> tuple[str, int] | None:
+    """(document name, page) a button asks for; None when the value is not ours (forged,
+    or out of date)."""
     action_id = action.get("action_id")
     name: object
-    page = documents.FIRST_PAGE
+    page = FIRST_PAGE
     if action_id == ACTION_NEXT_PAGE:
         value = action.get("value")
         if not isinstance(value, str):
-            raise InvalidInput(STALE_BUTTON)
-        name, page = decode_page_value(value)
+            return None
+        try:
+            name, page = decode_page_value(value)
+        except InvalidInput:
+            return None
     elif action_id == ACTION_SHOW_DOC_MORE:
         option = action.get("selected_option")
         name = option.get("value") if isinstance(option, dict) else None
     else:
         name = action.get("value")
     if not isinstance(name, str) or not is_valid_name(name):
-        raise InvalidInput(STALE_BUTTON)
+        return None
     return name, page
 
 
@@ -76,7 +77,7 @@ def _dict(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _where(client: AsyncWebClient, body: dict[str, Any]) -> ActionReply:
+def reply_for_click(client: AsyncWebClient, body: dict[str, Any]) -> ActionReply:
     """Reply into the answer message's thread; notices go to the clicker alone."""
     container = _dict(body.get("container"))
     message = _dict(body.get("message"))
@@ -94,30 +95,29 @@ def _where(client: AsyncWebClient, body: dict[str, Any]) -> ActionReply:
     )
 
 
-async def handle_doc_action(ctx: BotContext, client: AsyncWebClient, body: dict[str, Any]) -> None:
-    reply = _where(client, body)
+async def handle_doc_click(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> None:
+    reply = reply_for_click(client, body)
+    actions = body.get("actions")
+    action = _dict(actions[0]) if isinstance(actions, list) and actions else {}
 
-    async def work(record: RequestRecord) -> None:
-        record.route = "doc"
-        actions = body.get("actions")
-        action = _dict(actions[0]) if isinstance(actions, list) and actions else {}
+    async def work() -> Outcome:
+        requested = requested_page(action)
+        if requested is None:
+            await reply.notify_asker(render_stale_button())
+            return Outcome(route="doc", outcome="invalid_input")
+        name, page = requested
+        await reply.start_progress(render_fetching())
         try:
-            name, page = requested_page(action)
-        except InvalidInput:
-            record.outcome = "invalid_input"
-            await reply.notice(plain(STALE_BUTTON))
-            return
-        await reply.start_progress(FETCHING)
-        try:
-            doc = await documents.fetch(ctx, name, record)
-            await documents.show(ctx, client, reply, doc, page=page, record=record)
+            doc = await fetch_document(deps, name)
+            outcome = await show_document(deps, reply, doc, page=page)
+            return Outcome("doc", outcome, DEVELOPER_KNOWLEDGE, "get_documents")
         except NotFound:
-            record.outcome = "not_found"
-            await reply.notice(plain(documents.NO_LONGER_AVAILABLE))
+            await reply.notify_asker(render_document_gone())
+            return Outcome("doc", "not_found", DEVELOPER_KNOWLEDGE)
         except GdocsError as error:
-            record.outcome = error.code.value
-            await reply.notice(render_error(error))
+            await reply.notify_asker(render_error(error))
+            return Outcome("doc", error.code.value, DEVELOPER_KNOWLEDGE)
         finally:
             await reply.finish()
 
-    await guarded(ctx, "action", work, reply.notice)
+    await handle("action", work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)

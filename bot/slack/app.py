@@ -12,17 +12,13 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.settings import Settings
+from bot.render import AUTHORIZE_FAILED
 from bot.slack import actions, commands, events
-from bot.slack.context import BotContext
+from bot.slack.deps import SlackDeps
 from bot.slack.posting import retry_handlers
 
 logger = logging.getLogger(__name__)
 
-AUTHORIZE_FAILED = (
-    "I can't confirm my Slack credentials right now (auth.test failed). "
-    "Try again in a moment; if it keeps happening, an admin should check SLACK_BOT_TOKEN."
-)
 #: Web API calls (chat.postMessage, files upload) give up after this long, retries aside
 WEB_API_TIMEOUT_SECONDS = 30
 
@@ -49,14 +45,13 @@ def _bolt_logger() -> logging.Logger:
     return base
 
 
-def build_web_client(settings: Settings) -> AsyncWebClient:
+def build_web_client(token: str | None, api_url: str) -> AsyncWebClient:
     """The bot's Web API client: retries 429 (Retry-After), 500/503 and connection errors.
 
     Inside a running loop it gets one pooled aiohttp session (closed by its owner through
     `client.session`), also used for `response_url` posts: without it slack_sdk opens a new
     connection, with its TLS handshake, for every call.
     """
-    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     session = None
     try:
         asyncio.get_running_loop()
@@ -66,14 +61,14 @@ def build_web_client(settings: Settings) -> AsyncWebClient:
         session = ClientSession(connector=TCPConnector(limit=256))
     return AsyncWebClient(
         token=token,
-        base_url=str(settings.slack_api_url),
+        base_url=api_url,
         timeout=WEB_API_TIMEOUT_SECONDS,
         retry_handlers=retry_handlers(),
         session=session,
     )
 
 
-def dedupe_key(body: dict[str, Any]) -> str | None:
+def delivery_key(body: dict[str, Any]) -> str | None:
     """What identifies one delivery: the event id, or the trigger id of a command or click."""
     event_id = body.get("event_id")
     if isinstance(event_id, str) and event_id:
@@ -84,47 +79,42 @@ def dedupe_key(body: dict[str, Any]) -> str | None:
     return None
 
 
-def build_bolt_app(ctx: BotContext, *, client: AsyncWebClient | None = None) -> AsyncApp:
+def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
     """The Bolt app with every listener registered. Building it makes no Slack call."""
-    settings = ctx.settings
-    client = client or build_web_client(settings)
     token = client.token
     # give Bolt a token-less client so it takes our `authorize` (cached auth.test) without
     # a warning; the token goes back on right after
     client.token = None
-    signing_secret = (
-        settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
-    )
     app = AsyncApp(
         logger=_bolt_logger(),
         name="gdocs-bot",
         client=client,
-        signing_secret=signing_secret,
-        authorize=ctx.identity.authorizer(client, token or ""),
+        signing_secret=deps.config.signing_secret,
+        authorize=deps.identity.authorizer(client, token or ""),
         # Socket Mode requests are not signed (Bolt skips them anyway)
-        request_verification_enabled=not settings.socket_mode,
-        # listeners ack and hand their work to ctx.inflight themselves: with False, Bolt
+        request_verification_enabled=not deps.config.socket_mode,
+        # listeners ack and hand their work to deps.inflight themselves: with False, Bolt
         # would poll every 10 ms for the ack (a 10 ms floor under every acknowledgement)
         process_before_response=True,
         user_facing_authorize_error_message=AUTHORIZE_FAILED,
     )
     client.token = token
 
-    async def answer_once(
+    async def drop_repeated_deliveries(
         body: dict[str, Any], next_: Callable[[], Awaitable[None]]
     ) -> BoltResponse | None:
-        key = dedupe_key(body)
-        if key is not None and not await ctx.dedupe.first_time(key):
+        key = delivery_key(body)
+        if key is not None and not await deps.deliveries.first_time(key):
             logger.info(
                 "duplicate delivery ignored", extra={"kind": "dedupe", "outcome": "duplicate"}
             )
-            ctx.metrics.request("dedupe", "duplicate")
+            deps.metrics.request("dedupe", "duplicate")
             return BoltResponse(status=200, body="")
         await next_()
         return None
 
-    app.use(answer_once)
-    commands.register(app, ctx)
-    events.register(app, ctx)
-    actions.register(app, ctx)
+    app.use(drop_repeated_deliveries)
+    commands.register(app, deps)
+    events.register(app, deps)
+    actions.register(app, deps)
     return app

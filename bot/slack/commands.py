@@ -7,23 +7,23 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack import flows
-from bot.slack.context import BotContext
-from bot.slack.guard import RequestRecord, guarded
+from bot.slack.boundary import Outcome, handle
+from bot.slack.deps import SlackDeps
+from bot.slack.flows import answer_question
 from bot.slack.manifest_facts import COMMANDS
 from bot.slack.replies import CommandReply, OnceAck
-from bot.slack.routing import clean_text, route_text
+from bot.text import clean_text
 
 #: how long the acknowledgement waits for the work's first reply (progress, help, a refusal)
 #: to carry it; Slack gives up after 3 s
 FIRST_REPLY_WITHIN = 2.0
 
 
-def register(app: AsyncApp, ctx: BotContext) -> None:
+def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_command(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         once = OnceAck(ack)
-        work = handle_command(ctx, client, body, once)
-        await ctx.inflight.start(work, until=once.done, within=FIRST_REPLY_WITHIN)
+        work = handle_command(deps, client, body, once)
+        await deps.inflight.start(work, until=once.done, within=FIRST_REPLY_WITHIN)
         await once()  # no reply in time: a bare acknowledgement (no-op once replied)
 
     for command in COMMANDS:
@@ -31,7 +31,7 @@ def register(app: AsyncApp, ctx: BotContext) -> None:
 
 
 async def handle_command(
-    ctx: BotContext, client: AsyncWebClient, body: dict[str, Any], ack: OnceAck | None = None
+    deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any], ack: OnceAck
 ) -> None:
     text = body.get("text") if isinstance(body.get("text"), str) else ""
     command = str(body.get("command") or COMMANDS[0])
@@ -43,22 +43,14 @@ async def handle_command(
         ack=ack,
     )
 
-    async def work(record: RequestRecord) -> None:
-        settings = ctx.settings
-        route = route_text(
-            text or "",
-            answer_min_words=settings.answer_min_words,
-            route_pay_questions=settings.route_pay_questions,
-        )
-        await flows.answer(
-            ctx,
-            client,
+    async def work() -> Outcome:
+        return await answer_question(
+            deps,
             reply,
-            route,
-            record,
+            deps.router.route(text or ""),
             question=clean_text(text or ""),
             name_asker=True,
             command=command,
         )
 
-    await guarded(ctx, "command", work, reply.notice)
+    await handle("command", work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)

@@ -8,23 +8,24 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack import flows
-from bot.slack.context import BotContext
-from bot.slack.guard import RequestRecord, guarded, ignored
+from bot.slack.boundary import Outcome, handle, ignored
+from bot.slack.deps import SlackDeps
+from bot.slack.flows import answer_question
 from bot.slack.replies import ThreadReply
-from bot.slack.routing import route_in_thread, strip_mention
+from bot.slack.routing import strip_mention
 
 
-def register(app: AsyncApp, ctx: BotContext) -> None:
+def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_mention(
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
     ) -> None:
         await ack()
         event = body.get("event") or {}
         if _not_a_person_asking(event, context):
-            ignored(ctx, "mention", "not a person's new message")
+            ignored(deps.metrics, "mention", "not a person's new message")
             return
-        ctx.inflight.spawn(handle_question(ctx, client, event, context.bot_user_id, kind="mention"))
+        work = handle_question(deps, client, event, context.bot_user_id, kind="mention")
+        deps.inflight.spawn(work)
 
     async def on_message(
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
@@ -32,17 +33,17 @@ def register(app: AsyncApp, ctx: BotContext) -> None:
         await ack()
         event = body.get("event") or {}
         if event.get("channel_type") != "im":
-            ignored(ctx, "dm", "not a direct message")
+            ignored(deps.metrics, "dm", "not a direct message")
             return
         if _not_a_person_asking(event, context):
-            ignored(ctx, "dm", "not a person's new message")
+            ignored(deps.metrics, "dm", "not a person's new message")
             return
-        ctx.inflight.spawn(handle_question(ctx, client, event, context.bot_user_id, kind="dm"))
+        deps.inflight.spawn(handle_question(deps, client, event, context.bot_user_id, kind="dm"))
 
     async def on_other_event(ack: AsyncAck, body: dict[str, Any]) -> None:
         # subscribed by mistake or new: acknowledge so Slack does not retry it
         await ack()
-        ignored(ctx, "event", "an event type the bot does not handle")
+        ignored(deps.metrics, "event", "an event type the bot does not handle")
 
     app.event("app_mention")(on_mention)
     app.event("message")(on_message)
@@ -62,7 +63,7 @@ def _not_a_person_asking(event: dict[str, Any], context: AsyncBoltContext) -> bo
 
 
 async def handle_question(
-    ctx: BotContext,
+    deps: SlackDeps,
     client: AsyncWebClient,
     event: dict[str, Any],
     bot_user_id: str | None,
@@ -78,15 +79,9 @@ async def handle_question(
     thread_ts = in_thread or ts if kind == "mention" else in_thread
     reply = ThreadReply(client, channel, event.get("user"), message_ts=ts, thread_ts=thread_ts)
 
-    async def work(record: RequestRecord) -> None:
-        settings = ctx.settings
-        earlier = ctx.threads.question(channel, in_thread) if in_thread else None
-        route = route_in_thread(
-            text,
-            earlier,
-            answer_min_words=settings.answer_min_words,
-            route_pay_questions=settings.route_pay_questions,
-        )
-        await flows.answer(ctx, client, reply, route, record, question=text, name_asker=False)
+    async def work() -> Outcome:
+        earlier = await deps.threads.question(channel, in_thread) if in_thread else None
+        route = deps.router.route_in_thread(text, earlier)
+        return await answer_question(deps, reply, route, question=text, name_asker=False)
 
-    await guarded(ctx, kind, work, reply.notice)
+    await handle(kind, work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)

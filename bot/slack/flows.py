@@ -1,4 +1,6 @@
-"""Answering one question, whichever surface it came from (command, mention, DM)."""
+"""Answering one question, whichever surface it came from (command, mention, DM): route →
+rate limit → progress → upstream → rendered answer (or a short reason). Each flow returns
+the request's `Outcome`; the boundary logs it."""
 
 from __future__ import annotations
 
@@ -8,105 +10,106 @@ from aiohttp import ClientError
 from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.docs import Answer, normalize_doc_ref
 from bot.errors import ErrorCode, GdocsError
-from bot.render import render_answer, render_error, render_help, render_progress
-from bot.slack import documents
-from bot.slack.context import BotContext
-from bot.slack.guard import RequestRecord
-from bot.slack.posting import plain
+from bot.models import Answer
+from bot.names import normalize_doc_ref
+from bot.render import (
+    render_answer,
+    render_error,
+    render_help,
+    render_progress,
+    render_rate_limited,
+)
+from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
+from bot.slack.deps import SlackDeps
 from bot.slack.replies import Reply
 from bot.slack.routing import Route
-from bot.slack.stores import wait_message
+from bot.slack.show_doc import FIRST_PAGE, fetch_document, show_document
+from bot.slack.state import UserProfile
 
 logger = logging.getLogger(__name__)
 
-DK = "developer_knowledge"
 
-
-async def answer(
-    ctx: BotContext,
-    client: AsyncWebClient,
+async def answer_question(
+    deps: SlackDeps,
     reply: Reply,
     route: Route,
-    record: RequestRecord,
     *,
     question: str,
     name_asker: bool,
     command: str = "/gdocs",
-) -> None:
-    """Route → rate limit → progress → upstream → rendered answer (or a short reason)."""
-    record.route = route.kind
-    logger.debug("question routed", extra={"request_id": record.request_id, "question": question})
+) -> Outcome:
+    """Answer `question` (already routed) through `reply`."""
+    logger.debug("question routed", extra={"question": question})
     if route.kind == "help":
-        record.outcome = "help"
-        await reply.notice(render_help(command))
-        return
+        await reply.notify_thread(render_help(command))
+        return Outcome(route="help", outcome="help")
     if reply.user is not None:
-        retry_after = ctx.limiter.try_acquire(reply.user)
+        retry_after = await deps.limiter.try_acquire(reply.user)
         if retry_after is not None:
-            record.outcome = "rate_limited"
-            await reply.notice(
-                plain(wait_message(ctx.limiter.per_minute, retry_after)), private=True
-            )
-            return
+            await reply.notify_asker(render_rate_limited(deps.limiter.per_minute, retry_after))
+            return Outcome(route=route.kind, outcome="rate_limited")
     await reply.start_progress(render_progress(question))
+    server = "pay" if route.kind == "pay" and deps.service.pay_configured else DEVELOPER_KNOWLEDGE
     try:
         if route.kind == "doc":
-            await _document(ctx, client, reply, route, record)
-            return
-        record.server = "pay" if route.kind == "pay" and ctx.service.pay_configured else DK
-        result = await _ask(ctx, client, route, reply.user)
-        record.server = "pay" if result.kind == "pay" else DK
-        record.tool = result.tool or "-"
-        msg = render_answer(
-            result,
-            asker=reply.user if name_asker else None,
-            question=question if name_asker else None,
+            doc = await fetch_document(deps, normalize_doc_ref(route.query))
+            outcome = await show_document(deps, reply, doc, page=FIRST_PAGE)
+            return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
+        result = await _ask(deps, reply, route)
+        await _deliver_answer(deps, reply, route, result, question if name_asker else None)
+        return Outcome(
+            route=route.kind,
+            outcome="ok_with_note" if result.fallback else "ok",
+            server="pay" if result.kind == "pay" else DEVELOPER_KNOWLEDGE,
+            tool=result.tool or "-",
         )
-        posted_ts = await reply.deliver(msg)
-        root = reply.thread_ts or posted_ts
-        if reply.channel and root:
-            ctx.threads.remember(reply.channel, root, route.topic or route.query)
-        if result.note:
-            record.outcome = "ok_with_note"
     except GdocsError as error:
-        record.outcome = error.code.value
         # a problem with what was asked is the asker's business; an outage, the thread's
-        await reply.notice(render_error(error), private=error.code is ErrorCode.INVALID_INPUT)
+        if error.code is ErrorCode.INVALID_INPUT:
+            await reply.notify_asker(render_error(error))
+        else:
+            await reply.notify_thread(render_error(error))
+        return Outcome(route=route.kind, outcome=error.code.value, server=server)
     finally:
         await reply.finish()
 
 
-async def _ask(ctx: BotContext, client: AsyncWebClient, route: Route, user: str | None) -> Answer:
-    service = ctx.service
+async def _deliver_answer(
+    deps: SlackDeps, reply: Reply, route: Route, result: Answer, shown_question: str | None
+) -> None:
+    asker = reply.user if shown_question is not None else None
+    posted_ts = await reply.deliver(render_answer(result, asker=asker, question=shown_question))
+    root = reply.thread_ts or posted_ts
+    if reply.channel and root:
+        await deps.threads.remember(reply.channel, root, route.topic or route.query)
+
+
+async def _ask(deps: SlackDeps, reply: Reply, route: Route) -> Answer:
+    service = deps.service
     if route.kind == "search":
         return await service.search(route.query)
     if route.kind == "pay":
         language = None
-        if service.pay_configured and user:
-            language = await ctx.locales.locale(user, lambda u: user_locale(client, u))
+        if service.pay_configured and reply.user:
+            client = reply.client
+            language = await deps.profiles.locale(reply.user, lambda u: user_profile(client, u))
         return await service.pay(route.query, language)
-    return await service.ask(route.query)
+    return await service.ask(route.query, asker=reply.user)
 
 
-async def _document(
-    ctx: BotContext, client: AsyncWebClient, reply: Reply, route: Route, record: RequestRecord
-) -> None:
-    # InvalidInput for anything that is not a doc page; NotFound (with a hint to search)
-    # for a page the server does not have
-    name = normalize_doc_ref(route.query)
-    doc = await documents.fetch(ctx, name, record)
-    await documents.show(ctx, client, reply, doc, page=documents.FIRST_PAGE, record=record)
-
-
-async def user_locale(client: AsyncWebClient, user: str) -> str | None:
-    """The user's Slack locale (`it-IT`), or None when Slack will not say."""
+async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:
+    """The user's Slack locale (`it-IT`) and time zone, or None when Slack will not say."""
     try:
         response = await client.users_info(user=user, include_locale=True)
     except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
         logger.info("users.info failed: %s", type(exc).__name__)
         return None
     info = response.get("user")
-    locale = info.get("locale") if isinstance(info, dict) else None
-    return locale if isinstance(locale, str) else None
+    if not isinstance(info, dict):
+        return None
+    locale, tz = info.get("locale"), info.get("tz")
+    return UserProfile(
+        locale=locale if isinstance(locale, str) else None,
+        tz=tz if isinstance(tz, str) else None,
+    )

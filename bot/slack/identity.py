@@ -36,10 +36,6 @@ class SlackIdentity:
         self._identity: BotIdentity | None = None
         self._lock = asyncio.Lock()
 
-    @property
-    def known(self) -> BotIdentity | None:
-        return self._identity
-
     def prime(self, auth_test: Mapping[str, Any]) -> BotIdentity:
         """Use an auth.test response the runtime already has."""
         self._identity = BotIdentity(

@@ -18,13 +18,12 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.render import Message, render_not_in_channel_hint
+from bot.render import Message, with_not_in_channel_hint
 
 logger = logging.getLogger(__name__)
 
 #: chat.postMessage errors that mean "the bot is not in this conversation"
 CANNOT_POST = frozenset({"not_in_channel", "channel_not_found", "is_archived", "restricted_action"})
-MAX_BLOCKS = 50
 
 
 def retry_handlers(max_retries: int = 3) -> list[AsyncRetryHandler]:
@@ -34,21 +33,6 @@ def retry_handlers(max_retries: int = 3) -> list[AsyncRetryHandler]:
         AsyncRateLimitErrorRetryHandler(max_retry_count=max_retries),
         AsyncServerErrorRetryHandler(max_retry_count=max_retries),
     ]
-
-
-def plain(text: str) -> Message:
-    """A one-line notice: no blocks, so Slack renders the (already safe) text as is."""
-    return {"text": text, "blocks": []}
-
-
-def with_hint(msg: Message) -> Message:
-    """`msg` preceded by the "invite the bot" hint."""
-    hint = render_not_in_channel_hint()
-    blocks = list(msg.get("blocks") or [])
-    if blocks:
-        hint_block = {"type": "context", "elements": [{"type": "mrkdwn", "text": hint}]}
-        blocks = [hint_block, *blocks[: MAX_BLOCKS - 1]]
-    return {"text": f"{hint}\n{msg['text']}", "blocks": blocks}
 
 
 def _payload(msg: Message) -> dict[str, Any]:
@@ -145,7 +129,10 @@ async def post_or_fallback(
         if ts is not None:
             return ts
     await respond(
-        response_url, with_hint(msg), replace_original=replace_original, session=client.session
+        response_url,
+        with_not_in_channel_hint(msg),
+        replace_original=replace_original,
+        session=client.session,
     )
     return None
 

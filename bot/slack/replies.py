@@ -29,6 +29,13 @@ PROGRESS_REACTION = "mag"
 
 
 class Reply(Protocol):
+    """Where one request's replies go. Notices come in two kinds: `notify_asker` (only the
+    asker sees it) and `notify_thread` (the conversation sees it where the surface has one —
+    a mention's thread, a DM; a command or a click has none, so the asker alone sees it)."""
+
+    @property
+    def client(self) -> AsyncWebClient: ...
+
     @property
     def channel(self) -> str | None: ...
 
@@ -44,8 +51,12 @@ class Reply(Protocol):
 
     async def start_progress(self, msg: Message) -> None: ...
 
-    async def notice(self, msg: Message, *, private: bool = False) -> None:
-        """Help, usage problems, errors: ephemeral where the surface allows."""
+    async def notify_asker(self, msg: Message) -> None:
+        """A usage problem, a rate limit: only the asker sees it."""
+
+    async def notify_thread(self, msg: Message) -> None:
+        """Help, an outage: where the conversation sees it (the asker alone on surfaces
+        without a visible thread)."""
 
     async def deliver(self, msg: Message) -> str | None:
         """Post the answer; the new message's ts (None when it went ephemerally)."""
@@ -126,14 +137,14 @@ class CommandReply:
     user: str | None
     response_url: str | None
     #: the command's acknowledgement: the first ephemeral reply rides on it
-    ack: OnceAck | None = None
+    ack: OnceAck
     thread_ts: str | None = None
     _progress: asyncio.Task[bool] | None = field(default=None, repr=False)
     _progress_gone: bool = False
 
     async def start_progress(self, msg: Message) -> None:
-        if self.ack is not None and await self.ack(msg):
-            self._progress = asyncio.ensure_future(_shown())
+        if await self.ack(msg):
+            self._progress = asyncio.ensure_future(_already_on_screen())
             return
         # acknowledged already: delivered concurrently with the upstream call instead, and
         # awaited before it is replaced
@@ -146,14 +157,18 @@ class CommandReply:
             return False
         return await self._progress
 
-    async def notice(self, msg: Message, *, private: bool = True) -> None:
-        if self._progress is None and self.ack is not None and await self.ack(msg):
+    async def notify_asker(self, msg: Message) -> None:
+        if self._progress is None and await self.ack(msg):
             return
         replace = await self._progress_posted()
         await posting.respond(
             self.response_url, msg, replace_original=replace, session=self.client.session
         )
         self._progress_gone = self._progress_gone or replace
+
+    async def notify_thread(self, msg: Message) -> None:
+        # a command has no thread: its notices are the asker's
+        await self.notify_asker(msg)
 
     async def deliver(self, msg: Message) -> str | None:
         replace = await self._progress_posted()
@@ -181,7 +196,7 @@ class CommandReply:
             )
 
 
-async def _shown() -> bool:
+async def _already_on_screen() -> bool:
     return True
 
 
@@ -202,12 +217,12 @@ class ThreadReply:
         self._progress = _ProgressReaction(self.client, self.channel, self.message_ts)
         self._progress.add()
 
-    async def notice(self, msg: Message, *, private: bool = False) -> None:
-        if private:
-            await posting.post_ephemeral(
-                self.client, channel=self.channel, user=self.user, msg=msg, thread_ts=self.thread_ts
-            )
-            return
+    async def notify_asker(self, msg: Message) -> None:
+        await posting.post_ephemeral(
+            self.client, channel=self.channel, user=self.user, msg=msg, thread_ts=self.thread_ts
+        )
+
+    async def notify_thread(self, msg: Message) -> None:
         await posting.post(self.client, channel=self.channel, msg=msg, thread_ts=self.thread_ts)
 
     async def deliver(self, msg: Message) -> str | None:
@@ -244,7 +259,7 @@ class ActionReply:
             self._progress = _ProgressReaction(self.client, self.channel, self.message_ts)
             self._progress.add()
 
-    async def notice(self, msg: Message, *, private: bool = True) -> None:
+    async def notify_asker(self, msg: Message) -> None:
         await posting.post_ephemeral(
             self.client,
             channel=self.channel,
@@ -253,6 +268,10 @@ class ActionReply:
             thread_ts=self.thread_ts,
             response_url=self.response_url,
         )
+
+    async def notify_thread(self, msg: Message) -> None:
+        # a click's notices are the clicker's: the answer's thread is other people's
+        await self.notify_asker(msg)
 
     async def deliver(self, msg: Message) -> str | None:
         if self.thread_ts is None:

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.text import clean_text
+
 RouteKind = Literal["help", "answer", "search", "pay", "doc"]
 
 QUESTION_WORDS = frozenset(
@@ -52,7 +54,6 @@ _BACK_REFERENCES = frozenset(
 )
 FOLLOW_UP_MAX_WORDS = 8
 
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _WORD_RE = re.compile(r"[\w'’-]+", re.UNICODE)
 
 
@@ -63,11 +64,6 @@ class Route:
     query: str
     #: what the thread is about, to remember for later follow-ups (None: the query itself)
     topic: str | None = None
-
-
-def clean_text(text: str) -> str:
-    """Drop control characters (NUL and friends) and surrounding whitespace."""
-    return _CONTROL_RE.sub("", text).strip()
 
 
 def strip_mention(text: str, bot_user_id: str | None) -> str:
@@ -152,3 +148,26 @@ def with_thread_context(earlier: str | None, text: str) -> str:
     if not earlier or not is_follow_up(text):
         return text
     return f"{earlier} — follow-up: {text}"
+
+
+@dataclass(frozen=True)
+class Router:
+    """The routing policy, built once from the settings."""
+
+    answer_min_words: int = 4
+    route_pay_questions: bool = True
+
+    def route(self, text: str) -> Route:
+        return route_text(
+            text,
+            answer_min_words=self.answer_min_words,
+            route_pay_questions=self.route_pay_questions,
+        )
+
+    def route_in_thread(self, text: str, earlier: str | None) -> Route:
+        return route_in_thread(
+            text,
+            earlier,
+            answer_min_words=self.answer_min_words,
+            route_pay_questions=self.route_pay_questions,
+        )

@@ -1,7 +1,7 @@
-"""The Google documentation MCP client: `build_service(settings)` gives a `GoogleDocsService`
-implementing `bot.docs.DocsService` over Developer Knowledge and Google Pay & Wallet.
+"""The Google documentation MCP client: `build_service(config)` gives a `GoogleDocsService`
+implementing `bot.service.DocsService` over Developer Knowledge and Google Pay & Wallet.
 
-    service = build_service(settings, metrics=metrics)
+    service = build_service(UpstreamConfig.from_settings(settings), store=store)
     answer = await service.ask("How do I create a Cloud Storage bucket?")
     await service.aclose()
 """
@@ -9,7 +9,7 @@ implementing `bot.docs.DocsService` over Developer Knowledge and Google Pay & Wa
 from __future__ import annotations
 
 from bot.upstream._build import build_service
-from bot.upstream._cache import Cache, MemoryCache
+from bot.upstream._config import UpstreamConfig
 from bot.upstream._service import GoogleDocsService
 
-__all__ = ["Cache", "GoogleDocsService", "MemoryCache", "build_service"]
+__all__ = ["GoogleDocsService", "UpstreamConfig", "build_service"]

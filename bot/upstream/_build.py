@@ -1,19 +1,27 @@
-"""Wiring: settings -> credentials -> one pooled HTTP transport -> two MCP clients -> service."""
+"""Wiring: config -> credentials -> one pooled HTTP transport -> two MCP clients -> service."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Literal
 from urllib.parse import urlsplit
 
 from bot.observability.metrics import Metrics
-from bot.settings import Settings
+from bot.redact import Redactor
+from bot.store import MemoryStore, Store
 from bot.upstream._aiohttp import AiohttpTransport
 from bot.upstream._auth import ApiKeyAuth, Auth, NoAuth, OAuth
-from bot.upstream._cache import Cache, MemoryCache
-from bot.upstream._errors import Redactor, ServerContext
+from bot.upstream._config import UpstreamConfig
+from bot.upstream._errors import ServerContext
 from bot.upstream._service import GoogleDocsService
+from bot.upstream._tools import Heartbeat
 from bot.upstream._transport import McpClient
+
+_DISPLAY = {
+    "developer_knowledge": "The Google documentation service",
+    "pay": "The Google Pay & Wallet documentation service",
+}
 
 
 def _utc_now() -> datetime:
@@ -21,84 +29,94 @@ def _utc_now() -> datetime:
 
 
 def build_service(
-    settings: Settings,
+    config: UpstreamConfig,
     *,
+    store: Store | None = None,
     metrics: Metrics | None = None,
-    cache: Cache | None = None,
     clock: Callable[[], datetime] | None = None,
     backoff_base: float = 0.5,
 ) -> GoogleDocsService:
     """A ready service; nothing is contacted until the first call. Close it with `aclose()`.
 
-    `clock` (aware UTC datetimes) decides when a spent answer quota resets and when OAuth
-    tokens are refreshed; `backoff_base` is the first retry's backoff window in seconds.
+    `store` keeps results (a fresh memory store by default); `clock` (aware UTC datetimes)
+    decides when a spent answer quota resets and when OAuth tokens are refreshed;
+    `backoff_base` is the first retry's backoff window in seconds.
     """
     clock = _utc_now if clock is None else clock
     metrics = Metrics() if metrics is None else metrics
-    # `is None`, not `or`: an empty cache is falsy
-    cache = MemoryCache(settings.cache_max_entries) if cache is None else cache
-    timeout = settings.mcp_timeout_seconds
+    store = MemoryStore() if store is None else store
+    dk_auth, pay_auth = _credentials(config, clock)
+    # one pool for both servers, each with `max_concurrency` calls at most
+    transport = AiohttpTransport(max_connections=2 * config.max_concurrency + 4)
+    heartbeat = Heartbeat()
+    dk, pay = _clients(config, transport, dk_auth, pay_auth, heartbeat, backoff_base)
+    return GoogleDocsService(
+        config,
+        transport=transport,
+        dk=dk,
+        pay=pay,
+        auths=[dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth],
+        heartbeat=heartbeat,
+        store=store,
+        metrics=metrics,
+        clock=clock,
+    )
 
-    oauth: OAuth | None = None
-    if settings.google_oauth_configured:  # never probe ADC/the metadata server otherwise
-        oauth = OAuth(
-            settings.google_application_credentials,
-            settings.google_cloud_project,
-            timeout=timeout,
-            clock=clock,
+
+def _clients(
+    config: UpstreamConfig,
+    transport: AiohttpTransport,
+    dk_auth: Auth,
+    pay_auth: Auth,
+    heartbeat: Heartbeat,
+    backoff_base: float,
+) -> tuple[McpClient, McpClient]:
+    """The Developer Knowledge and Pay clients, on one transport, with one redactor."""
+    # the credentials the clients hold (an OAuth token changes): asked for on every use
+    redact = Redactor(current=lambda: [*dk_auth.secrets(), *pay_auth.secrets()])
+
+    def client(key: Literal["developer_knowledge", "pay"], url: str, auth: Auth) -> McpClient:
+        dk = key == "developer_knowledge"
+        server = ServerContext(
+            key=key,
+            display=_DISPLAY[key],
+            url_setting="DEVELOPER_KNOWLEDGE_MCP_URL" if dk else "PAY_MCP_URL",
+            api_service=_service_name(url, "developerknowledge" if dk else "paydeveloper"),
+            auth=auth.kind,
+            timeout=config.timeout,
+            redact=redact,
         )
+        return McpClient(
+            server,
+            url,
+            transport,
+            auth,
+            timeout=config.timeout,
+            max_response_bytes=config.max_response_bytes,
+            max_concurrency=config.max_concurrency,
+            max_retries=config.max_retries,
+            backoff_base=backoff_base,
+            on_answer=heartbeat.beat if dk else None,
+        )
+
+    dk = client("developer_knowledge", config.developer_knowledge_url, dk_auth)
+    return dk, client("pay", config.pay_url, pay_auth)
+
+
+def _credentials(config: UpstreamConfig, clock: Callable[[], datetime]) -> tuple[Auth, Auth]:
+    """(Developer Knowledge's, Pay's): the API key for DK when there is one, else OAuth when
+    configured, else none; Pay takes OAuth only."""
+    oauth: OAuth | None = None
+    if config.oauth_configured:  # never probe ADC/the metadata server otherwise
+        oauth = OAuth(config.credentials_file, config.project, timeout=config.timeout, clock=clock)
     dk_auth: Auth
-    if settings.google_api_key is not None:
-        dk_auth = ApiKeyAuth(settings.google_api_key.get_secret_value())
+    if config.api_key is not None:
+        dk_auth = ApiKeyAuth(config.api_key)
     elif oauth is not None:
         dk_auth = oauth
     else:
         dk_auth = NoAuth()
-    pay_auth: Auth = oauth if oauth is not None else NoAuth()
-
-    # one pool for both servers, each with `mcp_max_concurrency` calls at most
-    transport = AiohttpTransport(max_connections=2 * settings.mcp_max_concurrency + 4)
-
-    def client(key: str, url: str, auth: Auth) -> McpClient:
-        dk = key == "developer_knowledge"
-        ctx = ServerContext(
-            key="developer_knowledge" if dk else "pay",
-            display="The Google documentation service"
-            if dk
-            else "The Google Pay & Wallet documentation service",
-            url_setting="DEVELOPER_KNOWLEDGE_MCP_URL" if dk else "PAY_MCP_URL",
-            api_service=_service_name(url, "developerknowledge" if dk else "paydeveloper"),
-            auth=auth.kind,
-            timeout=timeout,
-            redact=Redactor(lambda: dk_auth.secrets() + pay_auth.secrets()),
-        )
-        return McpClient(
-            ctx,
-            url,
-            transport,
-            auth,
-            timeout=timeout,
-            max_response_bytes=settings.mcp_max_response_bytes,
-            max_concurrency=settings.mcp_max_concurrency,
-            max_retries=settings.mcp_max_retries,
-            backoff_base=backoff_base,
-        )
-
-    dk_client = client("developer_knowledge", str(settings.developer_knowledge_mcp_url), dk_auth)
-    pay_client = client("pay", str(settings.pay_mcp_url), pay_auth)
-    service = GoogleDocsService(
-        settings,
-        transport=transport,
-        dk=dk_client,
-        pay=pay_client,
-        auths=[dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth],
-        pay_configured=oauth is not None,
-        metrics=metrics,
-        cache=cache,
-        clock=clock,
-    )
-    dk_client.on_answer = service.dk_answered
-    return service
+    return dk_auth, oauth if oauth is not None else NoAuth()
 
 
 def _service_name(url: str, default: str) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -23,7 +22,8 @@ from bot.errors import (
     Unavailable,
     UpstreamTimeout,
 )
-from bot.upstream._text import one_line
+from bot.redact import Redactor
+from bot.text import one_line
 
 AuthKind = Literal["api_key", "oauth", "none"]
 
@@ -46,8 +46,6 @@ _DOC_NAME = re.compile(r"documents/[A-Za-z0-9._~!$()*+,;=:@%/-]+")
 _VERSION_REFUSED = re.compile(
     r"session id|protocol version|unsupported.{0,20}version|initiali[sz]", re.IGNORECASE
 )
-# shapes of Google credentials, in case a server echoes one we do not hold
-_SECRET_SHAPES = re.compile(r"AIza[0-9A-Za-z_-]{20,}|ya29\.[0-9A-Za-z._-]+|Bearer\s+\S+")
 
 
 class Transient(Unavailable):
@@ -60,19 +58,6 @@ class VersionRefused(Exception):
 
 class SessionExpired(Exception):
     """404 on a request carrying Mcp-Session-Id: initialize again."""
-
-
-class Redactor:
-    """Removes the secrets it is given (read lazily: tokens change) and credential shapes."""
-
-    def __init__(self, secrets: Callable[[], list[str]]) -> None:
-        self._secrets = secrets
-
-    def __call__(self, text: str) -> str:
-        for secret in self._secrets():
-            if secret:
-                text = text.replace(secret, "[redacted]")
-        return _SECRET_SHAPES.sub("[redacted]", text)
 
 
 @dataclass(frozen=True)

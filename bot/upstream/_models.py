@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.docs import MAX_NAMES_PER_CALL
 from bot.errors import ProtocolError
+from bot.names import MAX_NAMES_PER_CALL
 
 
 class _Input(BaseModel):

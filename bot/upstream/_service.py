@@ -1,31 +1,23 @@
-"""GoogleDocsService: the `bot.docs.DocsService` operations over the two MCP servers."""
+"""GoogleDocsService: the `bot.service.DocsService` operations over the two MCP servers."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TypeVar
 
 import httpx
 
-from bot.docs import (
-    Answer,
-    Document,
-    Reference,
-    SearchHit,
-    ServerStatus,
-    normalize_doc_ref,
-    uri_for_name,
-)
 from bot.errors import GdocsError, InvalidInput, QuotaExceeded
+from bot.models import Answer, Document, Fallback, Reference, SearchHit, ServerStatus
+from bot.names import normalize_doc_ref, uri_for_name
 from bot.observability.metrics import Metrics
-from bot.settings import Settings
+from bot.store import ModelCodec, Store
+from bot.text import clean_language, clean_query
 from bot.upstream._auth import Auth
-from bot.upstream._cache import Cache, SingleFlight, parse_cached
-from bot.upstream._documents import Documents, deadline, timed_call
+from bot.upstream._config import UpstreamConfig
 from bot.upstream._errors import ServerContext
 from bot.upstream._models import (
     AnswerQueryInput,
@@ -36,28 +28,17 @@ from bot.upstream._models import (
     SearchDocumentsOutput,
     parse_output,
 )
-from bot.upstream._text import (
-    clean_language,
-    clean_query,
-    next_utc_midnight,
-    normalise,
-    snippet,
-    title_from_uri,
-)
+from bot.upstream._retrieval import DocumentFetcher
+from bot.upstream._single_flight import SingleFlight
+from bot.upstream._text import next_utc_midnight, normalise, snippet, title_from_uri
+from bot.upstream._tools import Heartbeat, deadline, timed_call
 from bot.upstream._transport import McpClient
 
 logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
-QUOTA_NOTE = (
-    "The daily quota for generated answers is used up, so these are search results instead."
-)
-NO_ANSWER_TOOL_NOTE = "This server does not generate answers, so these are search results."
-PAY_NOT_CONFIGURED_NOTE = (
-    "Google Pay & Wallet search is not configured (Pay credentials: "
-    "GOOGLE_APPLICATION_CREDENTIALS and GOOGLE_CLOUD_PROJECT), so these are general results."
-)
+_ANSWER = ModelCodec(Answer)
 
 
 def _name_for(ref: str) -> str | None:
@@ -68,73 +49,74 @@ def _name_for(ref: str) -> str | None:
 
 
 class GoogleDocsService:
+    """`bot.service.DocsService` over the Developer Knowledge and Pay MCP clients; results are
+    kept in the store (`answer:`, `search:`, `pay:`, `doc:`, `title:` keys)."""
+
     def __init__(
         self,
-        settings: Settings,
+        config: UpstreamConfig,
         *,
         transport: httpx.AsyncBaseTransport,
         dk: McpClient,
         pay: McpClient,
         auths: list[Auth],
-        pay_configured: bool,
+        heartbeat: Heartbeat,
+        store: Store,
         metrics: Metrics,
-        cache: Cache,
         clock: Callable[[], datetime],
     ) -> None:
-        self._settings = settings
+        self._config = config
         self._transport = transport
         self._dk = dk
         self._pay = pay
         self._auths = auths
-        self._pay_configured = pay_configured
+        self._heartbeat = heartbeat
+        self._pay_configured = config.oauth_configured
         self._metrics = metrics
-        self._cache = cache
+        self._store = store
         self._clock = clock
-        self._timeout = settings.mcp_timeout_seconds
-        self._documents = Documents(
-            dk, cache, metrics, ttl=settings.cache_document_ttl_seconds, timeout=self._timeout
+        self._timeout = config.timeout
+        self._documents = DocumentFetcher(
+            dk, store, metrics, ttl=config.document_ttl, timeout=self._timeout
         )
         self._flights: SingleFlight[Answer] = SingleFlight()
         #: answer_query said its daily quota is spent: search instead until then
         self._answers_paused_until: datetime | None = None
-        self._dk_answered_at: float | None = None
         self._closed = False
-
-    def dk_answered(self) -> None:
-        """The DK server answered something (wired as the DK client's `on_answer`)."""
-        self._dk_answered_at = time.monotonic()
 
     @property
     def pay_configured(self) -> bool:
         return self._pay_configured
 
     # --- operations --------------------------------------------------------------------
-    async def ask(self, question: str) -> Answer:
-        query = clean_query(question, self._settings.max_query_chars)
+    async def ask(self, question: str, *, asker: str | None = None) -> Answer:
+        query = clean_query(question, self._config.max_query_chars)
         return await self._cached_answer(
-            "answer:" + normalise(query), self._dk.ctx, self._ask, query
+            "answer:" + normalise(query), self._dk.server, self._ask, query
         )
 
     async def search(self, query: str) -> Answer:
-        text = clean_query(query, self._settings.max_query_chars)
+        text = clean_query(query, self._config.max_query_chars)
         return await self._cached_answer(
-            "search:" + normalise(text), self._dk.ctx, self._search, text
+            "search:" + normalise(text), self._dk.server, self._search, text
         )
 
     async def pay(self, query: str, language: str | None = None) -> Answer:
-        text = clean_query(query, self._settings.max_query_chars)
+        text = clean_query(query, self._config.max_query_chars)
         tag = clean_language(language)
         if not self._pay_configured:
             answer = await self.search(text)
-            return answer.model_copy(update={"note": PAY_NOT_CONFIGURED_NOTE})
+            return answer.model_copy(update={"fallback": Fallback(reason="pay_not_configured")})
         key = f"pay:{(tag or '').casefold()}:{normalise(text)}"
-        return await self._cached_answer(key, self._pay.ctx, self._pay_search, text, tag)
+        return await self._cached_answer(key, self._pay.server, self._pay_search, text, tag)
 
     async def docs(self, names: list[str]) -> list[Document]:
         wanted = [normalize_doc_ref(name) for name in names]
         if not wanted:
             return []
-        found = await self._bounded(self._dk.ctx, self._documents.get, list(dict.fromkeys(wanted)))
+        found = await self._bounded(
+            self._dk.server, self._documents.get, list(dict.fromkeys(wanted))
+        )
         return [found[name] for name in wanted]
 
     async def status(self) -> list[ServerStatus]:
@@ -148,15 +130,13 @@ class GoogleDocsService:
                 ok=False,
                 detail="not configured: tool calls need OAuth "
                 "(GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_CLOUD_PROJECT)",
-                checked_at=self._clock(),
             )
             return [dk, pay]
         checks = [self._status("developer_knowledge", self._dk), self._status("pay", self._pay)]
         return list(await asyncio.gather(*checks))
 
     def recently_healthy(self, within_seconds: float = 300.0) -> bool:
-        answered = self._dk_answered_at
-        return answered is not None and time.monotonic() - answered <= within_seconds
+        return self._heartbeat.within(within_seconds)
 
     async def aclose(self) -> None:
         if self._closed:
@@ -170,20 +150,21 @@ class GoogleDocsService:
     async def _cached_answer(
         self,
         key: str,
-        ctx: ServerContext,
+        server: ServerContext,
         compute: Callable[..., Awaitable[tuple[Answer, float]]],
         *args: object,
     ) -> Answer:
         kind = key.split(":", 1)[0]
         query = str(args[0])
-        cached = parse_cached(Answer, await self._cache.get(key))
+        cached = await self._store.get(key, _ANSWER)
         self._metrics.cache(kind, cached is not None)
         if cached is not None:
             return cached.model_copy(update={"cached": True, "query": query})
 
         async def once() -> Answer:
-            answer, ttl = await self._bounded(ctx, compute, *args)
-            await self._cache.set(key, answer.model_dump_json(), ttl)
+            answer, ttl = await self._bounded(server, compute, *args)
+            if ttl > 0:
+                await self._store.set(key, answer, _ANSWER, ttl)
             return answer
 
         # identical requests in flight share this one computation and its upstream calls
@@ -192,7 +173,7 @@ class GoogleDocsService:
         return answer if answer.query == query else answer.model_copy(update={"query": query})
 
     async def _bounded(
-        self, ctx: ServerContext, work: Callable[..., Awaitable[_T]], *args: object
+        self, server: ServerContext, work: Callable[..., Awaitable[_T]], *args: object
     ) -> _T:
         """`work` within MCP_TIMEOUT_SECONDS end to end, retries included."""
         loop = asyncio.get_running_loop()
@@ -201,7 +182,7 @@ class GoogleDocsService:
             async with asyncio.timeout(self._timeout):
                 return await work(*args)
         except TimeoutError:
-            raise ctx.timeout_error() from None
+            raise server.timeout_error() from None
         finally:
             deadline.reset(token)
 
@@ -209,7 +190,7 @@ class GoogleDocsService:
         tools = await self._documents.tools()
         now = self._clock()
         if tools.answer is None:
-            return await self._search(query, note=NO_ANSWER_TOOL_NOTE)
+            return await self._search(query, fallback=Fallback(reason="no_answer_tool"))
         paused = self._answers_paused_until
         if paused is None or now >= paused:
             try:
@@ -218,11 +199,11 @@ class GoogleDocsService:
                 )
             except QuotaExceeded:
                 logger.warning("answer_query is out of quota; answering with search")
-                if self._settings.answer_quota_skip_until_reset:
+                if self._config.skip_until_reset:
                     self._answers_paused_until = next_utc_midnight(now)
             else:
                 out = parse_output(
-                    AnswerQueryOutput, data, server=self._dk.ctx.display, tool=tools.answer
+                    AnswerQueryOutput, data, server=self._dk.server.display, tool=tools.answer
                 )
                 references = await self._references(out.references)
                 answer = Answer(
@@ -232,9 +213,9 @@ class GoogleDocsService:
                     references=references,
                     tool=tools.answer,
                 )
-                return answer, self._settings.cache_answer_ttl_seconds
+                return answer, self._config.answer_ttl
         self._metrics.quota_fallback()
-        answer, ttl = await self._search(query, note=QUOTA_NOTE)
+        answer, ttl = await self._search(query, fallback=Fallback(reason="answer_quota"))
         # keep a fallback no longer than the quota stays spent, so real answers come back
         until_reset = (next_utc_midnight(now) - now).total_seconds()
         return answer, min(ttl, until_reset)
@@ -248,13 +229,13 @@ class GoogleDocsService:
             for uri in [uri_for_name(name)]
         )
 
-    async def _search(self, query: str, note: str | None = None) -> tuple[Answer, float]:
+    async def _search(self, query: str, fallback: Fallback | None = None) -> tuple[Answer, float]:
         tools = await self._documents.tools()
         tool = tools.search or "search_documents"
         data = await timed_call(
             self._dk, self._metrics, tool, SearchDocumentsInput(query=query).arguments()
         )
-        out = parse_output(SearchDocumentsOutput, data, server=self._dk.ctx.display, tool=tool)
+        out = parse_output(SearchDocumentsOutput, data, server=self._dk.server.display, tool=tool)
         chunks = {}
         for chunk in out.results:
             name = _name_for(chunk.parent)
@@ -266,14 +247,16 @@ class GoogleDocsService:
             uri = uri_for_name(name)
             title = titles.get(name) or title_from_uri(uri)
             hits.append(SearchHit(title=title, uri=uri, snippet=snippet(chunk.content), name=name))
-        answer = Answer(query=query, kind="search", hits=tuple(hits), note=note, tool=tool)
-        return answer, self._settings.cache_search_ttl_seconds
+        answer = Answer(query=query, kind="search", hits=tuple(hits), fallback=fallback, tool=tool)
+        return answer, self._config.search_ttl
 
     async def _pay_search(self, query: str, language: str | None) -> tuple[Answer, float]:
         tool = "search_documentation"
         arguments = SearchDocumentationInput(userQuery=query, languageCode=language).arguments()
         data = await timed_call(self._pay, self._metrics, tool, arguments)
-        out = parse_output(SearchDocumentationOutput, data, server=self._pay.ctx.display, tool=tool)
+        out = parse_output(
+            SearchDocumentationOutput, data, server=self._pay.server.display, tool=tool
+        )
         hits: dict[str, SearchHit] = {}
         for result in out.results:
             if result.uri in hits or not result.uri.startswith(("https://", "http://")):
@@ -286,7 +269,7 @@ class GoogleDocsService:
                 name=_name_for(result.uri),
             )
         answer = Answer(query=query, kind="pay", hits=tuple(hits.values()), tool=tool)
-        return answer, self._settings.cache_search_ttl_seconds
+        return answer, self._config.search_ttl
 
     async def _status(self, server: str, client: McpClient) -> ServerStatus:
         detail = ""
@@ -300,12 +283,11 @@ class GoogleDocsService:
         except GdocsError as exc:
             detail = exc.message
         except TimeoutError:
-            detail = client.ctx.timeout_error().message
+            detail = client.server.timeout_error().message
         return ServerStatus(
             server="pay" if server == "pay" else "developer_knowledge",
             url=client.url,
             ok=ok,
             tools=tools,
             detail=detail,
-            checked_at=self._clock(),
         )

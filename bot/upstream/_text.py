@@ -1,55 +1,18 @@
-"""Pure text helpers: cleaning user input, cache keys, titles from URLs, UTC midnight."""
+"""Pure text helpers of the docs service: cache keys, titles from URLs, snippets, UTC midnight."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from datetime import UTC, datetime, timedelta
 from urllib.parse import unquote, urlsplit
 
-from bot.errors import InvalidInput
-
 _WHITESPACE = re.compile(r"\s+")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
-_LANGUAGE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$")
-# format characters that change how text reads without being visible: bidi overrides,
-# zero-width joiners; a query never needs them and they make cache keys differ
-_INVISIBLE = {"Cc", "Cf"}
-
-
-def clean_query(text: str, max_chars: int) -> str:
-    """The user's text without control characters; InvalidInput when empty or too long."""
-    kept = []
-    for ch in text:
-        if ch in "\t\n\r":
-            kept.append(" " if ch != "\n" else "\n")
-        elif unicodedata.category(ch) not in _INVISIBLE:
-            kept.append(ch)
-    cleaned = "".join(kept).strip()
-    if not cleaned:
-        raise InvalidInput("There is nothing to look up: the text is empty.")
-    if len(cleaned) > max_chars:
-        raise InvalidInput(
-            f"That is too long ({len(cleaned)} characters): keep it under {max_chars} characters."
-        )
-    return cleaned
 
 
 def normalise(text: str) -> str:
     """Cache-key form of a query: case-folded, whitespace collapsed."""
     return _WHITESPACE.sub(" ", text.casefold()).strip()
-
-
-def clean_language(language: str | None) -> str | None:
-    """A BCP-47 tag such as `it-IT`, or None; InvalidInput for anything else."""
-    if language is None or not language.strip():
-        return None
-    tag = language.strip().replace("_", "-")
-    if not _LANGUAGE.match(tag) or len(tag) > 35:
-        raise InvalidInput(
-            f"Not a language code: use a BCP-47 tag such as it-IT, not {tag[:40]!r}."
-        )
-    return tag
 
 
 def title_from_uri(uri: str) -> str:
@@ -88,9 +51,3 @@ def next_utc_midnight(now: datetime) -> datetime:
     """
     utc = now.astimezone(UTC) if now.tzinfo else now.replace(tzinfo=UTC)
     return datetime(utc.year, utc.month, utc.day, tzinfo=UTC) + timedelta(days=1)
-
-
-def one_line(text: str, limit: int = 200) -> str:
-    """Server text made safe to embed in a one-line message."""
-    flat = _WHITESPACE.sub(" ", "".join(c for c in text if c.isprintable() or c.isspace())).strip()
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -51,7 +51,7 @@ class Mode(enum.Enum):
 class McpClient:
     def __init__(
         self,
-        ctx: ServerContext,
+        server: ServerContext,
         url: str,
         transport: httpx.AsyncBaseTransport,
         auth: Auth,
@@ -64,7 +64,7 @@ class McpClient:
         backoff_cap: float = 8.0,
         on_answer: Callable[[], None] | None = None,
     ) -> None:
-        self.ctx = ctx
+        self.server = server
         self.url = url
         # httpx requests straight to the transport: AsyncClient's per-request work (merging
         # defaults, cookie jar, auth and redirect flows) cost ~0.17 ms a call, for nothing we use
@@ -91,7 +91,7 @@ class McpClient:
         """A tool's structured output (dict), or the typed error its result reports."""
         params = {"name": name, "arguments": arguments}
         result = await self._retrying(functools.partial(self._request, "tools/call", params, name))
-        return tool_payload(result, self.ctx, name)
+        return tool_payload(result, self.server, name)
 
     async def list_tools(self, *, refresh: bool = False) -> list[ToolInfo]:
         """tools/list, all pages, fetched once and kept (unless `refresh`)."""
@@ -105,7 +105,7 @@ class McpClient:
                     page = parse_output(
                         ListToolsOutput,
                         await self._retrying(call),
-                        server=self.ctx.display,
+                        server=self.server.display,
                         tool="tools/list",
                     )
                     tools.extend(page.tools)
@@ -134,7 +134,7 @@ class McpClient:
                 window = min(self._backoff_cap, self._backoff_base * 2**attempt)
                 delay = random.uniform(0, window)  # noqa: S311 - jitter, not cryptography
                 attempt += 1
-                logger.info("%s: %s; retry %d in %.2fs", self.ctx.key, exc, attempt, delay)
+                logger.info("%s: %s; retry %d in %.2fs", self.server.key, exc, attempt, delay)
                 await asyncio.sleep(delay)
 
     # --- one request, negotiated ----------------------------------------------------------
@@ -153,7 +153,7 @@ class McpClient:
             try:
                 result, _ = await self._exchange(method, params, tool, session=session, retry=True)
             except SessionExpired:
-                logger.info("%s: session expired; initializing again", self.ctx.key)
+                logger.info("%s: session expired; initializing again", self.server.key)
                 session = await self._ensure_session(expired=session)
                 result, _ = await self._exchange(method, params, tool, session=session)
             return result
@@ -173,7 +173,7 @@ class McpClient:
             result, headers = await self._exchange("initialize", params, "initialize")
             version = result.get("protocolVersion")
             if version not in LEGACY_VERSIONS:
-                raise self.ctx.protocol(f"it offers protocol version {str(version)[:20]!r}")
+                raise self.server.protocol(f"it offers protocol version {str(version)[:20]!r}")
             session = headers.get("mcp-session-id") or None
             await self._notify("notifications/initialized", version, session)
             self.version, self._session = version, session
@@ -202,25 +202,25 @@ class McpClient:
         body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         async with self._post(body, headers) as response:
             if not response.is_success:
-                raw = await read_limited(response, _ERROR_BODY_LIMIT, self.ctx, truncate=True)
+                raw = await read_limited(response, _ERROR_BODY_LIMIT, self.server, truncate=True)
                 if response.status_code == 404 and retry and session:
                     raise SessionExpired()
-                raise self.ctx.from_http(response.status_code, raw, tool=tool, modern=modern)
-            message = await read_message(response, request_id, self._limit, self.ctx)
+                raise self.server.from_http(response.status_code, raw, tool=tool, modern=modern)
+            message = await read_message(response, request_id, self._limit, self.server)
         if "error" in message:
-            raise self.ctx.from_rpc_error(message["error"], tool=tool, modern=modern)
+            raise self.server.from_rpc_error(message["error"], tool=tool, modern=modern)
         result = message.get("result")
         if not isinstance(result, dict):
-            raise self.ctx.protocol("a response without a result")
+            raise self.server.protocol("a response without a result")
         return result, response.headers
 
     async def _notify(self, method: str, version: str, session: str | None) -> None:
         headers = await self._headers(method, method, modern=False, session=session)
         headers["MCP-Protocol-Version"] = version
         async with self._post({"jsonrpc": "2.0", "method": method}, headers) as response:
-            raw = await read_limited(response, _ERROR_BODY_LIMIT, self.ctx, truncate=True)
+            raw = await read_limited(response, _ERROR_BODY_LIMIT, self.server, truncate=True)
             if not response.is_success:
-                raise self.ctx.from_http(response.status_code, raw, tool=method, modern=False)
+                raise self.server.from_http(response.status_code, raw, tool=method, modern=False)
 
     async def _headers(
         self, method: str, tool: str, *, modern: bool, session: str | None
@@ -266,16 +266,16 @@ class McpClient:
             finally:
                 await response.aclose()
         except httpx.HTTPError as exc:
-            raise _transport_error(self.ctx, exc) from None
+            raise _transport_error(self.server, exc) from None
 
 
-def _transport_error(ctx: ServerContext, exc: httpx.HTTPError) -> Exception:
+def _transport_error(server: ServerContext, exc: httpx.HTTPError) -> Exception:
     if isinstance(exc, httpx.TimeoutException):
-        return ctx.timeout_error()
+        return server.timeout_error()
     if isinstance(exc, httpx.ConnectError):
-        return ctx.unavailable("cannot connect", transient=True)
+        return server.unavailable("cannot connect", transient=True)
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.LocalProtocolError):
-        return ctx.protocol(f"bad request URL or headers: {type(exc).__name__}")
+        return server.protocol(f"bad request URL or headers: {type(exc).__name__}")
     if isinstance(exc, httpx.TransportError):
-        return ctx.unavailable("connection lost", transient=True)
-    return ctx.protocol(type(exc).__name__)  # DecodingError, TooManyRedirects…
+        return server.unavailable("connection lost", transient=True)
+    return server.protocol(type(exc).__name__)  # DecodingError, TooManyRedirects…

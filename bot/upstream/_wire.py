@@ -13,69 +13,69 @@ from typing import Any
 
 import httpx
 
+from bot.text import one_line
 from bot.upstream._errors import ServerContext
 from bot.upstream._sse import SSEParser
-from bot.upstream._text import one_line
 
 
 async def read_limited(
-    response: httpx.Response, limit: int, ctx: ServerContext, *, truncate: bool = False
+    response: httpx.Response, limit: int, server: ServerContext, *, truncate: bool = False
 ) -> bytes:
     """The body, at most `limit` bytes: cut there (`truncate`) or refused (ProtocolError)."""
     declared = response.headers.get("content-length", "")
     if not truncate and declared.isdigit() and int(declared) > limit:
-        raise _too_large(ctx, limit)
+        raise _too_large(server, limit)
     buffer = bytearray()
     async for chunk in response.aiter_bytes():
         buffer += chunk
         if len(buffer) > limit:
             if truncate:
                 return bytes(buffer[:limit])
-            raise _too_large(ctx, limit)
+            raise _too_large(server, limit)
     return bytes(buffer)
 
 
 async def read_message(
-    response: httpx.Response, request_id: int, limit: int, ctx: ServerContext
+    response: httpx.Response, request_id: int, limit: int, server: ServerContext
 ) -> dict[str, Any]:
     """The JSON-RPC response to `request_id` from a 2xx answer."""
     content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type == "application/json" or content_type.endswith("+json"):
-        raw = await read_limited(response, limit, ctx)
+        raw = await read_limited(response, limit, server)
         try:
             data = json.loads(raw)
         except ValueError:
-            raise ctx.protocol("malformed JSON") from None
+            raise server.protocol("malformed JSON") from None
         message = _pick(data, request_id)
         if message is None:
-            raise ctx.protocol("no response to the request")
+            raise server.protocol("no response to the request")
         return message
     if content_type == "text/event-stream":
-        return await _read_event_stream(response, request_id, limit, ctx)
-    raise ctx.protocol(f"content type {one_line(content_type, 60) or 'missing'}")
+        return await _read_event_stream(response, request_id, limit, server)
+    raise server.protocol(f"content type {one_line(content_type, 60) or 'missing'}")
 
 
 async def _read_event_stream(
-    response: httpx.Response, request_id: int, limit: int, ctx: ServerContext
+    response: httpx.Response, request_id: int, limit: int, server: ServerContext
 ) -> dict[str, Any]:
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise _too_large(ctx, limit)
+        raise _too_large(server, limit)
     parser = SSEParser()
     total = 0
     async for chunk in response.aiter_bytes():
         total += len(chunk)
         if total > limit:
-            raise _too_large(ctx, limit)
+            raise _too_large(server, limit)
         for event in parser.feed(chunk):
             try:
                 data = json.loads(event.data)
             except ValueError:
-                raise ctx.protocol("malformed JSON in the event stream") from None
+                raise server.protocol("malformed JSON in the event stream") from None
             message = _pick(data, request_id)
             if message is not None:
                 return message
-    raise ctx.protocol("the event stream ended before the answer")
+    raise server.protocol("the event stream ended before the answer")
 
 
 def _pick(data: object, request_id: int) -> dict[str, Any] | None:
@@ -93,7 +93,7 @@ def _pick(data: object, request_id: int) -> dict[str, Any] | None:
     return None
 
 
-def tool_payload(result: dict[str, Any], ctx: ServerContext, tool: str) -> Any:
+def tool_payload(result: dict[str, Any], server: ServerContext, tool: str) -> Any:
     """The structured output of a tools/call result, or the typed error it reports."""
     content = result.get("content")
     blocks = content if isinstance(content, list) else []
@@ -103,17 +103,17 @@ def tool_payload(result: dict[str, Any], ctx: ServerContext, tool: str) -> Any:
         if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
     ]
     if result.get("isError") is True:
-        raise ctx.from_tool_error(" ".join(texts), tool=tool)
+        raise server.from_tool_error(" ".join(texts), tool=tool)
     structured = result.get("structuredContent")
     if isinstance(structured, dict):
         return structured
     if not texts:
-        raise ctx.protocol(f"{tool} returned no content")
+        raise server.protocol(f"{tool} returned no content")
     try:
         return json.loads("".join(texts))
     except ValueError:
-        raise ctx.protocol(f"{tool} returned text that is not JSON") from None
+        raise server.protocol(f"{tool} returned text that is not JSON") from None
 
 
-def _too_large(ctx: ServerContext, limit: int) -> Exception:
-    return ctx.protocol(f"the answer is larger than {limit:,} bytes")
+def _too_large(server: ServerContext, limit: int) -> Exception:
+    return server.protocol(f"the answer is larger than {limit:,} bytes")

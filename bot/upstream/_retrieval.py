@@ -1,20 +1,18 @@
-"""Developer Knowledge documents: tool-name discovery, fetching in batches of 20 (or one by one
-where only `get_document` exists), caching, and titles for references and search hits.
+"""Developer Knowledge documents: fetching in batches of 20 (or one by one where only
+`get_document` exists), kept in the store (`doc:<name>`, `title:<name>`), and titles for
+references and search hits.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
-import time
-from dataclasses import dataclass
-from typing import Any
 
-from bot.docs import MAX_NAMES_PER_CALL, Document, uri_for_name
 from bot.errors import GdocsError, NotFound, ProtocolError
+from bot.models import Document
+from bot.names import MAX_NAMES_PER_CALL, uri_for_name
 from bot.observability.metrics import Metrics
-from bot.upstream._cache import Cache, SingleFlight, parse_cached
+from bot.store import TEXT, ModelCodec, Store
 from bot.upstream._models import (
     DocumentOutput,
     GetDocumentInput,
@@ -23,63 +21,22 @@ from bot.upstream._models import (
     parse_document,
     parse_output,
 )
+from bot.upstream._single_flight import SingleFlight
 from bot.upstream._text import title_from_uri
+from bot.upstream._tools import DkTools, deadline, timed_call
 from bot.upstream._transport import McpClient
 
 logger = logging.getLogger(__name__)
 
-#: loop time by which the current operation must finish (set by the service per operation);
-#: optional work such as fetching titles stops early so the answer itself is not lost
-deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
+_DOCUMENT = ModelCodec(Document)
 
 
-@dataclass(frozen=True)
-class DkTools:
-    """Which tool name this server uses for each job (None: it has none)."""
-
-    search: str | None = "search_documents"
-    get_many: str | None = "get_documents"
-    get_one: str | None = None
-    answer: str | None = "answer_query"
-
-    @classmethod
-    def from_names(cls, names: list[str]) -> DkTools:
-        have = set(names)
-
-        def first(*candidates: str) -> str | None:
-            return next((c for c in candidates if c in have), None)
-
-        return cls(
-            search=first("search_documents", "search_document_chunks"),
-            get_many=first("get_documents", "batch_get_documents"),
-            get_one=first("get_document"),
-            answer=first("answer_query"),
-        )
-
-
-async def timed_call(
-    client: McpClient, metrics: Metrics, tool: str, arguments: dict[str, Any]
-) -> Any:
-    """client.call_tool, recorded as one upstream call (retries included) with its outcome."""
-    started = time.perf_counter()
-    outcome = "cancelled"
-    try:
-        result = await client.call_tool(tool, arguments)
-        outcome = "ok"
-        return result
-    except GdocsError as exc:
-        outcome = exc.code.value
-        raise
-    finally:
-        metrics.upstream(client.ctx.key, tool, outcome, time.perf_counter() - started)
-
-
-class Documents:
+class DocumentFetcher:
     def __init__(
-        self, dk: McpClient, cache: Cache, metrics: Metrics, *, ttl: float, timeout: float
+        self, dk: McpClient, store: Store, metrics: Metrics, *, ttl: float, timeout: float
     ) -> None:
         self._dk = dk
-        self._cache = cache
+        self._store = store
         self._metrics = metrics
         self._ttl = ttl
         self._timeout = timeout
@@ -101,8 +58,8 @@ class Documents:
     async def get(self, names: list[str]) -> dict[str, Document]:
         """Documents by name (names valid and unique), from the cache or fetched."""
         found: dict[str, Document] = {}
-        for name in names:
-            cached = parse_cached(Document, await self._cache.get("doc:" + name))
+        cached_docs = await self._store.get_many(["doc:" + name for name in names], _DOCUMENT)
+        for name, cached in zip(names, cached_docs, strict=True):
             self._metrics.cache("document", cached is not None)
             if cached is not None:
                 found[name] = cached
@@ -116,8 +73,8 @@ class Documents:
         """Titles of the documents that could be had in time; never fails the caller."""
         titles: dict[str, str] = {}
         missing = []
-        for name in names:
-            title = await self._cache.get("title:" + name)
+        cached_titles = await self._store.get_many(["title:" + name for name in names], TEXT)
+        for name, title in zip(names, cached_titles, strict=True):
             self._metrics.cache("title", title is not None)
             if title is None:
                 missing.append(name)
@@ -160,16 +117,16 @@ class Documents:
             name: self._document(name, out) for name, out in zip(names, documents, strict=True)
         }
         for name, doc in result.items():
-            await self._cache.set("doc:" + name, doc.model_dump_json(), self._ttl)
+            await self._store.set("doc:" + name, doc, _DOCUMENT, self._ttl)
             if doc.title:
-                await self._cache.set("title:" + name, doc.title, self._ttl)
+                await self._store.set("title:" + name, doc.title, TEXT, self._ttl)
         return result
 
     async def _get_batch(self, tool: str, names: list[str]) -> list[DocumentOutput]:
         data = await timed_call(
             self._dk, self._metrics, tool, GetDocumentsInput(names=names).arguments()
         )
-        out = parse_output(GetDocumentsOutput, data, server=self._dk.ctx.display, tool=tool)
+        out = parse_output(GetDocumentsOutput, data, server=self._dk.server.display, tool=tool)
         by_name = {doc.name: doc for doc in out.documents}
         if all(name in by_name for name in names):
             return [by_name[name] for name in names]
@@ -182,7 +139,7 @@ class Documents:
         data = await timed_call(
             self._dk, self._metrics, tool, GetDocumentInput(name=name).arguments()
         )
-        return parse_document(data, server=self._dk.ctx.display, tool=tool)
+        return parse_document(data, server=self._dk.server.display, tool=tool)
 
     @staticmethod
     def _document(name: str, out: DocumentOutput) -> Document:

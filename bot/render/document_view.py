@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from bot.docs import Document
 from bot.errors import InvalidInput
+from bot.models import Document
 from bot.render.actions import MAX_PAGE, next_page_actions
 from bot.render.blocks import (
     MAX_BLOCKS,

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from bot.docs import Document
 from bot.errors import InvalidInput
+from bot.models import Document
 from bot.render import (
     ACTION_NEXT_PAGE,
     decode_page_value,
@@ -18,7 +18,7 @@ from bot.render import (
     render_document_page,
     wants_file,
 )
-from bot.render.documents import document_filename, document_page_spans
+from bot.render.document_view import document_filename, document_page_spans
 from tests.test_render_support import (
     assert_no_live_markup,
     assert_valid_message,

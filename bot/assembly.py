@@ -1,0 +1,123 @@
+"""The composition root: one place that builds every part, in order, and one that closes
+them, in reverse (an `AsyncExitStack`). `serve`, the CLI and the tests all build here.
+
+    async with open_core(settings) as core:      # the CLI: store + docs service
+        await core.service.ask("…")
+    async with open_bot(settings) as bot:        # serve and the tests: + Slack and health
+        ...
+
+Nothing is contacted while building: the store may open a file or a connection pool, the
+docs service and Slack's client connect on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from bot.health import Readiness
+from bot.observability.metrics import Metrics
+from bot.settings import Settings
+from bot.store import MemoryStore, Store
+from bot.upstream import GoogleDocsService, UpstreamConfig, build_service
+
+if TYPE_CHECKING:  # the CLI never loads the Slack side
+    from slack_bolt.async_app import AsyncApp
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    from bot.slack.deps import SlackDeps
+
+
+@dataclass(frozen=True)
+class Core:
+    """What every command needs: settings, metrics, the state store and the docs service."""
+
+    settings: Settings
+    metrics: Metrics
+    store: Store
+    service: GoogleDocsService
+
+
+@dataclass(frozen=True)
+class Bot:
+    """The Slack bot's parts, on top of the core (the runtime adds serving and signals)."""
+
+    core: Core
+    client: AsyncWebClient
+    app: AsyncApp
+    #: what the listeners share
+    deps: SlackDeps
+    readiness: Readiness
+
+    @property
+    def settings(self) -> Settings:
+        return self.core.settings
+
+    @property
+    def metrics(self) -> Metrics:
+        return self.core.metrics
+
+
+@asynccontextmanager
+async def open_core(
+    settings: Settings,
+    *,
+    metrics: Metrics | None = None,
+    clock: Callable[[], datetime] | None = None,
+    backoff_base: float = 0.5,
+) -> AsyncIterator[Core]:
+    """Build the store and the docs service; close them (service first) on exit."""
+    metrics = Metrics() if metrics is None else metrics
+    async with AsyncExitStack() as stack:
+        store: Store = MemoryStore(max_entries=settings.cache_max_entries)
+        stack.push_async_callback(store.aclose)
+        service = build_service(
+            UpstreamConfig.from_settings(settings),
+            store=store,
+            metrics=metrics,
+            clock=clock,
+            backoff_base=backoff_base,
+        )
+        stack.push_async_callback(service.aclose)
+        yield Core(settings=settings, metrics=metrics, store=store, service=service)
+
+
+@asynccontextmanager
+async def open_bot(
+    settings: Settings,
+    *,
+    metrics: Metrics | None = None,
+    clock: Callable[[], datetime] | None = None,
+    backoff_base: float = 0.5,
+) -> AsyncIterator[Bot]:
+    """The core, Slack's Web API client, the listeners' dependencies, the Bolt app and the
+    readiness state. Building it makes no Slack call."""
+    from bot.slack.app import build_bolt_app, build_web_client
+    from bot.slack.deps import build_deps
+
+    async with AsyncExitStack() as stack:
+        core = await stack.enter_async_context(
+            open_core(settings, metrics=metrics, clock=clock, backoff_base=backoff_base)
+        )
+        token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
+        client = build_web_client(token, str(settings.slack_api_url))
+        stack.push_async_callback(_close_session, client)
+        deps = build_deps(settings, service=core.service, metrics=core.metrics, store=core.store)
+        app = build_bolt_app(deps, client)
+        readiness = Readiness(
+            core.service,
+            mode="socket" if settings.socket_mode else "http",
+            probe_interval=settings.readiness_probe_seconds,
+            # the service bounds each server's check by MCP_TIMEOUT_SECONDS; this is a backstop
+            probe_timeout=settings.mcp_timeout_seconds + 5,
+        )
+        yield Bot(core=core, client=client, app=app, deps=deps, readiness=readiness)
+
+
+async def _close_session(client: AsyncWebClient) -> None:
+    session = client.session
+    if session is not None and not session.closed:
+        await session.close()

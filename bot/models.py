@@ -1,0 +1,89 @@
+"""What the bot knows about documentation: the result models shared by the docs service, the
+renderer, the CLI and the Slack app. Pure data; no I/O, no words for users (see render/)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class Reference(_Model):
+    """A cited document: its name, its public URL and a human title."""
+
+    name: str
+    uri: str
+    title: str
+
+
+class SearchHit(_Model):
+    """One search result (Developer Knowledge chunk or Pay documentation page)."""
+
+    title: str
+    uri: str
+    snippet: str
+    #: Developer Knowledge document name, when the hit can be fetched in full
+    name: str | None = None
+
+
+class Document(_Model):
+    name: str
+    uri: str
+    title: str = ""
+    description: str = ""
+    content: str = ""
+
+
+FallbackReason = Literal[
+    #: answer_query's quota is spent (`limit` says which one)
+    "answer_quota",
+    #: the server offers no answer_query
+    "no_answer_tool",
+    #: a Pay question, but Pay is not configured (no OAuth)
+    "pay_not_configured",
+]
+
+
+class Fallback(_Model):
+    """Why a result is not what was asked for; render/ says it in words."""
+
+    reason: FallbackReason
+    #: for answer_quota: "minute", "day", "user" or "unknown"
+    limit: str | None = None
+    #: when generated answers are expected back (answer_quota), aware UTC
+    until: datetime | None = None
+    #: the limit's size (answers a minute, a day, per person), when known
+    limit_value: int | None = None
+
+
+class Answer(_Model):
+    """What a question produced, whichever route it took."""
+
+    query: str
+    #: "answer": a generated answer; "search": DK search hits; "pay": Pay search hits
+    kind: Literal["answer", "search", "pay"]
+    #: the generated answer, Markdown (kind == "answer")
+    text: str = ""
+    references: tuple[Reference, ...] = ()
+    hits: tuple[SearchHit, ...] = ()
+    #: set when the result is not what was asked for (quota fallback, Pay not configured, …)
+    fallback: Fallback | None = None
+    #: True when the answer came from the cache, without an upstream call
+    cached: bool = False
+    #: the MCP tool whose result this is (answer_query, search_documents, …), when known
+    tool: str | None = None
+
+
+class ServerStatus(_Model):
+    """What `check` and `/readyz` report about one MCP server."""
+
+    server: Literal["developer_knowledge", "pay"]
+    url: str
+    ok: bool
+    tools: tuple[str, ...] = ()
+    detail: str = ""

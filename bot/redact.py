@@ -1,0 +1,94 @@
+"""The one redactor: configured secret values and anything shaped like a credential become
+`[redacted]`. Logging and upstream error messages both use it, so the list of secret shapes
+cannot drift apart.
+
+Shapes: Slack tokens (`xox?-…`, `xapp-…`), Google API keys (`AIza…`), OAuth access tokens
+(`ya29.…`) and refresh tokens (`1//…`), `Bearer …` credentials, PEM private keys, Slack
+response URLs (anyone holding one may post into the channel for 30 minutes) and the password
+in a `redis://` / `rediss://` URL.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+REDACTED = "[redacted]"
+
+# Token shapes worth hiding even when they are not ours (a pasted token in a question, a
+# token echoed by a server). Each needs enough characters after its prefix that prose like
+# "a token starting with xoxb-" stays readable.
+SECRET_SHAPES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"xox[a-z]?[.-][A-Za-z0-9.-]{8,}"), REDACTED),
+    (re.compile(r"xapp-[A-Za-z0-9-]{8,}"), REDACTED),
+    (re.compile(r"AIza[0-9A-Za-z_-]{20,}"), REDACTED),
+    (re.compile(r"ya29\.[0-9A-Za-z_.~+/=-]+"), REDACTED),
+    (re.compile(r"\b1//0[0-9A-Za-z_-]{20,}"), REDACTED),
+    # a credential has a digit or punctuation in it: "the bearer of bad news" stays
+    (
+        re.compile(r"(?i)\b(bearer)\s+(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{6,}"),
+        r"\1 " + REDACTED,
+    ),
+    (
+        re.compile(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
+            re.DOTALL,
+        ),
+        REDACTED,
+    ),
+    (
+        re.compile(
+            r"(https://hooks\.slack\.com/)(?:commands|actions|services|triggers)/[^\s\"'<>|]+"
+        ),
+        r"\1" + REDACTED,
+    ),
+    (re.compile(r"(?i)(rediss?://[^:@/\s]*:)[^@\s/]+@"), r"\1" + REDACTED + "@"),
+)
+
+#: configured secrets shorter than this are not searched for (they would match prose)
+MIN_SECRET_CHARS = 6
+
+
+class Redactor:
+    """Replaces secret values and token-shaped strings with `[redacted]`.
+
+    `secrets` are fixed values (tokens from the settings); `current` is asked on every call
+    for values that change (OAuth access tokens).
+    """
+
+    def __init__(
+        self, secrets: Iterable[str] = (), *, current: Callable[[], Iterable[str]] | None = None
+    ) -> None:
+        self._fixed = _longest_first(secrets)
+        self._current = current
+
+    def __call__(self, text: str) -> str:
+        secrets = self._fixed
+        if self._current is not None:
+            secrets = _longest_first([*secrets, *self._current()])
+        for secret in secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        for pattern, replacement in SECRET_SHAPES:
+            text = pattern.sub(replacement, text)
+        return text
+
+    def value(self, value: object) -> object:
+        """Redact strings inside `value` (containers included); other values pass through."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, bytes | bytearray):
+            return self(bytes(value).decode("utf-8", "replace"))
+        if isinstance(value, dict):
+            return {key: self.value(item) for key, item in value.items()}
+        if isinstance(value, list | tuple | set | frozenset):
+            return [self.value(item) for item in value]
+        if value is None or isinstance(value, bool | int | float):
+            return value
+        # an object whose str() might carry a secret (an exception, a URL, a model)
+        return self(str(value))
+
+
+def _longest_first(secrets: Iterable[str]) -> list[str]:
+    # longest first, so a secret containing another is replaced whole
+    return sorted({s for s in secrets if len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True)

@@ -1,0 +1,38 @@
+"""The docs service protocol: what the CLI and the Slack app ask of the documentation servers.
+
+`bot.upstream.GoogleDocsService` implements it; the Slack app sees upstream only through it.
+Errors are `bot.errors.GdocsError`.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bot.models import Answer, Document, ServerStatus
+
+
+class DocsService(Protocol):
+    @property
+    def pay_configured(self) -> bool: ...
+
+    async def ask(self, question: str, *, asker: str | None = None) -> Answer:
+        """answer_query; when it cannot be used (quota), search_documents with a `fallback`.
+        `asker` (a Slack user id) is counted against the per-person allowance."""
+
+    async def search(self, query: str) -> Answer:
+        """search_documents, hits with titles and fetchable names."""
+
+    async def pay(self, query: str, language: str | None = None) -> Answer:
+        """Pay & Wallet search_documentation; when Pay is not configured, DK search with a
+        `fallback` saying so."""
+
+    async def docs(self, names: list[str]) -> list[Document]:
+        """get_documents in request order, batched by 20, cached."""
+
+    async def status(self) -> list[ServerStatus]:
+        """tools/list on each server: reachability and tool names."""
+
+    def recently_healthy(self, within_seconds: float = 300.0) -> bool:
+        """True when the DK server answered (anything but a transport failure) recently."""
+
+    async def aclose(self) -> None: ...

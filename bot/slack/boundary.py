@@ -1,0 +1,91 @@
+"""The listener boundary: one log line and one metric per handled request, graceful-shutdown
+refusals, and the last line of defence that turns a bug into a polite message.
+
+A flow returns an `Outcome`; only this boundary logs and counts it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from bot.inflight import InFlight
+from bot.observability.logging import start_request
+from bot.observability.metrics import Metrics
+from bot.render import Message, render_internal_error, render_restarting
+
+logger = logging.getLogger(__name__)
+
+DEVELOPER_KNOWLEDGE = "developer_knowledge"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one request came to, as the request log line says it."""
+
+    #: answer, search, pay, doc, help, or "-" before routing
+    route: str = "-"
+    #: ok, ok_with_note, help, rate_limited, upload_failed, an error code, …
+    outcome: str = "ok"
+    #: the server the request was for: developer_knowledge, pay, or "-"
+    server: str = "-"
+    #: the MCP tool whose result was shown (search_documents when answer_query's quota is spent)
+    tool: str = "-"
+
+
+Work = Callable[[], Awaitable[Outcome]]
+Notify = Callable[[Message], Awaitable[object]]
+
+
+async def handle(
+    kind: str, work: Work, notify: Notify, *, inflight: InFlight, metrics: Metrics
+) -> None:
+    """Run `work`; log and count its outcome; never let an exception escape.
+
+    `notify` reaches the asker (ephemerally where possible) for "restarting" and internal
+    errors.
+    """
+    request_id = start_request()
+    started = time.perf_counter()
+    outcome = Outcome(outcome="internal_error")
+    try:
+        # run by inflight.spawn: shutdown waits for the "restarting" notice as for an answer
+        if not inflight.accepting:
+            outcome = Outcome(outcome="restarting")
+            await notify(render_restarting())
+        else:
+            outcome = await work()
+    except Exception:  # the boundary: a bug becomes a polite message and one log entry
+        logger.exception("slack %s failed", kind)
+        await _notify_safely(notify)
+    finally:
+        logger.info(
+            "slack %s handled",
+            kind,
+            extra={
+                "request_id": request_id,
+                "kind": kind,
+                "route": outcome.route,
+                "server": outcome.server,
+                "tool": outcome.tool,
+                "latency_ms": round((time.perf_counter() - started) * 1000),
+                "outcome": outcome.outcome,
+            },
+        )
+        metrics.request(kind, outcome.outcome)
+
+
+def ignored(metrics: Metrics, kind: str, why: str) -> None:
+    """A delivery that needs no answer (a bot's message, an edit, an unknown button): one
+    DEBUG line and the metric, no INFO line."""
+    logger.debug("slack %s ignored: %s", kind, why, extra={"kind": kind, "outcome": "ignored"})
+    metrics.request(kind, "ignored")
+
+
+async def _notify_safely(notify: Notify) -> None:
+    try:
+        await notify(render_internal_error())
+    except Exception:  # the boundary: nothing more we can tell the user
+        logger.exception("could not tell the user about a failure")

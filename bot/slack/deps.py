@@ -1,0 +1,75 @@
+"""Everything a listener needs, built once by the composition root and passed in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.inflight import InFlight
+from bot.observability.metrics import Metrics
+from bot.service import DocsService
+from bot.settings import Settings
+from bot.slack.identity import SlackIdentity
+from bot.slack.routing import Router
+from bot.slack.state import DeliveryClaims, RateLimiter, ThreadMemory, UserProfiles
+from bot.store import Store
+
+
+@dataclass(frozen=True)
+class SlackConfig:
+    """The settings the Slack side uses."""
+
+    socket_mode: bool
+    signing_secret: str
+    #: documents longer than this go out as a Markdown file instead of paged messages
+    doc_file_threshold_chars: int
+    rate_limit_per_user_per_minute: int
+    dedupe_ttl_seconds: float
+    #: how long fetched documents (and their page cuts) are kept
+    document_ttl_seconds: float
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SlackConfig:
+        secret = settings.slack_signing_secret
+        return cls(
+            socket_mode=settings.socket_mode,
+            signing_secret=secret.get_secret_value() if secret is not None else "",
+            doc_file_threshold_chars=settings.doc_file_threshold_chars,
+            rate_limit_per_user_per_minute=settings.rate_limit_per_user_per_minute,
+            dedupe_ttl_seconds=settings.dedupe_ttl_seconds,
+            document_ttl_seconds=settings.cache_document_ttl_seconds,
+        )
+
+
+@dataclass(frozen=True)
+class SlackDeps:
+    config: SlackConfig
+    service: DocsService
+    metrics: Metrics
+    inflight: InFlight
+    store: Store
+    router: Router
+    deliveries: DeliveryClaims
+    limiter: RateLimiter
+    profiles: UserProfiles
+    threads: ThreadMemory
+    #: the bot's own ids (auth.test), fetched once; the runtime may `prime()` it
+    identity: SlackIdentity
+
+
+def build_deps(
+    settings: Settings, *, service: DocsService, metrics: Metrics, store: Store
+) -> SlackDeps:
+    config = SlackConfig.from_settings(settings)
+    return SlackDeps(
+        config=config,
+        service=service,
+        metrics=metrics,
+        inflight=InFlight(),
+        store=store,
+        router=Router(settings.answer_min_words, settings.route_pay_questions),
+        deliveries=DeliveryClaims(store, config.dedupe_ttl_seconds),
+        limiter=RateLimiter(store, config.rate_limit_per_user_per_minute),
+        profiles=UserProfiles(store),
+        threads=ThreadMemory(store),
+        identity=SlackIdentity(),
+    )

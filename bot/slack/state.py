@@ -1,0 +1,122 @@
+"""The Slack app's state, kept in the injected store: delivery claims (Slack's retries),
+per-user rate windows, what people's Slack profiles say (locale, time zone) and what each
+thread is about. Each is a thin typed view over `bot.store.Store`: the store bounds every
+namespace and expires every key, and with a shared store replicas share all of it.
+
+Keys (namespace first): `dedupe:<delivery>`, `rate:<user>`, `profile:<user>`,
+`thread:<channel>:<ts>`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from pydantic import TypeAdapter
+
+from bot.store import TEXT, AdapterCodec, Store
+from bot.text import is_language_tag
+
+Clock = Callable[[], float]
+RATE_WINDOW_SECONDS = 60.0
+
+
+class DeliveryClaims:
+    """Answers "have we seen this delivery before?" across Slack's retries (and replicas)."""
+
+    def __init__(self, store: Store, ttl_seconds: float) -> None:
+        self._store = store
+        self._ttl = ttl_seconds
+
+    async def first_time(self, key: str) -> bool:
+        """True the first time `key` is claimed within the TTL, False afterwards."""
+        return await self._store.add(f"dedupe:{key}", "1", TEXT, self._ttl)
+
+
+class RateLimiter:
+    """A sliding one-minute window of questions per user (0 per minute: unlimited)."""
+
+    def __init__(self, store: Store, per_minute: int, *, clock: Clock = time.time) -> None:
+        self._store = store
+        self.per_minute = per_minute
+        self._clock = clock
+
+    async def try_acquire(self, user: str) -> float | None:
+        """Record a question and return None, or return seconds to wait when over the limit."""
+        if self.per_minute <= 0:
+            return None
+        return await self._store.hit(
+            f"rate:{user}", self.per_minute, RATE_WINDOW_SECONDS, self._clock()
+        )
+
+
+@dataclass(frozen=True)
+class UserProfile:
+    """What `users.info` says about a person that the bot uses."""
+
+    #: BCP-47, e.g. "it-IT" (None when Slack did not say, or said something unusable)
+    locale: str | None = None
+    #: IANA time zone, e.g. "Europe/Rome"
+    tz: str | None = None
+
+
+_PROFILE = AdapterCodec(TypeAdapter(UserProfile))
+Fetch = Callable[[str], Awaitable[UserProfile | None]]
+
+
+class UserProfiles:
+    """Slack user → `UserProfile`, cached; failures are not cached, and concurrent
+    questions from one person share one `users.info` call."""
+
+    def __init__(self, store: Store, ttl_seconds: float = 6 * 3600) -> None:
+        self._store = store
+        self._ttl = ttl_seconds
+        #: lookups in flight, one per user: bounded by the requests in flight
+        self._pending: dict[str, asyncio.Future[UserProfile | None]] = {}
+
+    async def get(self, user: str, fetch: Fetch) -> UserProfile | None:
+        cached = await self._store.get(f"profile:{user}", _PROFILE)
+        if cached is not None:
+            return cached
+        pending = self._pending.get(user)
+        if pending is None:
+            pending = asyncio.ensure_future(self._fetch(user, fetch))
+            self._pending[user] = pending
+            pending.add_done_callback(lambda _: self._pending.pop(user, None))
+        return await asyncio.shield(pending)
+
+    async def locale(self, user: str, fetch: Fetch) -> str | None:
+        profile = await self.get(user, fetch)
+        return profile.locale if profile is not None else None
+
+    async def _fetch(self, user: str, fetch: Fetch) -> UserProfile | None:
+        found = await fetch(user)
+        if found is None:
+            return None
+        locale = found.locale if found.locale and is_language_tag(found.locale) else None
+        profile = UserProfile(locale=locale, tz=found.tz if _is_zone_name(found.tz) else None)
+        if profile == UserProfile():
+            return None  # nothing usable: ask again next time
+        await self._store.set(f"profile:{user}", profile, _PROFILE, self._ttl)
+        return profile
+
+
+def _is_zone_name(tz: str | None) -> bool:
+    """An IANA-shaped zone name ("Europe/Rome", "UTC"), not arbitrary text."""
+    return bool(tz) and len(tz or "") <= 64 and all(c.isalnum() or c in "/_+-" for c in tz or "")
+
+
+class ThreadMemory:
+    """The question a Slack thread is about, so a short follow-up can refer back to it."""
+
+    def __init__(self, store: Store, ttl_seconds: float = 24 * 3600) -> None:
+        self._store = store
+        self._ttl = ttl_seconds
+
+    async def question(self, channel: str, thread_ts: str) -> str | None:
+        return await self._store.get(f"thread:{channel}:{thread_ts}", TEXT)
+
+    async def remember(self, channel: str, thread_ts: str, question: str) -> None:
+        await self._store.set(f"thread:{channel}:{thread_ts}", question, TEXT, self._ttl)

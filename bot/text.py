@@ -1,0 +1,105 @@
+"""Text safety, in one place: every rule for cleaning text that came from outside.
+
+- `strip_controls`: C0 controls (tab and newline kept), DEL, and the bidi embeddings,
+  overrides and isolates that make text read in another order than it is written
+  ("Trojan Source"). LRM/RLM/ALM and zero-width joiners stay: scripts and emoji need them.
+- `one_line`: `strip_controls`, then all whitespace runs as one space; optionally cut.
+- `terminal_safe`: only printable characters, newlines and tabs, for the CLI's output, so
+  no escape sequence from a document or a server reaches a terminal.
+- `clean_query`: a user's question as sent upstream: every control and format character
+  (zero-width ones included: they would make equal questions differ) dropped.
+- `clean_language`: a BCP-47 language tag such as `it-IT`.
+
+Escaping for Slack (`&`, `<`, `>`) is the renderer's job: `bot.render.escape`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from bot.errors import InvalidInput
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+_WHITESPACE_RE = re.compile(r"\s+")
+#: BCP-47-ish: "it", "it-IT", "pt-BR", "zh-Hant-TW", "es-419"
+_LANGUAGE_RE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,4}$")
+_MAX_LANGUAGE_CHARS = 35
+#: Unicode categories a query never needs: controls and invisible format characters
+_INVISIBLE = frozenset({"Cc", "Cf"})
+
+
+def strip_controls(text: str) -> str:
+    """`text` without C0 control characters (tab and newline are kept), DEL or bidi overrides."""
+    return _CONTROL_RE.sub("", text)
+
+
+def truncate(text: str, limit: int, *, at_word: bool = False) -> str:
+    """`text` cut to at most `limit` characters, ending in "…" when cut.
+
+    With `at_word`, the cut moves back to the last space when one is reasonably close.
+    """
+    if len(text) <= limit:
+        return text
+    cut = text[: max(limit - 1, 0)]
+    if at_word:
+        space = cut.rfind(" ")
+        if space >= limit // 2:
+            cut = cut[:space]
+    return cut.rstrip() + "…"
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """Text on one line, control characters gone (so "\\x08" is empty, not a blank)."""
+    flat = " ".join(strip_controls(text).split())
+    return flat if limit is None else truncate(flat, limit)
+
+
+def terminal_safe(text: str) -> str:
+    """Only printable characters, newlines and tabs: nothing a terminal would interpret."""
+    return "".join(c for c in text if c in "\n\t" or c.isprintable())
+
+
+def clean_text(text: str) -> str:
+    """`strip_controls` and surrounding whitespace gone: a Slack text ready to route."""
+    return strip_controls(text).strip()
+
+
+def clean_query(text: str, max_chars: int) -> str:
+    """The user's text without control or format characters; InvalidInput when empty or too
+    long. Tabs and carriage returns become spaces; newlines stay."""
+    kept = []
+    for ch in text:
+        if ch in "\t\n\r":
+            kept.append(" " if ch != "\n" else "\n")
+        elif unicodedata.category(ch) not in _INVISIBLE:
+            kept.append(ch)
+    cleaned = "".join(kept).strip()
+    if not cleaned:
+        raise InvalidInput("There is nothing to look up: the text is empty.")
+    if len(cleaned) > max_chars:
+        raise InvalidInput(
+            f"That is too long ({len(cleaned)} characters): keep it under {max_chars} characters."
+        )
+    return cleaned
+
+
+def collapse_whitespace(text: str) -> str:
+    return _WHITESPACE_RE.sub(" ", text).strip()
+
+
+def is_language_tag(tag: str) -> bool:
+    """True for a BCP-47-shaped tag such as `it-IT` (underscores not accepted)."""
+    return len(tag) <= _MAX_LANGUAGE_CHARS and _LANGUAGE_RE.match(tag) is not None
+
+
+def clean_language(language: str | None) -> str | None:
+    """A BCP-47 tag such as `it-IT` (`it_IT` mended), or None; InvalidInput for anything else."""
+    if language is None or not language.strip():
+        return None
+    tag = language.strip().replace("_", "-")
+    if not is_language_tag(tag):
+        raise InvalidInput(
+            f"Not a language code: use a BCP-47 tag such as it-IT, not {tag[:40]!r}."
+        )
+    return tag

@@ -27,11 +27,16 @@ class MemoryStore:
         self._clock = clock
         #: namespace -> key -> (expires, value), least recently used first
         self._spaces: dict[str, OrderedDict[str, tuple[float, Any]]] = {}
-        #: sliding windows: key -> (expires, event times)
-        self._windows: OrderedDict[str, tuple[float, deque[float]]] = OrderedDict()
+        #: sliding windows: namespace -> key -> (expires, event times), least recent first
+        self._windows: dict[str, OrderedDict[str, tuple[float, deque[float]]]] = {}
 
     def __len__(self) -> int:
-        return sum(len(space) for space in self._spaces.values()) + len(self._windows)
+        spaces = [*self._spaces.values(), *self._windows.values()]
+        return sum(len(space) for space in spaces)
+
+    def count(self, space: str) -> int:
+        """How many keys namespace `space` holds now (entries and sliding windows)."""
+        return len(self._spaces.get(space, ())) + len(self._windows.get(space, ()))
 
     # --- the entries ---------------------------------------------------------------------
     def _space(self, key: str) -> OrderedDict[str, tuple[float, Any]]:
@@ -92,7 +97,9 @@ class MemoryStore:
 
     async def delete(self, key: str) -> None:
         self._space(key).pop(key, None)
-        self._windows.pop(key, None)
+        windows = self._windows.get(namespace(key))
+        if windows is not None:
+            windows.pop(key, None)
 
     async def delete_if(self, key: str, expected: T, codec: Codec[T]) -> bool:
         entry = self._live(key)
@@ -115,17 +122,25 @@ class MemoryStore:
         if len(events) >= limit:
             return max(0.0, events[0] + window - now) if events else window
         events.append(now)
-        self._windows[key] = (now + window, events)
-        self._windows.move_to_end(key)
-        while len(self._windows) > self._max:
-            self._windows.popitem(last=False)
+        windows = self._windows.setdefault(namespace(key), OrderedDict())
+        windows[key] = (now + window, events)
+        windows.move_to_end(key)
+        while len(windows) > self._max:
+            windows.popitem(last=False)
+        # windows whose last event has left them are forgotten, oldest first
+        while windows:
+            oldest, (expires, _) = next(iter(windows.items()))
+            if expires > now:
+                break
+            del windows[oldest]
         return None
 
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
         return list(self._events(key, window, now))
 
     def _events(self, key: str, window: float, now: float) -> deque[float]:
-        found = self._windows.get(key)
+        windows = self._windows.get(namespace(key))
+        found = windows.get(key) if windows is not None else None
         events = found[1] if found is not None else deque()
         while events and events[0] <= now - window:
             events.popleft()

@@ -84,7 +84,6 @@ class SharedFlight:
         while loop.time() < give_up:
             if await self._store.add(_LOCK + key, owner, TEXT, self._lock_ttl):
                 # the previous holder may have stored its result just before releasing
-                stored: T | None = None
                 if waited:
                     stored = await self._store.get(key, codec)
                 if stored is not None:

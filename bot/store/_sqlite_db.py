@@ -29,6 +29,8 @@ _INTEGER = re.compile(rb"-?[0-9]{1,18}")
 _SWEEP_BATCH = 500
 # SQLite's limit on bound parameters is far higher; this keeps statements small
 _KEYS_PER_STATEMENT = 200
+# reads remembered for the use order until the next write; older ones are forgotten
+_MAX_PENDING_TOUCHES = 1000
 
 _SCHEMA = f"""
 BEGIN IMMEDIATE;
@@ -92,6 +94,9 @@ class Db:
         self._max = max_entries
         self._sweep_every = sweep_every
         self._next_sweep = 0.0
+        #: keys read since the last write, oldest first: reads stay pure SELECTs (in WAL mode
+        #: they never wait for a writer) and the next write transaction records their use
+        self._touched: dict[str, None] = {}
 
     @classmethod
     def connect(cls, path: str, *, busy_timeout: float, max_entries: int, sweep_every: float) -> Db:
@@ -125,6 +130,7 @@ class Db:
         """One write transaction: the write lock is taken before anything is read."""
         self._conn.execute("BEGIN IMMEDIATE")
         try:
+            self._record_touches(self._conn)
             yield self._conn
         except BaseException:
             if self._conn.in_transaction:
@@ -135,11 +141,12 @@ class Db:
     # --- entries -------------------------------------------------------------------------
     def get(self, key: str, now: float) -> bytes | None:
         row = self._conn.execute(
-            f"UPDATE entries SET touched = {_NEXT_TOUCH.format(tbl='entries')}"
-            " WHERE key = :key AND expires > :now RETURNING value",
-            {"key": key, "ns": namespace(key), "now": now},
+            "SELECT value FROM entries WHERE key = ? AND expires > ?", (key, now)
         ).fetchone()
-        return None if row is None else bytes(row[0])
+        if row is None:
+            return None
+        self._touch(key)
+        return bytes(row[0])
 
     def get_many(self, keys: Sequence[str], now: float) -> dict[str, bytes]:
         found: dict[str, bytes] = {}
@@ -147,12 +154,13 @@ class Db:
             chunk = keys[start : start + _KEYS_PER_STATEMENT]
             marks = ",".join("?" * len(chunk))
             rows = self._conn.execute(
-                "UPDATE entries SET touched = (SELECT COALESCE(MAX(e.touched), 0) + 1"
-                " FROM entries AS e WHERE e.ns = entries.ns)"
-                f" WHERE key IN ({marks}) AND expires > ? RETURNING key, value",
+                f"SELECT key, value FROM entries WHERE key IN ({marks}) AND expires > ?",
                 (*chunk, now),
             ).fetchall()
             found.update((key, bytes(value)) for key, value in rows)
+        for key in keys:
+            if key in found:
+                self._touch(key)
         return found
 
     def set(self, key: str, raw: bytes, expires: float, now: float) -> None:
@@ -264,6 +272,22 @@ class Db:
         return sorted(t for t in events if t > at - window)
 
     # --- bounds and retention -------------------------------------------------------------
+    def _touch(self, key: str) -> None:
+        self._touched.pop(key, None)
+        self._touched[key] = None
+        if len(self._touched) > _MAX_PENDING_TOUCHES:  # forget the oldest reads
+            del self._touched[next(iter(self._touched))]
+
+    def _record_touches(self, conn: sqlite3.Connection) -> None:
+        """Give the keys read since the last write their place in the use order."""
+        if not self._touched:
+            return
+        conn.executemany(
+            f"UPDATE entries SET touched = {_NEXT_TOUCH.format(tbl='entries')} WHERE key = :key",
+            [{"key": key, "ns": namespace(key)} for key in self._touched],
+        )
+        self._touched.clear()
+
     def _evict(self, conn: sqlite3.Connection, table: str, ns: str) -> None:
         """Past `max_entries` rows in `ns`, drop the least recently touched ones."""
         row = conn.execute("SELECT n FROM sizes WHERE tbl = ? AND ns = ?", (table, ns)).fetchone()

@@ -84,9 +84,16 @@ class RedisStore:
     kind = "redis"
 
     def __init__(
-        self, client: Redis, *, prefix: str = "gdocs:", secrets: Sequence[str] = ()
+        self,
+        client: Redis,
+        *,
+        prefix: str = "gdocs:",
+        secrets: Sequence[str] = (),
+        tls: bool = False,
     ) -> None:
         self._client = client
+        #: whether the connection is TLS (rediss://)
+        self.tls = tls
         self._prefix = prefix
         self._windows = f"{prefix}~window:"
         self._secrets = tuple(s for s in secrets if s)
@@ -130,7 +137,7 @@ class RedisStore:
             retry=Retry(NoBackoff(), retries=1, supported_errors=(RedisConnectionError,)),
             client_name="gdocs-bot",
         )
-        return cls(client, prefix=prefix, secrets=[password or ""])
+        return cls(client, prefix=prefix, secrets=[password or ""], tls=tls)
 
     @property
     def prefix(self) -> str:

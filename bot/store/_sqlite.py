@@ -23,7 +23,8 @@ from typing import ParamSpec, TypeVar
 
 from bot.store._api import Codec, StoreConfigError, StoreError, T
 from bot.store._memory import Clock
-from bot.store._sqlite_db import SCHEMA_VERSION, Db, NewerSchema
+from bot.store._sqlite_db import Db, NewerSchema
+from bot.store._sqlite_schema import SCHEMA_VERSION
 
 P = ParamSpec("P")
 R = TypeVar("R")

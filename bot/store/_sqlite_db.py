@@ -18,10 +18,9 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from bot.store._api import namespace
+from bot.store._sqlite_schema import SCHEMA, SCHEMA_VERSION
 
 V = TypeVar("V")
-
-SCHEMA_VERSION = 1
 
 _INTEGER = re.compile(rb"-?[0-9]{1,18}")
 
@@ -31,40 +30,6 @@ _SWEEP_BATCH = 500
 _KEYS_PER_STATEMENT = 200
 # reads remembered for the use order until the next write; older ones are forgotten
 _MAX_PENDING_TOUCHES = 1000
-
-_SCHEMA = f"""
-BEGIN IMMEDIATE;
-CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}');
-CREATE TABLE IF NOT EXISTS entries (
-    key TEXT PRIMARY KEY, ns TEXT NOT NULL, value BLOB NOT NULL,
-    expires REAL NOT NULL, touched INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS entries_lru ON entries (ns, touched);
-CREATE INDEX IF NOT EXISTS entries_expiry ON entries (expires);
-CREATE TABLE IF NOT EXISTS windows (
-    key TEXT PRIMARY KEY, ns TEXT NOT NULL, events TEXT NOT NULL,
-    expires REAL NOT NULL, touched INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS windows_lru ON windows (ns, touched);
-CREATE INDEX IF NOT EXISTS windows_expiry ON windows (expires);
-CREATE TABLE IF NOT EXISTS sizes (
-    tbl TEXT NOT NULL, ns TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (tbl, ns)
-) WITHOUT ROWID;
-CREATE TRIGGER IF NOT EXISTS entries_in AFTER INSERT ON entries BEGIN
-    INSERT INTO sizes VALUES ('entries', NEW.ns, 1) ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS entries_out AFTER DELETE ON entries BEGIN
-    UPDATE sizes SET n = n - 1 WHERE tbl = 'entries' AND ns = OLD.ns;
-END;
-CREATE TRIGGER IF NOT EXISTS windows_in AFTER INSERT ON windows BEGIN
-    INSERT INTO sizes VALUES ('windows', NEW.ns, 1) ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS windows_out AFTER DELETE ON windows BEGIN
-    UPDATE sizes SET n = n - 1 WHERE tbl = 'windows' AND ns = OLD.ns;
-END;
-COMMIT;
-"""
 
 # the next value of the use counter in a namespace (an index lookup on (ns, touched))
 _NEXT_TOUCH = "(SELECT COALESCE(MAX(touched), 0) + 1 FROM {tbl} WHERE ns = :ns)"
@@ -107,7 +72,7 @@ class Db:
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
             # NORMAL in WAL mode: a power cut may lose the last commits, never corrupt the file
             conn.execute("PRAGMA synchronous = NORMAL")
-            conn.executescript(_SCHEMA)
+            conn.executescript(SCHEMA)
             (found,) = conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
             if found != str(SCHEMA_VERSION):
                 raise NewerSchema(found)

@@ -60,19 +60,28 @@ async def replicas(redis_server: RedisServer) -> AsyncIterator[tuple[RedisStore,
     await second.aclose()
 
 
+async def _b_asks_while_a_calls(
+    replicas: tuple[RedisStore, RedisStore], upstream: Upstream
+) -> tuple[asyncio.Task[Any], asyncio.Task[Any]]:
+    """Replica A starts the call; B asks the same once A holds the lock, and is seen finding
+    it taken; then A's call is let finish. The two callers' tasks."""
+    watched = WatchedStore(replicas[1])
+    a, b = SharedFlight(replicas[0], lock_ttl=5), SharedFlight(watched, lock_ttl=5)
+    on_a = asyncio.create_task(a.run("answer:q", upstream.answer, JSON, ttl=60))
+    await upstream.started.wait()
+    on_b = asyncio.create_task(b.run("answer:q", upstream.answer, JSON, ttl=60))
+    await watched.found_locked.wait()
+    upstream.release.set()
+    return on_a, on_b
+
+
 async def test_two_replicas_asking_the_same_share_one_upstream_call(
     replicas: tuple[RedisStore, RedisStore],
 ) -> None:
     """Replica B asks while A's call is in flight: B waits for A's result; one call in all."""
     upstream = Upstream()
-    watched = WatchedStore(replicas[1])
-    a, b = SharedFlight(replicas[0], lock_ttl=5), SharedFlight(watched, lock_ttl=5)
     async with asyncio.timeout(5):
-        on_a = asyncio.create_task(a.run("answer:q", upstream.answer, JSON, ttl=60))
-        await upstream.started.wait()
-        on_b = asyncio.create_task(b.run("answer:q", upstream.answer, JSON, ttl=60))
-        await watched.found_locked.wait()
-        upstream.release.set()
+        on_a, on_b = await _b_asks_while_a_calls(replicas, upstream)
         results = await asyncio.gather(on_a, on_b)
     assert [{"text": "answer #1"}] * 2 == results
     assert 1 == upstream.calls
@@ -103,14 +112,8 @@ async def test_a_failed_call_is_not_shared_the_waiting_replica_calls_itself(
     lock) makes its own call and gets an answer."""
     upstream = Upstream()
     upstream.error = RuntimeError("upstream said 503")
-    watched = WatchedStore(replicas[1])
-    a, b = SharedFlight(replicas[0], lock_ttl=5), SharedFlight(watched, lock_ttl=5)
     async with asyncio.timeout(5):
-        on_a = asyncio.create_task(a.run("answer:q", upstream.answer, JSON, ttl=60))
-        await upstream.started.wait()
-        on_b = asyncio.create_task(b.run("answer:q", upstream.answer, JSON, ttl=60))
-        await watched.found_locked.wait()
-        upstream.release.set()
+        on_a, on_b = await _b_asks_while_a_calls(replicas, upstream)
         with pytest.raises(RuntimeError, match="503"):
             await on_a
         assert {"text": "answer #2"} == await on_b

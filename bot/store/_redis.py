@@ -135,7 +135,6 @@ class RedisStore:
             # one immediate retry on a fresh connection, for the pooled connections a
             # restarted server dropped; a real outage fails fast instead of backing off
             retry=Retry(NoBackoff(), retries=1, supported_errors=(RedisConnectionError,)),
-            client_name="gdocs-bot",
         )
         return cls(client, prefix=prefix, secrets=[password or ""], tls=tls)
 

@@ -153,6 +153,8 @@ async def test_errors_during_an_outage_never_carry_the_password() -> None:
             assert "\n" not in str(caught.value)
         leaky = RuntimeError("AUTH outage-secret-pw failed")
         assert "outage-secret-pw" not in store.safe_message("auth", leaky)
+        cut = RuntimeError("x" * 270 + " outage-secret-pw")  # where the line is cut short
+        assert "outage-se" not in store.safe_message("auth", cut)
     finally:
         await store.aclose()
         server.kill()

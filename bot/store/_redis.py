@@ -152,11 +152,11 @@ class RedisStore:
 
     def safe_message(self, what: str, exc: BaseException) -> str:
         """`what: ErrorType: first line of the error`, with any password blanked out."""
-        lines = str(exc).strip().splitlines()
-        text = f"{what}: {type(exc).__name__}: {lines[0] if lines else 'no detail'}"[:300]
-        for secret in self._secrets:
+        text = str(exc)
+        for secret in self._secrets:  # before cutting, so no part of one can be left
             text = text.replace(secret, "***")
-        return text
+        lines = text.strip().splitlines()
+        return f"{what}: {type(exc).__name__}: {lines[0] if lines else 'no detail'}"[:300]
 
     async def verify(self, label: str) -> None:
         """PING once, at start-up. A refusal of the credentials or the db number is

@@ -13,6 +13,7 @@ import pytest
 
 from bot.settings import Settings
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
+from tests.fakes.redis_server import RedisServer
 from tests.sitecustomize.sitecustomize import guarded
 
 # google-auth probes the GCE metadata server when nothing else is configured; point it at a
@@ -92,3 +93,18 @@ def pay_server() -> Iterator[FakePay]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def _redis_server_for_session() -> Iterator[RedisServer]:
+    server = RedisServer().start()
+    yield server
+    server.kill()
+
+
+@pytest.fixture
+def redis_server(_redis_server_for_session: RedisServer) -> RedisServer:
+    """A real redis-server on 127.0.0.1 (one per session), emptied for each test. Skips when
+    `redis-server` is missing, unless GDOCS_REQUIRE_REDIS=1."""
+    _redis_server_for_session.flush()
+    return _redis_server_for_session

@@ -1,11 +1,12 @@
 """State behind one interface: `memory://`, `sqlite:///…` (the default) and `redis://…`.
 
-    store = MemoryStore()
+    store = ResilientStore(await open_store(url, prefix="gdocs:", max_entries=10_000))
     await store.set("answer:how do i …", answer, ModelCodec(Answer), ttl=3600)
     claimed = await store.add("dedupe:Ev123", "working", TEXT, ttl=60)
 
 The store knows nothing of Slack or MCP: it keeps values under keys with TTLs and offers
 atomic claims, compare-and-set, counters and sliding windows. See `_api.Store`.
+`SharedFlight` makes identical computations in flight, on any replica, share one call.
 """
 
 from __future__ import annotations
@@ -18,11 +19,19 @@ from bot.store._api import (
     JsonCodec,
     ModelCodec,
     Store,
+    StoreConfigError,
     StoreError,
+    StoreUnavailable,
     TextCodec,
     namespace,
 )
+from bot.store._flight import SharedFlight
 from bot.store._memory import MemoryStore
+from bot.store._open import open_store
+from bot.store._redis import RedisStore
+from bot.store._resilient import ResilientStore
+from bot.store._sqlite import SqliteStore
+from bot.store._url import describe_url
 
 __all__ = [
     "JSON",
@@ -32,8 +41,16 @@ __all__ = [
     "JsonCodec",
     "MemoryStore",
     "ModelCodec",
+    "RedisStore",
+    "ResilientStore",
+    "SharedFlight",
+    "SqliteStore",
     "Store",
+    "StoreConfigError",
     "StoreError",
+    "StoreUnavailable",
     "TextCodec",
+    "describe_url",
     "namespace",
+    "open_store",
 ]

@@ -30,6 +30,16 @@ class StoreError(Exception):
         self.message = message
 
 
+class StoreConfigError(StoreError):
+    """The store cannot be used as configured (bad STATE_URL, corrupt or unwritable SQLite file,
+    wrong Redis password or db): retrying will not help. `message` names STATE_URL and the fix;
+    meant for one start-up line and exit 2."""
+
+
+class StoreUnavailable(StoreError):
+    """The store did not answer at start-up (connection refused, timed out): worth retrying."""
+
+
 class Codec(Protocol[T]):
     """Object <-> bytes at the boundary of a backend that stores bytes."""
 

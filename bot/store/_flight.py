@@ -1,0 +1,128 @@
+"""Identical computations in flight share ONE upstream call, in this process and across replicas.
+
+In a process: one asyncio task per key, shielded, so a caller that gives up (Slack retried,
+the user left) neither cancels the call for the others nor wastes it: its result is still
+stored. Across replicas: the first to `add` the lock key `lock:<key>` computes, stores the
+result under `key` and releases its lock; the others poll `key` (25 ms, growing to 200 ms)
+until the result appears, or the lock disappears (then they try to take it). The lock's TTL
+is the upstream timeout, so a replica that dies holding it blocks nobody for longer; past
+`deadline` a waiter stops waiting and computes by itself.
+
+Failures are not stored. Callers in the holder's process get the holder's exception; waiters on
+other replicas see the lock released without a result and compute themselves (one at a time,
+through the lock again): their own call reports its own error, which another process's
+exception could not faithfully carry. Results must not be None (None reads as "no result").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any, cast
+
+from bot.store._api import TEXT, Codec, Store, T
+
+_LOCK = "lock:"
+
+
+class SharedFlight:
+    """`await flight.run(key, compute, codec, ttl)`: the result under `key`, computed once."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        lock_ttl: float,
+        deadline: float | None = None,
+        first_poll: float = 0.025,
+        max_poll: float = 0.2,
+    ) -> None:
+        self._store = store
+        self._lock_ttl = lock_ttl
+        # long enough for one holder to time out and the next to take over
+        self._deadline = deadline if deadline is not None else 2 * lock_ttl + 1.0
+        self._first_poll = first_poll
+        self._max_poll = max_poll
+        self._owner = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
+        self._count = 0
+        self._tasks: dict[str, asyncio.Task[Any]] = {}
+
+    def in_flight(self) -> int:
+        return len(self._tasks)
+
+    async def run(
+        self, key: str, compute: Callable[[], Awaitable[T]], codec: Codec[T], ttl: float
+    ) -> T:
+        """The value under `key` if stored; else one `compute()` shared by every caller of
+        this key in every replica, stored under `key` for `ttl` seconds."""
+        task = self._tasks.get(key)
+        if task is None:
+            task = asyncio.ensure_future(self._lead(key, compute, codec, ttl))
+            self._tasks[key] = task
+            task.add_done_callback(lambda done: self._finished(key, done))
+        return cast(T, await asyncio.shield(task))
+
+    def _finished(self, key: str, task: asyncio.Task[Any]) -> None:
+        if self._tasks.get(key) is task:
+            del self._tasks[key]
+        if not task.cancelled():
+            task.exception()  # retrieved: every caller may have gone
+
+    async def _lead(
+        self, key: str, compute: Callable[[], Awaitable[T]], codec: Codec[T], ttl: float
+    ) -> T:
+        stored = await self._store.get(key, codec)
+        if stored is not None:
+            return stored
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self._deadline
+        self._count += 1
+        owner = f"{self._owner}:{self._count}"
+        waited = False
+        while loop.time() < give_up:
+            if await self._store.add(_LOCK + key, owner, TEXT, self._lock_ttl):
+                # the previous holder may have stored its result just before releasing
+                if waited:
+                    stored = await self._store.get(key, codec)
+                if stored is not None:
+                    await self._store.delete_if(_LOCK + key, owner, TEXT)
+                    return stored
+                return await self._compute_and_store(key, owner, compute, codec, ttl)
+            waited = True
+            found = await self._await_other(key, codec, give_up)
+            if found is not None:
+                return found
+        # the lock kept changing hands without a result: stop waiting, compute unshared
+        return await compute()
+
+    async def _compute_and_store(
+        self,
+        key: str,
+        owner: str,
+        compute: Callable[[], Awaitable[T]],
+        codec: Codec[T],
+        ttl: float,
+    ) -> T:
+        try:
+            value = await compute()
+            await self._store.set(key, value, codec, ttl)
+            return value
+        finally:
+            await self._store.delete_if(_LOCK + key, owner, TEXT)
+
+    async def _await_other(self, key: str, codec: Codec[T], give_up: float) -> T | None:
+        """Poll until another replica's result appears (it), or its lock is gone or
+        `give_up` passes (None)."""
+        loop = asyncio.get_running_loop()
+        delay = self._first_poll
+        while loop.time() < give_up:
+            await asyncio.sleep(min(delay, max(0.0, give_up - loop.time())))
+            delay = min(delay * 2, self._max_poll)
+            found = await self._store.get(key, codec)
+            if found is not None:
+                return found
+            if await self._store.get(_LOCK + key, TEXT) is None:
+                return None
+        return None

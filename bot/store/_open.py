@@ -1,0 +1,92 @@
+"""STATE_URL -> a Store: `memory://`, `sqlite:///relative.db`, `sqlite:////absolute.db`,
+`redis://[[user]:password@]host:port/db` and `rediss://…` (TLS).
+
+Start-up failures come in two kinds: StoreConfigError (the URL, the file or the credentials
+are wrong: one line naming STATE_URL and the fix, then exit 2) and StoreUnavailable (the
+server did not answer: worth retrying).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from bot.store._api import Store, StoreConfigError
+from bot.store._memory import Clock, MemoryStore
+from bot.store._redis import RedisStore
+from bot.store._sqlite import SqliteStore
+from bot.store._url import describe_url
+
+_FORMS = (
+    "memory://, sqlite:///relative/path.db, sqlite:////absolute/path.db,"
+    " redis://[[user]:password@]host:port/db or rediss://…"
+)
+_TLS_OPTIONS = frozenset({"ssl_ca_certs", "ssl_check_hostname"})
+
+
+async def open_store(url: str, *, prefix: str, max_entries: int, clock: Clock = time.time) -> Store:
+    """The store STATE_URL names, opened and checked: Redis answered PING, the SQLite file is
+    a database this user can write. StoreConfigError or StoreUnavailable otherwise."""
+    scheme = url.partition("://")[0].lower() if "://" in url else ""
+    if scheme == "memory":
+        if url.rstrip("/").lower() != "memory:":
+            raise _bad(url, "memory:// takes nothing after it")
+        return MemoryStore(max_entries=max_entries, clock=clock)
+    if scheme == "sqlite":
+        return await SqliteStore.open(sqlite_path(url), max_entries=max_entries, clock=clock)
+    if scheme in ("redis", "rediss"):
+        store = redis_store(url, prefix=prefix)
+        await store.verify(describe_url(url))
+        return store
+    raise _bad(url, f"unknown kind of store; use one of {_FORMS}")
+
+
+def sqlite_path(url: str) -> Path:
+    """`sqlite:///state.db` -> state.db in the working directory; `sqlite:////data/x.db` ->
+    /data/x.db (the SQLAlchemy spelling)."""
+    head = "sqlite:///"
+    if not url.lower().startswith(head) or len(url) == len(head):
+        raise _bad(
+            url, "an SQLite URL is sqlite:///relative/path.db or sqlite:////absolute/path.db"
+        )
+    rest = url[len(head) :]
+    if "?" in rest or "#" in rest:
+        raise _bad(url, "an SQLite URL takes no options")
+    return Path(unquote(rest))
+
+
+def redis_store(url: str, *, prefix: str) -> RedisStore:
+    """A RedisStore for a redis:// or rediss:// URL (no connection made yet)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or 6379
+    except ValueError as exc:
+        raise _bad(url, f"{exc}") from None
+    if not parts.hostname:
+        raise _bad(url, "no host: redis://[[user]:password@]host:port/db")
+    db_text = parts.path.strip("/") or "0"
+    if not db_text.isdigit():
+        raise _bad(url, "the database is a number: redis://host:port/0")
+    tls = parts.scheme.lower() == "rediss"
+    options = {name: values[-1] for name, values in parse_qs(parts.query).items()}
+    unknown = sorted(set(options) - (_TLS_OPTIONS if tls else set()))
+    if unknown:
+        raise _bad(
+            url, f"unknown option {unknown[0]!r} (rediss:// takes ssl_ca_certs, ssl_check_hostname)"
+        )
+    return RedisStore.connect(
+        host=parts.hostname,
+        port=port,
+        db=int(db_text),
+        username=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password else None,
+        tls=tls,
+        tls_ca_certs=options.get("ssl_ca_certs"),
+        tls_check_hostname=options.get("ssl_check_hostname", "true").lower() != "false",
+        prefix=prefix,
+    )
+
+
+def _bad(url: str, why: str) -> StoreConfigError:
+    return StoreConfigError(f"STATE_URL={describe_url(url)}: {why}")

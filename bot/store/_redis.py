@@ -1,0 +1,287 @@
+"""`redis://…` / `rediss://…`: state shared by several replicas (Redis ≥ 6, Valkey).
+
+Every key starts with `prefix` (STATE_PREFIX, default `gdocs:`) so one Redis can serve several
+bots, and every key has a TTL (PX): nothing outlives its retention even if no one deletes it.
+Reads-then-writes are Lua scripts, atomic on the server; redis-py's script helper loads them
+again when a restarted server answers NOSCRIPT. Sliding windows are sorted sets under their
+own keys (`<prefix>~window:<key>`), so they never collide with values. The size bound is
+Redis's own business (TTLs, and `maxmemory-policy volatile-lru` on the server).
+
+Errors surface as StoreError with one line that never carries the password.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import AuthenticationError, RedisError, ResponseError
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from bot.store._api import Codec, StoreConfigError, StoreError, StoreUnavailable, T
+
+_REPLACE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+    return 1
+end
+return 0
+"""
+
+_DELETE_IF = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+# INCRBY keeps an existing key's TTL; a missing or non-integer value starts afresh with one
+_INCR = """
+local current = redis.call('GET', KEYS[1])
+if current and string.match(current, '^%-?%d+$') then
+    return redis.call('INCRBY', KEYS[1], ARGV[1])
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return tonumber(ARGV[1])
+"""
+
+# ARGV: cutoff (events at or before it have left), now, limit, ttl ms, a unique member.
+# Returns nothing when the event was recorded, else the oldest event's score ('' if none).
+_HIT = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+    return oldest[2] or ''
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return false
+"""
+
+_Arg = bytes | str | int
+_GLOB_SPECIALS = re.compile(r"([*?\[\]\\])")
+_SCAN_BATCH = 200
+
+
+def escape_glob(text: str) -> str:
+    """`text` matched literally in a SCAN MATCH pattern."""
+    return _GLOB_SPECIALS.sub(r"\\\1", text)
+
+
+def _px(seconds: float) -> int:
+    """A TTL in whole milliseconds, never 0 (which Redis refuses)."""
+    return max(1, math.ceil(seconds * 1000))
+
+
+class RedisStore:
+    kind = "redis"
+
+    def __init__(
+        self,
+        client: Redis,
+        *,
+        prefix: str = "gdocs:",
+        secrets: Sequence[str] = (),
+        tls: bool = False,
+    ) -> None:
+        self._client = client
+        #: whether the connection is TLS (rediss://)
+        self.tls = tls
+        self._prefix = prefix
+        self._windows = f"{prefix}~window:"
+        self._secrets = tuple(s for s in secrets if s)
+        self._replace = client.register_script(_REPLACE)
+        self._delete_if = client.register_script(_DELETE_IF)
+        self._incr = client.register_script(_INCR)
+        self._hit = client.register_script(_HIT)
+
+    @classmethod
+    def connect(
+        cls,
+        *,
+        host: str,
+        port: int = 6379,
+        db: int = 0,
+        username: str | None = None,
+        password: str | None = None,
+        tls: bool = False,
+        tls_ca_certs: str | None = None,
+        tls_check_hostname: bool = True,
+        prefix: str = "gdocs:",
+        connect_timeout: float = 1.0,
+        socket_timeout: float = 1.0,
+        max_connections: int = 50,
+    ) -> RedisStore:
+        """A client (no connection is made until the first call: use `ping()` to check)."""
+        client = Redis(
+            host=host,
+            port=port,
+            db=db,
+            username=username or None,
+            password=password or None,
+            ssl=tls,
+            ssl_ca_certs=tls_ca_certs,
+            ssl_check_hostname=tls and tls_check_hostname,
+            socket_connect_timeout=connect_timeout,
+            socket_timeout=socket_timeout,
+            max_connections=max_connections,
+            # one immediate retry on a fresh connection, for the pooled connections a
+            # restarted server dropped; a real outage fails fast instead of backing off
+            retry=Retry(NoBackoff(), retries=1, supported_errors=(RedisConnectionError,)),
+        )
+        return cls(client, prefix=prefix, secrets=[password or ""], tls=tls)
+
+    @property
+    def prefix(self) -> str:
+        return self._prefix
+
+    @contextmanager
+    def _calling(self, op: str) -> Iterator[None]:
+        try:
+            yield
+        except (RedisError, OSError) as exc:
+            # `from None`: the original exception's text is not ours to vouch for
+            raise StoreError(self.safe_message(f"redis {op} failed", exc)) from None
+
+    def safe_message(self, what: str, exc: BaseException) -> str:
+        """`what: ErrorType: first line of the error`, with any password blanked out."""
+        text = str(exc)
+        for secret in self._secrets:  # before cutting, so no part of one can be left
+            text = text.replace(secret, "***")
+        lines = text.strip().splitlines()
+        return f"{what}: {type(exc).__name__}: {lines[0] if lines else 'no detail'}"[:300]
+
+    async def verify(self, label: str) -> None:
+        """PING once, at start-up. A refusal of the credentials or the db number is
+        StoreConfigError; no answer is StoreUnavailable. `label`: the URL, password hidden."""
+        try:
+            await self._client.ping()
+        except (AuthenticationError, ResponseError) as exc:
+            await self._client.aclose()
+            raise StoreConfigError(
+                f"STATE_URL={label}: Redis refused the connection"
+                f" ({self.safe_message('ping', exc)}): fix the user, password or database number"
+            ) from None
+        except (RedisError, OSError) as exc:
+            await self._client.aclose()
+            message = self.safe_message("ping", exc)
+            if "SSL" in message or "certificate" in message:
+                raise StoreConfigError(
+                    f"STATE_URL={label}: the TLS handshake failed ({message}): use redis:// for"
+                    " a server without TLS, or ?ssl_ca_certs=/path/to/ca.pem for its CA"
+                ) from None
+            raise StoreUnavailable(f"STATE_URL={label}: Redis did not answer ({message})") from None
+
+    # --- Store ---------------------------------------------------------------------------
+    async def get(self, key: str, codec: Codec[T]) -> T | None:
+        with self._calling("get"):
+            raw = await self._client.get(self._prefix + key)
+        return _decode(codec, raw)
+
+    async def get_many(self, keys: Sequence[str], codec: Codec[T]) -> list[T | None]:
+        if not keys:
+            return []
+        with self._calling("get_many"):
+            raws = await self._client.mget([self._prefix + key for key in keys])
+        return [_decode(codec, raw) for raw in raws]
+
+    async def set(self, key: str, value: T, codec: Codec[T], ttl: float) -> None:
+        with self._calling("set"):
+            await self._client.set(self._prefix + key, codec.encode(value), px=_px(ttl))
+
+    async def add(self, key: str, value: T, codec: Codec[T], ttl: float) -> bool:
+        with self._calling("add"):
+            done = await self._client.set(
+                self._prefix + key, codec.encode(value), px=_px(ttl), nx=True
+            )
+        return bool(done)
+
+    async def replace(self, key: str, expected: T, value: T, codec: Codec[T], ttl: float) -> bool:
+        args: list[_Arg] = [codec.encode(expected), codec.encode(value), _px(ttl)]
+        with self._calling("replace"):
+            done = await self._replace(keys=[self._prefix + key], args=args)
+        return bool(done)
+
+    async def delete(self, key: str) -> None:
+        with self._calling("delete"):
+            await self._client.delete(self._prefix + key, self._windows + key)
+
+    async def delete_if(self, key: str, expected: T, codec: Codec[T]) -> bool:
+        with self._calling("delete_if"):
+            done = await self._delete_if(keys=[self._prefix + key], args=[codec.encode(expected)])
+        return bool(done)
+
+    async def incr(self, key: str, amount: int, ttl: float) -> int:
+        with self._calling("incr"):
+            value = await self._incr(keys=[self._prefix + key], args=[amount, _px(ttl)])
+        return int(value)
+
+    async def hit(self, key: str, limit: int, window: float, now: float) -> float | None:
+        member = f"{now!r}:{os.urandom(6).hex()}"  # two events at one instant are two events
+        args: list[_Arg] = [repr(now - window), repr(now), limit, _px(window), member]
+        with self._calling("hit"):
+            oldest = await self._hit(keys=[self._windows + key], args=args)
+        if oldest is None:
+            return None
+        if oldest == b"":
+            return window
+        return max(0.0, float(oldest) + window - now)
+
+    async def window_events(self, key: str, window: float, now: float) -> list[float]:
+        # one read command is atomic by itself: no script needed
+        with self._calling("window_events"):
+            found: list[Any] = await self._client.zrangebyscore(
+                self._windows + key, f"({now - window!r}", "+inf", withscores=True
+            )
+        return [float(score) for _member, score in found]  # (member, score) pairs
+
+    async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]:
+        pattern = escape_glob(self._prefix + prefix) + "*"
+        found: list[tuple[str, T]] = []
+        cursor = 0
+        with self._calling("scan"):
+            while len(found) < limit:
+                cursor, keys = await self._client.scan(cursor, match=pattern, count=_SCAN_BATCH)
+                if keys:
+                    raws = await self._client.mget(keys)
+                    found.extend(self._decoded(keys, raws, codec))
+                if cursor == 0:
+                    break
+        return found[:limit]
+
+    def _decoded(
+        self, keys: Sequence[bytes | str], raws: Sequence[bytes | str | None], codec: Codec[T]
+    ) -> Iterator[tuple[str, T]]:
+        skip = len(self._prefix.encode())
+        for key, raw in zip(keys, raws, strict=True):
+            value = _decode(codec, raw)  # None: a window (not a string), or expired meanwhile
+            if value is not None:
+                yield _as_bytes(key)[skip:].decode("utf-8", "replace"), value
+
+    async def ping(self) -> None:
+        with self._calling("ping"):
+            await self._client.ping()
+
+    async def aclose(self) -> None:
+        with self._calling("close"):
+            await self._client.aclose()
+
+
+def _as_bytes(value: bytes | str) -> bytes:
+    return value.encode() if isinstance(value, str) else value
+
+
+def _decode(codec: Codec[T], raw: bytes | str | None) -> T | None:
+    if raw is None:
+        return None
+    try:
+        return codec.decode(_as_bytes(raw))
+    except ValueError:  # written by another version: as good as absent
+        return None

@@ -1,0 +1,295 @@
+"""One contract, three backends: memory://, an SQLite file and a real redis-server.
+
+Expiry cases drive the injected clock, so they run on the memory and SQLite backends; Redis
+expires keys on its own clock (its PX TTLs are checked in test_store_redis.py). Undecodable
+values concern only the backends that store bytes; size bounds those that enforce them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from bot.store import JSON, TEXT, ModelCodec
+from tests.store_backends import MAX_ENTRIES, Backend, open_backend
+
+
+class Answer(BaseModel):
+    text: str
+    sources: list[str]
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    async with open_backend(request.param, request, tmp_path) as opened:
+        yield opened
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+async def clocked(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    """The backends whose expiry follows the injected clock."""
+    async with open_backend(request.param, request, tmp_path) as opened:
+        yield opened
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+async def byte_backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    """The backends that keep values as their codec's bytes."""
+    async with open_backend(request.param, request, tmp_path) as opened:
+        yield opened
+
+
+# --- values ------------------------------------------------------------------------------
+async def test_a_value_set_is_read_back_until_it_is_deleted(backend: Backend) -> None:
+    """set, get and get_many see the value (missing keys read as None); delete removes it."""
+    store = backend.store
+    await store.set("answer:q1", {"text": "Use gcloud.", "n": 2}, JSON, ttl=60)
+    assert {"text": "Use gcloud.", "n": 2} == await store.get("answer:q1", JSON)
+    assert [{"text": "Use gcloud.", "n": 2}, None] == await store.get_many(
+        ["answer:q1", "answer:q2"], JSON
+    )
+    await store.set("answer:q1", {"text": "Newer."}, JSON, ttl=60)
+    assert {"text": "Newer."} == await store.get("answer:q1", JSON)
+    await store.delete("answer:q1")
+    assert await store.get("answer:q1", JSON) is None
+    assert [] == await store.get_many([], JSON)
+
+
+async def test_models_round_trip_through_their_codec(backend: Backend) -> None:
+    """A pydantic model comes back equal, field for field (non-ASCII text included)."""
+    codec = ModelCodec(Answer)
+    answer = Answer(text="Créez un bucket — «gs://»", sources=["https://cloud.google.com/x"])
+    await backend.store.set("answer:fr", answer, codec, ttl=60)
+    assert answer == await backend.store.get("answer:fr", codec)
+
+
+async def test_values_read_as_absent_once_their_ttl_has_passed(clocked: Backend) -> None:
+    """A value lives exactly its TTL; past it get, get_many and scan no longer see it."""
+    store, clock = clocked.store, clocked.clock
+    await store.set("title:doc1", "Create buckets", TEXT, ttl=10)
+    clock.advance(9.9)
+    assert "Create buckets" == await store.get("title:doc1", TEXT)
+    clock.advance(0.2)
+    assert await store.get("title:doc1", TEXT) is None
+    assert [None] == await store.get_many(["title:doc1"], TEXT)
+    assert [] == await store.scan("title:", TEXT, limit=10)
+
+
+# --- claims and compare-and-set ----------------------------------------------------------
+async def test_only_one_of_many_concurrent_claims_wins(backend: Backend) -> None:
+    """Twenty concurrent adds of one key: exactly one True, and the key holds its value."""
+    claims = [backend.store.add("dedupe:Ev1", f"worker-{i}", TEXT, ttl=60) for i in range(20)]
+    results = await asyncio.gather(*claims)
+    assert 1 == results.count(True)
+    assert f"worker-{results.index(True)}" == await backend.store.get("dedupe:Ev1", TEXT)
+
+
+async def test_a_claim_can_be_taken_again_once_it_expires(clocked: Backend) -> None:
+    """add over a live key fails; over an expired one it succeeds with the new value."""
+    store = clocked.store
+    assert await store.add("dedupe:Ev2", "first", TEXT, ttl=5) is True
+    assert await store.add("dedupe:Ev2", "second", TEXT, ttl=5) is False
+    clocked.clock.advance(5.1)
+    assert await store.add("dedupe:Ev2", "third", TEXT, ttl=5) is True
+    assert "third" == await store.get("dedupe:Ev2", TEXT)
+
+
+async def test_replace_changes_a_value_only_when_it_holds_the_expected_one(
+    backend: Backend,
+) -> None:
+    """Compare-and-set: a missing key or another value leave things as they are."""
+    store = backend.store
+    assert await store.replace("pause:aq", "on", "off", TEXT, ttl=60) is False
+    assert await store.get("pause:aq", TEXT) is None
+    await store.set("pause:aq", "on", TEXT, ttl=60)
+    assert await store.replace("pause:aq", "maybe", "off", TEXT, ttl=60) is False
+    assert "on" == await store.get("pause:aq", TEXT)
+    assert await store.replace("pause:aq", "on", "off", TEXT, ttl=60) is True
+    assert "off" == await store.get("pause:aq", TEXT)
+
+
+async def test_replace_gives_the_value_its_new_ttl(clocked: Backend) -> None:
+    """The replaced value lives for the TTL given to replace, not the old one."""
+    store, clock = clocked.store, clocked.clock
+    await store.set("pause:aq", "on", TEXT, ttl=5)
+    assert await store.replace("pause:aq", "on", "off", TEXT, ttl=50) is True
+    clock.advance(10)
+    assert "off" == await store.get("pause:aq", TEXT)
+    clock.advance(41)
+    assert await store.get("pause:aq", TEXT) is None
+
+
+async def test_delete_if_releases_only_ones_own_lock(backend: Backend) -> None:
+    """delete_if with another owner keeps the lock; with the holder's value it deletes it."""
+    store = backend.store
+    await store.set("lock:q", "replica-a", TEXT, ttl=60)
+    assert await store.delete_if("lock:q", "replica-b", TEXT) is False
+    assert "replica-a" == await store.get("lock:q", TEXT)
+    assert await store.delete_if("lock:q", "replica-a", TEXT) is True
+    assert await store.get("lock:q", TEXT) is None
+    assert await store.delete_if("lock:q", "replica-a", TEXT) is False
+
+
+# --- counters ------------------------------------------------------------------------------
+async def test_counters_start_at_zero_and_go_up_and_down(backend: Backend) -> None:
+    """incr returns the new value; negative amounts subtract; get reads it as a number."""
+    store = backend.store
+    assert 5 == await store.incr("quota:2026-01-01", 5, ttl=60)
+    assert -2 == await store.incr("quota:2026-01-01", -7, ttl=60)
+    assert 1 == await store.incr("quota:2026-01-01", 3, ttl=60)
+    assert 1 == await store.get("quota:2026-01-01", JSON)
+
+
+async def test_a_counter_keeps_its_first_expiry(clocked: Backend) -> None:
+    """Counting again does not extend a counter's life: it expires on its first TTL."""
+    store, clock = clocked.store, clocked.clock
+    await store.incr("quota:day", 1, ttl=10)
+    clock.advance(6)
+    assert 2 == await store.incr("quota:day", 1, ttl=10)
+    clock.advance(5)
+    assert await store.get("quota:day", JSON) is None
+    assert 1 == await store.incr("quota:day", 1, ttl=10)
+
+
+async def test_counting_over_a_value_that_is_no_counter_starts_afresh(backend: Backend) -> None:
+    """incr on a key holding text starts from zero instead of failing."""
+    await backend.store.set("quota:odd", "not a number", TEXT, ttl=60)
+    assert 3 == await backend.store.incr("quota:odd", 3, ttl=60)
+
+
+# --- sliding windows ----------------------------------------------------------------------
+async def test_hit_allows_limit_events_per_window_then_says_when_to_retry(
+    backend: Backend,
+) -> None:
+    """Three events in 10 s: the fourth is refused with the seconds until the oldest leaves,
+    and is not recorded; once the oldest has left, an event is allowed again."""
+    store = backend.store
+    for at in (100.0, 101.0, 102.0):
+        assert await store.hit("rate:U1", limit=3, window=10, now=at) is None
+    assert 7.0 == pytest.approx(await store.hit("rate:U1", limit=3, window=10, now=103.0))
+    assert [100.0, 101.0, 102.0] == await store.window_events("rate:U1", window=10, now=103.0)
+    assert await store.hit("rate:U1", limit=3, window=10, now=110.5) is None
+    assert [101.0, 102.0, 110.5] == await store.window_events("rate:U1", window=10, now=110.5)
+
+
+async def test_events_leave_the_window_as_time_passes(backend: Backend) -> None:
+    """window_events lists only the events of the last `window` seconds, oldest first."""
+    store = backend.store
+    await store.hit("rate:U2", limit=5, window=60, now=1000.0)
+    await store.hit("rate:U2", limit=5, window=60, now=1030.0)
+    assert [1000.0, 1030.0] == await store.window_events("rate:U2", window=60, now=1059.0)
+    assert [1030.0] == await store.window_events("rate:U2", window=60, now=1060.0)
+    assert [] == await store.window_events("rate:U2", window=60, now=1090.0)
+    assert [] == await store.window_events("rate:nobody", window=60, now=1090.0)
+
+
+async def test_two_events_at_the_same_instant_count_twice(backend: Backend) -> None:
+    """Events are not deduplicated by their time."""
+    store = backend.store
+    assert await store.hit("rate:U3", limit=2, window=10, now=50.0) is None
+    assert await store.hit("rate:U3", limit=2, window=10, now=50.0) is None
+    assert await store.hit("rate:U3", limit=2, window=10, now=50.0) is not None
+
+
+async def test_delete_clears_a_window_too(backend: Backend) -> None:
+    """delete(key) forgets a limiter's events."""
+    await backend.store.hit("rate:U4", limit=1, window=10, now=5.0)
+    await backend.store.delete("rate:U4")
+    assert await backend.store.hit("rate:U4", limit=1, window=10, now=6.0) is None
+
+
+# --- scans ---------------------------------------------------------------------------------
+async def test_scan_lists_the_live_values_under_a_prefix(backend: Backend) -> None:
+    """scan returns (key, value) pairs starting with the prefix, at most `limit` of them, and
+    never a limiter's events."""
+    store = backend.store
+    await store.set("feedback:T1:a", "up", TEXT, ttl=60)
+    await store.set("feedback:T1:b", "down", TEXT, ttl=60)
+    await store.set("feedback:T2:a", "up", TEXT, ttl=60)
+    await store.set("other:T1", "x", TEXT, ttl=60)
+    await store.hit("feedback:T1:rate", limit=5, window=10, now=1.0)
+    found = await store.scan("feedback:T1:", TEXT, limit=10)
+    assert [("feedback:T1:a", "up"), ("feedback:T1:b", "down")] == sorted(found)
+    two = await store.scan("feedback:", TEXT, limit=2)
+    assert 2 == len(two)
+    assert {key for key, _ in two} <= {"feedback:T1:a", "feedback:T1:b", "feedback:T2:a"}
+    everything = await store.scan("", TEXT, limit=100)
+    assert {"feedback:T1:a", "feedback:T1:b", "feedback:T2:a", "other:T1"} == {
+        key for key, _ in everything
+    }
+
+
+async def test_scan_leaves_out_expired_values(clocked: Backend) -> None:
+    """A value past its TTL is not listed."""
+    store = clocked.store
+    await store.set("thread:C1:1", "short", TEXT, ttl=1)
+    await store.set("thread:C1:2", "long", TEXT, ttl=100)
+    clocked.clock.advance(2)
+    assert [("thread:C1:2", "long")] == await store.scan("thread:C1:", TEXT, limit=10)
+
+
+# --- what the stored bytes no longer say --------------------------------------------------
+async def test_values_that_no_longer_decode_read_as_absent(byte_backend: Backend) -> None:
+    """A value written by another version (not JSON, or not this model) is as good as
+    missing for get, get_many and scan."""
+    store = byte_backend.store
+    await store.set("answer:old", "{not json", TEXT, ttl=60)
+    await store.set("answer:shape", '{"unrelated": 1}', TEXT, ttl=60)
+    await store.set("answer:bytes", "\udcff", TextSurrogates(), ttl=60)
+    assert await store.get("answer:old", JSON) is None
+    assert await store.get("answer:shape", ModelCodec(Answer)) is None
+    assert await store.get("answer:bytes", TEXT) is None
+    assert [None, None] == await store.get_many(["answer:old", "answer:bytes"], JSON)
+    assert [] == await store.scan("answer:", ModelCodec(Answer), limit=10)
+
+
+class TextSurrogates:
+    """Writes bytes that are not UTF-8 (as a foreign writer might)."""
+
+    def encode(self, value: str) -> bytes:
+        return value.encode("utf-8", "surrogateescape")
+
+    def decode(self, raw: bytes) -> str:
+        return raw.decode("utf-8", "surrogateescape")
+
+
+# --- size bounds ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_each_namespace_keeps_its_most_recently_used_values(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Past max_entries in one namespace the least recently used value goes (a read counts as
+    use); other namespaces are not touched."""
+    async with open_backend(kind, request, tmp_path) as opened:
+        store = opened.store
+        for i in range(MAX_ENTRIES):
+            await store.set(f"dedupe:{i}", i, JSON, ttl=60)
+            await store.set(f"answer:{i}", i, JSON, ttl=60)
+        assert 0 == await store.get("answer:0", JSON)  # answer:1 is now the least recent
+        await store.set("answer:new", 9, JSON, ttl=60)
+        answers = await store.get_many([f"answer:{i}" for i in range(MAX_ENTRIES)], JSON)
+        assert [0, None, 2] == answers
+        assert 9 == await store.get("answer:new", JSON)
+        assert [0, 1, 2] == await store.get_many([f"dedupe:{i}" for i in range(3)], JSON)
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_limiters_are_bounded_like_values(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Past max_entries limiters, the one used longest ago forgets its events."""
+    async with open_backend(kind, request, tmp_path) as opened:
+        for i in range(MAX_ENTRIES + 1):
+            await opened.store.hit(f"rate:U{i}", limit=5, window=60, now=10.0 + i)
+        assert [] == await opened.store.window_events("rate:U0", window=60, now=20.0)
+        last = f"rate:U{MAX_ENTRIES}"
+        assert [10.0 + MAX_ENTRIES] == await opened.store.window_events(last, 60, now=20.0)
+
+
+async def test_ping_answers_when_the_backend_is_usable(backend: Backend) -> None:
+    """ping returns quietly on a working store."""
+    await backend.store.ping()

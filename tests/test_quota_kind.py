@@ -12,11 +12,9 @@ from typing import Any
 import pytest
 
 from bot.errors import QuotaExceeded, QuotaSignal
-from bot.upstream._aiohttp import AiohttpTransport
-from bot.upstream._auth import ApiKeyAuth
-from bot.upstream._errors import Redactor, ServerContext
 from bot.upstream._quota_kind import http_quota_signal, rpc_quota_signal, text_quota_signal
 from bot.upstream._transport import McpClient
+from tests.fakes.dk_client import dk_client, dk_context
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.fakes.quota import QuotaEnforcer
 
@@ -233,21 +231,9 @@ def test_tool_error_texts_name_their_limit(text: str, expected: QuotaSignal) -> 
     assert expected == text_quota_signal(text)
 
 
-def _ctx() -> ServerContext:
-    return ServerContext(
-        key="developer_knowledge",
-        display="The Google documentation service",
-        url_setting="DEVELOPER_KNOWLEDGE_MCP_URL",
-        api_service="developerknowledge.googleapis.com",
-        auth="api_key",
-        timeout=3.0,
-        redact=Redactor(lambda: ["test-key"]),
-    )
-
-
 def test_quota_errors_carry_their_signal_and_say_today_only_for_the_day() -> None:
     """Each form's QuotaExceeded carries the signal; only a daily limit says "for today"."""
-    ctx = _ctx()
+    ctx = dk_context()
     minute = ctx.from_http(429, _body(MINUTE_FULL), tool="answer_query", modern=True)
     day = ctx.from_rpc_error(
         {"code": -32000, "message": "RESOURCE_EXHAUSTED", "data": DAY_FULL},
@@ -291,20 +277,8 @@ class FakeClock:
 
 @pytest.fixture
 async def client(dk_server: FakeDeveloperKnowledge) -> AsyncIterator[McpClient]:
-    transport = AiohttpTransport(max_connections=4)
-    mcp = McpClient(
-        _ctx(),
-        dk_server.url,
-        transport,
-        ApiKeyAuth("test-key"),
-        timeout=3.0,
-        max_response_bytes=1_000_000,
-        max_concurrency=4,
-        max_retries=1,
-        backoff_base=0.001,
-    )
-    yield mcp
-    await transport.aclose()
+    async with dk_client(dk_server) as mcp:
+        yield mcp
 
 
 async def _refusal(client: McpClient) -> QuotaExceeded:

@@ -18,6 +18,7 @@ with the real clock too (the benchmark runs it in-process).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import threading
@@ -50,6 +51,8 @@ class RefusedCall:
     at: datetime
     #: when this quota admits a call again (the oldest call leaves the minute / Pacific midnight)
     until: datetime
+    #: "client" for calls that came over MCP; tests name other users of the project's quota
+    who: str = "client"
 
 
 @dataclass
@@ -71,12 +74,14 @@ class QuotaEnforcer:
     _day: tuple[str, int] = ("", 0)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def admit(self) -> RefusedCall | None:
-        """Count one call now, or refuse it (and record that) when a limit is reached."""
+    def admit(self, who: str = "client") -> RefusedCall | None:
+        """Count one call now, or refuse it (and record that) when a limit is reached. `who`
+        names a caller other than the MCP client (another app on the same project)."""
         with self._lock:
             now = self.clock()
             refusal = self._over_day(now) or self._over_minute(now)
             if refusal is not None:
+                refusal = dataclasses.replace(refusal, who=who)
                 self.refused.append(refusal)
                 return refusal
             self._recent.append(now)
@@ -103,12 +108,12 @@ class QuotaEnforcer:
         return RefusedCall("minute", now, self._recent[0] + timedelta(seconds=self.window))
 
     # --- what tests ask ------------------------------------------------------------------
-    def refused_for(self, limit: Limit) -> list[RefusedCall]:
-        return [r for r in self.refused if r.limit == limit]
+    def refused_for(self, limit: Limit, who: str = "client") -> list[RefusedCall]:
+        return [r for r in self.refused if r.limit == limit and r.who == who]
 
-    def most_refused_in_one_window(self, limit: Limit) -> int:
-        """The most refusals of `limit` made while one refusal's window was still shut."""
-        calls = self.refused_for(limit)
+    def most_refused_in_one_window(self, limit: Limit, who: str = "client") -> int:
+        """The most refusals of `limit` to `who` made while one refusal's window was shut."""
+        calls = self.refused_for(limit, who)
         return max((sum(1 for o in calls if r.at <= o.at < r.until) for r in calls), default=0)
 
     # --- what a refusal looks like -------------------------------------------------------

@@ -6,7 +6,9 @@ show a user as is: no stack trace, no secret, and, for auth errors, the setting 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import Literal
 
 
 class ErrorCode(StrEnum):
@@ -47,8 +49,34 @@ class AuthError(GdocsError):
     code = ErrorCode.AUTH
 
 
+@dataclass(frozen=True)
+class QuotaSignal:
+    """Which of a server's quota limits a 429 was about, as far as the server said.
+
+    `limit` is "minute" for any short window (per minute, per 100 seconds…), "day" for a
+    daily quota, "unknown" when the answer does not say; `retry_after` is seconds to wait
+    (RetryInfo.retryDelay, a Retry-After header, "retry in 37s"), `limit_value` the quota's
+    size (ErrorInfo's quota_limit_value), each None when not given.
+    """
+
+    limit: Literal["minute", "day", "unknown"]
+    retry_after: float | None = None
+    limit_value: int | None = None
+
+
 class QuotaExceeded(GdocsError):
     code = ErrorCode.QUOTA
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        setting: str | None = None,
+        signal: QuotaSignal | None = None,
+    ) -> None:
+        super().__init__(message, setting=setting)
+        #: what the server said about the limit; None when the error did not come from one
+        self.signal = signal
 
 
 class NotFound(GdocsError):

@@ -19,11 +19,13 @@ from bot.errors import (
     NotFound,
     ProtocolError,
     QuotaExceeded,
+    QuotaSignal,
     Unavailable,
     UpstreamTimeout,
 )
 from bot.redact import Redactor
 from bot.text import one_line
+from bot.upstream._quota_kind import http_quota_signal, rpc_quota_signal, text_quota_signal
 
 AuthKind = Literal["api_key", "oauth", "none"]
 
@@ -125,10 +127,14 @@ class ServerContext:
             setting=self.url_setting,
         )
 
-    def quota(self, tool: str) -> QuotaExceeded:
-        if tool == "answer_query":
-            return QuotaExceeded(f"{self.display} has used up its answer quota for today.")
-        return QuotaExceeded(f"{self.display} is over its quota — try again in a minute.")
+    def quota(self, tool: str, signal: QuotaSignal | None = None) -> QuotaExceeded:
+        signal = signal or QuotaSignal("unknown")
+        message = f"{self.display} is over its quota — try again in a minute."
+        if tool == "answer_query" and signal.limit == "day":
+            message = f"{self.display} has used up its answer quota for today."
+        elif tool == "answer_query":
+            message = f"{self.display} is over its answer quota for now — try again in a minute."
+        return QuotaExceeded(message, signal=signal)
 
     def timeout_error(self) -> Unavailable:
         return UpstreamTimeout(
@@ -149,14 +155,23 @@ class ServerContext:
         return NotFound("That was not found in the documentation.")
 
     # --- classification --------------------------------------------------------------
-    def from_http(self, status: int, body: bytes, *, tool: str, modern: bool) -> Exception:
-        """The error for a non-2xx HTTP answer (VersionRefused/SessionExpired are signals)."""
+    def from_http(
+        self,
+        status: int,
+        body: bytes,
+        *,
+        tool: str,
+        modern: bool,
+        retry_after: str | None = None,
+    ) -> Exception:
+        """The error for a non-2xx HTTP answer (VersionRefused/SessionExpired are signals);
+        `retry_after` is the Retry-After header, if any."""
         text, rpc_code = _error_text(body)
         if status == 400 and modern and (rpc_code == -32022 or _VERSION_REFUSED.search(text)):
             return VersionRefused()
         quota = status == 429 or (status in (400, 403) and _QUOTA.search(text))
         if quota and not _QUOTA_PROJECT.search(text):
-            return self.quota(tool)
+            return self.quota(tool, http_quota_signal(body, retry_after=retry_after))
         if status == 400 and _BAD_KEY.search(text):
             return self.auth_error(400, text)
         if status in (401, 403):
@@ -187,7 +202,9 @@ class ServerContext:
             return VersionRefused()
         known = self._from_text(text)
         if known is not None:
-            return known if not isinstance(known, QuotaExceeded) else self.quota(tool)
+            if isinstance(known, QuotaExceeded):
+                return self.quota(tool, rpc_quota_signal(message, data))
+            return known
         if code == -32601:
             return self.protocol(f"it does not offer {tool or 'that method'}")
         if code in (-32600, -32602, -32700):
@@ -198,7 +215,7 @@ class ServerContext:
         """A tool result with isError: true."""
         known = self._from_text(text)
         if isinstance(known, QuotaExceeded):
-            return self.quota(tool)
+            return self.quota(tool, text_quota_signal(text))
         if known is not None:
             return known
         if _INVALID.search(text):

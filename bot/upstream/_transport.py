@@ -205,7 +205,13 @@ class McpClient:
                 raw = await read_limited(response, _ERROR_BODY_LIMIT, self.server, truncate=True)
                 if response.status_code == 404 and retry and session:
                     raise SessionExpired()
-                raise self.server.from_http(response.status_code, raw, tool=tool, modern=modern)
+                raise self.server.from_http(
+                    response.status_code,
+                    raw,
+                    tool=tool,
+                    modern=modern,
+                    retry_after=response.headers.get("retry-after"),
+                )
             message = await read_message(response, request_id, self._limit, self.server)
         if "error" in message:
             raise self.server.from_rpc_error(message["error"], tool=tool, modern=modern)

@@ -19,6 +19,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from tests.fakes.quota import QuotaEnforcer
 from tests.fakes.serving import ThreadedServer
 
 Scope = dict[str, Any]
@@ -285,6 +286,8 @@ class FakeDeveloperKnowledge(_FakeServerBase):
         self.answers: dict[str, tuple[str, list[str]]] = {}
         #: make answer_query fail as quota-exhausted in one of three forms: http, jsonrpc, result
         self.quota_exhausted: str | None = None
+        #: enforce answer_query's per-minute and per-day quota (tests/fakes/quota.py)
+        self.quota: QuotaEnforcer | None = None
         #: tools to expose; older revisions had search_document_chunks, batch_get_documents and
         #: get_document
         self.tool_names = tool_names
@@ -326,6 +329,10 @@ class FakeDeveloperKnowledge(_FakeServerBase):
 
         async def answer_query(query: str) -> dict[str, Any]:
             await asyncio.sleep(server.latency)
+            if server.quota is not None and server.quota.form == "result":
+                refusal = server.quota.admit()
+                if refusal is not None:
+                    raise ToolError(server.quota.message(refusal))
             if server.quota_exhausted == "result":
                 raise ToolError(
                     "429 RESOURCE_EXHAUSTED: Quota exceeded for quota metric "
@@ -374,7 +381,24 @@ class FakeDeveloperKnowledge(_FakeServerBase):
                 }
             )
             return Fault(status=200, body=body.encode())
-        return super()._check(method, tool, headers, request_id)
+        refused = super()._check(method, tool, headers, request_id)
+        if refused is None and tool == "answer_query" and self.quota is not None:
+            refused = _quota_fault(self.quota, request_id)
+        return refused
+
+
+def _quota_fault(quota: QuotaEnforcer, request_id: Any) -> Fault | None:
+    """Google's 429 as an HTTP error or a JSON-RPC error (the tool itself sends the third
+    form, a result with isError), when the quota refuses this call."""
+    if quota.form == "result":
+        return None
+    refusal = quota.admit()
+    if refusal is None:
+        return None
+    if quota.form == "http":
+        return Fault(status=429, body=quota.http_body(refusal))
+    body = {"jsonrpc": "2.0", "id": request_id, "error": quota.rpc_error(refusal)}
+    return Fault(status=200, body=json.dumps(body).encode())
 
 
 class FakePay(_FakeServerBase):

@@ -1,0 +1,313 @@
+"""The answer_query governor: a ledger of calls per minute, per Pacific day and per person, and
+the pauses Google's 429s impose, all in the shared `Store` (replicas and restarts share them).
+
+    quota = AnswerQuota(store, QuotaConfig(), clock=utc_now, metrics=metrics)
+    decision = await quota.acquire(user)          # Permit: the call is counted; send it
+    if isinstance(decision, Refusal): ...         # search instead; decision says which limit
+    except QuotaExceeded as exc:                  # the server said no after all
+        pause = await quota.refused(exc.signal or UNKNOWN_SIGNAL, user)
+
+Checks, in this order: an active pause, the person's daily cap, the team's day, the sliding
+minute. A Permit has already counted the call (Google counts failed calls too, so nothing is
+given back for them); a call refused here or by the server's 429 is given back, as Google does
+not count it. The server has the last word: its 429 pauses the ledger even when the ledger
+thought there was room (someone else uses the project's quota).
+
+Keys (namespace `quota:`, each with a TTL): `quota:pause` (JSON {kind, until}; until it
+ends), `quota:day:<pacific day>` and `quota:user:<pacific day>:<user>` (counters; until a
+day after the reset), `quota:minute` (the sliding window of the last 60 s).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot.errors import QuotaSignal
+from bot.observability.metrics import Metrics
+from bot.quota._pacific import next_pacific_midnight, pacific_day
+from bot.quota._types import (
+    PAUSE_KINDS,
+    Pause,
+    PauseKind,
+    Permit,
+    QuotaConfig,
+    QuotaState,
+    Refusal,
+)
+from bot.store import JSON, Store, StoreError
+
+logger = logging.getLogger(__name__)
+
+#: what a QuotaExceeded without a signal means
+UNKNOWN_SIGNAL = QuotaSignal("unknown")
+WINDOW_SECONDS = 60.0
+#: the longest pause a minute or unknown 429 can cause, whatever its retry delay says
+MAX_SHORT_PAUSE_SECONDS = 900.0
+#: a pause is never shorter than this, so a slot "about to free" is not hammered
+MIN_PAUSE_SECONDS = 1.0
+_PAUSE_KEY = "quota:pause"
+_MINUTE_KEY = "quota:minute"
+_USER_CHARS = 64
+_CAS_TRIES = 3
+_MIN_SLEEP = 0.05
+
+
+class AnswerQuota:
+    def __init__(
+        self,
+        store: Store,
+        config: QuotaConfig,
+        *,
+        clock: Callable[[], datetime],
+        metrics: Metrics | None = None,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ) -> None:
+        self._store = store
+        self.config = config
+        self._clock = clock
+        self._metrics = metrics
+        self._sleep = sleep
+        self._store_down = False
+
+    # --- asking --------------------------------------------------------------------------
+    async def acquire(self, user: str | None) -> Permit | Refusal:
+        """May one answer_query call for `user` go out now? A Permit has counted it."""
+        now = self._now()
+        day = pacific_day(now)
+        try:
+            decision = await self._decide(now, day, user)
+        except StoreError as exc:
+            self._store_failed(exc)
+            return Permit(user=user, day=day, counted=False)
+        self._store_down = False
+        await self._publish()
+        return decision
+
+    async def acquire_waiting(
+        self, user: str | None, *, on_wait: Callable[[Refusal], Awaitable[None]] | None = None
+    ) -> Permit | Refusal:
+        """`acquire`, waiting (at most `wait_seconds` in all) when the minute opens soon;
+        `on_wait` runs before each wait (to tell the asker why)."""
+        waited = 0.0
+        while True:
+            decision = await self.acquire(user)
+            if isinstance(decision, Permit) or decision.wait is None:
+                return decision
+            pause = max(decision.wait, _MIN_SLEEP)
+            if waited + pause > self.config.wait_seconds:
+                return decision
+            if on_wait is not None:
+                await on_wait(decision)
+            await self._sleep(pause)
+            waited += pause
+
+    async def _decide(self, now: datetime, day: str, user: str | None) -> Permit | Refusal:
+        pause = await self._pause(now)
+        if pause is not None:
+            return self._refusal(pause.kind, pause.until, now)
+        reset = next_pacific_midnight(now)
+        ttl = _day_ttl(now, reset)
+        counted: list[str] = []
+        user_key = self._user_key(day, user)
+        if user_key is not None:
+            counted.append(user_key)
+            if await self._store.incr(user_key, 1, ttl) > self.config.per_user_per_day:
+                await self._give_back(counted, ttl)
+                return Refusal("user", reset)
+        counted.append(_day_key(day))
+        used = await self._store.incr(_day_key(day), 1, ttl)
+        if self.config.per_day and used > self.config.per_day:
+            await self._give_back(counted, ttl)
+            return Refusal("day", reset)
+        if self.config.per_minute:
+            stamp = now.timestamp()
+            wait = await self._store.hit(_MINUTE_KEY, self.config.per_minute, WINDOW_SECONDS, stamp)
+            if wait is not None:
+                await self._give_back(counted, ttl)
+                return self._refusal("minute", now + timedelta(seconds=wait), now)
+        return Permit(user=user, day=day)
+
+    def _refusal(self, kind: PauseKind, until: datetime, now: datetime) -> Refusal:
+        remaining = max(0.0, (until - now).total_seconds())
+        wait = remaining if kind == "minute" and remaining <= self.config.wait_seconds else None
+        return Refusal(kind, until, wait)
+
+    # --- the server said 429 -------------------------------------------------------------
+    async def refused(self, signal: QuotaSignal, user: str | None) -> Pause:
+        """Follow the server: pause answer_query (minute: its retry delay or the window; day:
+        until Pacific midnight, the day counted as spent; unknown: a short pause, never a
+        day). The refused call is given back (Google does not count it). The pause."""
+        now = self._now()
+        if self._metrics is not None:
+            self._metrics.count(
+                "gdocs_quota_refusals_total",
+                "answer_query calls the server refused (429), by limit.",
+                limit=signal.limit,
+            )
+        fallback = now + timedelta(seconds=signal.retry_after or self.config.unknown_pause_seconds)
+        if signal.limit == "day":
+            fallback = next_pacific_midnight(now)
+        try:
+            pause = Pause(signal.limit, await self._pause_until(signal, now))
+            await self._extend_pause(pause, now)
+            reset = next_pacific_midnight(now)
+            day = pacific_day(now)
+            if signal.limit == "day":
+                await self._spend_day(day, signal, _day_ttl(now, reset))
+            else:
+                keys = [k for k in (self._user_key(day, user), _day_key(day)) if k]
+                await self._give_back(keys, _day_ttl(now, reset))
+        except StoreError as exc:
+            self._store_failed(exc)
+            return Pause(signal.limit, fallback)
+        await self._publish()
+        return pause
+
+    async def _pause_until(self, signal: QuotaSignal, now: datetime) -> datetime:
+        if signal.limit == "day":
+            return next_pacific_midnight(now)
+        if signal.retry_after is not None:
+            seconds = min(signal.retry_after, MAX_SHORT_PAUSE_SECONDS)
+        elif signal.limit == "minute":
+            # the server's window holds our oldest call or older ones: a slot frees by then
+            events = await self._store.window_events(_MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
+            oldest = events[0] if events else now.timestamp()
+            seconds = oldest + WINDOW_SECONDS - now.timestamp()
+        else:
+            seconds = self.config.unknown_pause_seconds
+        return now + timedelta(seconds=max(seconds, MIN_PAUSE_SECONDS))
+
+    async def _extend_pause(self, pause: Pause, now: datetime) -> None:
+        """Set the pause unless a longer one is active (compare-and-set: replicas race)."""
+        value = {"kind": pause.kind, "until": pause.until.timestamp()}
+        ttl = max(MIN_PAUSE_SECONDS, (pause.until - now).total_seconds())
+        for _ in range(_CAS_TRIES):
+            current = await self._store.get(_PAUSE_KEY, JSON)
+            active = _read_pause(current)
+            if active is not None and active.until >= pause.until:
+                return
+            if current is None:
+                if await self._store.add(_PAUSE_KEY, value, JSON, ttl):
+                    return
+            elif await self._store.replace(_PAUSE_KEY, current, value, JSON, ttl):
+                return
+
+    async def _spend_day(self, day: str, signal: QuotaSignal, ttl: float) -> None:
+        """The server says the day is spent: the day count goes up to the limit."""
+        target = self.config.per_day or signal.limit_value or 0
+        used = await self._store.incr(_day_key(day), 0, ttl)
+        if used < target:
+            await self._store.incr(_day_key(day), target - used, ttl)
+
+    # --- where things stand --------------------------------------------------------------
+    async def state(self, user: str | None) -> QuotaState:
+        """The team's and `user`'s answers left, the minute, the pause and the next reset.
+        No upstream call. Raises StoreError when the ledger cannot be read."""
+        now = self._now()
+        cfg = self.config
+        day = pacific_day(now)
+        reset = next_pacific_midnight(now)
+        ttl = _day_ttl(now, reset)
+        pause = await self._pause(now)
+        # incr by 0 is the store's one typed read of a counter
+        used = await self._store.incr(_day_key(day), 0, ttl)
+        events = await self._store.window_events(_MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
+        user_key = self._user_key(day, user)
+        user_used = await self._store.incr(user_key, 0, ttl) if user_key else None
+        spent = pause is not None and pause.kind == "day"
+        left_today = (0 if spent else max(0, cfg.per_day - used)) if cfg.per_day else None
+        left_minute, next_slot = self._minute(events, pause)
+        user_left = None if user_used is None else max(0, cfg.per_user_per_day - user_used)
+        return QuotaState(
+            per_minute=cfg.per_minute,
+            per_day=cfg.per_day,
+            per_user_per_day=cfg.per_user_per_day,
+            used_today=max(0, used),
+            left_today=left_today,
+            used_this_minute=len(events),
+            left_this_minute=left_minute,
+            next_slot=next_slot,
+            user_used_today=None if user_used is None else max(0, user_used),
+            user_left_today=user_left,
+            pause=pause,
+            next_reset=reset,
+        )
+
+    def _minute(
+        self, events: list[float], pause: Pause | None
+    ) -> tuple[int | None, datetime | None]:
+        limit = self.config.per_minute
+        if pause is not None:  # nothing goes out while paused, whatever the window says
+            return (0 if limit else None), pause.until
+        if not limit:
+            return None, None
+        left = max(0, limit - len(events))
+        if left:
+            return left, None
+        # the window admits a call once all but limit-1 of its events have left it
+        frees = events[len(events) - limit] + WINDOW_SECONDS
+        return 0, datetime.fromtimestamp(frees, UTC)
+
+    async def _publish(self) -> None:
+        if self._metrics is None:
+            return
+        try:
+            state = await self.state(None)
+        except StoreError:
+            return
+        help_day = "Generated answers (answer_query) left today, by the bot's ledger."
+        help_minute = "Generated answers (answer_query) left in the current minute."
+        if state.left_today is not None:
+            self._metrics.set_gauge("gdocs_answers_left_today", help_day, state.left_today)
+        if state.left_this_minute is not None:
+            self._metrics.set_gauge(
+                "gdocs_answers_left_this_minute", help_minute, state.left_this_minute
+            )
+
+    # --- small parts ---------------------------------------------------------------------
+    def _now(self) -> datetime:
+        now = self._clock()
+        return now if now.tzinfo is not None else now.replace(tzinfo=UTC)
+
+    def _user_key(self, day: str, user: str | None) -> str | None:
+        if not user or not self.config.per_user_per_day:
+            return None
+        return f"quota:user:{day}:{user[:_USER_CHARS]}"
+
+    async def _pause(self, now: datetime) -> Pause | None:
+        pause = _read_pause(await self._store.get(_PAUSE_KEY, JSON))
+        # the store's clock may differ from ours (Redis keeps its own): check the time too
+        return pause if pause is not None and pause.until > now else None
+
+    async def _give_back(self, keys: list[str], ttl: float) -> None:
+        for key in keys:
+            if await self._store.incr(key, -1, ttl) < 0:
+                await self._store.incr(key, 1, ttl)  # never below zero (a day that turned)
+
+    def _store_failed(self, exc: StoreError) -> None:
+        if not self._store_down:
+            logger.warning("quota ledger unavailable (%s); the server decides alone", exc.message)
+        self._store_down = True
+
+
+def _day_key(day: str) -> str:
+    return f"quota:day:{day}"
+
+
+def _day_ttl(now: datetime, reset: datetime) -> float:
+    """A day's counters outlive its reset by a day (for `gdocs-bot check` after midnight)."""
+    return (reset - now).total_seconds() + 86_400.0
+
+
+def _read_pause(value: object) -> Pause | None:
+    """A stored pause, or None for anything unreadable (another version wrote it)."""
+    if not isinstance(value, dict):
+        return None
+    kind, until = PAUSE_KINDS.get(str(value.get("kind"))), value.get("until")
+    if kind is None or not isinstance(until, int | float) or isinstance(until, bool):
+        return None
+    return Pause(kind, datetime.fromtimestamp(until, UTC))

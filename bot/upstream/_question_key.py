@@ -1,0 +1,123 @@
+"""One cache key for questions that differ only in form, so answers are spent on new ones.
+
+The rule (what the README says):
+
+1. Case, Unicode forms, whitespace and invisible characters do not matter (NFKC, casefold,
+   one space between words).
+2. Punctuation around a word does not matter ("bucket?" = "bucket", "(Cloud Run)" =
+   "cloud run"); punctuation inside one does ("gs://my-bucket", "--location", "node.js",
+   "HTTP/2", "3.11", "c++", ".net" stay whole). A word of punctuation only ("-", "?") goes.
+3. Simple plurals count as the singular: "buckets" = "bucket", "policies" = "policy",
+   "branches" = "branch", "classes" = "class". Only words of letters, at least 4 long; words
+   ending in "ss", "us" or "is" (class, status, analysis) and a few names (https, ios, macos,
+   kubernetes, redis, windows, series, news) stay as they are; apis, cpus, gpus and tpus are
+   the plurals of api, cpu, gpu and tpu.
+4. These filler words and phrases are left out wherever they appear: "how do i",
+   "how can i", "how should i", "how to", "can you", "could you", "would you", "please",
+   and the articles "a", "an", "the". A question made only of them keeps them.
+
+So "How do I create a Cloud Storage bucket?" and "how to create cloud storage buckets"
+share a key, while "create a bucket" / "delete a bucket", "Cloud Run" / "Cloud Functions",
+"Python 3.11" / "Python 3.12" and "HTTP/2" / "HTTP/3" never do: only form is dropped, never
+a verb, a name or a number.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+#: filler phrases, longest first so that "how do i" wins over a shorter overlap
+FILLERS: tuple[tuple[str, ...], ...] = (
+    ("how", "do", "i"),
+    ("how", "can", "i"),
+    ("how", "should", "i"),
+    ("how", "to"),
+    ("can", "you"),
+    ("could", "you"),
+    ("would", "you"),
+    ("please",),
+    ("a",),
+    ("an",),
+    ("the",),
+)
+#: words that look plural but are names or singular nouns
+NOT_PLURAL = frozenset(
+    {"https", "ios", "macos", "chromeos", "kubernetes", "redis", "windows", "series", "news"}
+)
+#: plurals the rules above would miss
+PLURALS = {"apis": "api", "cpus": "cpu", "gpus": "gpu", "tpus": "tpu"}
+_OPENERS = "([{\"'`“‘«¿¡"
+_CLOSERS = ")]}\"'`”’»"
+_PAIRS = dict(zip("([{“‘«", ")]}”’»", strict=True))
+#: sentence punctuation that ends a word without being part of it
+_TRAILING = "?!.,;:…"
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def question_key(text: str) -> str:
+    """The normalised form of a question (see the module docstring for the rule)."""
+    words = [_singular(w) for w in (_strip(w) for w in _words(text)) if _has_alnum(w)]
+    kept = _without_fillers(words)
+    return " ".join(kept or words)
+
+
+def _words(text: str) -> list[str]:
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    # control and format characters (zero-width spaces, bidi marks) go; whitespace stays
+    visible = "".join(
+        c for c in folded if c.isspace() or unicodedata.category(c) not in ("Cc", "Cf")
+    )
+    return visible.split()
+
+
+def _strip(word: str) -> str:
+    """`word` without the punctuation around it (brackets only when they do not pair up
+    with one inside it: "f()" keeps its brackets)."""
+    while True:
+        before = word
+        word = word.rstrip(_TRAILING)
+        if len(word) >= 2 and _PAIRS.get(word[0]) == word[-1]:
+            word = word[1:-1]
+        if word[:1] in _OPENERS and not any(c in word[1:] for c in _CLOSERS):
+            word = word[1:]
+        if word[-1:] in _CLOSERS and not any(c in word[:-1] for c in _OPENERS):
+            word = word[:-1]
+        if word == before:
+            return word
+
+
+def _has_alnum(word: str) -> bool:
+    return any(c.isalnum() for c in word)
+
+
+def _singular(word: str) -> str:
+    if word in PLURALS:
+        return PLURALS[word]
+    if len(word) < 4 or word in NOT_PLURAL or not _LETTERS.fullmatch(word):
+        return word
+    if word.endswith(("ss", "us", "is")) or not word.endswith("s"):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes", "zzes")):
+        return word[:-2]
+    return word[:-1]
+
+
+def _without_fillers(words: list[str]) -> list[str]:
+    """`words` with every filler phrase taken out, until none is left (taking one out can
+    join the words around it into another)."""
+    while True:
+        kept: list[str] = []
+        i = 0
+        while i < len(words):
+            match = next((f for f in FILLERS if tuple(words[i : i + len(f)]) == f), None)
+            if match is None:
+                kept.append(words[i])
+                i += 1
+            else:
+                i += len(match)
+        if kept == words:
+            return kept
+        words = kept

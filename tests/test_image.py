@@ -117,17 +117,6 @@ def _ask(bot: ContainerBot, slack: FakeSlack, text: str = QUESTION) -> httpx.Res
     return response
 
 
-def _healthcheck_command(engine: Engine) -> list[str]:
-    """The image's HEALTHCHECK as a command line for `exec`."""
-    check = engine.healthcheck(IMAGE)
-    assert check is not None, "the image has no HEALTHCHECK"
-    kind, *command = check["Test"]
-    if kind == "CMD-SHELL":
-        return ["/bin/sh", "-c", *command]
-    assert kind == "CMD", check
-    return command
-
-
 # --- serving -------------------------------------------------------------------------------
 def test_image_serves_healthz_and_turns_ready(start_container) -> None:
     """/healthz is 200 and /readyz reaches 200 once Slack and Developer Knowledge answered."""
@@ -284,7 +273,7 @@ def test_image_healthcheck_command_passes_on_a_live_bot_and_fails_without_one(
 ) -> None:
     """The image's HEALTHCHECK command (no curl in slim) exits 0 against the running bot, and
     non-zero when nothing answers on PORT."""
-    command = _healthcheck_command(engine)
+    command = engine.healthcheck_command(IMAGE)
     bot = start_container()
     healthy = bot.exec(*command)
     assert 0 == healthy.returncode, healthy.stderr

@@ -72,11 +72,17 @@ class Engine:
         assert isinstance(found, dict)
         return found
 
-    def healthcheck(self, image: str) -> dict[str, Any] | None:
-        """The image's HEALTHCHECK: docker reports it in Config, podman beside it."""
+    def healthcheck_command(self, image: str) -> list[str]:
+        """The image's HEALTHCHECK as a command line for `exec` (docker reports it in Config,
+        podman beside it); AssertionError when the image has none."""
         found = self.inspect_image(image)
         check = (found.get("Config") or {}).get("Healthcheck") or found.get("Healthcheck")
-        return check if isinstance(check, dict) else None
+        assert isinstance(check, dict), f"{image} has no HEALTHCHECK"
+        kind, *command = check["Test"]
+        if kind == "CMD-SHELL":
+            return ["/bin/sh", "-c", *command]
+        assert kind == "CMD", check
+        return list(command)
 
 
 def find_engine() -> Engine | str:

@@ -1,5 +1,6 @@
-"""The container image recipe: lint-clean, small, non-root, healthy, and no secret in the
-build context. No Docker engine runs here, so the Dockerfile is linted and read, not built."""
+"""The container image recipe: lint-clean, small, non-root, healthy, a /data volume for the
+state, no installer left in it, labelled, and no secret in the build context. These read the
+Dockerfile; tests/test_image.py runs a built image (opt-in: GDOCS_IMAGE)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -114,6 +116,72 @@ def test_container_starts_the_bot_server() -> None:
     assert ["gdocs-bot", "serve"] == json.loads(cmds[-1])
 
 
+def _final_env() -> str:
+    return " ".join(args for keyword, args in _stages()[-1] if keyword == "ENV")
+
+
+def _project() -> dict[str, str]:
+    with open(ROOT / "pyproject.toml", "rb") as file:
+        project: dict[str, str] = tomllib.load(file)["project"]
+    return project
+
+
+def test_final_stage_creates_data_for_the_bot_user_before_declaring_the_volume() -> None:
+    """/data is made and given to the USER's uid:gid in a RUN before `VOLUME /data` (a new
+    volume copies that owner; after VOLUME, changes to /data would be lost)."""
+    final = _stages()[-1]
+    volume_at = next(i for i, (k, a) in enumerate(final) if k == "VOLUME" and "/data" in a)
+    user = [args for keyword, args in final if keyword == "USER"][-1]
+    owner = user if ":" in user else f"{user}:{user}"
+    runs_before = " ".join(args for keyword, args in final[:volume_at] if keyword == "RUN")
+    assert re.search(r"mkdir (-p )?(\S+ )*/data\b", runs_before)
+    assert re.search(rf"chown {re.escape(owner)} (\S+ )*/data\b", runs_before)
+    assert not [a for k, a in final[volume_at:] if k == "RUN" and "/data" in a]
+
+
+def test_image_points_state_url_at_a_file_on_the_data_volume() -> None:
+    """STATE_URL defaults to an SQLite file (four slashes: an absolute path) under /data."""
+    assert re.search(r"\bSTATE_URL=sqlite:////data/[\w.-]+\.db\b", _final_env())
+
+
+def test_final_stage_never_writes_bytecode_so_the_root_can_be_read_only() -> None:
+    """PYTHONDONTWRITEBYTECODE=1: python does not try to write .pyc files at run time."""
+    assert re.search(r"\bPYTHONDONTWRITEBYTECODE=1\b", _final_env())
+
+
+def test_final_stage_labels_source_version_license_title_and_description() -> None:
+    """The OCI labels are there; the version (an ARG) and licence are pyproject's."""
+    final = _stages()[-1]
+    labels = dict(
+        re.findall(
+            r'(org\.opencontainers\.image\.\w+)="([^"]*)"',
+            " ".join(args for keyword, args in final if keyword == "LABEL"),
+        )
+    )
+    args = dict(a.partition("=")[::2] for keyword, a in final if keyword == "ARG")
+    prefix = "org.opencontainers.image."
+    for key in ("source", "version", "licenses", "title", "description"):
+        assert labels.get(prefix + key), key
+    version = labels[prefix + "version"]
+    if version.startswith("${"):
+        version = args[version.strip("${}")]
+    assert _project()["version"] == version
+    assert _project()["license"] == labels[prefix + "licenses"]
+
+
+def test_builder_removes_pip_and_setuptools_from_the_venv_after_the_last_install() -> None:
+    """After the last `pip install` into /opt/venv, pip uninstalls setuptools, wheel and
+    itself; the final stage never runs pip."""
+    runs = [args for keyword, args in _stages()[0] if keyword == "RUN"]
+    text = " && ".join(runs)
+    last_install = text.rindex("pip install")
+    uninstall = re.search(r"/opt/venv/bin/pip uninstall (--yes|-y) ([\w -]+)", text)
+    assert uninstall is not None
+    assert uninstall.start() > last_install
+    assert {"pip", "setuptools", "wheel"} <= set(uninstall.group(2).split())
+    assert "pip" not in " ".join(args for keyword, args in _stages()[-1] if keyword == "RUN")
+
+
 # --- .dockerignore -----------------------------------------------------------------------
 def _docker_pattern(pattern: str) -> re.Pattern[str]:
     """Docker's .dockerignore glob (Go filepath.Match plus `**`) as a regex."""
@@ -159,10 +227,20 @@ def _ignored(path: str) -> bool:
 
 @pytest.mark.parametrize(
     "path",
-    [".env", "bot/.env", ".env.local", ".git/config", ".venv/bin/python", "tests/conftest.py"],
+    [
+        ".env",
+        "bot/.env",
+        ".env.local",
+        ".git/config",
+        ".venv/bin/python",
+        "tests/conftest.py",
+        "docker-compose.yml",
+        "deploy/cloudrun.yaml",
+    ],
 )
 def test_dockerignore_keeps_secrets_and_clutter_out_of_the_context(path: str) -> None:
-    """.env files (tokens!), git history, venvs and tests never reach the image."""
+    """.env files (tokens!), git history, venvs, tests and deployment files never reach the
+    image."""
     assert _ignored(path)
 
 

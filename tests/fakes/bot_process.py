@@ -68,9 +68,14 @@ def subprocess_env(base: Mapping[str, str], env: Mapping[str, str], cwd: Path) -
 class BotProcess:
     def __init__(self, env: dict[str, str], cwd: Path, *args: str) -> None:
         full_env = subprocess_env({**os.environ, "PYTHONUNBUFFERED": "1"}, env, cwd)
+        self._spawn([sys.executable, "-m", "bot", *(args or ("serve",))], full_env, cwd)
+
+    def _spawn(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        """Start `argv` with its output read by background threads (subclasses run the bot
+        another way, e.g. in a container)."""
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot", *(args or ("serve",))],
-            env=full_env,
+            argv,
+            env=env,
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,

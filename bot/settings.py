@@ -57,9 +57,31 @@ class Settings(BaseSettings):
     cache_answer_ttl_seconds: float = Field(3600, ge=0)
     cache_search_ttl_seconds: float = Field(3600, ge=0)
     cache_document_ttl_seconds: float = Field(86400, ge=0)
+    #: most keys of one kind (answers, documents, dedupe claims, …) the store keeps in memory
+    #: or SQLite; Redis bounds by TTLs (and its own maxmemory policy)
     cache_max_entries: int = Field(5000, ge=1)
-    #: once answer_query says its daily quota is spent, go straight to search until UTC midnight
+    #: once Google says a quota is spent, search instead until it resets (midnight Pacific for
+    #: the day); false: every new question tries answer_query again
     answer_quota_skip_until_reset: bool = True
+
+    # --- answer_query's quota (per Google Cloud project) -----------------------------------
+    #: calls a minute the bot sends at most (Google's default: 10; 0 = not limited here)
+    answer_quota_per_minute: int = Field(10, ge=0, le=100_000)
+    #: calls a day (Pacific time) the bot sends at most (Google's default: 50; 0 = not limited)
+    answer_quota_per_day: int = Field(50, ge=0, le=10_000_000)
+    #: generated answers one person may use a day (0 = no per-person cap)
+    answer_quota_per_user_per_day: int = Field(10, ge=0, le=10_000_000)
+    #: wait for a per-minute slot when one frees within this long (0 = never wait)
+    answer_quota_wait_seconds: float = Field(10.0, ge=0, le=60)
+
+    # --- State -------------------------------------------------------------------------
+    #: where state lives: sqlite:///relative.db, sqlite:////absolute.db, redis://…,
+    #: rediss://… or memory:// (a secret: it may carry a Redis password)
+    state_url: SecretStr = SecretStr("sqlite:///gdocs-state.db")
+    #: prefix of every Redis key, so one Redis can serve several bots
+    state_prefix: str = Field("gdocs:", min_length=1, max_length=64)
+    #: the longest one store call may take before the bot goes on without it
+    state_timeout_seconds: float = Field(0.15, gt=0, le=5)
     #: questions longer than this are refused with a message
     max_query_chars: int = Field(2000, ge=10, le=20000)
 
@@ -76,6 +98,9 @@ class Settings(BaseSettings):
     dedupe_ttl_seconds: float = Field(600, gt=0)
     #: documents longer than this are uploaded as a Markdown file instead of paged messages
     doc_file_threshold_chars: int = Field(20000, ge=1000)
+    #: in a thread the bot answered in, answer follow-up questions without an @-mention from
+    #: the original asker (asker), from anyone in the thread (anyone), or not at all (off)
+    thread_followups: Literal["asker", "anyone", "off"] = "asker"
 
     # --- Serving -----------------------------------------------------------------------
     host: str = "0.0.0.0"  # noqa: S104 - the container must listen on all interfaces
@@ -93,6 +118,13 @@ class Settings(BaseSettings):
     @classmethod
     def _upper(cls, value: object) -> object:
         return value.upper() if isinstance(value, str) else value
+
+    @field_validator("state_url", mode="before")
+    @classmethod
+    def _default_state_url(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return "sqlite:///gdocs-state.db"
+        return value.strip() if isinstance(value, str) else value
 
     @field_validator(
         "slack_bot_token",

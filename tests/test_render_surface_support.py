@@ -7,11 +7,12 @@ refuses"), and hostile text.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
+from bot.errors import InvalidInput
 from bot.render import Message
 from tests.fakes.slack_checks import check_blocks, check_message, check_view
 from tests.test_render_support import assert_no_live_markup, strings
@@ -29,6 +30,24 @@ HOSTILE_TEXT = st.one_of(
     st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=12)), max_size=40).map("".join),
 )
 LONG_TEXT = st.text(min_size=2500, max_size=6000, alphabet=st.sampled_from("ab &<>|\n"))
+T = TypeVar("T")
+
+
+def near_values(*prefixes: str) -> st.SearchStrategy[str]:
+    """Hostile text, often behind one of our button-value prefixes: near misses."""
+    behind = st.tuples(st.sampled_from(prefixes), HOSTILE_TEXT).map("".join)
+    return st.one_of(HOSTILE_TEXT, behind)
+
+
+def assert_only_our_values(
+    value: str, decode: Callable[[str], T], encode: Callable[[T], str]
+) -> None:
+    """`decode` refuses `value` (InvalidInput) or returns what `encode`s back to it exactly."""
+    try:
+        decoded = decode(value)
+    except InvalidInput:
+        return
+    assert value == encode(decoded)
 
 
 def _check_texts(value: object) -> None:

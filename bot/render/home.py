@@ -78,7 +78,7 @@ def _one_line(text: str) -> str:
 def encode_ask_again(question: str) -> str:
     """The value of an "Ask again" button: the question on one line, cut to fit 2000."""
     text = truncate(_one_line(question), MAX_BUTTON_VALUE_CHARS - len(_ASK_PREFIX), at_word=True)
-    if not text or text == "…":
+    if not text:
         raise InvalidInput("There is no question to ask again.")
     return _ASK_PREFIX + text
 

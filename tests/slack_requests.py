@@ -13,11 +13,12 @@ import itertools
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlencode
 
 import aiohttp
 
+from tests.fakes import slack_event_payloads as payloads
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlack
 from tests.fakes.slack_payloads import slash_command_form
 
@@ -212,3 +213,130 @@ class SlackRequests:
         if sent.status == 200:
             self.fake.acknowledged(key, sent.body)
         return sent
+
+    # --- agent view, Home tab, previews, threads, feedback (tests/fakes/slack_event_payloads)
+    async def app_home_opened(
+        self,
+        tab: Literal["home", "messages"] = "home",
+        *,
+        user: str = ASKER,
+        channel: str = "D1",
+        published: dict[str, Any] | None = None,
+    ) -> Sent:
+        """The person opens the bot's Home tab (`tab="home"`, with the view published
+        before, if any) or its Messages tab (`tab="messages"`)."""
+        event = payloads.app_home_opened_event(
+            user=user,
+            channel=channel,
+            tab=tab,
+            published=published,
+        )
+        return await self.event(event)
+
+    async def link_shared(
+        self,
+        links: list[str],
+        *,
+        user: str = ASKER,
+        channel: str = "C1",
+        source: Literal["conversations_history", "composer"] = "conversations_history",
+        message_ts: str | None = None,
+        unfurl_id: str | None = None,
+        thread_ts: str | None = None,
+    ) -> Sent:
+        """Someone posts (or, with `source="composer"`, types) links to unfurl domains."""
+        event = payloads.link_shared_event(
+            links,
+            user=user,
+            channel=channel,
+            source=source,
+            message_ts=message_ts,
+            unfurl_id=unfurl_id,
+            thread_ts=thread_ts,
+        )
+        return await self.event(event)
+
+    async def channel_message(
+        self,
+        text: str,
+        *,
+        user: str = ASKER,
+        channel: str = "C1",
+        thread_ts: str | None = None,
+        parent_user_id: str | None = None,
+        subtype: payloads.MessageSubtype | None = None,
+        bot_id: str | None = None,
+        channel_type: Literal["channel", "group"] = "channel",
+    ) -> Sent:
+        """A message in a public (`channel`) or private (`group`) channel the bot is in,
+        optionally a thread reply, an edit, a join or another bot's post."""
+        event = payloads.channel_message_event(
+            text,
+            user=user,
+            channel=channel,
+            channel_type=channel_type,
+            thread_ts=thread_ts,
+            parent_user_id=parent_user_id,
+            subtype=subtype,
+            bot_id=bot_id,
+        )
+        return await self.event(event)
+
+    async def feedback_click(
+        self,
+        value: str,
+        *,
+        user: str = ASKER,
+        channel: str = "C1",
+        message_ts: str = "1700000000.000001",
+        thread_ts: str | None = None,
+        action_id: str = "answer_feedback",
+        block_id: str = "answer_feedback",
+        text: str = "👍",
+        ephemeral: bool = False,
+        key: str | None = None,
+    ) -> Sent:
+        """A click on 👍 / 👎 (`value` is the clicked button's) under the bot's message."""
+        action = payloads.feedback_action(value, action_id=action_id, block_id=block_id, text=text)
+        return await self.action(
+            action,
+            user=user,
+            channel=channel,
+            message_ts=message_ts,
+            thread_ts=thread_ts,
+            ephemeral=ephemeral,
+            key=key,
+        )
+
+    async def home_click(
+        self, action: dict[str, Any], *, view: dict[str, Any], user: str = ASKER
+    ) -> Sent:
+        """A click on a button of the Home tab `view` (e.g. Ask again): no channel, no
+        response_url (answers go through the Web API)."""
+        trigger = f"trigger-h{self.next_id()}.{time.time_ns()}"
+        payload = payloads.home_tab_actions(action, user=user, view=view, trigger_id=trigger)
+        body = urlencode({"payload": json.dumps(payload)})
+        return await self.post_signed(body, content_type="application/x-www-form-urlencoded")
+
+    async def view_submission(
+        self,
+        callback_id: str,
+        private_metadata: str,
+        values: dict[str, dict[str, str | None]],
+        *,
+        user: str = ASKER,
+        view: dict[str, Any] | None = None,
+    ) -> Sent:
+        """The person submits a modal; `values[block_id][action_id]` is each text input's
+        value (None: left empty). The ack's body is the response_action, if any."""
+        trigger = f"trigger-v{self.next_id()}.{time.time_ns()}"
+        payload = payloads.view_submission(
+            user=user,
+            callback_id=callback_id,
+            private_metadata=private_metadata,
+            values=values,
+            trigger_id=trigger,
+            view=view,
+        )
+        body = urlencode({"payload": json.dumps(payload)})
+        return await self.post_signed(body, content_type="application/x-www-form-urlencoded")

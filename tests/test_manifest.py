@@ -13,10 +13,16 @@ import pytest
 import yaml
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.render import agent
+from bot.render.unfurl import CORPUS_HOSTS, doc_name_for_url
 from bot.slack import manifest_facts
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_SLACK = ROOT.parent / "shared" / "slack"
+#: ../shared/slack next to the checkout, or next to the folder of worktrees it sits in
+SHARED_SLACK = next(
+    (p / "shared" / "slack" for p in ROOT.parents if (p / "shared" / "slack").is_dir()),
+    ROOT.parent / "shared" / "slack",
+)
 SCHEMAS = sorted(SHARED_SLACK.glob("manifest.schema.*.json"))
 
 #: Web API method (as called on AsyncWebClient) -> bot scopes it needs. A method the code
@@ -43,14 +49,38 @@ SCOPES_FOR_METHOD: dict[str, frozenset[str]] = {
     "files_getUploadURLExternal": frozenset({"files:write"}),
     "files_completeUploadExternal": frozenset({"files:write"}),
     "conversations_replies": frozenset({"channels:history", "groups:history", "im:history"}),
+    "chat_unfurl": frozenset({"links:write"}),
+    # views.* need no scope of their own: a bot token may publish Home tabs and open modals
+    "views_publish": frozenset(),
+    "views_open": frozenset(),
+    "views_update": frozenset(),
 }
 #: Bolt listener arguments that call the Web API themselves
 SCOPES_FOR_HELPER = {"say": frozenset({"chat:write"})}
-#: event type the code listens to -> (manifest subscriptions, bot scope)
-EVENT_SUBSCRIPTIONS = {
-    "app_mention": ({"app_mention"}, "app_mentions:read"),
-    # the bot answers direct messages only: message.im, nothing in channels
-    "message": ({"message.im"}, "im:history"),
+#: event type the code listens to -> (manifest subscriptions, bot scopes)
+EVENT_SUBSCRIPTIONS: dict[str, tuple[set[str], set[str]]] = {
+    "app_mention": ({"app_mention"}, {"app_mentions:read"}),
+    # direct messages: message.im; channel messages too once the code reads THREAD_FOLLOWUPS
+    # (see `_message_subscriptions`)
+    "message": ({"message.im"}, {"im:history"}),
+    # Home and Messages tabs; Slack needs no scope for it
+    "app_home_opened": ({"app_home_opened"}, set()),
+    "link_shared": ({"link_shared"}, {"links:read"}),
+}
+#: the follow-up listener (issue 13) hears public and private channel threads
+CHANNEL_MESSAGES = ({"message.channels", "message.groups"}, {"channels:history", "groups:history"})
+#: declared for listeners the lead is writing (issues 13 and 14) that bot/ does not have yet.
+#: `test_awaiting_listeners_are_not_in_the_code_yet` fails as soon as the code needs one of
+#: them: then delete it here, and the exact check below covers it.
+AWAITING_LISTENERS: dict[str, set[str]] = {
+    "events": {"app_home_opened", "link_shared", "message.channels", "message.groups"},
+    "scopes": {
+        "assistant:write",
+        "links:read",
+        "links:write",
+        "channels:history",
+        "groups:history",
+    },
 }
 
 
@@ -116,12 +146,30 @@ def _code_requirements() -> tuple[set[str], set[str], set[str]]:
     event_types = set(registered["event"]) | ({"message"} if registered["message"] else set())
     for event in event_types:
         assert event in EVENT_SUBSCRIPTIONS, f"add the subscription of event {event!r} to this test"
-        subscriptions, scope = EVENT_SUBSCRIPTIONS[event]
+        subscriptions, needed = EVENT_SUBSCRIPTIONS[event]
         events |= subscriptions
-        scopes.add(scope)
+        scopes |= needed
+    if "message" in event_types and _code_reads_thread_followups():
+        events |= CHANNEL_MESSAGES[0]
+        scopes |= CHANNEL_MESSAGES[1]
     if registered["command"]:
         scopes.add("commands")
     return registered["command"], events, scopes
+
+
+def _code_reads_thread_followups() -> bool:
+    """The follow-up listener is switched by THREAD_FOLLOWUPS: code that reads the setting
+    hears messages in channels, not only in DMs."""
+    return any(re.search(r"\bthread_followups\b", s) for s in _sources().values())
+
+
+def _manifest_lists() -> tuple[set[str], set[str]]:
+    """(bot events, bot scopes) manifest.yml declares."""
+    manifest = _manifest()
+    return (
+        set(manifest["settings"]["event_subscriptions"]["bot_events"]),
+        set(manifest["oauth_config"]["scopes"]["bot"]),
+    )
 
 
 # --- schema ------------------------------------------------------------------------------
@@ -177,12 +225,25 @@ def test_manifest_documents_the_http_mode_request_url() -> None:
 
 # --- code <-> manifest <-> manifest_facts ---------------------------------------------------
 def test_manifest_declares_exactly_the_commands_events_and_scopes_the_code_uses() -> None:
-    """Scanning bot/ for listeners and Web API calls gives the manifest's lists exactly."""
+    """Scanning bot/ for listeners and Web API calls gives the manifest's lists exactly
+    (less what is declared for listeners still being written)."""
     commands, events, scopes = _code_requirements()
     manifest = _manifest()
+    declared_events, declared_scopes = _manifest_lists()
     assert commands == {c["command"] for c in manifest["features"]["slash_commands"]}
-    assert events == set(manifest["settings"]["event_subscriptions"]["bot_events"])
-    assert scopes == set(manifest["oauth_config"]["scopes"]["bot"])
+    assert events == declared_events - (AWAITING_LISTENERS["events"] - events)
+    assert scopes == declared_scopes - (AWAITING_LISTENERS["scopes"] - scopes)
+
+
+def test_awaiting_listeners_are_declared_and_not_in_the_code_yet() -> None:
+    """Each event and scope declared ahead of its listener is in manifest.yml and not yet
+    needed by bot/ (once it is, it leaves AWAITING_LISTENERS and the exact check covers it)."""
+    _, events, scopes = _code_requirements()
+    declared_events, declared_scopes = _manifest_lists()
+    assert AWAITING_LISTENERS["events"] <= declared_events
+    assert AWAITING_LISTENERS["scopes"] <= declared_scopes
+    assert set() == AWAITING_LISTENERS["events"] & events, "wired now: drop from the list"
+    assert set() == AWAITING_LISTENERS["scopes"] & scopes, "wired now: drop from the list"
 
 
 def test_manifest_facts_match_the_manifest() -> None:
@@ -197,6 +258,65 @@ def test_manifest_facts_match_the_manifest() -> None:
     assert set(manifest_facts.BOT_SCOPES) == set(manifest["oauth_config"]["scopes"]["bot"])
     interactivity = getattr(manifest_facts, "INTERACTIVITY", True)
     assert interactivity == manifest["settings"]["interactivity"]["is_enabled"]
+    assert list(manifest_facts.UNFURL_DOMAINS) == manifest["features"]["unfurl_domains"]
+
+
+def test_every_event_and_scope_says_what_needs_it() -> None:
+    """Each declared event is one a listener handles (or is awaited), and each scope names
+    the calls or events that need it, so an admin can see why the app asks for it."""
+    known_events = {e for subscriptions, _ in EVENT_SUBSCRIPTIONS.values() for e in subscriptions}
+    assert set(manifest_facts.BOT_EVENTS) <= known_events | CHANNEL_MESSAGES[0]
+    needed = {s for _, scopes in EVENT_SUBSCRIPTIONS.values() for s in scopes}
+    needed |= CHANNEL_MESSAGES[1] | {"commands"}
+    needed |= {s for scopes in SCOPES_FOR_METHOD.values() for s in scopes}
+    needed |= {s for scopes in SCOPES_FOR_HELPER.values() for s in scopes}
+    assert set(manifest_facts.BOT_SCOPES) <= needed
+    assert all(why.strip() for why in manifest_facts.BOT_SCOPES.values())
+
+
+# --- agent view, Home tab and link previews --------------------------------------------------
+def test_agent_view_prompts_and_description_are_the_bots_own() -> None:
+    """The Messages tab's description and prompts are the texts the bot sends itself
+    (bot/render/agent.py), within Slack's limits: ≤ 300 characters, ≤ 4 prompts."""
+    agent_view = _manifest()["features"]["agent_view"]
+    assert agent.AGENT_DESCRIPTION == agent_view["agent_description"]
+    assert len(agent_view["agent_description"]) <= 300
+    assert agent.suggested_prompts() == agent_view["suggested_prompts"]
+    assert 1 <= len(agent_view["suggested_prompts"]) <= 4
+    for prompt in agent_view["suggested_prompts"]:
+        assert prompt["title"].strip()
+        assert prompt["message"].strip()
+
+
+def test_home_tab_is_enabled_next_to_the_messages_tab() -> None:
+    """People see the Home tab and can still DM the bot."""
+    app_home = _manifest()["features"]["app_home"]
+    assert app_home["home_tab_enabled"] is True
+    assert app_home["messages_tab_enabled"] is True
+
+
+def test_unfurl_domains_are_five_documentation_hosts_the_previews_understand() -> None:
+    """At most five distinct domains (Slack's limit), each a host of the documentation corpus
+    whose page links the preview code turns into document names."""
+    domains = _manifest()["features"]["unfurl_domains"]
+    assert len(domains) <= 5
+    assert len(set(domains)) == len(domains)
+    for domain in domains:
+        assert domain in CORPUS_HOSTS
+        assert doc_name_for_url(f"https://{domain}/some/page") == f"documents/{domain}/some/page"
+
+
+@pytest.mark.skipif(not SCHEMAS, reason=f"Slack's manifest schemas not found in {SHARED_SLACK}")
+def test_schema_check_catches_too_many_prompts_and_domains() -> None:
+    """Slack's schema itself refuses a fifth prompt and a sixth unfurl domain."""
+    import jsonschema
+
+    schema = json.loads(SCHEMAS[0].read_text(encoding="utf-8"))
+    broken = _manifest()
+    broken["features"]["agent_view"]["suggested_prompts"] *= 2
+    broken["features"]["unfurl_domains"].append("web.dev")
+    messages = [e.message for e in jsonschema.Draft7Validator(schema).iter_errors(broken)]
+    assert len(messages) == 2, messages
 
 
 def test_scanner_sees_the_calls_it_must_see() -> None:

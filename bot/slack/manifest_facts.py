@@ -7,18 +7,45 @@ from __future__ import annotations
 COMMANDS: tuple[str, ...] = ("/gdocs",)
 
 #: bot events the app subscribes to
-BOT_EVENTS: tuple[str, ...] = ("app_mention", "message.im")
+BOT_EVENTS: tuple[str, ...] = (
+    "app_mention",
+    "message.im",
+    # the Home tab (tab "home") and the agent view's Messages tab (tab "messages")
+    "app_home_opened",
+    # link previews of Google's documentation pages
+    "link_shared",
+    # follow-up questions in threads the bot answered in, without a mention
+    "message.channels",
+    "message.groups",
+)
 
 #: bot token scopes, each with the calls that need it
 BOT_SCOPES: dict[str, str] = {
     "commands": "/gdocs",
-    "chat:write": "chat.postMessage, chat.postEphemeral, chat.update",
+    "chat:write": (
+        "chat.postMessage, chat.postEphemeral, chat.update, assistant.threads.setStatus"
+    ),
     "app_mentions:read": "app_mention events",
     "im:history": "message.im events (direct messages)",
-    "users:read": "users.info for the asker's locale (Pay language)",
+    "users:read": "users.info for the asker's locale (Pay language) and time zone (Home tab)",
     "files:write": "files.getUploadURLExternal / completeUploadExternal (long documents)",
-    "reactions:write": "reactions.add / reactions.remove (progress on mentions and DMs)",
+    "reactions:write": "reactions.add / reactions.remove (progress on mentions)",
+    "assistant:write": "assistant.threads.setSuggestedPrompts (the Messages tab's prompts)",
+    "links:read": "link_shared events (links to Google's docs)",
+    "links:write": "chat.unfurl (link previews)",
+    "channels:history": "message.channels events (follow-ups in public channel threads)",
+    "groups:history": "message.groups events (follow-ups in private channel threads)",
 }
 
-#: interactivity must be on: "Show full doc" and "Next page" buttons
+#: hosts whose links get a preview (`features.unfurl_domains`; Slack allows at most five):
+#: the documentation hosts people paste most
+UNFURL_DOMAINS: tuple[str, ...] = (
+    "docs.cloud.google.com",
+    "cloud.google.com",
+    "firebase.google.com",
+    "developer.android.com",
+    "developers.google.com",
+)
+
+#: interactivity must be on: "Show full doc", "Next page", feedback and other buttons
 INTERACTIVITY = True

@@ -1,9 +1,12 @@
 """A recording fake of Slack's Web API (aiohttp), served on loopback.
 
 Point the bot at it with `SLACK_API_URL=<fake.url>`. Every call is recorded with its parsed
-arguments; every `blocks` list is validated with `slack_sdk.models.blocks` and Slack's
-size limits, so an invalid payload fails the test instead of passing silently. Errors and
-rate limits are scripted per method (`fake.fail("chat.postMessage", "not_in_channel")`).
+arguments; every `blocks` list (in messages, views and unfurls) is validated with
+`slack_sdk.models` and Slack's size limits, and the arguments of views.*, chat.unfurl and
+assistant.threads.* are checked as Slack documents them (`tests/fakes/slack_checks.py`), so
+an invalid payload fails the test instead of passing silently: it lands in
+`invalid_payloads` and gets Slack's error. Errors and rate limits are scripted per method
+(`fake.fail("chat.postMessage", "not_in_channel")`).
 """
 
 from __future__ import annotations
@@ -13,15 +16,15 @@ import json
 import threading
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from aiohttp import web
-from slack_sdk.models.blocks import Block
 
 from tests.fakes.serving import ThreadedServer
+from tests.fakes.slack_checks import check_message, refusal, silently_ignored
 
-MAX_BLOCKS = 50
-MAX_TEXT = 40_000
 BOT_USER_ID = "UBOT"
 BOT_ID = "BBOT"
 
@@ -49,6 +52,9 @@ class FakeSlack:
     calls: list[SlackCall] = field(default_factory=list)
     #: user id -> locale returned by users.info
     locales: dict[str, str] = field(default_factory=dict)
+    #: user id -> IANA time zone returned by users.info (`tz`, with `tz_offset`); default
+    #: America/Los_Angeles, None: no `tz` at all (as for some bots and deleted users)
+    timezones: dict[str, str | None] = field(default_factory=dict)
     #: whether auth.test succeeds
     auth_ok: bool = True
     #: ws:// URL handed out by apps.connections.open (Socket Mode tests)
@@ -123,7 +129,7 @@ class FakeSlack:
         if not isinstance(message, dict):
             self.invalid_payloads.append(f"ack: body is not a JSON object: {body[:80]!r}")
             return
-        problem = _validate(message)
+        problem = check_message(message)
         if problem:
             self.invalid_payloads.append(f"ack: {problem}")
         with self._cond:
@@ -176,9 +182,12 @@ class FakeSlack:
         args = await _read_args(request)
         headers = {k.lower(): v for k, v in request.headers.items()}
         call = SlackCall(method, args, headers)
-        problem = _validate(args)
-        if problem:
-            self.invalid_payloads.append(f"{method}: {problem}")
+        refused = refusal(method, args)
+        if refused:
+            self.invalid_payloads.append(f"{method}: {refused.detail}")
+        ignored = silently_ignored(method, args)
+        if ignored:
+            self.invalid_payloads.append(f"{method}: {ignored}")
         # the answer is decided before the call is published, so a test that waited for the
         # call can read `call.result`
         status, resp_headers = 200, {}
@@ -187,8 +196,13 @@ class FakeSlack:
             step = scripted.popleft()
             resp_headers = {"Retry-After": str(step.retry_after)} if step.retry_after else {}
             status, call.result = step.status, {"ok": False, "error": step.error}
-        elif problem:
-            call.result = {"ok": False, "error": "invalid_blocks", "detail": problem}
+        elif refused:
+            call.result = {
+                "ok": False,
+                "error": refused.error,
+                "detail": refused.detail,
+                "response_metadata": {"messages": [refused.detail]},
+            }
         else:
             call.result = self._answer(method, args)
         with self._cond:
@@ -205,7 +219,7 @@ class FakeSlack:
         if not isinstance(body, dict):
             self.invalid_payloads.append("response_url: body is not a JSON object")
             return web.Response(status=400, text="invalid_payload")
-        problem = _validate(body)
+        problem = check_message(body)
         if problem:
             self.invalid_payloads.append(f"response_url: {problem}")
         if not body.get("text") and not body.get("blocks") and not body.get("delete_original"):
@@ -237,8 +251,11 @@ class FakeSlack:
                 "message_ts": ts,
             }
         if method == "users.info":
-            user = args.get("user", "")
-            return {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US")}}
+            return {"ok": True, "user": self._user(args.get("user", ""))}
+        if method in ("views.publish", "views.open", "views.update"):
+            view = args.get("view")
+            view = json.loads(view) if isinstance(view, str) else view
+            return {"ok": True, "view": {**view, "id": f"V{self._ts:06d}", "hash": ts}}
         if method == "apps.connections.open":
             return {"ok": True, "url": self.socket_url or "ws://127.0.0.1:9/"}
         if method == "files.getUploadURLExternal":
@@ -259,6 +276,17 @@ class FakeSlack:
                 ],
             }
         return {"ok": True}
+
+    def _user(self, user: str) -> dict[str, Any]:
+        """users.info's `user`: id, locale and, like Slack, the time zone and its offset."""
+        found: dict[str, Any] = {"id": user, "locale": self.locales.get(user, "en-US")}
+        tz = self.timezones.get(user, "America/Los_Angeles")
+        if tz is not None:
+            offset = datetime.now(ZoneInfo(tz)).utcoffset()
+            found["tz"] = tz
+            found["tz_label"] = datetime.now(ZoneInfo(tz)).tzname()
+            found["tz_offset"] = int(offset.total_seconds()) if offset is not None else 0
+        return found
 
 
 async def _read_args(request: web.Request) -> dict[str, Any]:
@@ -291,37 +319,3 @@ def _json_list(value: Any) -> list[dict[str, Any]]:
         except ValueError:
             return []
     return value if isinstance(value, list) else []
-
-
-def _validate(args: dict[str, Any]) -> str | None:
-    """What Slack would refuse about this payload, or None."""
-    blocks = args.get("blocks")
-    if isinstance(blocks, str):
-        try:
-            blocks = json.loads(blocks)
-        except ValueError:
-            return "blocks is not JSON"
-    text = args.get("text")
-    if blocks is not None:
-        if not isinstance(blocks, list):
-            return "blocks is not a list"
-        if len(blocks) > MAX_BLOCKS:
-            return f"{len(blocks)} blocks (max {MAX_BLOCKS})"
-        if not text:
-            return "blocks sent without a text fallback"
-        markdown_total = 0
-        for raw in blocks:
-            try:
-                block = Block.parse(raw)
-                if block is None:
-                    return f"unknown block {raw!r:.80}"
-                block.validate_json()
-            except Exception as exc:
-                return f"invalid block: {exc}"
-            if raw.get("type") == "markdown":
-                markdown_total += len(raw.get("text", ""))
-        if markdown_total > 12_000:
-            return f"markdown blocks total {markdown_total} chars (max 12000)"
-    if isinstance(text, str) and len(text) > MAX_TEXT:
-        return f"text of {len(text)} chars"
-    return None

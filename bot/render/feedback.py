@@ -1,0 +1,184 @@
+"""Slack's feedback buttons under answers, and what the bot says and asks after a vote.
+
+A vote's button value names the answer by a short id (which the caller chose and stored with
+the answer) and the vote: `fb1:up:<id>` / `fb1:down:<id>`. The value comes back from Slack as
+untrusted input, so `decode_vote` accepts exactly what `encode_vote` makes and nothing else.
+The "what was wrong?" modal carries the same value in its `private_metadata`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from bot.errors import InvalidInput
+from bot.render.blocks import (
+    MAX_BUTTON_VALUE_CHARS,
+    Block,
+    Message,
+    actions,
+    button,
+    context,
+    plain,
+    section,
+)
+from bot.render.escape import strip_controls, truncate
+
+VoteKind = Literal["up", "down"]
+
+#: the feedback_buttons element's action_id (and its block's id)
+ACTION_FEEDBACK = "answer_feedback"
+#: the "Say what was wrong" button on the thanks for a 👎; it opens the modal
+ACTION_FEEDBACK_COMMENT = "feedback_comment"
+#: the modal's callback_id, and the ids of its one input
+FEEDBACK_MODAL_CALLBACK = "feedback_comment"
+COMMENT_BLOCK_ID = "comment"
+COMMENT_ACTION_ID = "comment"
+#: a comment is one short line
+MAX_COMMENT_CHARS = 300
+#: an answer id: short, URL-safe (e.g. `secrets.token_urlsafe(12)`, or a message ts)
+ANSWER_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+_VALUE_RE = re.compile(r"fb1:(?P<vote>up|down):(?P<id>[A-Za-z0-9_.-]{1,64})")
+_FORGED = "That feedback button is out of date or was not made by this bot."
+#: Slack's limits for a feedback button: text 75, accessibility label 75, value 2000
+_LABEL_CHARS = 75
+_MODAL_TITLE_CHARS = 24
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One click on the feedback buttons: which answer, and which way."""
+
+    answer_id: str
+    vote: VoteKind
+
+
+def is_answer_id(text: str) -> bool:
+    return isinstance(text, str) and ANSWER_ID_RE.fullmatch(text) is not None
+
+
+def encode_vote(answer_id: str, vote: VoteKind) -> str:
+    """The value of a feedback button: `fb1:<vote>:<answer id>`."""
+    if not is_answer_id(answer_id) or vote not in ("up", "down"):
+        raise InvalidInput("Cannot make feedback buttons for that answer.")
+    return f"fb1:{vote}:{answer_id}"
+
+
+def decode_vote(value: object) -> Vote:
+    """The vote a button value (or the modal's private_metadata) stands for; InvalidInput
+    for anything `encode_vote` did not produce."""
+    if not isinstance(value, str) or len(value) > MAX_BUTTON_VALUE_CHARS:
+        raise InvalidInput(_FORGED)
+    match = _VALUE_RE.fullmatch(value)
+    if match is None:
+        raise InvalidInput(_FORGED)
+    vote: VoteKind = "up" if match["vote"] == "up" else "down"
+    return Vote(answer_id=match["id"], vote=vote)
+
+
+def _feedback_button(text: str, value: str, label: str) -> dict[str, Any]:
+    if not 1 <= len(value) <= MAX_BUTTON_VALUE_CHARS:
+        raise InvalidInput("A feedback button value must be 1 to 2000 characters.")
+    return {
+        "text": plain(text, _LABEL_CHARS),
+        "value": value,
+        "accessibility_label": truncate(label, _LABEL_CHARS),
+    }
+
+
+def feedback_block(value_up: str, value_down: str) -> Block:
+    """A `context_actions` block with Slack's 👍 / 👎 `feedback_buttons`; a click comes back
+    as `block_actions` with `type: "feedback_buttons"` and the clicked button's value."""
+    return {
+        "type": "context_actions",
+        "block_id": ACTION_FEEDBACK,
+        "elements": [
+            {
+                "type": "feedback_buttons",
+                "action_id": ACTION_FEEDBACK,
+                "positive_button": _feedback_button("👍", value_up, "Mark this reply as helpful"),
+                "negative_button": _feedback_button(
+                    "👎", value_down, "Mark this reply as wrong or unhelpful"
+                ),
+            }
+        ],
+    }
+
+
+def feedback_block_for(answer_id: str) -> Block:
+    """`feedback_block` for the answer with this id."""
+    return feedback_block(encode_vote(answer_id, "up"), encode_vote(answer_id, "down"))
+
+
+def render_feedback_thanks(vote: Vote) -> Message:
+    """The ephemeral thanks for a vote; after a 👎 it offers the "what was wrong?" form."""
+    if vote.vote == "up":
+        text = "Thanks for the feedback — glad it helped."
+        return {"text": text, "blocks": [context(f":thumbsup: {text}")]}
+    text = "Thanks for telling me. What was wrong? A one-line note helps fix answers like this."
+    ask = button("Say what was wrong", ACTION_FEEDBACK_COMMENT, encode_vote(vote.answer_id, "down"))
+    return {
+        "text": text,
+        "blocks": [section(f":thumbsdown: {text}"), actions([ask], block_id="feedback_more")],
+    }
+
+
+def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
+    """The optional "what was wrong?" modal (`views.open`): one short line of text; the vote
+    rides along in `private_metadata`."""
+    intro = (
+        "Your vote is saved. If you like, say in one line what was wrong "
+        "(out of date, wrong product, missing step…): it is stored with your vote."
+    )
+    comment: Block = {
+        "type": "input",
+        "block_id": COMMENT_BLOCK_ID,
+        "optional": True,
+        "label": plain("What was wrong?", 2000),
+        "element": {
+            "type": "plain_text_input",
+            "action_id": COMMENT_ACTION_ID,
+            "multiline": False,
+            "max_length": MAX_COMMENT_CHARS,
+            "placeholder": plain("e.g. the gcloud command has changed", 150),
+        },
+    }
+    return {
+        "type": "modal",
+        "callback_id": FEEDBACK_MODAL_CALLBACK,
+        "title": plain("What was wrong?", _MODAL_TITLE_CHARS),
+        "submit": plain("Send", _MODAL_TITLE_CHARS),
+        "close": plain("Skip", _MODAL_TITLE_CHARS),
+        "private_metadata": encode_vote(vote.answer_id, vote.vote),
+        "blocks": [section(intro), comment],
+    }
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def vote_from_view(view: object) -> Vote:
+    """The vote a submitted modal is about (its private_metadata); InvalidInput otherwise."""
+    return decode_vote(_dict(view).get("private_metadata"))
+
+
+def comment_from_view(view: object) -> str:
+    """The comment typed into the modal: one line, at most 300 characters, "" when none.
+
+    Slack enforces the input's `max_length` in its client only, so the text is cut here too.
+    It is stored as typed (escaping happens wherever it is shown again).
+    """
+    values = _dict(_dict(_dict(view).get("state")).get("values"))
+    value = _dict(_dict(values.get(COMMENT_BLOCK_ID)).get(COMMENT_ACTION_ID)).get("value")
+    if not isinstance(value, str):
+        return ""
+    return truncate(" ".join(strip_controls(value).split()), MAX_COMMENT_CHARS)
+
+
+def render_feedback_recorded() -> Message:
+    """The ephemeral note after the modal was sent."""
+    text = "Thanks — your note is saved with your vote."
+    return {"text": text, "blocks": [context(f":memo: {text}")]}

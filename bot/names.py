@@ -15,7 +15,7 @@ MAX_NAMES_PER_CALL = 20
 _NAME_RE = re.compile(
     r"^documents/"
     r"(?P<host>[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+)"
-    r"(?P<path>/[A-Za-z0-9._~!$'()*+,;=:@%/-]*)?$"
+    r"(?P<path>/[A-Za-z0-9._~!$'()*+,;=:@%/-]*)?\Z"
 )
 
 

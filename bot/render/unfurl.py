@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from bot.docs import is_valid_name
+from bot.names import is_valid_name
 from bot.render.actions import ACTION_SHOW_DOC_PREFIX
 from bot.render.blocks import SECTION_CHARS, Block, actions, button, section
 from bot.render.escape import escape_truncated, is_http_url, link, strip_controls

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from typing import Any
-
-#: hand-written analysis appended to the generated figures
-FINDINGS = Path(__file__).with_name("FINDINGS.md")
 
 
 def verdicts(r: dict[str, Any]) -> list[tuple[str, bool]]:
@@ -142,7 +138,7 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
         ),
     ]
     lines = [
-        "# Benchmark results",
+        "## The bot's own cost under load (`--scenario load`, the default)",
         "",
         f"Run {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC with `{cmd}` on {machine}.",
         f"N = {n} concurrent questions; upstream latency {lat:g} s for answer_query/search, "
@@ -159,13 +155,11 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
         "|---|---|",
         *(f"| {a} | {b} |" for a, b in rows),
         "",
-        "## Targets",
+        "### Targets",
         "",
         "| target | met |",
         "|---|---|",
         *(f"| {name} | {'yes' if ok else '**no**'} |" for name, ok in verdicts(r)),
         "",
     ]
-    if FINDINGS.exists():
-        lines += [FINDINGS.read_text().rstrip(), ""]
     return "\n".join(lines)

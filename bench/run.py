@@ -1,11 +1,15 @@
-"""gdocs-bot benchmark: the bot's own cost next to the documentation servers' latency.
+"""gdocs-bot benchmark: how far the answer_query quota goes, and the bot's own cost.
 
-Starts the real bot (`python -m bot serve`, HTTP mode) as a subprocess, with a fake Slack Web
-API and a fake Developer Knowledge MCP server (configurable latency) on 127.0.0.1, and drives it
-with signed slash commands. Usage (from the repository root):
+Starts the real bot (`python -m bot serve`, HTTP mode) as subprocesses, with a fake Slack Web
+API and fake Developer Knowledge MCP servers on 127.0.0.1, and drives them with signed Slack
+requests. Usage (from the repository root):
 
-    python -m bench.run                      # N=200, latency 1 s, writes bench/RESULTS.md
-    python -m bench.run --smoke              # tiny N, quick, writes nothing (CI smoke run)
+    python -m bench.run --scenario day       # a team's day through 3 set-ups, ~6 min (bench/day.py)
+    python -m bench.run --scenario store     # cache hits and acks on memory, SQLite, Redis
+    python -m bench.run                      # --scenario load: N=200 in flight, latency 1 s
+    python -m bench.run [--scenario S] --smoke   # tiny and quick, writes nothing (CI smoke run)
+
+Each scenario rewrites its own section of bench/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.day_run import add_day_arguments, run_day_scenario
 from bench.driver import ROOT, Bench, Round, pct
+from bench.results_file import update_results
 
 
 def _overheads(bench: Bench, rnd: Round, qid_of: dict[str, str]) -> tuple[list[float], float]:
@@ -229,6 +235,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
+    parser.add_argument("--scenario", choices=("load", "day", "store"), default="load")
     parser.add_argument("--n", type=int, default=200, help="concurrent questions (default 200)")
     parser.add_argument("--latency", type=float, default=1.0, help="answer/search latency, s")
     parser.add_argument("--doc-latency", type=float, default=0.1, help="get_documents latency, s")
@@ -241,21 +248,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     parser.add_argument("--workdir", type=Path, default=None, help="cwd of the bot (no .env)")
     parser.add_argument("--verbose", action="store_true", help="show the bot's stderr")
+    add_day_arguments(parser)
     args = parser.parse_args(argv)
-    if args.smoke:
-        args.n, args.latency, args.doc_latency = 4, 0.05, 0.01
-        args.cache_probes, args.cli_runs, args.sustain = 2, 1, 0.3
     if args.workdir is None:
         import tempfile
 
         args.workdir = Path(tempfile.mkdtemp(prefix="gdocs-bench-"))
+    if args.scenario == "day":
+        return run_day_scenario(
+            args, argv=sys.argv[1:] if argv is None else argv, machine=machine()
+        )
+    if args.scenario == "store":
+        from bench.store_bench import run_store_scenario
+
+        return run_store_scenario(
+            args, argv=sys.argv[1:] if argv is None else argv, machine=machine()
+        )
+    if args.smoke:
+        args.n, args.latency, args.doc_latency = 4, 0.05, 0.01
+        args.cache_probes, args.cli_runs, args.sustain = 2, 1, 0.3
     results = asyncio.run(measure(args))
     from bench.report import render_report, verdicts
 
     report = render_report(results, argv=sys.argv[1:], machine=machine())
     print(report)
     if not args.smoke:
-        args.out.write_text(report)
+        update_results(args.out, "load", report)
         print(f"wrote {args.out}")
     failed = [name for name, ok in verdicts(results) if not ok]
     # correctness failures always fail; timing targets only count on a full run

@@ -90,12 +90,12 @@ class Bench:
             MCP_MAX_CONCURRENCY=str(cap),
             MCP_TIMEOUT_SECONDS="60",
             RATE_LIMIT_PER_USER_PER_MINUTE="0",
-            # this scenario measures the bot's own cost against an upstream without a quota:
-            # the answer_query ledger (10 a minute by default) would turn most of its
-            # questions into searches (the day scenario is where the quota is measured)
+            # the throughput scenarios measure the bot's own cost, not answer_query's quota
+            # (that is the day scenario's subject): no local quota, state in memory
             ANSWER_QUOTA_PER_MINUTE="0",
             ANSWER_QUOTA_PER_DAY="0",
             ANSWER_QUOTA_PER_USER_PER_DAY="0",
+            STATE_URL=os.environ.get("BENCH_STATE_URL", "memory://"),
             LOG_LEVEL="INFO",  # the production default: its per-request log line counts
             HOST="127.0.0.1",
             GCE_METADATA_HOST="127.0.0.1:9",

@@ -12,6 +12,7 @@ docs service and Slack's client connect on first use.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -21,8 +22,18 @@ from typing import TYPE_CHECKING
 from bot.health import Readiness
 from bot.observability.metrics import Metrics
 from bot.settings import Settings
-from bot.store import MemoryStore, Store
+from bot.store import (
+    MemoryStore,
+    ResilientStore,
+    Store,
+    StoreUnavailable,
+    describe_url,
+    open_store,
+)
+from bot.store._open import redis_store
 from bot.upstream import GoogleDocsService, UpstreamConfig, build_service
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # the CLI never loads the Slack side
     from slack_bolt.async_app import AsyncApp
@@ -69,10 +80,15 @@ async def open_core(
     clock: Callable[[], datetime] | None = None,
     backoff_base: float = 0.5,
 ) -> AsyncIterator[Core]:
-    """Build the store and the docs service; close them (service first) on exit."""
+    """Build the store and the docs service; close them (service first) on exit.
+
+    StoreConfigError when STATE_URL cannot work (a wrong URL or password, a file that is not
+    a database): start-up stops with its one line. A store that does not answer yet (Redis
+    down) is not fatal: the bot starts on per-process state and uses the store once it is up.
+    """
     metrics = Metrics() if metrics is None else metrics
     async with AsyncExitStack() as stack:
-        store: Store = MemoryStore(max_entries=settings.cache_max_entries)
+        store = await _open_state(settings, metrics)
         stack.push_async_callback(store.aclose)
         service = build_service(
             UpstreamConfig.from_settings(settings),
@@ -105,16 +121,38 @@ async def open_bot(
         token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
         client = build_web_client(token, str(settings.slack_api_url))
         stack.push_async_callback(_close_session, client)
-        deps = build_deps(settings, service=core.service, metrics=core.metrics, store=core.store)
+        deps = build_deps(
+            settings,
+            service=core.service,
+            quota=core.service.quota,
+            metrics=core.metrics,
+            store=core.store,
+            clock=clock,
+        )
         app = build_bolt_app(deps, client)
         readiness = Readiness(
             core.service,
+            store=core.store,
             mode="socket" if settings.socket_mode else "http",
             probe_interval=settings.readiness_probe_seconds,
             # the service bounds each server's check by MCP_TIMEOUT_SECONDS; this is a backstop
             probe_timeout=settings.mcp_timeout_seconds + 5,
         )
         yield Bot(core=core, client=client, app=app, deps=deps, readiness=readiness)
+
+
+async def _open_state(settings: Settings, metrics: Metrics) -> Store:
+    url = settings.state_url.get_secret_value()
+    prefix, bound = settings.state_prefix, settings.cache_max_entries
+    try:
+        primary = await open_store(url, prefix=prefix, max_entries=bound)
+    except StoreUnavailable as exc:
+        logger.warning("%s; starting on per-process state until it answers", exc.message)
+        primary = redis_store(url, prefix=prefix)  # only Redis is ever "unavailable"
+    if isinstance(primary, MemoryStore):
+        return primary
+    logger.info("state store: %s", describe_url(url), extra={"store": primary.kind})
+    return ResilientStore(primary, timeout=settings.state_timeout_seconds, metrics=metrics, url=url)
 
 
 async def _close_session(client: AsyncWebClient) -> None:

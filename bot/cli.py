@@ -14,6 +14,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from bot.errors import ConfigError, GdocsError, InvalidInput
@@ -22,6 +23,7 @@ from bot.names import normalize_doc_ref
 from bot.render.notices import fallback_note
 from bot.render.terminal import CheckRow, answer_markdown, check_table, documents_markdown
 from bot.settings import Settings, load_settings
+from bot.store import StoreConfigError
 from bot.text import terminal_safe
 
 if TYPE_CHECKING:
@@ -96,7 +98,7 @@ def _run(argv: list[str] | None) -> int:
             return 2
     try:
         return asyncio.run(_command(args, settings))
-    except (InvalidInput, ConfigError) as exc:
+    except (InvalidInput, ConfigError, StoreConfigError) as exc:
         _fail(exc.message)
         return 2
     except GdocsError as exc:
@@ -137,14 +139,15 @@ async def _command(args: argparse.Namespace, settings: Settings) -> int:
             answer = await service.search(text)
         else:
             answer = await service.pay(text, args.language)
-        _out(_json(_answer_json(answer)) if as_json else answer_markdown(answer))
+        now = datetime.now(UTC)
+        _out(_json(_answer_json(answer, now)) if as_json else answer_markdown(answer, now=now))
         return 0
 
 
-def _answer_json(answer: Answer) -> dict[str, object]:
+def _answer_json(answer: Answer, now: datetime) -> dict[str, object]:
     """The answer as JSON, with its note in words next to the structured fallback."""
     dumped = answer.model_dump(mode="json")
-    dumped["note"] = fallback_note(answer.fallback) if answer.fallback else None
+    dumped["note"] = fallback_note(answer.fallback, now=now) if answer.fallback else None
     return dumped
 
 

@@ -4,7 +4,9 @@
 - `GET /readyz`: 200 only when Slack is usable (auth.test passed at start; in Socket Mode the
   WebSocket is connected) AND the Developer Knowledge server answered recently; otherwise 503
   with a JSON body naming the part that is not ready. A background probe (`tools/list` through
-  `service.status()`) keeps the Google half fresh without waiting for user traffic.
+  `service.status()`) keeps the Google half fresh without waiting for user traffic. The state
+  store's health is in the body too, but never makes the bot unready: a store outage
+  degrades to per-process state and answers go on.
 - `GET /metrics`: Prometheus text from `Metrics.render()`.
 """
 
@@ -21,12 +23,15 @@ from aiohttp import web
 from bot.errors import GdocsError
 from bot.observability.metrics import Metrics
 from bot.service import DocsService
+from bot.store import Store
 
 logger = logging.getLogger(__name__)
 
 PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4"
 #: while the Developer Knowledge server is not answering, re-probe at least this often
 UNHEALTHY_PROBE_SECONDS = 5.0
+#: how often the state store is pinged, so /readyz shows an outage (and its end) while idle
+STORE_PROBE_SECONDS = 5.0
 #: a probe answered within `window_factor × interval` keeps the bot ready
 WINDOW_FACTOR = 3.0
 
@@ -39,11 +44,15 @@ class Readiness:
         service: DocsService,
         *,
         mode: str,
+        store: Store | None = None,
         probe_interval: float = 60.0,
         probe_timeout: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.service = service
+        #: the state store: its health is reported, but never makes the bot unready (a store
+        #: outage degrades to per-process state, it does not stop answers)
+        self.store = store
         self.mode = mode
         self.probe_interval = probe_interval
         self.probe_timeout = probe_timeout
@@ -103,13 +112,30 @@ class Readiness:
         return min(self.probe_interval, UNHEALTHY_PROBE_SECONDS)
 
     async def run_probes(self) -> None:
-        """Probe now and then forever (cancelled at shutdown)."""
+        """Probe now and then forever (cancelled at shutdown): Developer Knowledge every
+        `probe_interval` (every few seconds while it is down), the store every few seconds."""
+        await asyncio.gather(self._probe_upstream(), self._probe_store())
+
+    async def _probe_upstream(self) -> None:
         while True:
             try:
                 await self.probe()
             except Exception:  # the boundary: a probe bug must not stop the probing
                 logger.exception("readiness probe failed")
             await asyncio.sleep(self.next_probe_in())
+
+    async def _probe_store(self) -> None:
+        while self.store is not None:
+            # a resilient store's ping never raises: its state() says how it went
+            await self.store.ping()
+            await asyncio.sleep(STORE_PROBE_SECONDS)
+
+    def store_report(self) -> dict[str, object]:
+        state = getattr(self.store, "state", None)
+        if callable(state):
+            return dict(state())
+        kind = self.store.kind if self.store is not None else "none"
+        return {"backend": kind, "ok": True, "detail": "ok"}
 
     def dk_ready(self) -> bool:
         return not self._probe_failed and self.service.recently_healthy(self.window_seconds)
@@ -138,6 +164,7 @@ class Readiness:
             "mode": self.mode,
             "shutting_down": self.shutting_down,
             "slack": {"ready": slack_ok, "detail": slack_detail},
+            "store": self.store_report(),
             "developer_knowledge": {
                 "ready": dk_ok,
                 "detail": self._dk_report(dk_ok),

@@ -31,6 +31,7 @@ from bot.health import build_web_app
 from bot.observability.logging import configure_logging
 from bot.settings import Settings
 from bot.startup import StartupError, check_bot_token, open_socket_url
+from bot.store import StoreConfigError
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +99,9 @@ class _Runtime:
                 if exc.exit_code:
                     logger.error("%s", exc.message)
                 return exc.exit_code
+            except StoreConfigError as exc:  # STATE_URL cannot work: fix the setting
+                logger.error("%s", exc.message)
+                return 2
             except Exception:  # the top-level boundary: one redacted log entry, then exit 1
                 logger.exception("start-up failed")
                 return 1

@@ -6,6 +6,7 @@ Errors are `bot.errors.GdocsError`.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from bot.models import Answer, Document, ServerStatus
@@ -15,9 +16,16 @@ class DocsService(Protocol):
     @property
     def pay_configured(self) -> bool: ...
 
-    async def ask(self, question: str, *, asker: str | None = None) -> Answer:
+    async def ask(
+        self,
+        question: str,
+        *,
+        asker: str | None = None,
+        on_wait: Callable[[float], Awaitable[None]] | None = None,
+    ) -> Answer:
         """answer_query; when it cannot be used (quota), search_documents with a `fallback`.
-        `asker` (a Slack user id) is counted against the per-person allowance."""
+        `asker` (a Slack user id) is counted against the per-person allowance; `on_wait` is
+        told the seconds the answer will wait for a per-minute slot, before it waits."""
 
     async def search(self, query: str) -> Answer:
         """search_documents, hits with titles and fetchable names."""

@@ -115,6 +115,8 @@ def bot_settings(
         "pay_mcp_url": pay.url if pay else CLOSED_URL,
         "mcp_timeout_seconds": 5.0,
         "mcp_max_retries": 1,
+        # the in-process harness keeps state in memory; tests of the store backends say so
+        "state_url": "memory://",
     }
     values.update(overrides)
     return Settings(**values)

@@ -102,7 +102,7 @@ def test_ask_out_of_quota_prints_the_note_and_search_hits(
     dk_server.quota_exhausted = "http"
     result = gdocs(tmp_path, "ask", "Create buckets", **_dk_env(dk_server))
     assert 0 == result.returncode, result.stderr
-    assert result.stdout.startswith("> Note: The daily quota for generated answers is used up")
+    assert result.stdout.startswith("> Note: Today's 50 generated answers are used up")
     assert f"1. **Create buckets**\n   {BUCKETS_URL}\n   Create buckets Use" in result.stdout
     assert "" == result.stderr
 

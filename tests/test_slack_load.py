@@ -36,6 +36,9 @@ async def test_500_concurrent_commands_are_all_acked_and_answered_within_the_ups
         mcp_max_concurrency=CAP,
         mcp_timeout_seconds=20,
         cache_max_entries=STORE_BOUND,
+        # the upstream cap is the subject here, not answer_query's quota
+        answer_quota_per_minute=0,
+        answer_quota_per_day=0,
     ) as bot:
         deps = bot.deps
         # 60 distinct questions (answers and keyword searches) so the cap, not the shared
@@ -66,7 +69,7 @@ async def test_500_concurrent_commands_are_all_acked_and_answered_within_the_ups
         assert [] == bot.fake.invalid_payloads
         assert (0, 0, 0) == (
             deps.inflight.count,
-            len(service._flights),
+            service._flights.in_flight(),
             len(service._documents._flights),
         )
         store = deps.store

@@ -14,6 +14,7 @@ from bot.models import Answer
 from bot.observability.metrics import Metrics
 from bot.render import fallback_note
 from bot.store import MemoryStore
+from bot.upstream._question_key import question_key
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay, Fault
 from tests.fakes.upstream import service_for, settings_for
 
@@ -97,11 +98,12 @@ async def test_quota_exhaustion_falls_back_to_search(
     assert 1 == metrics.counter_value("gdocs_quota_fallbacks_total")
 
 
-async def test_spent_quota_skips_answer_query_until_utc_midnight(
+async def test_spent_daily_quota_skips_answer_query_until_midnight_pacific(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
-    """After a quota error, questions go straight to search until 00:00 UTC, then try again."""
-    dk_server.quota_exhausted = "http"
+    """After a per-day quota error, questions go straight to search until 00:00 in
+    America/Los_Angeles (08:00 UTC in winter), not UTC midnight; then they try again."""
+    dk_server.quota_exhausted = "http"  # "… requests per day"
     clock = Clock(datetime(2026, 11, 30, 18, 0, tzinfo=UTC))
     async with service_for(settings_for(dk_server), clock=clock) as service:
         await service.ask("How do I create buckets?")
@@ -111,7 +113,10 @@ async def test_spent_quota_skips_answer_query_until_utc_midnight(
         assert 1 == len(dk_server.tool_calls("answer_query"))
 
         dk_server.quota_exhausted = None
-        clock.now = datetime(2026, 12, 1, 0, 0, 1, tzinfo=UTC)
+        clock.now = datetime(2026, 12, 1, 0, 0, 1, tzinfo=UTC)  # UTC midnight: still paused
+        assert "search" == (await service.ask("How do I list buckets?")).kind
+        assert 1 == len(dk_server.tool_calls("answer_query"))
+        clock.now = datetime(2026, 12, 1, 8, 0, 1, tzinfo=UTC)  # midnight Pacific
         fresh = await service.ask("How do I delete a bucket?")
     assert "answer" == fresh.kind
     assert 2 == len(dk_server.tool_calls("answer_query"))
@@ -132,10 +137,11 @@ async def test_without_the_skip_every_question_tries_answer_query(
 async def test_fallback_is_not_cached_past_the_quota_reset(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
-    """A search fallback cached at 23:59:30 UTC expires at midnight, not an hour later."""
+    """A search fallback cached at 23:59:30 Pacific expires at midnight Pacific, not an hour
+    later."""
     dk_server.quota_exhausted = "http"
     ticker = Ticker()
-    clock = Clock(datetime(2026, 11, 30, 23, 59, 30, tzinfo=UTC))
+    clock = Clock(datetime(2026, 12, 1, 7, 59, 30, tzinfo=UTC))
     store = MemoryStore(clock=ticker)
     async with service_for(settings_for(dk_server), clock=clock, store=store) as service:
         await service.ask("How do I create buckets?")
@@ -380,6 +386,6 @@ async def test_the_store_gets_each_kind_with_its_ttl(
     async with service_for(settings, store=store) as service:
         await service.ask("How do I create a bucket?")
         await service.search("Firestore")
-    assert 111 == store.ttls["answer:how do i create a bucket?"]
+    assert 111 == store.ttls["answer:" + question_key("How do I create a bucket?")]
     assert 222 == store.ttls["search:firestore"]
     assert 333 == store.ttls[f"doc:{BUCKETS}"]

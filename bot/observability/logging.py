@@ -17,6 +17,7 @@ import sys
 import uuid
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from bot.redact import Redactor
 from bot.settings import Settings
@@ -59,7 +60,12 @@ def secrets_of(settings: Settings) -> list[str]:
         settings.slack_app_token,
         settings.google_api_key,
     )
-    return [v.get_secret_value() for v in values if v is not None]
+    secrets = [v.get_secret_value() for v in values if v is not None]
+    try:  # STATE_URL=redis://user:PASSWORD@host…
+        password = urlsplit(settings.state_url.get_secret_value()).password
+    except ValueError:
+        password = None
+    return [*secrets, password] if password else secrets
 
 
 class RedactionFilter(logging.Filter):

@@ -131,6 +131,20 @@ class AnswerQuota:
                 return self._refusal("minute", now + timedelta(seconds=wait), now)
         return Permit(user=user, day=day)
 
+    async def user_spent(self, user: str | None) -> Refusal | None:
+        """Refusal("user", reset) when `user` has used today's allowance (nothing counted)."""
+        now = self._now()
+        key = self._user_key(pacific_day(now), user)
+        if key is None:
+            return None
+        reset = next_pacific_midnight(now)
+        try:
+            used = await self._store.incr(key, 0, _day_ttl(now, reset))
+        except StoreError as exc:
+            self._store_failed(exc)
+            return None
+        return Refusal("user", reset) if used >= self.config.per_user_per_day else None
+
     def _refusal(self, kind: PauseKind, until: datetime, now: datetime) -> Refusal:
         remaining = max(0.0, (until - now).total_seconds())
         wait = remaining if kind == "minute" and remaining <= self.config.wait_seconds else None

@@ -38,12 +38,15 @@ from bot.render.notices import (
     render_internal_error,
     render_no_more_pages,
     render_not_in_channel_hint,
+    render_quota_unknown,
+    render_quota_waiting,
     render_rate_limited,
     render_restarting,
     render_stale_button,
     with_not_in_channel_hint,
 )
 from bot.render.pages import PageSpan
+from bot.render.quota import render_quota_note, render_quota_status
 
 __all__ = [
     "ACTION_NEXT_PAGE",
@@ -76,6 +79,10 @@ __all__ = [
     "render_no_more_pages",
     "render_not_in_channel_hint",
     "render_progress",
+    "render_quota_note",
+    "render_quota_status",
+    "render_quota_unknown",
+    "render_quota_waiting",
     "render_rate_limited",
     "render_restarting",
     "render_stale_button",

@@ -20,10 +20,10 @@ from bot.render.blocks import (
     actions,
     button,
     context,
-    plain,
+    plain_text_object,
     section,
 )
-from bot.render.escape import strip_controls, truncate
+from bot.text import strip_controls, truncate
 
 VoteKind = Literal["up", "down"]
 
@@ -82,7 +82,7 @@ def _feedback_button(text: str, value: str, label: str) -> dict[str, Any]:
     if not 1 <= len(value) <= MAX_BUTTON_VALUE_CHARS:
         raise InvalidInput("A feedback button value must be 1 to 2000 characters.")
     return {
-        "text": plain(text, _LABEL_CHARS),
+        "text": plain_text_object(text, _LABEL_CHARS),
         "value": value,
         "accessibility_label": truncate(label, _LABEL_CHARS),
     }
@@ -136,21 +136,21 @@ def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
         "type": "input",
         "block_id": COMMENT_BLOCK_ID,
         "optional": True,
-        "label": plain("What was wrong?", 2000),
+        "label": plain_text_object("What was wrong?", 2000),
         "element": {
             "type": "plain_text_input",
             "action_id": COMMENT_ACTION_ID,
             "multiline": False,
             "max_length": MAX_COMMENT_CHARS,
-            "placeholder": plain("e.g. the gcloud command has changed", 150),
+            "placeholder": plain_text_object("e.g. the gcloud command has changed", 150),
         },
     }
     return {
         "type": "modal",
         "callback_id": FEEDBACK_MODAL_CALLBACK,
-        "title": plain("What was wrong?", _MODAL_TITLE_CHARS),
-        "submit": plain("Send", _MODAL_TITLE_CHARS),
-        "close": plain("Skip", _MODAL_TITLE_CHARS),
+        "title": plain_text_object("What was wrong?", _MODAL_TITLE_CHARS),
+        "submit": plain_text_object("Send", _MODAL_TITLE_CHARS),
+        "close": plain_text_object("Skip", _MODAL_TITLE_CHARS),
         "private_metadata": encode_vote(vote.answer_id, vote.vote),
         "blocks": [section(intro), comment],
     }

@@ -25,7 +25,8 @@ from bot.render.blocks import (
     header,
     section,
 )
-from bot.render.escape import escape, escape_truncated, strip_controls, truncate
+from bot.render.escape import escape, escape_truncated
+from bot.text import strip_controls, truncate
 
 MAX_HOME_BLOCKS = 100
 MAX_RECENT = 10

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from bot.errors import ErrorCode, GdocsError
 from bot.models import Answer, SearchHit
@@ -109,19 +110,25 @@ def _fit(body: list[Block], budget_chars: int, budget_blocks: int, what: str) ->
 
 
 def render_answer(
-    answer: Answer, *, asker: str | None = None, question: str | None = None
+    answer: Answer,
+    *,
+    asker: str | None = None,
+    question: str | None = None,
+    tz: str | None = None,
+    now: datetime | None = None,
 ) -> Message:
     """An answer or search results as a message: who asked what (when given), the answer or
-    hits, numbered sources, a note (e.g. the quota fallback), "Show full doc" buttons."""
+    hits, numbered sources, a note (e.g. the quota fallback: when answers come back, in the
+    reader's time zone `tz` as of `now`), "Show full doc" buttons."""
     if asker and question is None:
         question = answer.query
     head: list[Block] = []
     asked = _asked(asker, question)
     if asked:
         head.append(section(asked))
-    note = (
-        escape_truncated(one_line(fallback_note(answer.fallback)), 600) if answer.fallback else ""
-    )
+    note = ""
+    if answer.fallback:
+        note = escape_truncated(one_line(fallback_note(answer.fallback, tz=tz, now=now)), 600)
     if note:
         head.append(context(note))
     tail: list[Block] = []
@@ -175,6 +182,9 @@ def render_help(command: str = "/gdocs") -> Message:
             f"• `{cmd} search <query>` — matching documentation pages",
             f"• `{cmd} pay <query>` — search the Google Pay & Wallet developer docs",
             f"• `{cmd} doc <URL or documents/…>` — a whole documentation page, here",
+            f"• `{cmd} private <question>` (or `{cmd} -p …`) — an answer only you see, "
+            "with a button to share it in the channel",
+            f"• `{cmd} quota` — how many generated answers the team has left today",
             f"• `{cmd} help` — this message",
         ]
     )

@@ -4,9 +4,11 @@ rate limit, a failure), why a result is not what was asked for, and the invite h
 from __future__ import annotations
 
 import math
+from datetime import datetime
 
 from bot.models import Fallback
 from bot.render.blocks import MAX_BLOCKS, Message, context, text_message
+from bot.render.quota import render_quota_note, render_quota_wait
 
 #: Bolt shows this when it cannot authorize a request (auth.test failed)
 AUTHORIZE_FAILED = (
@@ -16,7 +18,7 @@ AUTHORIZE_FAILED = (
 
 _FALLBACK_NOTES = {
     "answer_quota": (
-        "The daily quota for generated answers is used up, so these are search results instead."
+        "The quota for generated answers is used up for now, so these are search results instead."
     ),
     "no_answer_tool": "This server does not generate answers, so these are search results.",
     "pay_not_configured": (
@@ -26,9 +28,33 @@ _FALLBACK_NOTES = {
 }
 
 
-def fallback_note(fallback: Fallback) -> str:
-    """Why a result is not what was asked for, in one sentence (unescaped)."""
+def fallback_note(fallback: Fallback, *, tz: str | None = None, now: datetime | None = None) -> str:
+    """Why a result is not what was asked for, and for a quota when generated answers come
+    back (in the reader's time zone `tz`, an IANA name; Pacific when unknown). Unescaped."""
+    if fallback.reason == "answer_quota" and fallback.limit and fallback.until and now:
+        size = fallback.limit_value or 0
+        return render_quota_note(
+            fallback.limit,
+            fallback.until,
+            tz=tz,
+            per_minute=size if fallback.limit == "minute" else 0,
+            per_day=size if fallback.limit == "day" else 0,
+            per_user=size if fallback.limit == "user" else 0,
+            now=now,
+        )
     return _FALLBACK_NOTES[fallback.reason]
+
+
+def render_quota_waiting(seconds: float, *, per_minute: int) -> Message:
+    """Progress while the answer waits for a per-minute slot."""
+    return text_message(render_quota_wait(seconds, per_minute=per_minute))
+
+
+def render_quota_unknown() -> Message:
+    return text_message(
+        "I can't read the answer quota right now (the bot's state store is not answering). "
+        "Questions still get answers; try /gdocs quota again in a moment."
+    )
 
 
 def render_restarting() -> Message:

@@ -11,8 +11,9 @@ import re
 
 from bot.errors import InvalidInput
 from bot.render.blocks import Block, actions, button, context, section
-from bot.render.escape import escape_truncated, mention, strip_controls
+from bot.render.escape import escape_truncated, mention
 from bot.render.feedback import is_answer_id
+from bot.text import strip_controls
 
 ACTION_SHARE = "share_answer"
 SHARE_BLOCK_ID = "share_answer"

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from bot.models import Answer, Document, SearchHit
 from bot.render.notices import fallback_note
 
 
-def answer_markdown(answer: Answer) -> str:
-    """An answer as Markdown: note, text and numbered sources, or the hits."""
+def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
+    """An answer as Markdown: note (times in Pacific, as of `now`), text and numbered
+    sources, or the hits."""
     parts = []
     if answer.fallback:
-        parts.append(f"> Note: {fallback_note(answer.fallback)}")
+        parts.append(f"> Note: {fallback_note(answer.fallback, now=now)}")
     if answer.kind == "answer":
         parts.append(answer.text.strip())
         if answer.references:

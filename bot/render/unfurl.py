@@ -15,7 +15,8 @@ from urllib.parse import urlsplit
 from bot.names import is_valid_name
 from bot.render.actions import ACTION_SHOW_DOC_PREFIX
 from bot.render.blocks import SECTION_CHARS, Block, actions, button, section
-from bot.render.escape import escape_truncated, is_http_url, link, strip_controls
+from bot.render.escape import escape_truncated, is_http_url, link
+from bot.text import strip_controls
 
 #: the hosts the Developer Knowledge corpus covers (shared/reference/google-mcp.md)
 CORPUS_HOSTS: frozenset[str] = frozenset(

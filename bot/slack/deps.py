@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from bot.inflight import InFlight
 from bot.observability.metrics import Metrics
+from bot.quota import AnswerQuota
 from bot.service import DocsService
 from bot.settings import Settings
 from bot.slack.identity import SlackIdentity
@@ -54,10 +57,24 @@ class SlackDeps:
     threads: ThreadMemory
     #: the bot's own ids (auth.test), fetched once; the runtime may `prime()` it
     identity: SlackIdentity
+    #: answer_query's ledger (for `/gdocs quota` and the Home tab)
+    quota: AnswerQuota
+    #: aware UTC now
+    clock: Callable[[], datetime]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 def build_deps(
-    settings: Settings, *, service: DocsService, metrics: Metrics, store: Store
+    settings: Settings,
+    *,
+    service: DocsService,
+    quota: AnswerQuota,
+    metrics: Metrics,
+    store: Store,
+    clock: Callable[[], datetime] | None = None,
 ) -> SlackDeps:
     config = SlackConfig.from_settings(settings)
     return SlackDeps(
@@ -72,4 +89,6 @@ def build_deps(
         profiles=UserProfiles(store),
         threads=ThreadMemory(store),
         identity=SlackIdentity(),
+        quota=quota,
+        clock=clock or _utc_now,
     )

@@ -18,6 +18,9 @@ from bot.render import (
     render_error,
     render_help,
     render_progress,
+    render_quota_status,
+    render_quota_unknown,
+    render_quota_waiting,
     render_rate_limited,
 )
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
@@ -26,6 +29,7 @@ from bot.slack.replies import Reply
 from bot.slack.routing import Route
 from bot.slack.show_doc import FIRST_PAGE, fetch_document, show_document
 from bot.slack.state import UserProfile
+from bot.store import StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +48,8 @@ async def answer_question(
     if route.kind == "help":
         await reply.notify_thread(render_help(command))
         return Outcome(route="help", outcome="help")
+    if route.kind == "quota":
+        return await _quota_status(deps, reply)
     if reply.user is not None:
         retry_after = await deps.limiter.try_acquire(reply.user)
         if retry_after is not None:
@@ -79,10 +85,37 @@ async def _deliver_answer(
     deps: SlackDeps, reply: Reply, route: Route, result: Answer, shown_question: str | None
 ) -> None:
     asker = reply.user if shown_question is not None else None
-    posted_ts = await reply.deliver(render_answer(result, asker=asker, question=shown_question))
+    # a quota note says when answers come back: in the asker's own time
+    tz = await _asker_tz(deps, reply) if _says_when(result) else None
+    msg = render_answer(result, asker=asker, question=shown_question, tz=tz, now=deps.clock())
+    posted_ts = await reply.deliver(msg)
     root = reply.thread_ts or posted_ts
     if reply.channel and root:
         await deps.threads.remember(reply.channel, root, route.topic or route.query)
+
+
+def _says_when(result: Answer) -> bool:
+    return result.fallback is not None and result.fallback.until is not None
+
+
+async def _asker_tz(deps: SlackDeps, reply: Reply) -> str | None:
+    if not reply.user:
+        return None
+    client = reply.client
+    profile = await deps.profiles.get(reply.user, lambda u: user_profile(client, u))
+    return profile.tz if profile is not None else None
+
+
+async def _quota_status(deps: SlackDeps, reply: Reply) -> Outcome:
+    """`/gdocs quota`: where the team stands, from the ledger alone (no upstream call)."""
+    try:
+        state = await deps.quota.state(reply.user)
+    except StoreError:
+        await reply.notify_asker(render_quota_unknown())
+        return Outcome(route="quota", outcome="unavailable")
+    tz = await _asker_tz(deps, reply)
+    await reply.notify_asker(render_quota_status(state, tz=tz, now=deps.clock()))
+    return Outcome(route="quota", outcome="ok")
 
 
 async def _ask(deps: SlackDeps, reply: Reply, route: Route) -> Answer:
@@ -95,7 +128,12 @@ async def _ask(deps: SlackDeps, reply: Reply, route: Route) -> Answer:
             client = reply.client
             language = await deps.profiles.locale(reply.user, lambda u: user_profile(client, u))
         return await service.pay(route.query, language)
-    return await service.ask(route.query, asker=reply.user)
+
+    async def on_wait(seconds: float) -> None:
+        per_minute = deps.quota.config.per_minute
+        await reply.update_progress(render_quota_waiting(seconds, per_minute=per_minute))
+
+    return await service.ask(route.query, asker=reply.user, on_wait=on_wait)
 
 
 async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:

@@ -51,6 +51,9 @@ class Reply(Protocol):
 
     async def start_progress(self, msg: Message) -> None: ...
 
+    async def update_progress(self, msg: Message) -> None:
+        """Say more while the work goes on (e.g. why the answer takes longer)."""
+
     async def notify_asker(self, msg: Message) -> None:
         """A usage problem, a rate limit: only the asker sees it."""
 
@@ -157,6 +160,12 @@ class CommandReply:
             return False
         return await self._progress
 
+    async def update_progress(self, msg: Message) -> None:
+        if await self._progress_posted():  # the progress note becomes this one
+            await posting.respond(
+                self.response_url, msg, replace_original=True, session=self.client.session
+            )
+
     async def notify_asker(self, msg: Message) -> None:
         if self._progress is None and await self.ack(msg):
             return
@@ -217,6 +226,9 @@ class ThreadReply:
         self._progress = _ProgressReaction(self.client, self.channel, self.message_ts)
         self._progress.add()
 
+    async def update_progress(self, msg: Message) -> None:
+        await self.notify_asker(msg)
+
     async def notify_asker(self, msg: Message) -> None:
         await posting.post_ephemeral(
             self.client, channel=self.channel, user=self.user, msg=msg, thread_ts=self.thread_ts
@@ -258,6 +270,9 @@ class ActionReply:
         if self.channel and self.message_ts:
             self._progress = _ProgressReaction(self.client, self.channel, self.message_ts)
             self._progress.add()
+
+    async def update_progress(self, msg: Message) -> None:
+        await self.notify_asker(msg)
 
     async def notify_asker(self, msg: Message) -> None:
         await posting.post_ephemeral(

@@ -14,7 +14,7 @@ from typing import Literal
 
 from bot.text import clean_text
 
-RouteKind = Literal["help", "answer", "search", "pay", "doc"]
+RouteKind = Literal["help", "answer", "search", "pay", "doc", "quota"]
 
 QUESTION_WORDS = frozenset(
     {
@@ -29,6 +29,8 @@ QUESTION_WORDS = frozenset(
 
 _HELP_WORDS = frozenset({"", "help", "-h", "--help", "?", "usage"})
 _EXPLICIT = {"search": "search", "pay": "pay", "doc": "doc", "docs": "doc", "ask": "answer"}
+#: `/gdocs private …`: the answer goes to the asker alone (with a button to share it)
+_PRIVATE = frozenset({"private", "-p", "--private"})
 
 # Google Pay & Wallet vocabulary; word-bounded and case-insensitive
 _PAY_RE = re.compile(
@@ -64,6 +66,8 @@ class Route:
     query: str
     #: what the thread is about, to remember for later follow-ups (None: the query itself)
     topic: str | None = None
+    #: answer the asker alone (`private …`)
+    private: bool = False
 
 
 def strip_mention(text: str, bot_user_id: str | None) -> str:
@@ -97,8 +101,15 @@ def route_text(text: str, *, answer_min_words: int, route_pay_questions: bool) -
     text = clean_text(text)
     first, _, rest = text.partition(" ")
     keyword = first.lower()
+    if keyword in _PRIVATE and rest.strip():
+        inner = route_text(
+            rest, answer_min_words=answer_min_words, route_pay_questions=route_pay_questions
+        )
+        return Route(inner.kind, inner.query, inner.topic, private=inner.kind != "help")
     if keyword in _HELP_WORDS and not rest.strip():
         return Route("help", "")
+    if keyword == "quota" and not rest.strip():
+        return Route("quota", "")
     if keyword in _EXPLICIT:
         return Route(_EXPLICIT[keyword], rest.strip())  # type: ignore[arg-type]
     return _route_free_text(

@@ -25,6 +25,8 @@ from typing import Any, cast
 from bot.store._api import TEXT, Codec, Store, T
 
 _LOCK = "lock:"
+#: how long to keep a result: seconds, or a function of the result
+Ttl = float | Callable[[T], float]
 
 
 class SharedFlight:
@@ -53,10 +55,11 @@ class SharedFlight:
         return len(self._tasks)
 
     async def run(
-        self, key: str, compute: Callable[[], Awaitable[T]], codec: Codec[T], ttl: float
+        self, key: str, compute: Callable[[], Awaitable[T]], codec: Codec[T], ttl: Ttl[T]
     ) -> T:
         """The value under `key` if stored; else one `compute()` shared by every caller of
-        this key in every replica, stored under `key` for `ttl` seconds."""
+        this key in every replica, stored under `key` for `ttl` seconds (or `ttl(value)`:
+        how long a result is worth keeping may depend on it; 0 or less: not kept)."""
         task = self._tasks.get(key)
         if task is None:
             task = asyncio.ensure_future(self._lead(key, compute, codec, ttl))
@@ -71,7 +74,7 @@ class SharedFlight:
             task.exception()  # retrieved: every caller may have gone
 
     async def _lead(
-        self, key: str, compute: Callable[[], Awaitable[T]], codec: Codec[T], ttl: float
+        self, key: str, compute: Callable[[], Awaitable[T]], codec: Codec[T], ttl: Ttl[T]
     ) -> T:
         stored = await self._store.get(key, codec)
         if stored is not None:
@@ -103,11 +106,13 @@ class SharedFlight:
         owner: str,
         compute: Callable[[], Awaitable[T]],
         codec: Codec[T],
-        ttl: float,
+        ttl: Ttl[T],
     ) -> T:
         try:
             value = await compute()
-            await self._store.set(key, value, codec, ttl)
+            seconds = ttl(value) if callable(ttl) else ttl
+            if seconds > 0:
+                await self._store.set(key, value, codec, seconds)
             return value
         finally:
             await self._store.delete_if(_LOCK + key, owner, TEXT)

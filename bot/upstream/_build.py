@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Literal
 from urllib.parse import urlsplit
 
 from bot.observability.metrics import Metrics
+from bot.quota import AnswerQuota
 from bot.redact import Redactor
 from bot.store import MemoryStore, Store
 from bot.upstream._aiohttp import AiohttpTransport
@@ -35,12 +37,14 @@ def build_service(
     metrics: Metrics | None = None,
     clock: Callable[[], datetime] | None = None,
     backoff_base: float = 0.5,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> GoogleDocsService:
     """A ready service; nothing is contacted until the first call. Close it with `aclose()`.
 
     `store` keeps results (a fresh memory store by default); `clock` (aware UTC datetimes)
     decides when a spent answer quota resets and when OAuth tokens are refreshed;
-    `backoff_base` is the first retry's backoff window in seconds.
+    `backoff_base` is the first retry's backoff window in seconds; `sleep` is how the quota
+    governor waits for a per-minute slot.
     """
     clock = _utc_now if clock is None else clock
     metrics = Metrics() if metrics is None else metrics
@@ -58,6 +62,7 @@ def build_service(
         auths=[dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth],
         heartbeat=heartbeat,
         store=store,
+        quota=AnswerQuota(store, config.quota, clock=clock, metrics=metrics, sleep=sleep),
         metrics=metrics,
         clock=clock,
     )

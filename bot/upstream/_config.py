@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.quota import QuotaConfig
 from bot.settings import Settings
 
 
@@ -27,6 +28,7 @@ class UpstreamConfig:
     max_query_chars: int = 2000
     #: after a quota error, search instead of answer_query until the quota resets
     skip_until_reset: bool = True
+    quota: QuotaConfig = field(default_factory=QuotaConfig)
 
     @property
     def oauth_configured(self) -> bool:
@@ -52,4 +54,10 @@ class UpstreamConfig:
             document_ttl=settings.cache_document_ttl_seconds,
             max_query_chars=settings.max_query_chars,
             skip_until_reset=settings.answer_quota_skip_until_reset,
+            quota=QuotaConfig(
+                per_minute=settings.answer_quota_per_minute,
+                per_day=settings.answer_quota_per_day,
+                per_user_per_day=settings.answer_quota_per_user_per_day,
+                wait_seconds=settings.answer_quota_wait_seconds,
+            ),
         )

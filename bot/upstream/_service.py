@@ -6,51 +6,39 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from functools import partial
 from typing import TypeVar
 
 import httpx
 
-from bot.errors import GdocsError, InvalidInput, QuotaExceeded
-from bot.models import Answer, Document, Fallback, Reference, SearchHit, ServerStatus
-from bot.names import normalize_doc_ref, uri_for_name
+from bot.errors import GdocsError
+from bot.models import Answer, Document, Fallback, ServerStatus
+from bot.names import normalize_doc_ref
 from bot.observability.metrics import Metrics
-from bot.store import ModelCodec, Store
+from bot.quota import AnswerQuota
+from bot.store import ModelCodec, SharedFlight, Store
 from bot.text import clean_language, clean_query
+from bot.upstream._answering import Answering, OnWait
 from bot.upstream._auth import Auth
 from bot.upstream._config import UpstreamConfig
 from bot.upstream._errors import ServerContext
-from bot.upstream._models import (
-    AnswerQueryInput,
-    AnswerQueryOutput,
-    SearchDocumentationInput,
-    SearchDocumentationOutput,
-    SearchDocumentsInput,
-    SearchDocumentsOutput,
-    parse_output,
-)
+from bot.upstream._question_key import question_key
 from bot.upstream._retrieval import DocumentFetcher
-from bot.upstream._single_flight import SingleFlight
-from bot.upstream._text import next_utc_midnight, normalise, snippet, title_from_uri
-from bot.upstream._tools import Heartbeat, deadline, timed_call
+from bot.upstream._text import normalise
+from bot.upstream._tools import Heartbeat, deadline
 from bot.upstream._transport import McpClient
 
 logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
-
 _ANSWER = ModelCodec(Answer)
 
 
-def _name_for(ref: str) -> str | None:
-    try:
-        return normalize_doc_ref(ref)
-    except InvalidInput:
-        return None
-
-
 class GoogleDocsService:
-    """`bot.service.DocsService` over the Developer Knowledge and Pay MCP clients; results are
-    kept in the store (`answer:`, `search:`, `pay:`, `doc:`, `title:` keys)."""
+    """`bot.service.DocsService` over the Developer Knowledge and Pay MCP clients. Results are
+    kept in the store (`answer:`, `search:`, `pay:`, `doc:`, `title:` keys); identical
+    questions in flight on any replica share one upstream call; answer_query goes out only
+    within its quota (`AnswerQuota`)."""
 
     def __init__(
         self,
@@ -62,6 +50,7 @@ class GoogleDocsService:
         auths: list[Auth],
         heartbeat: Heartbeat,
         store: Store,
+        quota: AnswerQuota,
         metrics: Metrics,
         clock: Callable[[], datetime],
     ) -> None:
@@ -74,14 +63,22 @@ class GoogleDocsService:
         self._pay_configured = config.oauth_configured
         self._metrics = metrics
         self._store = store
-        self._clock = clock
+        self.quota = quota
         self._timeout = config.timeout
         self._documents = DocumentFetcher(
             dk, store, metrics, ttl=config.document_ttl, timeout=self._timeout
         )
-        self._flights: SingleFlight[Answer] = SingleFlight()
-        #: answer_query said its daily quota is spent: search instead until then
-        self._answers_paused_until: datetime | None = None
+        self._work = Answering(
+            config,
+            dk=dk,
+            pay=pay,
+            documents=self._documents,
+            quota=quota,
+            metrics=metrics,
+            clock=clock,
+        )
+        # a replica that dies while computing holds the others back no longer than this
+        self._flights = SharedFlight(store, lock_ttl=self._timeout)
         self._closed = False
 
     @property
@@ -89,17 +86,36 @@ class GoogleDocsService:
         return self._pay_configured
 
     # --- operations --------------------------------------------------------------------
-    async def ask(self, question: str, *, asker: str | None = None) -> Answer:
+    async def ask(
+        self, question: str, *, asker: str | None = None, on_wait: OnWait | None = None
+    ) -> Answer:
         query = clean_query(question, self._config.max_query_chars)
-        return await self._cached_answer(
-            "answer:" + normalise(query), self._dk.server, self._ask, query
-        )
+        key = "answer:" + question_key(query)
+        cached = await self._cached(key, query)
+        if cached is not None:
+            return cached
+        spent = await self.quota.user_spent(asker)
+        if spent is not None:  # this person's allowance, not the team's: not shared
+            self._metrics.quota_fallback()
+            answer = await self.search(query)
+            fallback = Fallback(
+                reason="answer_quota",
+                limit="user",
+                until=spent.until,
+                limit_value=self._config.quota.per_user_per_day or None,
+            )
+            return answer.model_copy(update={"fallback": fallback})
+        compute = partial(self._bounded, self._dk.server, self._work.answer, query, asker, on_wait)
+        return await self._shared(key, query, compute)
 
     async def search(self, query: str) -> Answer:
         text = clean_query(query, self._config.max_query_chars)
-        return await self._cached_answer(
-            "search:" + normalise(text), self._dk.server, self._search, text
-        )
+        key = "search:" + normalise(text)
+        cached = await self._cached(key, text)
+        if cached is not None:
+            return cached
+        compute = partial(self._bounded, self._dk.server, self._work.search, text)
+        return await self._shared(key, text, compute)
 
     async def pay(self, query: str, language: str | None = None) -> Answer:
         text = clean_query(query, self._config.max_query_chars)
@@ -108,7 +124,11 @@ class GoogleDocsService:
             answer = await self.search(text)
             return answer.model_copy(update={"fallback": Fallback(reason="pay_not_configured")})
         key = f"pay:{(tag or '').casefold()}:{normalise(text)}"
-        return await self._cached_answer(key, self._pay.server, self._pay_search, text, tag)
+        cached = await self._cached(key, text)
+        if cached is not None:
+            return cached
+        compute = partial(self._bounded, self._pay.server, self._work.pay_search, text, tag)
+        return await self._shared(key, text, compute)
 
     async def docs(self, names: list[str]) -> list[Document]:
         wanted = [normalize_doc_ref(name) for name in names]
@@ -147,29 +167,19 @@ class GoogleDocsService:
             auth.close()
 
     # --- the work behind them -----------------------------------------------------------------
-    async def _cached_answer(
-        self,
-        key: str,
-        server: ServerContext,
-        compute: Callable[..., Awaitable[tuple[Answer, float]]],
-        *args: object,
-    ) -> Answer:
-        kind = key.split(":", 1)[0]
-        query = str(args[0])
+    async def _cached(self, key: str, query: str) -> Answer | None:
         cached = await self._store.get(key, _ANSWER)
-        self._metrics.cache(kind, cached is not None)
-        if cached is not None:
-            return cached.model_copy(update={"cached": True, "query": query})
+        self._metrics.cache(key.split(":", 1)[0], cached is not None)
+        if cached is None:
+            return None
+        return cached.model_copy(update={"cached": True, "query": query})
 
-        async def once() -> Answer:
-            answer, ttl = await self._bounded(server, compute, *args)
-            if ttl > 0:
-                await self._store.set(key, answer, _ANSWER, ttl)
-            return answer
-
-        # identical requests in flight share this one computation and its upstream calls
-        answer = await self._flights.run(key, once)
-        # each asker sees their own wording (keys ignore case and spacing)
+    async def _shared(
+        self, key: str, query: str, compute: Callable[[], Awaitable[Answer]]
+    ) -> Answer:
+        # identical requests in flight (on any replica) share one computation
+        answer = await self._flights.run(key, compute, _ANSWER, self._work.keep_for)
+        # each asker sees their own wording (keys ignore case, spacing and filler words)
         return answer if answer.query == query else answer.model_copy(update={"query": query})
 
     async def _bounded(
@@ -185,91 +195,6 @@ class GoogleDocsService:
             raise server.timeout_error() from None
         finally:
             deadline.reset(token)
-
-    async def _ask(self, query: str) -> tuple[Answer, float]:
-        tools = await self._documents.tools()
-        now = self._clock()
-        if tools.answer is None:
-            return await self._search(query, fallback=Fallback(reason="no_answer_tool"))
-        paused = self._answers_paused_until
-        if paused is None or now >= paused:
-            try:
-                data = await timed_call(
-                    self._dk, self._metrics, tools.answer, AnswerQueryInput(query=query).arguments()
-                )
-            except QuotaExceeded:
-                logger.warning("answer_query is out of quota; answering with search")
-                if self._config.skip_until_reset:
-                    self._answers_paused_until = next_utc_midnight(now)
-            else:
-                out = parse_output(
-                    AnswerQueryOutput, data, server=self._dk.server.display, tool=tools.answer
-                )
-                references = await self._references(out.references)
-                answer = Answer(
-                    query=query,
-                    kind="answer",
-                    text=out.answerText,
-                    references=references,
-                    tool=tools.answer,
-                )
-                return answer, self._config.answer_ttl
-        self._metrics.quota_fallback()
-        answer, ttl = await self._search(query, fallback=Fallback(reason="answer_quota"))
-        # keep a fallback no longer than the quota stays spent, so real answers come back
-        until_reset = (next_utc_midnight(now) - now).total_seconds()
-        return answer, min(ttl, until_reset)
-
-    async def _references(self, raw: list[str]) -> tuple[Reference, ...]:
-        names = [name for name in dict.fromkeys(_name_for(r) for r in raw) if name is not None]
-        titles = await self._documents.titles(names)
-        return tuple(
-            Reference(name=name, uri=uri, title=titles.get(name) or title_from_uri(uri))
-            for name in names
-            for uri in [uri_for_name(name)]
-        )
-
-    async def _search(self, query: str, fallback: Fallback | None = None) -> tuple[Answer, float]:
-        tools = await self._documents.tools()
-        tool = tools.search or "search_documents"
-        data = await timed_call(
-            self._dk, self._metrics, tool, SearchDocumentsInput(query=query).arguments()
-        )
-        out = parse_output(SearchDocumentsOutput, data, server=self._dk.server.display, tool=tool)
-        chunks = {}
-        for chunk in out.results:
-            name = _name_for(chunk.parent)
-            if name is not None and name not in chunks:
-                chunks[name] = chunk  # the best-ranked chunk of each document
-        titles = await self._documents.titles(list(chunks))
-        hits = []
-        for name, chunk in chunks.items():
-            uri = uri_for_name(name)
-            title = titles.get(name) or title_from_uri(uri)
-            hits.append(SearchHit(title=title, uri=uri, snippet=snippet(chunk.content), name=name))
-        answer = Answer(query=query, kind="search", hits=tuple(hits), fallback=fallback, tool=tool)
-        return answer, self._config.search_ttl
-
-    async def _pay_search(self, query: str, language: str | None) -> tuple[Answer, float]:
-        tool = "search_documentation"
-        arguments = SearchDocumentationInput(userQuery=query, languageCode=language).arguments()
-        data = await timed_call(self._pay, self._metrics, tool, arguments)
-        out = parse_output(
-            SearchDocumentationOutput, data, server=self._pay.server.display, tool=tool
-        )
-        hits: dict[str, SearchHit] = {}
-        for result in out.results:
-            if result.uri in hits or not result.uri.startswith(("https://", "http://")):
-                continue
-            hits[result.uri] = SearchHit(
-                title=result.title or title_from_uri(result.uri),
-                uri=result.uri,
-                snippet=snippet(result.content),
-                # Pay pages are in the Developer Knowledge corpus too: "Show full doc" works
-                name=_name_for(result.uri),
-            )
-        answer = Answer(query=query, kind="pay", hits=tuple(hits.values()), tool=tool)
-        return answer, self._config.search_ttl
 
     async def _status(self, server: str, client: McpClient) -> ServerStatus:
         detail = ""

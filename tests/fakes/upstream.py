@@ -24,6 +24,7 @@ def settings_for(
         "pay_mcp_url": pay.url if pay else CLOSED_URL,
         "mcp_timeout_seconds": 3.0,
         "mcp_max_retries": 2,
+        "state_url": "memory://",
     }
     values.update(overrides)
     return Settings(**values)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
+import aiohttp
 from aiohttp import web
 
 from bench.balancer import Balancer
@@ -41,6 +42,10 @@ from tests.fakes.quota import QuotaEnforcer
 FOLLOW_UP_PATIENCE = 20.0
 #: after the last late retry, how long duplicates may still arrive
 DUPLICATE_GRACE = 2.0
+#: how long the replicas' idle CPU is measured before the day starts
+IDLE_SECONDS = 5.0
+#: each set-up's stream starts this much after the previous one's
+PHASE_SECONDS = 0.37
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,9 @@ class Stack:
     cold_start_s: list[float] = field(default_factory=list)
     cpu_s: list[float] = field(default_factory=list)
     rss_mb: list[float] = field(default_factory=list)
+    #: CPU seconds per second while idle, and the seconds the stream took (sent to drained)
+    idle_cpu_per_s: list[float] = field(default_factory=list)
+    busy_s: float = 0.0
     metrics: list[Samples] = field(default_factory=list)
     skipped: str | None = None
 
@@ -214,10 +222,43 @@ async def _ask(stack: Stack, q: Question, stream: list[Question], start: float) 
     await stack.balancer.send(body, content_type, q.retry)
 
 
+async def warm_up(stack: Stack) -> None:
+    """One `/gdocs help` to each replica (its ack path and first Slack call warm, as in a
+    deployed bot; no upstream call, nothing in the figures)."""
+    form = {
+        "token": "x",
+        "team_id": "T1",
+        "channel_id": "CWARM",
+        "user_id": "UWARM",
+        "command": "/gdocs",
+        "text": "help",
+        "api_app_id": "A1",
+        "response_url": f"{stack.slack_url}/response/999999",
+    }
+    async with aiohttp.ClientSession() as session:
+        for replica in stack.replicas:
+            body = urlencode(form | {"trigger_id": uuid.uuid4().hex})
+            headers = {"Content-Type": "application/x-www-form-urlencoded", **_signer(body)}
+            async with session.post(replica.events_url, data=body, headers=headers) as resp:
+                await resp.read()
+
+
+async def measure_idle(stacks: list[Stack], seconds: float) -> None:
+    """Each replica's CPU per second while nothing is asked (timers, probes): the share of
+    its CPU per question that is not the questions' own."""
+    before = [[r.cpu_seconds() for r in s.replicas] for s in stacks]
+    await asyncio.sleep(seconds)
+    for stack, cpu0 in zip(stacks, before, strict=True):
+        stack.idle_cpu_per_s = [
+            (r.cpu_seconds() - c) / seconds for r, c in zip(stack.replicas, cpu0, strict=True)
+        ]
+
+
 async def drive(stack: Stack, stream: list[Question], start: float, drain: float) -> None:
     """Send the stream on its schedule, wait (bounded) for every answer, then for the late
     retries and any duplicate they cause."""
     cpu0 = [r.cpu_seconds() for r in stack.replicas]
+    t0 = time.monotonic()
     await asyncio.gather(*(_ask(stack, q, stream, start) for q in stream))
     waits = [a.answered.wait() for a in stack.slack.asked.values()]
     with contextlib.suppress(TimeoutError):
@@ -226,6 +267,7 @@ async def drive(stack: Stack, stream: list[Question], start: float, drain: float
     await stack.balancer.close()
     await asyncio.sleep(DUPLICATE_GRACE)
     stack.cpu_s = [r.cpu_seconds() - c for r, c in zip(stack.replicas, cpu0, strict=True)]
+    stack.busy_s = time.monotonic() - t0
     stack.metrics = list(await asyncio.gather(*(r.metrics() for r in stack.replicas)))
     stack.rss_mb = [r.peak_rss_mb() for r in stack.replicas]
 
@@ -265,9 +307,15 @@ async def run_day(args: argparse.Namespace, shape: StreamShape) -> DayRun:
             state_url = state_url_for(topology, args, getattr(redis, "url", ""))
             run.stacks.append(await start_stack(topology, args, topics, state_url))
         live = [s for s in run.stacks if s.skipped is None]
+        await asyncio.gather(*(warm_up(s) for s in live))
+        await measure_idle(live, IDLE_SECONDS)
         t0 = time.monotonic()
         start = asyncio.get_running_loop().time() + 0.5
-        await asyncio.gather(*(drive(s, stream, start, args.drain) for s in live))
+        # the same schedule, each set-up a fraction of a second after the one before: they
+        # share two cores, and the same instant in all of them would be the bench's own burst
+        await asyncio.gather(
+            *(drive(s, stream, start + i * PHASE_SECONDS, args.drain) for i, s in enumerate(live))
+        )
         run.wall_s = time.monotonic() - t0
     finally:
         for stack in run.stacks:

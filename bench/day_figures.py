@@ -18,8 +18,10 @@ from bench.replica import metric_sum
 from bench.stream import Question
 from bot.upstream._question_key import question_key
 
-#: a question whose first upstream call came this long after it was sent waited for a slot
-WAITED_SECONDS = 0.5
+#: a question whose first upstream call came this long after it was sent waited for a
+#: per-minute slot (the bot's own path to its first call takes ~5–10 ms; its quota waits,
+#: up to ANSWER_QUOTA_WAIT_SECONDS, start at ~0.1 s)
+WAITED_SECONDS = 0.05
 
 
 def _union_within(intervals: list[tuple[float, float]], lo: float, hi: float) -> float:
@@ -44,7 +46,7 @@ def _timing(asked: Asked, calls: list[Call]) -> tuple[float, float, float | None
     return done - asked.sent, upstream, None if first is None else first - asked.sent
 
 
-def _reuse(stream: list[Question], stack: Stack) -> Counter[str]:
+def _reuse(stream: list[Question], stack: Stack) -> dict[int, str]:
     """Generated answers that spent no answer_query call of their own, by how: from the cache
     after an earlier asking of the same words (exact) or of a form-only paraphrase
     (normalised), or sharing a call in flight (in_flight); and fresh ones."""
@@ -59,7 +61,7 @@ def _reuse(stream: list[Question], stack: Stack) -> Counter[str]:
     owned: set[int] = set()  # id() of the admitted calls given to a question
     seen_text: set[str] = set()
     seen_key: set[tuple[str, str]] = set()
-    out: Counter[str] = Counter()
+    out: dict[int, str] = {}
     for a in generated:
         q = by_idx[a.idx]
         done = a.answers[0].at
@@ -69,18 +71,27 @@ def _reuse(stream: list[Question], stack: Stack) -> Counter[str]:
         text, key = " ".join(q.text.split()), (q.topic, question_key(q.text))
         if free:
             owned.add(id(free[0]))
-            out["fresh"] += 1
+            out[a.idx] = "fresh"
         elif overlapping or any(c.arrived < a.sent < c.ready for c in calls[q.topic]):
-            out["in_flight"] += 1
+            out[a.idx] = "in_flight"
         elif text in seen_text:
-            out["exact"] += 1
+            out[a.idx] = "exact"
         elif key in seen_key:
-            out["normalised"] += 1
+            out[a.idx] = "normalised"
         else:
-            out["reworded"] += 1
+            out[a.idx] = "reworded"
         seen_text.add(text)
         seen_key.add(key)
     return out
+
+
+def _outcome_class(a: Asked, q: Question, reuse: dict[int, str]) -> str:
+    """What the question's answer was, for the overhead split."""
+    if a.answers[0].kind == "generated":
+        return "generated, own call" if reuse.get(a.idx) == "fresh" else "generated, reused"
+    if q.kind in ("question", "followup"):
+        return "search instead of an answer"
+    return "search (keyword or Pay)"
 
 
 def _windows(stack: Stack) -> dict[str, Any]:
@@ -112,7 +123,9 @@ def stack_figures(run: DayRun, stack: Stack) -> dict[str, Any]:
     calls_by_topic: dict[str, list[Call]] = defaultdict(list)
     for c in stack.upstream.calls:
         calls_by_topic[c.topic].append(c)
+    reuse = _reuse(stream, stack)
     overheads, waited, waits, unwaited = [], 0, [], []
+    by_class: dict[str, list[float]] = defaultdict(list)
     for a in answered:
         e2e, upstream, gap = _timing(a, calls_by_topic[by_idx[a.idx].topic])
         overhead = (e2e - upstream) * 1000
@@ -120,8 +133,9 @@ def stack_figures(run: DayRun, stack: Stack) -> dict[str, Any]:
         if gap is not None and gap > WAITED_SECONDS:
             waited += 1
             waits.append(gap)
-        else:
-            unwaited.append(overhead)
+            continue
+        unwaited.append(overhead)
+        by_class[_outcome_class(a, by_idx[a.idx], reuse)].append(overhead)
     deliveries = [d for d in (stack.balancer.deliveries if stack.balancer else [])]
     acks = [(d.acked - d.sent) * 1000 for d in deliveries]
     admitted = len(stack.upstream.admitted())
@@ -151,7 +165,7 @@ def stack_figures(run: DayRun, stack: Stack) -> dict[str, Any]:
         "answer_query_admitted": admitted,
         **_windows(stack),
         "reuse_factor": generated / admitted if admitted else float("nan"),
-        "reuse": dict(_reuse(stream, stack)),
+        "reuse": dict(Counter(reuse.values())),
         "search_calls": len(stack.upstream.admitted("search_documents")),
         "peak_search_bucket": stack.upstream.peak_search_bucket(),
         "unknown_queries": stack.upstream.unknown,
@@ -170,6 +184,9 @@ def stack_figures(run: DayRun, stack: Stack) -> dict[str, Any]:
         "overhead_p50_ms": pct(overheads, 50),
         "overhead_p99_ms": pct(overheads, 99),
         "overhead_unwaited_p99_ms": pct(unwaited, 99),
+        "overhead_by_class": {
+            k: (len(v), pct(v, 50), pct(v, 99)) for k, v in sorted(by_class.items())
+        },
         "waited": waited,
         "wait_p50_s": pct(waits, 50),
         "wait_max_s": max(waits, default=float("nan")),
@@ -183,6 +200,12 @@ def stack_figures(run: DayRun, stack: Stack) -> dict[str, Any]:
             1000 * cpu / max(1, n) for cpu, n in zip(stack.cpu_s, per_replica_q, strict=True)
         ],
         "cpu_ms_per_question_all": 1000 * sum(stack.cpu_s) / max(1, len(stream)),
+        # the questions' own: the CPU the replica would have used idle over the same time out
+        "cpu_ms_per_question_net": [
+            1000 * max(0.0, cpu - idle * stack.busy_s) / max(1, n)
+            for cpu, idle, n in zip(stack.cpu_s, stack.idle_cpu_per_s, per_replica_q, strict=True)
+        ],
+        "idle_cpu_ms_per_s": [1000 * idle for idle in stack.idle_cpu_per_s],
         "rss_mb": stack.rss_mb,
         "cold_start_s": stack.cold_start_s,
     }

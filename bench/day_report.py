@@ -42,6 +42,13 @@ def _cache(t: Figures) -> str:
     return "; ".join(f"{k} {v:.0f}" for k, v in series.items()) or "(no answer-cache series)"
 
 
+def _classes(t: Figures) -> str:
+    return "; ".join(
+        f"{k}: {n}, {_num(p50)} / {_num(p99)}"
+        for k, (n, p50, p99) in t["overhead_by_class"].items()
+    )
+
+
 def _list(values: list[float], fmt: Callable[[float], str]) -> str:
     return " / ".join(fmt(v) for v in values)
 
@@ -109,6 +116,7 @@ ROWS: tuple[tuple[str, Callable[[Figures, Figures | None], str]], ...] = (
         "… p99 of the questions that did not wait for a quota slot",
         lambda t, b: f"{_num(t['overhead_unwaited_p99_ms'])} ms",
     ),
+    ("… by outcome (not waiting): count, p50 / p99 ms", lambda t, b: _classes(t)),
     (
         "Questions that waited for a quota slot: count, wait p50 / max",
         lambda t, b: f"{t['waited']}, {_num(t['wait_p50_s'])} / {_num(t['wait_max_s'])} s",
@@ -121,8 +129,17 @@ ROWS: tuple[tuple[str, Callable[[Figures, Figures | None], str]], ...] = (
     ),
     ("Questions per replica", lambda t, b: _list(t["per_replica_questions"], lambda v: f"{v:.0f}")),
     (
-        "Bot CPU per question, per replica",
-        lambda t, b: _list(t["cpu_ms_per_question"], lambda v: f"{v:.1f} ms"),
+        "Bot CPU per question, per replica: all / less idle CPU",
+        lambda t, b: (
+            _list(t["cpu_ms_per_question"], lambda v: f"{v:.1f}")
+            + " ms; "
+            + _list(t["cpu_ms_per_question_net"], lambda v: f"{v:.1f}")
+            + " ms"
+        ),
+    ),
+    (
+        "… idle CPU per replica (timers, probes), ms per second",
+        lambda t, b: _list(t["idle_cpu_ms_per_s"], lambda v: f"{v:.1f}"),
     ),
     ("Peak RSS per replica", lambda t, b: _list(t["rss_mb"], lambda v: f"{v:.0f} MB")),
     (

@@ -244,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         "--sustain", type=float, default=4.0, help="seconds of steady load with N in flight"
     )
     parser.add_argument("--cli-runs", type=int, default=3)
+    parser.add_argument("--store-passes", type=int, default=2, help="--scenario store rounds")
     parser.add_argument("--smoke", action="store_true", help="tiny run for CI; writes nothing")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     parser.add_argument("--workdir", type=Path, default=None, help="cwd of the bot (no .env)")

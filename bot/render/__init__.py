@@ -44,6 +44,7 @@ from bot.render.notices import (
     render_restarting,
     render_stale_button,
     with_not_in_channel_hint,
+    with_restart_note,
 )
 from bot.render.pages import PageSpan
 from bot.render.quota import render_quota_note, render_quota_status
@@ -89,4 +90,5 @@ __all__ = [
     "text_message",
     "wants_file",
     "with_not_in_channel_hint",
+    "with_restart_note",
 ]

@@ -15,6 +15,7 @@ from bot.slack.identity import SlackIdentity
 from bot.slack.routing import Router
 from bot.slack.state import DeliveryClaims, RateLimiter, ThreadMemory, UserProfiles
 from bot.store import Store
+from bot.worklog import WorkLog
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class SlackConfig:
     doc_file_threshold_chars: int
     rate_limit_per_user_per_minute: int
     dedupe_ttl_seconds: float
+    #: how often unfinished work of a dead replica is looked for
+    work_recovery_seconds: float
     #: how long fetched documents (and their page cuts) are kept
     document_ttl_seconds: float
 
@@ -39,6 +42,7 @@ class SlackConfig:
             doc_file_threshold_chars=settings.doc_file_threshold_chars,
             rate_limit_per_user_per_minute=settings.rate_limit_per_user_per_minute,
             dedupe_ttl_seconds=settings.dedupe_ttl_seconds,
+            work_recovery_seconds=settings.work_recovery_seconds,
             document_ttl_seconds=settings.cache_document_ttl_seconds,
         )
 
@@ -61,6 +65,8 @@ class SlackDeps:
     quota: AnswerQuota
     #: aware UTC now
     clock: Callable[[], datetime]
+    #: acknowledged work, recorded until its reply is delivered
+    work: WorkLog
 
 
 def _utc_now() -> datetime:
@@ -84,11 +90,19 @@ def build_deps(
         inflight=InFlight(),
         store=store,
         router=Router(settings.answer_min_words, settings.route_pay_questions),
-        deliveries=DeliveryClaims(store, config.dedupe_ttl_seconds),
+        deliveries=DeliveryClaims(
+            store, config.dedupe_ttl_seconds, lease_seconds=settings.work_lease_seconds
+        ),
         limiter=RateLimiter(store, config.rate_limit_per_user_per_minute),
         profiles=UserProfiles(store),
         threads=ThreadMemory(store),
         identity=SlackIdentity(),
         quota=quota,
         clock=clock or _utc_now,
+        work=WorkLog(
+            store,
+            lease_seconds=settings.work_lease_seconds,
+            max_age_seconds=settings.work_max_age_seconds,
+            metrics=metrics,
+        ),
     )

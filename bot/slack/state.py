@@ -13,6 +13,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -23,16 +24,36 @@ Clock = Callable[[], float]
 RATE_WINDOW_SECONDS = 60.0
 
 
-class DeliveryClaims:
-    """Answers "have we seen this delivery before?" across Slack's retries (and replicas)."""
+def delivery_key(body: dict[str, Any]) -> str | None:
+    """What identifies one delivery: the event id, or the trigger id of a command or click."""
+    event_id = body.get("event_id")
+    if isinstance(event_id, str) and event_id:
+        return f"event:{event_id}"
+    trigger_id = body.get("trigger_id")
+    if isinstance(trigger_id, str) and trigger_id:
+        return f"trigger:{trigger_id}"
+    return None
 
-    def __init__(self, store: Store, ttl_seconds: float) -> None:
+
+class DeliveryClaims:
+    """Answers "have we seen this delivery before?" across Slack's retries (and replicas).
+
+    A claim is first taken with a short lease and confirmed once the delivery has been
+    acknowledged with its work recorded: a process that dies in between holds the claim for
+    the lease only, so Slack's own retry (after about a minute) is not swallowed."""
+
+    def __init__(self, store: Store, ttl_seconds: float, *, lease_seconds: float = 30.0) -> None:
         self._store = store
         self._ttl = ttl_seconds
+        self._lease = min(lease_seconds, ttl_seconds)
 
     async def first_time(self, key: str) -> bool:
-        """True the first time `key` is claimed within the TTL, False afterwards."""
-        return await self._store.add(f"dedupe:{key}", "1", TEXT, self._ttl)
+        """True the first time `key` is claimed (within the lease, then the TTL)."""
+        return await self._store.add(f"dedupe:{key}", "working", TEXT, self._lease)
+
+    async def confirm(self, key: str) -> None:
+        """The delivery was acknowledged and its work recorded: remember it for the TTL."""
+        await self._store.set(f"dedupe:{key}", "done", TEXT, self._ttl)
 
 
 class RateLimiter:

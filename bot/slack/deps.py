@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
 
 from bot.inflight import InFlight
 from bot.observability.metrics import Metrics
@@ -29,6 +30,8 @@ class SlackConfig:
     dedupe_ttl_seconds: float
     #: how long fetched documents (and their page cuts) are kept
     document_ttl_seconds: float
+    #: whose follow-ups in the bot's threads are answered without a mention
+    thread_followups: Literal["asker", "anyone", "off"] = "asker"
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SlackConfig:
@@ -40,6 +43,7 @@ class SlackConfig:
             rate_limit_per_user_per_minute=settings.rate_limit_per_user_per_minute,
             dedupe_ttl_seconds=settings.dedupe_ttl_seconds,
             document_ttl_seconds=settings.cache_document_ttl_seconds,
+            thread_followups=settings.thread_followups,
         )
 
 

@@ -13,7 +13,7 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import AUTHORIZE_FAILED
-from bot.slack import actions, commands, events
+from bot.slack import actions, commands, events, sharing
 from bot.slack.deps import SlackDeps
 from bot.slack.posting import retry_handlers
 from bot.slack.state import delivery_key
@@ -108,5 +108,6 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
     app.use(drop_repeated_deliveries)
     commands.register(app, deps)
     events.register(app, deps)
+    sharing.register(app, deps)  # before actions: its catch-all takes unclaimed actions
     actions.register(app, deps)
     return app

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
 
 from bot.inflight import InFlight
 from bot.observability.metrics import Metrics
@@ -32,6 +33,8 @@ class SlackConfig:
     work_recovery_seconds: float
     #: how long fetched documents (and their page cuts) are kept
     document_ttl_seconds: float
+    #: whose follow-ups in the bot's threads are answered without a mention
+    thread_followups: Literal["asker", "anyone", "off"] = "asker"
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SlackConfig:
@@ -44,6 +47,7 @@ class SlackConfig:
             dedupe_ttl_seconds=settings.dedupe_ttl_seconds,
             work_recovery_seconds=settings.work_recovery_seconds,
             document_ttl_seconds=settings.cache_document_ttl_seconds,
+            thread_followups=settings.thread_followups,
         )
 
 

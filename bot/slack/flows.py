@@ -23,10 +23,12 @@ from bot.render import (
     render_quota_waiting,
     render_rate_limited,
 )
+from bot.render.share import render_private_doc_refused
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.deps import SlackDeps
 from bot.slack.replies import Reply
 from bot.slack.routing import Route
+from bot.slack.sharing import answer_privately
 from bot.slack.show_doc import FIRST_PAGE, fetch_document, show_document
 from bot.slack.state import UserProfile
 from bot.store import StoreError
@@ -50,6 +52,9 @@ async def answer_question(
         return Outcome(route="help", outcome="help")
     if route.kind == "quota":
         return await _quota_status(deps, reply)
+    if route.kind == "doc" and route.private:  # a whole page is posted where it was asked
+        await reply.notify_asker(render_private_doc_refused(command))
+        return Outcome(route="doc", outcome="invalid_input")
     if reply.user is not None:
         retry_after = await deps.limiter.try_acquire(reply.user)
         if retry_after is not None:
@@ -84,6 +89,10 @@ async def answer_question(
 async def _deliver_answer(
     deps: SlackDeps, reply: Reply, route: Route, result: Answer, shown_question: str | None
 ) -> None:
+    if route.private:
+        # what was asked, without the `private` that asked for privacy
+        await _deliver_privately(deps, reply, result, route.query)
+        return
     asker = reply.user if shown_question is not None else None
     # a quota note says when answers come back: in the asker's own time
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
@@ -91,7 +100,15 @@ async def _deliver_answer(
     posted_ts = await reply.deliver(msg)
     root = reply.thread_ts or posted_ts
     if reply.channel and root:
-        await deps.threads.remember(reply.channel, root, route.topic or route.query)
+        await deps.threads.remember(
+            reply.channel, root, route.topic or route.query, asker=reply.user
+        )
+
+
+async def _deliver_privately(deps: SlackDeps, reply: Reply, result: Answer, question: str) -> None:
+    tz = await _asker_tz(deps, reply) if _says_when(result) else None
+    body = render_answer(result, tz=tz, now=deps.clock())
+    await answer_privately(deps, reply, body, question)
 
 
 def _says_when(result: Answer) -> bool:

@@ -34,7 +34,7 @@ async def resume(deps: SlackDeps, client: AsyncWebClient, record: WorkRecord) ->
     if record.kind == "command":
         already_acked = OnceAck(None)
         await handle_command(deps, client, payload, already_acked, record=record, resumed=True)
-    elif record.kind in ("mention", "dm"):
+    elif record.kind in ("mention", "dm", "thread"):
         event: dict[str, Any] = payload.get("event") or {}
         if not isinstance(event.get("channel"), str) or not isinstance(event.get("ts"), str):
             await deps.work.drop(record, "unreadable")

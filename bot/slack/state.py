@@ -4,7 +4,7 @@ thread is about. Each is a thin typed view over `bot.store.Store`: the store bou
 namespace and expires every key, and with a shared store replicas share all of it.
 
 Keys (namespace first): `dedupe:<delivery>`, `rate:<user>`, `profile:<user>`,
-`thread:<channel>:<ts>`.
+`thread:<channel>:<ts>` (the thread's question and original asker).
 """
 
 from __future__ import annotations
@@ -129,15 +129,42 @@ def _is_zone_name(tz: str | None) -> bool:
     return bool(tz) and len(tz or "") <= 64 and all(c.isalnum() or c in "/_+-" for c in tz or "")
 
 
+@dataclass(frozen=True)
+class ThreadTopic:
+    """What a thread the bot answered in is about, and who asked first there."""
+
+    question: str
+    #: the person whose question the bot first answered in the thread (None: not known)
+    asker: str | None = None
+
+
+_TOPIC = AdapterCodec(TypeAdapter(ThreadTopic))
+
+
 class ThreadMemory:
-    """The question a Slack thread is about, so a short follow-up can refer back to it."""
+    """The question a Slack thread is about, so a short follow-up can refer back to it, and
+    its original asker, whose follow-ups are answered without a mention (THREAD_FOLLOWUPS).
+
+    A record exists only for threads the bot answered in: that is what lets the follow-up
+    listener ignore every other thread without asking Slack anything.
+    """
 
     def __init__(self, store: Store, ttl_seconds: float = 24 * 3600) -> None:
         self._store = store
         self._ttl = ttl_seconds
 
-    async def question(self, channel: str, thread_ts: str) -> str | None:
-        return await self._store.get(f"thread:{channel}:{thread_ts}", TEXT)
+    async def topic(self, channel: str, thread_ts: str) -> ThreadTopic | None:
+        return await self._store.get(f"thread:{channel}:{thread_ts}", _TOPIC)
 
-    async def remember(self, channel: str, thread_ts: str, question: str) -> None:
-        await self._store.set(f"thread:{channel}:{thread_ts}", question, TEXT, self._ttl)
+    async def question(self, channel: str, thread_ts: str) -> str | None:
+        found = await self.topic(channel, thread_ts)
+        return found.question if found is not None else None
+
+    async def remember(
+        self, channel: str, thread_ts: str, question: str, asker: str | None = None
+    ) -> None:
+        """Record the thread's latest question; the first asker stays its asker."""
+        key = f"thread:{channel}:{thread_ts}"
+        earlier = await self._store.get(key, _TOPIC)
+        first = earlier.asker if earlier is not None and earlier.asker else asker
+        await self._store.set(key, ThreadTopic(question, first), _TOPIC, self._ttl)

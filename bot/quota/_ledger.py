@@ -28,9 +28,9 @@ from typing import Any
 
 from bot.errors import QuotaSignal
 from bot.observability.metrics import Metrics
+from bot.quota._keys import MINUTE_KEY, PAUSE_KEY, day_key, day_ttl, read_pause
 from bot.quota._pacific import next_pacific_midnight, pacific_day
 from bot.quota._types import (
-    PAUSE_KINDS,
     Pause,
     PauseKind,
     Permit,
@@ -49,8 +49,6 @@ WINDOW_SECONDS = 60.0
 MAX_SHORT_PAUSE_SECONDS = 900.0
 #: a pause is never shorter than this, so a slot "about to free" is not hammered
 MIN_PAUSE_SECONDS = 1.0
-_PAUSE_KEY = "quota:pause"
-_MINUTE_KEY = "quota:minute"
 _USER_CHARS = 64
 _CAS_TRIES = 3
 _MIN_SLEEP = 0.05
@@ -110,7 +108,7 @@ class AnswerQuota:
         if pause is not None:
             return self._refusal(pause.kind, pause.until, now)
         reset = next_pacific_midnight(now)
-        ttl = _day_ttl(now, reset)
+        ttl = day_ttl(now, reset)
         counted: list[str] = []
         user_key = self._user_key(day, user)
         if user_key is not None:
@@ -118,14 +116,14 @@ class AnswerQuota:
             if await self._store.incr(user_key, 1, ttl) > self.config.per_user_per_day:
                 await self._give_back(counted, ttl)
                 return Refusal("user", reset)
-        counted.append(_day_key(day))
-        used = await self._store.incr(_day_key(day), 1, ttl)
+        counted.append(day_key(day))
+        used = await self._store.incr(day_key(day), 1, ttl)
         if self.config.per_day and used > self.config.per_day:
             await self._give_back(counted, ttl)
             return Refusal("day", reset)
         if self.config.per_minute:
             stamp = now.timestamp()
-            wait = await self._store.hit(_MINUTE_KEY, self.config.per_minute, WINDOW_SECONDS, stamp)
+            wait = await self._store.hit(MINUTE_KEY, self.config.per_minute, WINDOW_SECONDS, stamp)
             if wait is not None:
                 await self._give_back(counted, ttl)
                 return self._refusal("minute", now + timedelta(seconds=wait), now)
@@ -139,7 +137,7 @@ class AnswerQuota:
             return None
         reset = next_pacific_midnight(now)
         try:
-            used = await self._store.incr(key, 0, _day_ttl(now, reset))
+            used = await self._store.incr(key, 0, day_ttl(now, reset))
         except StoreError as exc:
             self._store_failed(exc)
             return None
@@ -171,10 +169,10 @@ class AnswerQuota:
             reset = next_pacific_midnight(now)
             day = pacific_day(now)
             if signal.limit == "day":
-                await self._spend_day(day, signal, _day_ttl(now, reset))
+                await self._spend_day(day, signal, day_ttl(now, reset))
             else:
-                keys = [k for k in (self._user_key(day, user), _day_key(day)) if k]
-                await self._give_back(keys, _day_ttl(now, reset))
+                keys = [k for k in (self._user_key(day, user), day_key(day)) if k]
+                await self._give_back(keys, day_ttl(now, reset))
         except StoreError as exc:
             self._store_failed(exc)
             return Pause(signal.limit, fallback)
@@ -188,7 +186,7 @@ class AnswerQuota:
             seconds = min(signal.retry_after, MAX_SHORT_PAUSE_SECONDS)
         elif signal.limit == "minute":
             # the server's window holds our oldest call or older ones: a slot frees by then
-            events = await self._store.window_events(_MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
+            events = await self._store.window_events(MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
             oldest = events[0] if events else now.timestamp()
             seconds = oldest + WINDOW_SECONDS - now.timestamp()
         else:
@@ -200,22 +198,22 @@ class AnswerQuota:
         value = {"kind": pause.kind, "until": pause.until.timestamp()}
         ttl = max(MIN_PAUSE_SECONDS, (pause.until - now).total_seconds())
         for _ in range(_CAS_TRIES):
-            current = await self._store.get(_PAUSE_KEY, JSON)
-            active = _read_pause(current)
+            current = await self._store.get(PAUSE_KEY, JSON)
+            active = read_pause(current)
             if active is not None and active.until >= pause.until:
                 return
             if current is None:
-                if await self._store.add(_PAUSE_KEY, value, JSON, ttl):
+                if await self._store.add(PAUSE_KEY, value, JSON, ttl):
                     return
-            elif await self._store.replace(_PAUSE_KEY, current, value, JSON, ttl):
+            elif await self._store.replace(PAUSE_KEY, current, value, JSON, ttl):
                 return
 
     async def _spend_day(self, day: str, signal: QuotaSignal, ttl: float) -> None:
         """The server says the day is spent: the day count goes up to the limit."""
         target = self.config.per_day or signal.limit_value or 0
-        used = await self._store.incr(_day_key(day), 0, ttl)
+        used = await self._store.incr(day_key(day), 0, ttl)
         if used < target:
-            await self._store.incr(_day_key(day), target - used, ttl)
+            await self._store.incr(day_key(day), target - used, ttl)
 
     # --- where things stand --------------------------------------------------------------
     async def state(self, user: str | None) -> QuotaState:
@@ -225,11 +223,11 @@ class AnswerQuota:
         cfg = self.config
         day = pacific_day(now)
         reset = next_pacific_midnight(now)
-        ttl = _day_ttl(now, reset)
+        ttl = day_ttl(now, reset)
         pause = await self._pause(now)
         # incr by 0 is the store's one typed read of a counter
-        used = await self._store.incr(_day_key(day), 0, ttl)
-        events = await self._store.window_events(_MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
+        used = await self._store.incr(day_key(day), 0, ttl)
+        events = await self._store.window_events(MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
         user_key = self._user_key(day, user)
         user_used = await self._store.incr(user_key, 0, ttl) if user_key else None
         spent = pause is not None and pause.kind == "day"
@@ -293,7 +291,7 @@ class AnswerQuota:
         return f"quota:user:{day}:{user[:_USER_CHARS]}"
 
     async def _pause(self, now: datetime) -> Pause | None:
-        pause = _read_pause(await self._store.get(_PAUSE_KEY, JSON))
+        pause = read_pause(await self._store.get(PAUSE_KEY, JSON))
         # the store's clock may differ from ours (Redis keeps its own): check the time too
         return pause if pause is not None and pause.until > now else None
 
@@ -306,22 +304,3 @@ class AnswerQuota:
         if not self._store_down:
             logger.warning("quota ledger unavailable (%s); the server decides alone", exc.message)
         self._store_down = True
-
-
-def _day_key(day: str) -> str:
-    return f"quota:day:{day}"
-
-
-def _day_ttl(now: datetime, reset: datetime) -> float:
-    """A day's counters outlive its reset by a day (for `gdocs-bot check` after midnight)."""
-    return (reset - now).total_seconds() + 86_400.0
-
-
-def _read_pause(value: object) -> Pause | None:
-    """A stored pause, or None for anything unreadable (another version wrote it)."""
-    if not isinstance(value, dict):
-        return None
-    kind, until = PAUSE_KINDS.get(str(value.get("kind"))), value.get("until")
-    if kind is None or not isinstance(until, int | float) or isinstance(until, bool):
-        return None
-    return Pause(kind, datetime.fromtimestamp(until, UTC))

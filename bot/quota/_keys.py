@@ -1,0 +1,29 @@
+"""Where the ledger keeps things in the store, and how stored values are read back."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from bot.quota._types import PAUSE_KINDS, Pause
+
+PAUSE_KEY = "quota:pause"
+MINUTE_KEY = "quota:minute"
+
+
+def day_key(day: str) -> str:
+    return f"quota:day:{day}"
+
+
+def day_ttl(now: datetime, reset: datetime) -> float:
+    """A day's counters outlive its reset by a day (for `gdocs-bot check` after midnight)."""
+    return (reset - now).total_seconds() + 86_400.0
+
+
+def read_pause(value: object) -> Pause | None:
+    """A stored pause, or None for anything unreadable (another version wrote it)."""
+    if not isinstance(value, dict):
+        return None
+    kind, until = PAUSE_KINDS.get(str(value.get("kind"))), value.get("until")
+    if kind is None or not isinstance(until, int | float) or isinstance(until, bool):
+        return None
+    return Pause(kind, datetime.fromtimestamp(until, UTC))

@@ -13,7 +13,7 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import AUTHORIZE_FAILED
-from bot.slack import actions, commands, events
+from bot.slack import actions, commands, events, feedback, home, unfurls
 from bot.slack.deps import SlackDeps
 from bot.slack.posting import retry_handlers
 
@@ -115,6 +115,11 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
 
     app.use(drop_repeated_deliveries)
     commands.register(app, deps)
+    # before events and actions: Bolt runs the first listener that matches, and those two
+    # tables end with catch-alls for what the bot does not handle
+    home.register(app, deps)
+    unfurls.register(app, deps)
+    feedback.register(app, deps)
     events.register(app, deps)
     actions.register(app, deps)
     return app

@@ -3,6 +3,8 @@ them, in reverse (an `AsyncExitStack`). `serve`, the CLI and the tests all build
 
     async with open_core(settings) as core:      # the CLI: store + docs service
         await core.service.ask("…")
+    async with open_state(settings) as store:    # the CLI's read of what the bot stored
+        await store.scan("feedback:", …)
     async with open_bot(settings) as bot:        # serve and the tests: + Slack and health
         ...
 
@@ -121,15 +123,6 @@ async def open_bot(
         token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
         client = build_web_client(token, str(settings.slack_api_url))
         stack.push_async_callback(_close_session, client)
-        deps = build_deps(
-            settings,
-            service=core.service,
-            quota=core.service.quota,
-            metrics=core.metrics,
-            store=core.store,
-            clock=clock,
-        )
-        app = build_bolt_app(deps, client)
         readiness = Readiness(
             core.service,
             store=core.store,
@@ -138,7 +131,33 @@ async def open_bot(
             # the service bounds each server's check by MCP_TIMEOUT_SECONDS; this is a backstop
             probe_timeout=settings.mcp_timeout_seconds + 5,
         )
+        deps = build_deps(
+            settings,
+            service=core.service,
+            quota=core.service.quota,
+            metrics=core.metrics,
+            store=core.store,
+            clock=clock,
+            docs_status=readiness.dk_status,
+        )
+        app = build_bolt_app(deps, client)
         yield Bot(core=core, client=client, app=app, deps=deps, readiness=readiness)
+
+
+@asynccontextmanager
+async def open_state(settings: Settings) -> AsyncIterator[Store]:
+    """The store STATE_URL names, as it is: no per-process fallback and no per-call timeout.
+    For a command that reads what the bot wrote (`gdocs-bot feedback export`), a store that
+    does not answer is an error (StoreError), never an empty result."""
+    store = await open_store(
+        settings.state_url.get_secret_value(),
+        prefix=settings.state_prefix,
+        max_entries=settings.cache_max_entries,
+    )
+    try:
+        yield store
+    finally:
+        await store.aclose()
 
 
 async def _open_state(settings: Settings, metrics: Metrics) -> Store:

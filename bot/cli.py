@@ -1,4 +1,4 @@
-"""The `gdocs-bot` command line: ask, search, pay, doc, check and serve.
+"""The `gdocs-bot` command line: ask, search, pay, doc, check, serve and feedback export.
 
 Answers are printed as Markdown (or JSON with `--json`). Failures are one line on stderr:
 exit 2 for usage and configuration errors (an empty question included), 1 for everything
@@ -23,7 +23,7 @@ from bot.names import normalize_doc_ref
 from bot.render.notices import fallback_note
 from bot.render.terminal import CheckRow, answer_markdown, check_table, documents_markdown
 from bot.settings import Settings, load_settings
-from bot.store import StoreConfigError
+from bot.store import StoreConfigError, StoreError
 from bot.text import terminal_safe
 
 if TYPE_CHECKING:
@@ -71,6 +71,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub.add_parser("check", parents=[common], help="check the configuration and servers")
     sub.add_parser("serve", help="run the Slack bot")
+    feedback = sub.add_parser("feedback", help="the votes people gave answers (an eval set)")
+    actions = feedback.add_subparsers(dest="feedback_command", required=True, metavar="ACTION")
+    export = actions.add_parser("export", help="print every vote as JSON Lines")
+    export.add_argument("--since", metavar="YYYY-MM-DD", help="votes from this day (UTC) on")
+    export.add_argument("--vote", metavar="up|down", help="only 👍 (up) or 👎 (down) votes")
     return parser
 
 
@@ -90,6 +95,8 @@ def _run(argv: list[str] | None) -> int:
 
         return serve(settings)
     _configure_quiet_logging(settings)
+    if args.command == "feedback":
+        return _feedback_export(args, settings)
     if args.command != "check":
         problems = settings.google_problems()
         if problems:
@@ -149,6 +156,26 @@ def _answer_json(answer: Answer, now: datetime) -> dict[str, object]:
     dumped = answer.model_dump(mode="json")
     dumped["note"] = fallback_note(answer.fallback, now=now) if answer.fallback else None
     return dumped
+
+
+# --- feedback export -----------------------------------------------------------------------
+def _feedback_export(args: argparse.Namespace, settings: Settings) -> int:
+    """JSON Lines of the stored votes; exit 2 for a bad --since/--vote or STATE_URL, 1 when
+    the store does not answer."""
+    from bot.cli_feedback import export_filter, export_lines
+
+    try:
+        wanted = export_filter(args.since, args.vote)
+        lines = asyncio.run(export_lines(settings, wanted))
+    except (InvalidInput, StoreConfigError) as exc:
+        _fail(exc.message)
+        return 2
+    except StoreError as exc:
+        _fail(exc.message)
+        return 1
+    for line in lines:
+        _out(line)
+    return 0
 
 
 # --- check --------------------------------------------------------------------------------

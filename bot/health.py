@@ -140,6 +140,12 @@ class Readiness:
     def dk_ready(self) -> bool:
         return not self._probe_failed and self.service.recently_healthy(self.window_seconds)
 
+    def dk_status(self) -> tuple[bool, str]:
+        """(ready, detail) of the Developer Knowledge server, as /readyz reports it; the
+        detail is "" while it is ready (for the Home tab)."""
+        ready = self.dk_ready()
+        return ready, "" if ready else self._dk_report(ready)
+
     async def slack_ready(self) -> tuple[bool, str]:
         if not self.slack_authenticated:
             return False, "Slack auth.test has not succeeded yet"

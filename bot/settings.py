@@ -101,6 +101,9 @@ class Settings(BaseSettings):
     #: in a thread the bot answered in, answer follow-up questions without an @-mention from
     #: the original asker (asker), from anyone in the thread (anyone), or not at all (off)
     thread_followups: Literal["asker", "anyone", "off"] = "asker"
+    #: how long votes on answers (👍 / 👎, with the question, the answer and any comment) are
+    #: kept for `gdocs-bot feedback export`; answers take votes for up to 30 days of it
+    feedback_retention_days: int = Field(180, ge=1, le=3650)
 
     # --- Work in flight (nothing lost on a crash) -----------------------------------------
     #: a replica owns acknowledged work this long without renewing it (it renews every third

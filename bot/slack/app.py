@@ -13,7 +13,7 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import AUTHORIZE_FAILED
-from bot.slack import actions, commands, events, sharing
+from bot.slack import actions, commands, events, feedback, home, sharing, unfurls
 from bot.slack.deps import SlackDeps
 from bot.slack.posting import retry_handlers
 from bot.slack.state import delivery_key
@@ -107,6 +107,11 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
 
     app.use(drop_repeated_deliveries)
     commands.register(app, deps)
+    # before events and actions: Bolt runs the first listener that matches, and those two
+    # tables end with catch-alls for what the bot does not handle
+    home.register(app, deps)
+    unfurls.register(app, deps)
+    feedback.register(app, deps)
     events.register(app, deps)
     sharing.register(app, deps)  # before actions: its catch-all takes unclaimed actions
     actions.register(app, deps)

@@ -7,16 +7,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
+from bot.feedback import FeedbackLog
 from bot.inflight import InFlight
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
 from bot.service import DocsService
 from bot.settings import Settings
 from bot.slack.identity import SlackIdentity
+from bot.slack.recent import RecentQuestions
 from bot.slack.routing import Router
 from bot.slack.state import DeliveryClaims, RateLimiter, ThreadMemory, UserProfiles
 from bot.store import Store
 from bot.worklog import WorkLog
+
+#: whether Google's documentation servers answer now, and a short detail when they don't:
+#: the readiness state behind /readyz (the composition root passes it in; the Home tab shows it)
+DocsStatus = Callable[[], tuple[bool, str]]
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,11 @@ class SlackDeps:
     clock: Callable[[], datetime]
     #: acknowledged work, recorded until its reply is delivered
     work: WorkLog
+    #: answer records and votes (feedback buttons, `gdocs-bot feedback export`)
+    feedback: FeedbackLog
+    #: each person's last questions (the Home tab's Ask again)
+    recent: RecentQuestions
+    docs_status: DocsStatus
 
 
 def _utc_now() -> datetime:
@@ -85,8 +96,14 @@ def build_deps(
     metrics: Metrics,
     store: Store,
     clock: Callable[[], datetime] | None = None,
+    docs_status: DocsStatus | None = None,
 ) -> SlackDeps:
     config = SlackConfig.from_settings(settings)
+    now = clock or _utc_now
+
+    def answered_lately() -> tuple[bool, str]:
+        return service.recently_healthy(), ""
+
     return SlackDeps(
         config=config,
         service=service,
@@ -102,11 +119,14 @@ def build_deps(
         threads=ThreadMemory(store),
         identity=SlackIdentity(),
         quota=quota,
-        clock=clock or _utc_now,
+        clock=now,
         work=WorkLog(
             store,
             lease_seconds=settings.work_lease_seconds,
             max_age_seconds=settings.work_max_age_seconds,
             metrics=metrics,
         ),
+        feedback=FeedbackLog(store, retention_days=settings.feedback_retention_days, clock=now),
+        recent=RecentQuestions(store, now),
+        docs_status=docs_status or answered_lately,
     )

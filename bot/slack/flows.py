@@ -11,6 +11,7 @@ from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import ErrorCode, GdocsError
+from bot.feedback import new_answer_id
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.render import (
@@ -26,6 +27,7 @@ from bot.render import (
 from bot.render.share import render_private_doc_refused
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.deps import SlackDeps
+from bot.slack.feedback import keep_answer
 from bot.slack.replies import Reply
 from bot.slack.routing import Route
 from bot.slack.sharing import answer_privately
@@ -60,6 +62,7 @@ async def answer_question(
         if retry_after is not None:
             await reply.notify_asker(render_rate_limited(deps.limiter.per_minute, retry_after))
             return Outcome(route=route.kind, outcome="rate_limited")
+        await deps.recent.remember(reply.user, question)  # the Home tab's Ask again
     await reply.start_progress(render_progress(question))
     server = "pay" if route.kind == "pay" and deps.service.pay_configured else DEVELOPER_KNOWLEDGE
     try:
@@ -96,8 +99,12 @@ async def _deliver_answer(
     asker = reply.user if shown_question is not None else None
     # a quota note says when answers come back: in the asker's own time
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
-    msg = render_answer(result, asker=asker, question=shown_question, tz=tz, now=deps.clock())
+    answer_id = new_answer_id()  # the feedback buttons name the answer by it
+    msg = render_answer(
+        result, asker=asker, question=shown_question, tz=tz, now=deps.clock(), feedback_id=answer_id
+    )
     posted_ts = await reply.deliver(msg)
+    await keep_answer(deps, reply, answer_id, result, posted_ts)
     root = reply.thread_ts or posted_ts
     if reply.channel and root:
         await deps.threads.remember(

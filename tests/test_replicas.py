@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
 from tests.fakes.bot_process import run_to_exit
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
@@ -299,3 +300,49 @@ def test_a_wrong_redis_password_stops_start_up_naming_state_url_without_the_pass
         assert "the-right-one-5521" not in output
         assert "Traceback" not in output
     assert [] == dk.calls
+
+
+def test_everything_the_replicas_keep_in_redis_expires(
+    pair: tuple[ServedBot, ServedBot],
+    slack: FakeSlack,
+    dk: FakeDeveloperKnowledge,
+    redis_server: RedisServer,
+) -> None:
+    """After a mention, commands, a keyword search and a day 429: every key is under
+    STATE_PREFIX, in a known namespace, and has a TTL of at most about two days (a day's
+    quota counters outlive its reset by a day; a Pacific day is up to 25 h long)."""
+    a, b = pair
+    body = a.mention_body(slack, "how do I share a bucket?", event_id="EvTtl01", ts="1710000000.2")
+    a.event(body)
+    b.command(slack, "how do I create a Cloud Storage bucket?")
+    b.command(slack, "bucket naming")  # a keyword lookup: search_documents
+    slack.wait_for("chat.postMessage", 3, timeout=20)
+    dk.quota_exhausted = "http"
+    a.command(slack, "how do I audit bucket access?")
+    slack.wait_for("chat.postMessage", 4, timeout=20)
+
+    client = redis.Redis(port=redis_server.port)
+    try:
+        ttls = {key.decode(): client.pttl(key) for key in client.scan_iter(count=500)}
+    finally:
+        client.close()
+    assert ttls
+    unbounded = {key: ttl for key, ttl in ttls.items() if not 0 < ttl <= 49 * 3_600_000}
+    assert {} == unbounded
+    assert all(key.startswith("gdocs:") for key in ttls)
+    kinds = {key.removeprefix("gdocs:").removeprefix("~window:").split(":")[0] for key in ttls}
+    assert {"answer", "search", "dedupe", "quota", "profile", "thread"} <= kinds
+    assert kinds <= {
+        "answer",
+        "search",
+        "pay",
+        "doc",
+        "title",
+        "pages",
+        "dedupe",
+        "rate",
+        "profile",
+        "thread",
+        "quota",
+        "lock",
+    }, kinds

@@ -105,9 +105,12 @@ def _ask(restarted: Restarted, slack: FakeSlack, question: str) -> str:
 def test_the_state_file_is_made_in_the_working_directory_for_its_owner_only(
     restarted: Restarted,
 ) -> None:
-    """No setting: the state is ./gdocs-state.db, readable and writable by the bot's user only."""
-    mode = stat.S_IMODE((restarted.cwd / DB).stat().st_mode)
-    assert 0o600 == mode, oct(mode)
+    """No setting: the state is ./gdocs-state.db (and, in WAL mode, its -wal and -shm files),
+    readable and writable by the bot's user only."""
+    files = sorted(restarted.cwd.glob(DB + "*"))
+    assert {DB, DB + "-wal", DB + "-shm"} == {f.name for f in files}
+    modes = {f.name: oct(stat.S_IMODE(f.stat().st_mode)) for f in files}
+    assert {name: "0o600" for name in modes} == modes
 
 
 def test_a_restart_keeps_the_cache(

@@ -317,9 +317,15 @@ def test_check_json_reports_each_check(dk_server: FakeDeveloperKnowledge, tmp_pa
     assert 0 == result.returncode, result.stderr
     data = json.loads(result.stdout)
     assert data["ok"] is True
-    assert {"configuration", "developer knowledge", "dk search", "google pay", "slack"} == {
-        c["check"] for c in data["checks"]
-    }
+    assert {
+        "configuration",
+        "developer knowledge",
+        "dk search",
+        "google pay",
+        "slack",
+        "state store",
+        "answer quota",
+    } == {c["check"] for c in data["checks"]}
 
 
 def test_serve_hands_the_settings_to_the_runtime(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Two `gdocs-bot serve` processes on one real redis-server behave as one bot, driven over
 signed HTTP: Slack's retries, cached answers, questions in flight, the answer_query ledger
 and its pauses are shared; a Redis outage degrades (both keep answering) and ends by itself.
-Plus the start-up cases: Redis down (the bot starts degraded) and a wrong password (exit 2).
+(Start-up with Redis down or a wrong password: test_state_redis_startup_e2e.py.)
 
 The pair is started once for the module; each test starts from an empty Redis and fresh
 fakes, and asks its own questions."""
@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
 
-from tests.fakes.bot_process import run_to_exit
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.redis_server import RedisServer
 from tests.fakes.slack_api import FakeSlack
@@ -251,55 +249,6 @@ def test_both_replicas_keep_answering_through_a_redis_outage_and_share_again_aft
     b.command(slack, "how do I set a bucket's storage class?", user="UOTHER1")
     slack.wait_for("chat.postMessage", 4, timeout=20)
     assert calls + 1 == _answers(dk)
-
-
-# --- start-up -----------------------------------------------------------------------------
-def test_a_bot_starts_while_redis_is_down_and_uses_it_once_it_is_up(
-    tmp_path: Path, slack: FakeSlack, dk: FakeDeveloperKnowledge
-) -> None:
-    """Nothing listens at STATE_URL yet: the bot starts, answers, and /readyz is 200 with the
-    store's state (ok: false); once redis-server starts on that port, ok: true."""
-    redis = RedisServer()  # a free port, not started
-    bot = ServedBot.start(env_for(slack, dk, STATE_URL=redis.url), tmp_path)
-    try:
-        bot.wait_until(lambda: not bot.readyz()[1]["store"]["ok"], "/readyz to show the store down")
-        status, report = bot.readyz()
-        assert 200 == status
-        assert f"redis://127.0.0.1:{redis.port}/0" == report["store"]["url"]
-        bot.command(slack, "how do I make a bucket public?")
-        slack.wait_for("chat.postMessage", 1, timeout=20)
-        assert "Here is how" in _post_for(slack, "how do I make a bucket public?")
-
-        redis.start()
-        bot.wait_until(lambda: bot.readyz()[1]["store"]["ok"], "the store to be up", timeout=20)
-        assert "Traceback" not in bot.output
-    finally:
-        bot.kill()
-        redis.kill()
-
-
-def test_a_wrong_redis_password_stops_start_up_naming_state_url_without_the_password(
-    tmp_path: Path, slack: FakeSlack, dk: FakeDeveloperKnowledge
-) -> None:
-    """redis-server wants another password: `serve` and the CLI exit 2 with one line naming
-    STATE_URL; neither password appears anywhere in their output."""
-    redis = RedisServer(password="the-right-one-5521").start()
-    wrong = f"redis://:not-the-password-8830@127.0.0.1:{redis.port}/0"
-    try:
-        env = env_for(slack, dk, STATE_URL=wrong)
-        served = run_to_exit(env, tmp_path, "serve")
-        asked = run_to_exit(env, tmp_path, "ask", "how do I create a bucket?")
-    finally:
-        redis.kill()
-    for result in (served, asked):
-        output = result.stdout + result.stderr
-        assert 2 == result.returncode, output
-        [line] = result.stderr.strip().splitlines()
-        assert "STATE_URL" in line
-        assert "not-the-password-8830" not in output
-        assert "the-right-one-5521" not in output
-        assert "Traceback" not in output
-    assert [] == dk.calls
 
 
 def test_everything_the_replicas_keep_in_redis_expires(

@@ -14,8 +14,9 @@ docs service and Slack's client connect on first use.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -81,12 +82,14 @@ async def open_core(
     metrics: Metrics | None = None,
     clock: Callable[[], datetime] | None = None,
     backoff_base: float = 0.5,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> AsyncIterator[Core]:
     """Build the store and the docs service; close them (service first) on exit.
 
     StoreConfigError when STATE_URL cannot work (a wrong URL or password, a file that is not
     a database): start-up stops with its one line. A store that does not answer yet (Redis
     down) is not fatal: the bot starts on per-process state and uses the store once it is up.
+    `clock` (aware UTC) and `sleep` (how the quota waits for a minute slot) are for tests.
     """
     metrics = Metrics() if metrics is None else metrics
     async with AsyncExitStack() as stack:
@@ -98,6 +101,7 @@ async def open_core(
             metrics=metrics,
             clock=clock,
             backoff_base=backoff_base,
+            sleep=sleep,
         )
         stack.push_async_callback(service.aclose)
         yield Core(settings=settings, metrics=metrics, store=store, service=service)
@@ -110,6 +114,7 @@ async def open_bot(
     metrics: Metrics | None = None,
     clock: Callable[[], datetime] | None = None,
     backoff_base: float = 0.5,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> AsyncIterator[Bot]:
     """The core, Slack's Web API client, the listeners' dependencies, the Bolt app and the
     readiness state. Building it makes no Slack call."""
@@ -118,7 +123,9 @@ async def open_bot(
 
     async with AsyncExitStack() as stack:
         core = await stack.enter_async_context(
-            open_core(settings, metrics=metrics, clock=clock, backoff_base=backoff_base)
+            open_core(
+                settings, metrics=metrics, clock=clock, backoff_base=backoff_base, sleep=sleep
+            )
         )
         token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
         client = build_web_client(token, str(settings.slack_api_url))

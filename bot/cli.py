@@ -21,13 +21,22 @@ from bot.errors import ConfigError, GdocsError, InvalidInput
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.render.notices import fallback_note
-from bot.render.terminal import CheckRow, answer_markdown, check_table, documents_markdown
+from bot.render.terminal import (
+    CheckRow,
+    answer_markdown,
+    check_table,
+    documents_markdown,
+    quota_detail,
+    quota_unknown_detail,
+    store_detail,
+)
 from bot.settings import Settings, load_settings
-from bot.store import StoreConfigError, StoreError
+from bot.store import ResilientStore, StoreConfigError, StoreError
 from bot.text import terminal_safe
 
 if TYPE_CHECKING:
-    from bot.upstream import GoogleDocsService
+    from bot.assembly import Core
+    from bot.quota import QuotaState
 
 logger = logging.getLogger("bot.cli")
 
@@ -133,7 +142,7 @@ async def _command(args: argparse.Namespace, settings: Settings) -> int:
     async with open_core(settings) as core:
         service = core.service
         if args.command == "check":
-            return await _check(service, settings, as_json)
+            return await _check(core, as_json)
         if args.command == "doc":
             documents = await service.docs(names)
             dumped = [d.model_dump(mode="json") for d in documents]
@@ -179,7 +188,8 @@ def _feedback_export(args: argparse.Namespace, settings: Settings) -> int:
 
 
 # --- check --------------------------------------------------------------------------------
-async def _check(service: GoogleDocsService, settings: Settings, as_json: bool) -> int:
+async def _check(core: Core, as_json: bool) -> int:
+    service, settings = core.service, core.settings
     rows = [CheckRow("configuration", "ok", "settings loaded")]
     rows += [CheckRow("configuration", "FAIL", p) for p in settings.google_problems()]
     dk_status, pay_status = await service.status()
@@ -204,11 +214,57 @@ async def _check(service: GoogleDocsService, settings: Settings, as_json: bool) 
             )
         )
     rows.append(await _slack_row(settings))
+    store = await _store_report(core)
+    rows.append(CheckRow("state store", "ok" if store["ok"] else "FAIL", store_detail(store)))
+    now = datetime.now(UTC)
+    quota = await _quota_state(core) if store["ok"] else None
+    detail = quota_detail(quota, now=now) if quota is not None else quota_unknown_detail()
+    rows.append(CheckRow("answer quota", "ok" if quota is not None else "FAIL", detail))
+    ok = dk_ok and bool(store["ok"])
     if as_json:
-        _out(_json({"ok": dk_ok, "checks": [asdict(r) for r in rows]}))
+        report = {
+            "ok": ok,
+            "checks": [asdict(r) for r in rows],
+            "store": store,
+            "quota": _quota_json(quota) if quota is not None else None,
+        }
+        _out(_json(report))
     else:
         _out(check_table(rows))
-    return 0 if dk_ok else 1
+    return 0 if ok else 1
+
+
+async def _store_report(core: Core) -> dict[str, object]:
+    """The state store STATE_URL names: backend, URL (password hidden), whether it answers."""
+    store = core.store
+    if not isinstance(store, ResilientStore):  # memory://: nothing to reach
+        return {"backend": store.kind, "url": f"{store.kind}://", "ok": True, "detail": "ok"}
+    await store.ping()  # bounded, never raises: the outcome is in state()
+    return store.state()
+
+
+async def _quota_state(core: Core) -> QuotaState | None:
+    """answer_query's ledger as the bot sees it (no upstream call); None when unreadable."""
+    try:
+        return await core.service.quota.state(None)
+    except StoreError:
+        return None
+
+
+def _quota_json(state: QuotaState) -> dict[str, object]:
+    pause = state.pause
+    return {
+        "per_minute": state.per_minute,
+        "per_day": state.per_day,
+        "per_user_per_day": state.per_user_per_day,
+        "used_today": state.used_today,
+        "left_today": state.left_today,
+        "used_this_minute": state.used_this_minute,
+        "left_this_minute": state.left_this_minute,
+        "next_slot": state.next_slot.isoformat() if state.next_slot else None,
+        "pause": {"kind": pause.kind, "until": pause.until.isoformat()} if pause else None,
+        "next_reset": state.next_reset.isoformat(),
+    }
 
 
 def _status_row(name: str, ok: bool, tools: Sequence[str], detail: str) -> CheckRow:

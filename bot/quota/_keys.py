@@ -26,4 +26,6 @@ def read_pause(value: object) -> Pause | None:
     kind, until = PAUSE_KINDS.get(str(value.get("kind"))), value.get("until")
     if kind is None or not isinstance(until, int | float) or isinstance(until, bool):
         return None
-    return Pause(kind, datetime.fromtimestamp(until, UTC))
+    size = value.get("limit_value")
+    known = isinstance(size, int) and not isinstance(size, bool) and size > 0
+    return Pause(kind, datetime.fromtimestamp(until, UTC), size if known else None)

@@ -13,8 +13,8 @@ given back for them); a call refused here or by the server's 429 is given back, 
 not count it. The server has the last word: its 429 pauses the ledger even when the ledger
 thought there was room (someone else uses the project's quota).
 
-Keys (namespace `quota:`, each with a TTL): `quota:pause` (JSON {kind, until}; until it
-ends), `quota:day:<pacific day>` and `quota:user:<pacific day>:<user>` (counters; until a
+Keys (namespace `quota:`, each with a TTL): `quota:pause` (JSON {kind, until, limit_value};
+until it ends), `quota:day:<pacific day>` and `quota:user:<pacific day>:<user>` (counters; until a
 day after the reset), `quota:minute` (the sliding window of the last 60 s).
 """
 
@@ -38,7 +38,7 @@ from bot.quota._types import (
     QuotaState,
     Refusal,
 )
-from bot.store import JSON, Store, StoreError
+from bot.store import JSON, ResilientStore, Store, StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ class AnswerQuota:
             self._store_failed(exc)
             return Permit(user=user, day=day, counted=False)
         self._store_down = False
-        await self._publish()
+        await self.publish()
         return decision
 
     async def acquire_waiting(
@@ -106,7 +106,7 @@ class AnswerQuota:
     async def _decide(self, now: datetime, day: str, user: str | None) -> Permit | Refusal:
         pause = await self._pause(now)
         if pause is not None:
-            return self._refusal(pause.kind, pause.until, now)
+            return self._refusal(pause.kind, pause.until, now, pause.limit_value)
         reset = next_pacific_midnight(now)
         ttl = day_ttl(now, reset)
         counted: list[str] = []
@@ -115,18 +115,19 @@ class AnswerQuota:
             counted.append(user_key)
             if await self._store.incr(user_key, 1, ttl) > self.config.per_user_per_day:
                 await self._give_back(counted, ttl)
-                return Refusal("user", reset)
+                return Refusal("user", reset, limit_value=self.config.per_user_per_day)
         counted.append(day_key(day))
         used = await self._store.incr(day_key(day), 1, ttl)
         if self.config.per_day and used > self.config.per_day:
             await self._give_back(counted, ttl)
-            return Refusal("day", reset)
+            return Refusal("day", reset, limit_value=self.config.per_day)
         if self.config.per_minute:
             stamp = now.timestamp()
             wait = await self._store.hit(MINUTE_KEY, self.config.per_minute, WINDOW_SECONDS, stamp)
             if wait is not None:
                 await self._give_back(counted, ttl)
-                return self._refusal("minute", now + timedelta(seconds=wait), now)
+                until = now + timedelta(seconds=wait)
+                return self._refusal("minute", until, now, self.config.per_minute)
         return Permit(user=user, day=day)
 
     async def user_spent(self, user: str | None) -> Refusal | None:
@@ -141,12 +142,16 @@ class AnswerQuota:
         except StoreError as exc:
             self._store_failed(exc)
             return None
-        return Refusal("user", reset) if used >= self.config.per_user_per_day else None
+        if used < self.config.per_user_per_day:
+            return None
+        return Refusal("user", reset, limit_value=self.config.per_user_per_day)
 
-    def _refusal(self, kind: PauseKind, until: datetime, now: datetime) -> Refusal:
+    def _refusal(
+        self, kind: PauseKind, until: datetime, now: datetime, size: int | None
+    ) -> Refusal:
         remaining = max(0.0, (until - now).total_seconds())
         wait = remaining if kind == "minute" and remaining <= self.config.wait_seconds else None
-        return Refusal(kind, until, wait)
+        return Refusal(kind, until, wait, limit_value=size)
 
     # --- the server said 429 -------------------------------------------------------------
     async def refused(self, signal: QuotaSignal, user: str | None) -> Pause:
@@ -164,19 +169,24 @@ class AnswerQuota:
         if signal.limit == "day":
             fallback = next_pacific_midnight(now)
         try:
-            pause = Pause(signal.limit, await self._pause_until(signal, now))
+            until = await self._pause_until(signal, now)
+            pause = Pause(signal.limit, until, signal.limit_value)
             await self._extend_pause(pause, now)
             reset = next_pacific_midnight(now)
             day = pacific_day(now)
+            user_key = self._user_key(day, user)
+            # the refused call is the person's no more (Google did not count it); a spent day
+            # stays spent for the team
+            keys = [user_key] if user_key else []
             if signal.limit == "day":
                 await self._spend_day(day, signal, day_ttl(now, reset))
             else:
-                keys = [k for k in (self._user_key(day, user), day_key(day)) if k]
-                await self._give_back(keys, day_ttl(now, reset))
+                keys.append(day_key(day))
+            await self._give_back(keys, day_ttl(now, reset))
         except StoreError as exc:
             self._store_failed(exc)
-            return Pause(signal.limit, fallback)
-        await self._publish()
+            return Pause(signal.limit, fallback, signal.limit_value)
+        await self.publish()
         return pause
 
     async def _pause_until(self, signal: QuotaSignal, now: datetime) -> datetime:
@@ -195,7 +205,11 @@ class AnswerQuota:
 
     async def _extend_pause(self, pause: Pause, now: datetime) -> None:
         """Set the pause unless a longer one is active (compare-and-set: replicas race)."""
-        value = {"kind": pause.kind, "until": pause.until.timestamp()}
+        value = {
+            "kind": pause.kind,
+            "until": pause.until.timestamp(),
+            "limit_value": pause.limit_value,
+        }
         ttl = max(MIN_PAUSE_SECONDS, (pause.until - now).total_seconds())
         for _ in range(_CAS_TRIES):
             current = await self._store.get(PAUSE_KEY, JSON)
@@ -218,7 +232,8 @@ class AnswerQuota:
     # --- where things stand --------------------------------------------------------------
     async def state(self, user: str | None) -> QuotaState:
         """The team's and `user`'s answers left, the minute, the pause and the next reset.
-        No upstream call. Raises StoreError when the ledger cannot be read."""
+        No upstream call. Raises StoreError when the ledger cannot be read, or when the
+        shared store is down (this process's own counts would not be the team's)."""
         now = self._now()
         cfg = self.config
         day = pacific_day(now)
@@ -230,6 +245,9 @@ class AnswerQuota:
         events = await self._store.window_events(MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
         user_key = self._user_key(day, user)
         user_used = await self._store.incr(user_key, 0, ttl) if user_key else None
+        if isinstance(self._store, ResilientStore) and not self._store.up:
+            # those reads were served by this process alone: not where the team stands
+            raise StoreError("the state store is not answering")
         spent = pause is not None and pause.kind == "day"
         left_today = (0 if spent else max(0, cfg.per_day - used)) if cfg.per_day else None
         left_minute, next_slot = self._minute(events, pause)
@@ -264,7 +282,10 @@ class AnswerQuota:
         frees = events[len(events) - limit] + WINDOW_SECONDS
         return 0, datetime.fromtimestamp(frees, UTC)
 
-    async def _publish(self) -> None:
+    async def publish(self) -> None:
+        """Set the /metrics gauges (answers left today, this minute) from the ledger: with a
+        shared store, what every replica has spent. Also run before each scrape, so that a
+        replica that sent no call itself still reports the team's numbers."""
         if self._metrics is None:
             return
         try:

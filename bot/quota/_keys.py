@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from bot.quota._types import PAUSE_KINDS, Pause
 
+WINDOW_SECONDS = 60.0
 PAUSE_KEY = "quota:pause"
 MINUTE_KEY = "quota:minute"
 
@@ -29,3 +30,20 @@ def read_pause(value: object) -> Pause | None:
     size = value.get("limit_value")
     known = isinstance(size, int) and not isinstance(size, bool) and size > 0
     return Pause(kind, datetime.fromtimestamp(until, UTC), size if known else None)
+
+
+def minute_room(
+    limit: int, events: list[float], pause: Pause | None
+) -> tuple[int | None, datetime | None]:
+    """(calls left this minute, when the next slot frees) from the window's call times;
+    (None, None) when the bot does not limit the minute."""
+    if pause is not None:  # nothing goes out while paused, whatever the window says
+        return (0 if limit else None), pause.until
+    if not limit:
+        return None, None
+    left = max(0, limit - len(events))
+    if left:
+        return left, None
+    # the window admits a call once all but limit-1 of its events have left it
+    frees = events[len(events) - limit] + WINDOW_SECONDS
+    return 0, datetime.fromtimestamp(frees, UTC)

@@ -28,23 +28,17 @@ from typing import Any
 
 from bot.errors import QuotaSignal
 from bot.observability.metrics import Metrics
-from bot.quota._keys import MINUTE_KEY, PAUSE_KEY, day_key, day_ttl, read_pause
+from bot.quota import _keys as keys
+from bot.quota._keys import MINUTE_KEY, PAUSE_KEY, WINDOW_SECONDS, day_key, day_ttl, read_pause
 from bot.quota._pacific import next_pacific_midnight, pacific_day
-from bot.quota._types import (
-    Pause,
-    PauseKind,
-    Permit,
-    QuotaConfig,
-    QuotaState,
-    Refusal,
-)
+from bot.quota._types import Pause, PauseKind, Permit, QuotaConfig, QuotaState, Refusal
 from bot.store import JSON, ResilientStore, Store, StoreError
 
 logger = logging.getLogger(__name__)
 
 #: what a QuotaExceeded without a signal means
 UNKNOWN_SIGNAL = QuotaSignal("unknown")
-WINDOW_SECONDS = 60.0
+
 #: the longest pause a minute or unknown 429 can cause, whatever its retry delay says
 MAX_SHORT_PAUSE_SECONDS = 900.0
 #: a pause is never shorter than this, so a slot "about to free" is not hammered
@@ -250,7 +244,7 @@ class AnswerQuota:
             raise StoreError("the state store is not answering")
         spent = pause is not None and pause.kind == "day"
         left_today = (0 if spent else max(0, cfg.per_day - used)) if cfg.per_day else None
-        left_minute, next_slot = self._minute(events, pause)
+        left_minute, next_slot = keys.minute_room(cfg.per_minute, events, pause)
         user_left = None if user_used is None else max(0, cfg.per_user_per_day - user_used)
         return QuotaState(
             per_minute=cfg.per_minute,
@@ -266,21 +260,6 @@ class AnswerQuota:
             pause=pause,
             next_reset=reset,
         )
-
-    def _minute(
-        self, events: list[float], pause: Pause | None
-    ) -> tuple[int | None, datetime | None]:
-        limit = self.config.per_minute
-        if pause is not None:  # nothing goes out while paused, whatever the window says
-            return (0 if limit else None), pause.until
-        if not limit:
-            return None, None
-        left = max(0, limit - len(events))
-        if left:
-            return left, None
-        # the window admits a call once all but limit-1 of its events have left it
-        frees = events[len(events) - limit] + WINDOW_SECONDS
-        return 0, datetime.fromtimestamp(frees, UTC)
 
     async def publish(self) -> None:
         """Set the /metrics gauges (answers left today, this minute) from the ledger: with a

@@ -22,6 +22,12 @@ COPY bot ./bot
 RUN /opt/venv/bin/pip install --no-cache-dir --no-deps . \
     && /opt/venv/bin/pip uninstall --yes setuptools wheel pip \
     && rm -f /opt/venv/bin/activate* /opt/venv/bin/Activate.ps1
+# the wheels' compiled extensions carry their debug symbols (uvloop's alone is 12 MB of
+# them): stripped, the final image is ~15 MB smaller and runs the same code
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends binutils=2.40-2 \
+    && find /opt/venv -name "*.so" -exec strip --strip-unneeded {} + \
+    && rm -rf /var/lib/apt/lists/*
 
 FROM python:3.11.13-slim-bookworm
 ARG VERSION=0.1.0

@@ -3,6 +3,8 @@ them, in reverse (an `AsyncExitStack`). `serve`, the CLI and the tests all build
 
     async with open_core(settings) as core:      # the CLI: store + docs service
         await core.service.ask("…")
+    async with open_state(settings) as store:    # the CLI's read of what the bot stored
+        await store.scan("feedback:", …)
     async with open_bot(settings) as bot:        # serve and the tests: + Slack and health
         ...
 
@@ -12,8 +14,9 @@ docs service and Slack's client connect on first use.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -79,12 +82,14 @@ async def open_core(
     metrics: Metrics | None = None,
     clock: Callable[[], datetime] | None = None,
     backoff_base: float = 0.5,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> AsyncIterator[Core]:
     """Build the store and the docs service; close them (service first) on exit.
 
     StoreConfigError when STATE_URL cannot work (a wrong URL or password, a file that is not
     a database): start-up stops with its one line. A store that does not answer yet (Redis
     down) is not fatal: the bot starts on per-process state and uses the store once it is up.
+    `clock` (aware UTC) and `sleep` (how the quota waits for a minute slot) are for tests.
     """
     metrics = Metrics() if metrics is None else metrics
     async with AsyncExitStack() as stack:
@@ -96,6 +101,7 @@ async def open_core(
             metrics=metrics,
             clock=clock,
             backoff_base=backoff_base,
+            sleep=sleep,
         )
         stack.push_async_callback(service.aclose)
         yield Core(settings=settings, metrics=metrics, store=store, service=service)
@@ -108,6 +114,7 @@ async def open_bot(
     metrics: Metrics | None = None,
     clock: Callable[[], datetime] | None = None,
     backoff_base: float = 0.5,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> AsyncIterator[Bot]:
     """The core, Slack's Web API client, the listeners' dependencies, the Bolt app and the
     readiness state. Building it makes no Slack call."""
@@ -116,20 +123,13 @@ async def open_bot(
 
     async with AsyncExitStack() as stack:
         core = await stack.enter_async_context(
-            open_core(settings, metrics=metrics, clock=clock, backoff_base=backoff_base)
+            open_core(
+                settings, metrics=metrics, clock=clock, backoff_base=backoff_base, sleep=sleep
+            )
         )
         token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
         client = build_web_client(token, str(settings.slack_api_url))
         stack.push_async_callback(_close_session, client)
-        deps = build_deps(
-            settings,
-            service=core.service,
-            quota=core.service.quota,
-            metrics=core.metrics,
-            store=core.store,
-            clock=clock,
-        )
-        app = build_bolt_app(deps, client)
         readiness = Readiness(
             core.service,
             store=core.store,
@@ -138,7 +138,33 @@ async def open_bot(
             # the service bounds each server's check by MCP_TIMEOUT_SECONDS; this is a backstop
             probe_timeout=settings.mcp_timeout_seconds + 5,
         )
+        deps = build_deps(
+            settings,
+            service=core.service,
+            quota=core.service.quota,
+            metrics=core.metrics,
+            store=core.store,
+            clock=clock,
+            docs_status=readiness.dk_status,
+        )
+        app = build_bolt_app(deps, client)
         yield Bot(core=core, client=client, app=app, deps=deps, readiness=readiness)
+
+
+@asynccontextmanager
+async def open_state(settings: Settings) -> AsyncIterator[Store]:
+    """The store STATE_URL names, as it is: no per-process fallback and no per-call timeout.
+    For a command that reads what the bot wrote (`gdocs-bot feedback export`), a store that
+    does not answer is an error (StoreError), never an empty result."""
+    store = await open_store(
+        settings.state_url.get_secret_value(),
+        prefix=settings.state_prefix,
+        max_entries=settings.cache_max_entries,
+    )
+    try:
+        yield store
+    finally:
+        await store.aclose()
 
 
 async def _open_state(settings: Settings, metrics: Metrics) -> Store:

@@ -1,4 +1,4 @@
-"""The `gdocs-bot` command line: ask, search, pay, doc, check and serve.
+"""The `gdocs-bot` command line: ask, search, pay, doc, check, serve and feedback export.
 
 Answers are printed as Markdown (or JSON with `--json`). Failures are one line on stderr:
 exit 2 for usage and configuration errors (an empty question included), 1 for everything
@@ -12,8 +12,6 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import Sequence
-from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -21,18 +19,18 @@ from bot.errors import ConfigError, GdocsError, InvalidInput
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.render.notices import fallback_note
-from bot.render.terminal import CheckRow, answer_markdown, check_table, documents_markdown
+from bot.render.terminal import (
+    answer_markdown,
+    documents_markdown,
+)
 from bot.settings import Settings, load_settings
-from bot.store import StoreConfigError
+from bot.store import StoreConfigError, StoreError
 from bot.text import terminal_safe
 
 if TYPE_CHECKING:
-    from bot.upstream import GoogleDocsService
+    pass
 
 logger = logging.getLogger("bot.cli")
-
-#: a cheap search `check` runs to prove tool calls (not only tools/list) work
-PROBE_QUERY = "Cloud Storage buckets"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,6 +69,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub.add_parser("check", parents=[common], help="check the configuration and servers")
     sub.add_parser("serve", help="run the Slack bot")
+    feedback = sub.add_parser("feedback", help="the votes people gave answers (an eval set)")
+    actions = feedback.add_subparsers(dest="feedback_command", required=True, metavar="ACTION")
+    export = actions.add_parser("export", help="print every vote as JSON Lines")
+    export.add_argument("--since", metavar="YYYY-MM-DD", help="votes from this day (UTC) on")
+    export.add_argument("--vote", metavar="up|down", help="only 👍 (up) or 👎 (down) votes")
     return parser
 
 
@@ -90,6 +93,8 @@ def _run(argv: list[str] | None) -> int:
 
         return serve(settings)
     _configure_quiet_logging(settings)
+    if args.command == "feedback":
+        return _feedback_export(args, settings)
     if args.command != "check":
         problems = settings.google_problems()
         if problems:
@@ -119,6 +124,7 @@ def _configure_quiet_logging(settings: Settings) -> None:
 
 async def _command(args: argparse.Namespace, settings: Settings) -> int:
     from bot.assembly import open_core
+    from bot.cli_check import run_check
 
     as_json: bool = args.json
     if args.command == "doc":
@@ -126,7 +132,9 @@ async def _command(args: argparse.Namespace, settings: Settings) -> int:
     async with open_core(settings) as core:
         service = core.service
         if args.command == "check":
-            return await _check(service, settings, as_json)
+            status, report = await run_check(core, as_json)
+            _out(report)
+            return status
         if args.command == "doc":
             documents = await service.docs(names)
             dumped = [d.model_dump(mode="json") for d in documents]
@@ -151,70 +159,24 @@ def _answer_json(answer: Answer, now: datetime) -> dict[str, object]:
     return dumped
 
 
-# --- check --------------------------------------------------------------------------------
-async def _check(service: GoogleDocsService, settings: Settings, as_json: bool) -> int:
-    rows = [CheckRow("configuration", "ok", "settings loaded")]
-    rows += [CheckRow("configuration", "FAIL", p) for p in settings.google_problems()]
-    dk_status, pay_status = await service.status()
-    dk_ok = dk_status.ok
-    rows.append(_status_row("developer knowledge", dk_status.ok, dk_status.tools, dk_status.detail))
-    if dk_ok:
-        try:
-            hits = (await service.search(PROBE_QUERY)).hits
-            rows.append(CheckRow("dk search", "ok", f"{len(hits)} results for “{PROBE_QUERY}”"))
-        except GdocsError as exc:
-            dk_ok = False
-            rows.append(CheckRow("dk search", "FAIL", exc.message))
-    if service.pay_configured:
-        rows.append(_status_row("google pay", pay_status.ok, pay_status.tools, pay_status.detail))
-    else:
-        rows.append(
-            CheckRow(
-                "google pay",
-                "not configured",
-                "optional: set GOOGLE_APPLICATION_CREDENTIALS and GOOGLE_CLOUD_PROJECT "
-                "(needs roles/mcp.toolUser)",
-            )
-        )
-    rows.append(await _slack_row(settings))
-    if as_json:
-        _out(_json({"ok": dk_ok, "checks": [asdict(r) for r in rows]}))
-    else:
-        _out(check_table(rows))
-    return 0 if dk_ok else 1
+# --- feedback export -----------------------------------------------------------------------
+def _feedback_export(args: argparse.Namespace, settings: Settings) -> int:
+    """JSON Lines of the stored votes; exit 2 for a bad --since/--vote or STATE_URL, 1 when
+    the store does not answer."""
+    from bot.cli_feedback import export_filter, export_lines
 
-
-def _status_row(name: str, ok: bool, tools: Sequence[str], detail: str) -> CheckRow:
-    if not ok:
-        return CheckRow(name, "FAIL", detail)
-    return CheckRow(name, "ok", f"{len(tools)} tools: {', '.join(tools)} ({detail})")
-
-
-async def _slack_row(settings: Settings) -> CheckRow:
-    if settings.slack_bot_token is None:
-        return CheckRow("slack", "not configured", "set SLACK_BOT_TOKEN to run the bot")
-    import aiohttp
-    from slack_sdk.errors import SlackApiError
-    from slack_sdk.web.async_client import AsyncWebClient
-
-    client = AsyncWebClient(
-        token=settings.slack_bot_token.get_secret_value(),
-        base_url=str(settings.slack_api_url),
-        timeout=10,
-    )
     try:
-        async with asyncio.timeout(15):
-            response = await client.auth_test()
-    except SlackApiError as exc:
-        error = exc.response.get("error", "error") if exc.response is not None else "error"
-        return CheckRow("slack", "FAIL", f"auth.test: {error} — check SLACK_BOT_TOKEN")
-    except (aiohttp.ClientError, TimeoutError, OSError):
-        return CheckRow("slack", "FAIL", f"cannot reach {settings.slack_api_url} (SLACK_API_URL)")
-    detail = f"team {response.get('team', '?')} as @{response.get('user', '?')}"
-    problems = settings.slack_problems()
-    if problems:
-        return CheckRow("slack", "FAIL", f"{detail}; " + "; ".join(problems))
-    return CheckRow("slack", "ok", detail)
+        wanted = export_filter(args.since, args.vote)
+        lines = asyncio.run(export_lines(settings, wanted))
+    except (InvalidInput, StoreConfigError) as exc:
+        _fail(exc.message)
+        return 2
+    except StoreError as exc:
+        _fail(exc.message)
+        return 1
+    for line in lines:
+        _out(line)
+    return 0
 
 
 # --- output -------------------------------------------------------------------------------

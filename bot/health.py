@@ -7,7 +7,8 @@
   `service.status()`) keeps the Google half fresh without waiting for user traffic. The state
   store's health is in the body too, but never makes the bot unready: a store outage
   degrades to per-process state and answers go on.
-- `GET /metrics`: Prometheus text from `Metrics.render()`.
+- `GET /metrics`: Prometheus text from `Metrics.render()`, after `refresh` (if any) has set
+  the gauges that live in the shared store (answers left), bounded by REFRESH_SECONDS.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ UNHEALTHY_PROBE_SECONDS = 5.0
 STORE_PROBE_SECONDS = 5.0
 #: a probe answered within `window_factor × interval` keeps the bot ready
 WINDOW_FACTOR = 3.0
+#: the longest a scrape waits for the gauges read from the store (then: the last values)
+REFRESH_SECONDS = 1.0
 
 
 class Readiness:
@@ -140,6 +143,12 @@ class Readiness:
     def dk_ready(self) -> bool:
         return not self._probe_failed and self.service.recently_healthy(self.window_seconds)
 
+    def dk_status(self) -> tuple[bool, str]:
+        """(ready, detail) of the Developer Knowledge server, as /readyz reports it; the
+        detail is "" while it is ready (for the Home tab)."""
+        ready = self.dk_ready()
+        return ready, "" if ready else self._dk_report(ready)
+
     async def slack_ready(self) -> tuple[bool, str]:
         if not self.slack_authenticated:
             return False, "Slack auth.test has not succeeded yet"
@@ -173,8 +182,10 @@ class Readiness:
         }
 
 
+Refresh = Callable[[], Awaitable[None]]
 READINESS_KEY = web.AppKey("readiness", Readiness)
 METRICS_KEY = web.AppKey("metrics", Metrics)
+REFRESH_KEY: web.AppKey[Refresh] = web.AppKey("metrics_refresh")
 
 
 async def _healthz(request: web.Request) -> web.Response:
@@ -187,16 +198,28 @@ async def _readyz(request: web.Request) -> web.Response:
 
 
 async def _metrics(request: web.Request) -> web.Response:
+    refresh = request.app.get(REFRESH_KEY)
+    if refresh is not None:
+        try:
+            async with asyncio.timeout(REFRESH_SECONDS):
+                await refresh()
+        except TimeoutError:
+            logger.info("metrics: the store-backed gauges took too long; showing the last ones")
     body = request.app[METRICS_KEY].render()
     # aiohttp refuses a charset inside content_type; Prometheus wants exactly this header
     return web.Response(body=body.encode(), headers={"Content-Type": PROMETHEUS_CONTENT_TYPE})
 
 
-def build_web_app(readiness: Readiness, metrics: Metrics) -> web.Application:
-    """The aiohttp application with the operational routes; Slack's route is added by the caller."""
+def build_web_app(
+    readiness: Readiness, metrics: Metrics, *, refresh: Refresh | None = None
+) -> web.Application:
+    """The aiohttp application with the operational routes; Slack's route is added by the
+    caller. `refresh` runs before each /metrics scrape (e.g. the quota's gauges)."""
     app = web.Application(client_max_size=1024 * 1024)
     app[READINESS_KEY] = readiness
     app[METRICS_KEY] = metrics
+    if refresh is not None:
+        app[REFRESH_KEY] = refresh
     app.router.add_get("/healthz", _healthz)
     app.router.add_get("/readyz", _readyz)
     app.router.add_get("/metrics", _metrics)

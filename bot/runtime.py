@@ -112,10 +112,12 @@ class _Runtime:
 
     async def _start(self, bot: Bot, stack: AsyncExitStack) -> None:
         from bot.slack.http import slack_events_route
+        from bot.slack.recovery import run_recovery
 
         settings = self.settings
         readiness = bot.readiness
-        web_app = build_web_app(readiness, bot.metrics)
+        # answers left come from the shared ledger: fresh at every scrape, on every replica
+        web_app = build_web_app(readiness, bot.metrics, refresh=bot.deps.quota.publish)
         if not settings.socket_mode:
             web_app.add_routes([slack_events_route(bot.app)])
         await self._listen(web_app, stack)
@@ -133,6 +135,9 @@ class _Runtime:
         readiness.slack_authenticated = True
         if settings.socket_mode:
             await self._connect_socket(bot, api_url, stack)
+        # work a stopped process had acknowledged is finished now, and looked for from now on
+        recovery = asyncio.create_task(run_recovery(bot.deps, bot.client), name="work-recovery")
+        stack.push_async_callback(_cancel, recovery)
         # everything built so far lives as long as the process: keep it out of the garbage
         # collector's full passes, which otherwise rescan it while answers are being built
         gc.freeze()
@@ -206,6 +211,10 @@ class _Runtime:
                 "answers still in flight after the grace period",
                 extra={"inflight": inflight.count},
             )
+        # what did not finish stays in the store, released for the next process to take
+        left = await bot.deps.work.release_all()
+        if left:
+            logger.info("left %d unfinished answer(s) for the next process", left)
 
     async def _drain(self, bot: Bot) -> bool:
         grace = self.settings.shutdown_grace_seconds

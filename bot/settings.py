@@ -101,6 +101,18 @@ class Settings(BaseSettings):
     #: in a thread the bot answered in, answer follow-up questions without an @-mention from
     #: the original asker (asker), from anyone in the thread (anyone), or not at all (off)
     thread_followups: Literal["asker", "anyone", "off"] = "asker"
+    #: how long votes on answers (👍 / 👎, with the question, the answer and any comment) are
+    #: kept for `gdocs-bot feedback export`; answers take votes for up to 30 days of it
+    feedback_retention_days: int = Field(180, ge=1, le=3650)
+
+    # --- Work in flight (nothing lost on a crash) -----------------------------------------
+    #: a replica owns acknowledged work this long without renewing it (it renews every third
+    #: of it); work of a replica that died is taken over after this
+    work_lease_seconds: float = Field(30.0, ge=0.5, le=600)
+    #: unfinished work older than this is dropped (and counted) instead of answered late
+    work_max_age_seconds: float = Field(3600.0, ge=10, le=86400)
+    #: how often each replica looks for unfinished work whose owner died
+    work_recovery_seconds: float = Field(10.0, ge=0.2, le=600)
 
     # --- Serving -----------------------------------------------------------------------
     host: str = "0.0.0.0"  # noqa: S104 - the container must listen on all interfaces

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -129,15 +130,22 @@ async def running_bot(
     *,
     fake: FakeSlack | None = None,
     max_body_bytes: int = 1_000_000,
+    clock: Callable[[], datetime] | None = None,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     **overrides: Any,
 ) -> AsyncIterator[SlackBot]:
-    """The bot serving HTTP on 127.0.0.1 in this event loop, talking to a fresh FakeSlack."""
+    """The bot serving HTTP on 127.0.0.1 in this event loop, talking to a fresh FakeSlack.
+
+    `clock` (aware UTC datetimes) is the bot's time for the quota and its notes, `sleep` how
+    it waits for a minute slot: a test's clock and a sleep that moves it keep waits instant."""
     own_fake = fake is None
     fake = fake or FakeSlack().start()
     settings = bot_settings(dk, pay, fake, **overrides)
     metrics = WatchedMetrics()
     try:
-        async with open_bot(settings, metrics=metrics, backoff_base=0.001) as built:
+        async with open_bot(
+            settings, metrics=metrics, backoff_base=0.001, clock=clock, sleep=sleep
+        ) as built:
             web_app = web.Application(client_max_size=max(max_body_bytes, 1024) * 2)
             web_app.add_routes([slack_events_route(built.app, max_body_bytes=max_body_bytes)])
             runner = web.AppRunner(web_app, access_log=None, shutdown_timeout=1.0)

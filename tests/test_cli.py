@@ -98,11 +98,12 @@ def test_ask_json_is_the_answer_model(dk_server: FakeDeveloperKnowledge, tmp_pat
 def test_ask_out_of_quota_prints_the_note_and_search_hits(
     dk_server: FakeDeveloperKnowledge, tmp_path: Path
 ) -> None:
-    """The quota fallback says why it shows search results."""
+    """The quota fallback says why it shows search results (this 429 names no number: the
+    note names none either)."""
     dk_server.quota_exhausted = "http"
     result = gdocs(tmp_path, "ask", "Create buckets", **_dk_env(dk_server))
     assert 0 == result.returncode, result.stderr
-    assert result.stdout.startswith("> Note: Today's 50 generated answers are used up")
+    assert result.stdout.startswith("> Note: Today's generated answers are used up")
     assert f"1. **Create buckets**\n   {BUCKETS_URL}\n   Create buckets Use" in result.stdout
     assert "" == result.stderr
 
@@ -316,9 +317,15 @@ def test_check_json_reports_each_check(dk_server: FakeDeveloperKnowledge, tmp_pa
     assert 0 == result.returncode, result.stderr
     data = json.loads(result.stdout)
     assert data["ok"] is True
-    assert {"configuration", "developer knowledge", "dk search", "google pay", "slack"} == {
-        c["check"] for c in data["checks"]
-    }
+    assert {
+        "configuration",
+        "developer knowledge",
+        "dk search",
+        "google pay",
+        "slack",
+        "state store",
+        "answer quota",
+    } == {c["check"] for c in data["checks"]}
 
 
 def test_serve_hands_the_settings_to_the_runtime(tmp_path: Path) -> None:

@@ -192,6 +192,17 @@ async def test_a_refused_call_is_given_back_to_the_person_and_the_day() -> None:
     await _permits(quota, 1, "U0ANN")
 
 
+async def test_a_day_429_spends_the_teams_day_but_not_the_persons_allowance() -> None:
+    """The server refuses the person's call for the day: the team's day is spent, and the
+    refused call is not counted against that person's own answers."""
+    clock = Clock()
+    quota = _governor(clock, per_minute=10, per_day=50, per_user_per_day=10)
+    await _permits(quota, 2, "U0ANN")
+    await quota.refused(QuotaSignal("day"), "U0ANN")
+    state = await quota.state("U0ANN")
+    assert (50, 1, 9) == (state.used_today, state.user_used_today, state.user_left_today)
+
+
 async def test_a_call_that_failed_otherwise_stays_counted() -> None:
     """Google counts a call that went out and failed (timeout, 500): the Permit is not refunded."""
     clock = Clock()
@@ -214,7 +225,7 @@ async def test_a_minute_429_before_the_ledger_expected_one_is_followed() -> None
     quota = _governor(clock, per_minute=10, per_day=50, per_user_per_day=0)
     await _permits(quota, 2)
     pause = await quota.refused(QuotaSignal("minute", 40.0, 10), None)
-    assert Pause("minute", T0 + timedelta(seconds=40)) == pause
+    assert Pause("minute", T0 + timedelta(seconds=40), limit_value=10) == pause
     clock.advance(39)
     refusal = await _refusal(quota)
     assert ("minute", T0 + timedelta(seconds=40)) == (refusal.limit, refusal.until)
@@ -240,7 +251,8 @@ async def test_a_day_429_before_the_ledger_expected_one_spends_the_day() -> None
     await _permits(quota, 5)
     await quota.refused(QuotaSignal("day", None, 50), None)
     state = await quota.state(None)
-    assert (50, 0, Pause("day", MIDNIGHT)) == (state.used_today, state.left_today, state.pause)
+    expected = (50, 0, Pause("day", MIDNIGHT, limit_value=50))
+    assert expected == (state.used_today, state.left_today, state.pause)
     clock.advance(3600)
     assert ("day", MIDNIGHT) == ((r := await _refusal(quota)).limit, r.until)
 

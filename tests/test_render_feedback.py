@@ -26,6 +26,7 @@ from bot.render.feedback import (
     feedback_block_for,
     feedback_comment_modal,
     render_feedback_recorded,
+    render_feedback_stale,
     render_feedback_thanks,
     vote_from_view,
 )
@@ -197,3 +198,11 @@ def test_recorded_note_is_a_valid_message() -> None:
     message = render_feedback_recorded()
     assert_valid_surface_message(message)
     assert "saved" in message["text"]
+
+
+def test_the_stale_notice_says_nothing_was_recorded() -> None:
+    """A forged or out-of-date button gets a short valid notice that records nothing."""
+    message = render_feedback_stale()
+    assert_valid_surface_message(message)
+    assert "out of date or was not made by this bot" in message["text"]
+    assert "Nothing was recorded" in message["blocks"][0]["elements"][0]["text"]

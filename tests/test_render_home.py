@@ -275,3 +275,20 @@ def test_a_strange_command_name_falls_back_to_gdocs() -> None:
     """The forms name the configured command only when it is a plain slash command."""
     assert "`/ask &lt;question&gt;`" in _texts(render_home(_home(command="/ask")))
     assert "`/gdocs &lt;question&gt;`" in _texts(render_home(_home(command="<!here>")))
+
+
+@pytest.mark.parametrize(
+    ("quota", "shown"),
+    [
+        ("unknown", "I can't read the team's count right now"),
+        ("unlimited", "this bot sets no daily limit"),
+    ],
+)
+def test_a_quota_that_cannot_be_read_or_is_not_limited_says_so(quota: Any, shown: str) -> None:
+    """No made-up figures: an unreadable ledger and an unlimited day are said plainly, with
+    no "of N left" count."""
+    view = render_home(_home(quota=quota, answers_left=0, per_day=0))
+    assert_valid_view(view, "home")
+    assert shown in _texts(view)
+    assert " left for the team" not in _texts(view)
+    assert "none today" not in _texts(view)

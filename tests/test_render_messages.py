@@ -329,3 +329,33 @@ def test_many_hits_are_capped_with_a_count_of_the_rest() -> None:
     assert_valid_message(message)
     shown = len(_by_type(message, "section"))
     assert f"({80 - shown} more results not shown)" == message["blocks"][-1]["elements"][0]["text"]
+
+
+# --- feedback buttons ----------------------------------------------------------------------
+def test_feedback_buttons_come_last_and_name_the_answer() -> None:
+    """With an answer id the message ends with Slack's 👍 / 👎 for that answer, after the
+    Show full doc buttons; without one there are none."""
+    answer = _answer(references=(_ref(1, "Create buckets"),))
+    message = render_answer(answer, feedback_id="Ab3_x-9")
+    assert_valid_message(message)
+    last = message["blocks"][-1]
+    assert "context_actions" == last["type"]
+    [element] = last["elements"]
+    assert "fb1:up:Ab3_x-9" == element["positive_button"]["value"]
+    assert "fb1:down:Ab3_x-9" == element["negative_button"]["value"]
+    assert "actions" == message["blocks"][-2]["type"]
+    assert [] == _by_type(render_answer(answer), "context_actions")
+
+
+def test_a_full_answer_or_result_list_keeps_room_for_the_feedback_buttons() -> None:
+    """Answers and result lists that fill a message are shortened to fit the buttons in:
+    still at most 50 blocks, the buttons last."""
+    long_answer = _answer("\n\n".join(f"Paragraph {i}: " + "word " * 60 for i in range(120)))
+    hits = tuple(
+        SearchHit(title=f"T{i}", uri=f"https://{HOST}/{i}", snippet="w") for i in range(80)
+    )
+    for answer in (long_answer, Answer(query="q", kind="search", hits=hits)):
+        message = render_answer(answer, feedback_id="id1")
+        assert_valid_message(message)
+        assert "context_actions" == message["blocks"][-1]["type"]
+        assert "not shown" in _all_text(message) or "shortened" in _all_text(message)

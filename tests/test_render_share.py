@@ -7,12 +7,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.errors import InvalidInput
+from bot.models import Answer, Reference
+from bot.render import Message, render_answer
+from bot.render.blocks import MAX_BLOCKS, section
 from bot.render.escape import escape
 from bot.render.share import (
     ACTION_SHARE,
     SHARED_QUESTION_CHARS,
     decode_share_value,
     private_answer_blocks,
+    render_private_answer,
+    render_private_doc_refused,
+    render_share_expired,
+    render_share_forged,
+    render_share_not_in_channel,
+    render_shared_answer,
+    render_shared_note,
     share_button_block,
     share_value,
     shared_header,
@@ -23,6 +33,7 @@ from tests.test_render_surface_support import (
     assert_inert,
     assert_only_our_values,
     assert_valid_blocks,
+    assert_valid_surface_message,
     near_values,
 )
 
@@ -95,3 +106,78 @@ def test_the_shared_header_is_valid_and_inert_for_any_question(question: str) ->
     quoted = block["text"]["text"].split(": “", 1)[-1]
     assert "\n" not in block["text"]["text"]
     assert len(quoted) <= SHARED_QUESTION_CHARS + 1
+
+
+# --- the private answer and its shared copy ---------------------------------------------------
+DOC_URL = "https://docs.cloud.google.com/storage/docs/creating-buckets"
+BODY = render_answer(
+    Answer(
+        query="how do I create a bucket?",
+        kind="answer",
+        text="Use `gcloud storage buckets create`.",
+        references=(Reference(name="documents/x", uri=DOC_URL, title="Create buckets"),),
+    )
+)
+
+
+def test_private_and_shared_copies_carry_the_same_answer() -> None:
+    """The private copy: the question, the answer, the lock note and Share; the shared copy:
+    who shared what, then exactly the same answer blocks."""
+    private = render_private_answer(BODY, "how do I create a bucket?", "a1")
+    shared = render_shared_answer(BODY, "UASKER1", "how do I create a bucket?")
+    for message in (private, shared):
+        assert_valid_surface_message(message)
+    assert "> how do I create a bucket?" == private["blocks"][0]["text"]["text"]
+    assert BODY["blocks"] == private["blocks"][1:-2] == shared["blocks"][1:]
+    assert "a1" == decode_share_value(private["blocks"][-1]["elements"][0]["value"])
+    assert shared["blocks"][0]["text"]["text"].startswith("<@UASKER1> shared an answer to:")
+    assert BODY["text"] == private["text"] == shared["text"]
+
+
+def test_a_private_answer_that_could_not_be_kept_has_no_share_button() -> None:
+    """Without an id there is nothing to share: the note stays, the button goes."""
+    private = render_private_answer(BODY, "q?", None)
+    assert_valid_surface_message(private)
+    assert ACTION_SHARE not in str(private["blocks"])
+    assert "Only you can see this answer" in private["blocks"][-1]["elements"][0]["text"]
+
+
+def test_copies_of_a_full_answer_stay_within_slacks_block_limit() -> None:
+    """A body that already has 50 blocks is cut, never sent over the limit."""
+    full: Message = {"text": "t", "blocks": [section(f"part {i}") for i in range(MAX_BLOCKS)]}
+    private = render_private_answer(full, "q?", "a1")
+    shared = render_shared_answer(full, "UASKER1", "q?")
+    assert MAX_BLOCKS == len(private["blocks"]) == len(shared["blocks"])
+    assert ACTION_SHARE in str(private["blocks"][-1])
+    assert_valid_blocks(private["blocks"])
+    assert_valid_blocks(shared["blocks"])
+
+
+@FAST
+@given(question=HOSTILE_TEXT)
+def test_copies_are_valid_and_inert_for_any_question(question: str) -> None:
+    """Whatever was asked, both copies are messages Slack takes, with no markup but ours."""
+    private = render_private_answer(BODY, question, "a1")
+    shared = render_shared_answer(BODY, "UASKER1", question)
+    assert_valid_blocks(private["blocks"])
+    assert_valid_blocks(shared["blocks"])
+    assert_inert(private["blocks"], [DOC_URL])
+    assert_inert(shared["blocks"], [DOC_URL], asker="UASKER1")
+
+
+@pytest.mark.parametrize(
+    ("message", "says"),
+    [
+        (render_shared_note(), "Shared in the channel."),
+        (render_share_expired(60), "kept for 60 minutes"),
+        (render_share_forged(), "out of date or was not made by this bot"),
+        (render_share_not_in_channel(), "/invite @gdocs"),
+        (render_private_doc_refused("/docs"), "`/docs doc …` without `private`"),
+        (render_private_doc_refused("<!here>"), "`/gdocs doc …`"),
+    ],
+)
+def test_share_notices_are_short_and_say_what_happened(message: Message, says: str) -> None:
+    """Each notice is one short line Slack takes, saying the one thing that matters."""
+    assert_valid_surface_message(message)
+    assert says in message["text"]
+    assert len(message["text"]) < 250

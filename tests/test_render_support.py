@@ -16,6 +16,7 @@ from slack_sdk.models.blocks import Block
 
 from bot.render import Message
 from bot.text import strip_controls
+from tests.fakes.slack_checks import check_block
 
 MAX_MESSAGE_CHARS = 12_000
 _TOKEN_RE = re.compile(r"<[^<>]*>")
@@ -83,6 +84,8 @@ def assert_valid_message(message: Message) -> None:
                 _check_text_object(element, 3000)
         elif kind == "actions":
             _check_actions(raw)
+        elif kind == "context_actions":  # the feedback buttons: what the fake Slack checks
+            assert check_block(raw) is None, check_block(raw)
         else:
             assert kind == "divider", kind
 

@@ -4,16 +4,18 @@ and time zone) and thread memory — each bounded and expiring."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from bot.render import render_rate_limited
 from bot.slack.state import (
     DeliveryClaims,
     RateLimiter,
     ThreadMemory,
+    ThreadTopic,
     UserProfile,
     UserProfiles,
 )
-from bot.store import MemoryStore
+from bot.store import TEXT, MemoryStore, SqliteStore
 
 
 class FakeClock:
@@ -177,3 +179,27 @@ async def test_thread_memory_remembers_per_thread_until_it_expires() -> None:
     assert await memory.question("C2", "1.1") is None
     clock.now += 61
     assert await memory.question("C1", "1.1") is None
+
+
+async def test_thread_memory_keeps_the_first_asker_and_the_latest_question() -> None:
+    """Later answers in a thread update what it is about, never who asked there first; the
+    record expires with its TTL."""
+    clock = FakeClock()
+    threads = ThreadMemory(MemoryStore(clock=clock), ttl_seconds=100)
+    await threads.remember("C1", "1.0", "how do I create a bucket?", asker="UASKER")
+    await threads.remember("C1", "1.0", "and in Go?", asker="UCOLLEAGUE")
+    assert ThreadTopic("and in Go?", "UASKER") == await threads.topic("C1", "1.0")
+    assert "and in Go?" == await threads.question("C1", "1.0")
+    clock.now += 101
+    assert await threads.topic("C1", "1.0") is None
+
+
+async def test_a_thread_remembered_by_an_older_version_reads_as_unknown(tmp_path: Path) -> None:
+    """A plain-text thread record (before askers were kept) is not a thread with an asker:
+    follow-ups there need a mention until the bot answers in it again."""
+    store = await SqliteStore.open(tmp_path / "state.db")
+    try:
+        await store.set("thread:C1:1.0", "how do I create a bucket?", TEXT, 100)
+        assert await ThreadMemory(store).topic("C1", "1.0") is None
+    finally:
+        await store.aclose()

@@ -13,8 +13,8 @@ given back for them); a call refused here or by the server's 429 is given back, 
 not count it. The server has the last word: its 429 pauses the ledger even when the ledger
 thought there was room (someone else uses the project's quota).
 
-Keys (namespace `quota:`, each with a TTL): `quota:pause` (JSON {kind, until}; until it
-ends), `quota:day:<pacific day>` and `quota:user:<pacific day>:<user>` (counters; until a
+Keys (namespace `quota:`, each with a TTL): `quota:pause` (JSON {kind, until, limit_value};
+until it ends), `quota:day:<pacific day>` and `quota:user:<pacific day>:<user>` (counters; until a
 day after the reset), `quota:minute` (the sliding window of the last 60 s).
 """
 
@@ -28,29 +28,21 @@ from typing import Any
 
 from bot.errors import QuotaSignal
 from bot.observability.metrics import Metrics
+from bot.quota import _keys as keys
+from bot.quota._keys import MINUTE_KEY, PAUSE_KEY, WINDOW_SECONDS, day_key, day_ttl, read_pause
 from bot.quota._pacific import next_pacific_midnight, pacific_day
-from bot.quota._types import (
-    PAUSE_KINDS,
-    Pause,
-    PauseKind,
-    Permit,
-    QuotaConfig,
-    QuotaState,
-    Refusal,
-)
-from bot.store import JSON, Store, StoreError
+from bot.quota._types import Pause, PauseKind, Permit, QuotaConfig, QuotaState, Refusal
+from bot.store import JSON, ResilientStore, Store, StoreError
 
 logger = logging.getLogger(__name__)
 
 #: what a QuotaExceeded without a signal means
 UNKNOWN_SIGNAL = QuotaSignal("unknown")
-WINDOW_SECONDS = 60.0
+
 #: the longest pause a minute or unknown 429 can cause, whatever its retry delay says
 MAX_SHORT_PAUSE_SECONDS = 900.0
 #: a pause is never shorter than this, so a slot "about to free" is not hammered
 MIN_PAUSE_SECONDS = 1.0
-_PAUSE_KEY = "quota:pause"
-_MINUTE_KEY = "quota:minute"
 _USER_CHARS = 64
 _CAS_TRIES = 3
 _MIN_SLEEP = 0.05
@@ -84,7 +76,7 @@ class AnswerQuota:
             self._store_failed(exc)
             return Permit(user=user, day=day, counted=False)
         self._store_down = False
-        await self._publish()
+        await self.publish()
         return decision
 
     async def acquire_waiting(
@@ -108,27 +100,28 @@ class AnswerQuota:
     async def _decide(self, now: datetime, day: str, user: str | None) -> Permit | Refusal:
         pause = await self._pause(now)
         if pause is not None:
-            return self._refusal(pause.kind, pause.until, now)
+            return self._refusal(pause.kind, pause.until, now, pause.limit_value)
         reset = next_pacific_midnight(now)
-        ttl = _day_ttl(now, reset)
+        ttl = day_ttl(now, reset)
         counted: list[str] = []
         user_key = self._user_key(day, user)
         if user_key is not None:
             counted.append(user_key)
             if await self._store.incr(user_key, 1, ttl) > self.config.per_user_per_day:
                 await self._give_back(counted, ttl)
-                return Refusal("user", reset)
-        counted.append(_day_key(day))
-        used = await self._store.incr(_day_key(day), 1, ttl)
+                return Refusal("user", reset, limit_value=self.config.per_user_per_day)
+        counted.append(day_key(day))
+        used = await self._store.incr(day_key(day), 1, ttl)
         if self.config.per_day and used > self.config.per_day:
             await self._give_back(counted, ttl)
-            return Refusal("day", reset)
+            return Refusal("day", reset, limit_value=self.config.per_day)
         if self.config.per_minute:
             stamp = now.timestamp()
-            wait = await self._store.hit(_MINUTE_KEY, self.config.per_minute, WINDOW_SECONDS, stamp)
+            wait = await self._store.hit(MINUTE_KEY, self.config.per_minute, WINDOW_SECONDS, stamp)
             if wait is not None:
                 await self._give_back(counted, ttl)
-                return self._refusal("minute", now + timedelta(seconds=wait), now)
+                until = now + timedelta(seconds=wait)
+                return self._refusal("minute", until, now, self.config.per_minute)
         return Permit(user=user, day=day)
 
     async def user_spent(self, user: str | None) -> Refusal | None:
@@ -139,16 +132,20 @@ class AnswerQuota:
             return None
         reset = next_pacific_midnight(now)
         try:
-            used = await self._store.incr(key, 0, _day_ttl(now, reset))
+            used = await self._store.incr(key, 0, day_ttl(now, reset))
         except StoreError as exc:
             self._store_failed(exc)
             return None
-        return Refusal("user", reset) if used >= self.config.per_user_per_day else None
+        if used < self.config.per_user_per_day:
+            return None
+        return Refusal("user", reset, limit_value=self.config.per_user_per_day)
 
-    def _refusal(self, kind: PauseKind, until: datetime, now: datetime) -> Refusal:
+    def _refusal(
+        self, kind: PauseKind, until: datetime, now: datetime, size: int | None
+    ) -> Refusal:
         remaining = max(0.0, (until - now).total_seconds())
         wait = remaining if kind == "minute" and remaining <= self.config.wait_seconds else None
-        return Refusal(kind, until, wait)
+        return Refusal(kind, until, wait, limit_value=size)
 
     # --- the server said 429 -------------------------------------------------------------
     async def refused(self, signal: QuotaSignal, user: str | None) -> Pause:
@@ -166,19 +163,24 @@ class AnswerQuota:
         if signal.limit == "day":
             fallback = next_pacific_midnight(now)
         try:
-            pause = Pause(signal.limit, await self._pause_until(signal, now))
+            until = await self._pause_until(signal, now)
+            pause = Pause(signal.limit, until, signal.limit_value)
             await self._extend_pause(pause, now)
             reset = next_pacific_midnight(now)
             day = pacific_day(now)
+            user_key = self._user_key(day, user)
+            # the refused call is the person's no more (Google did not count it); a spent day
+            # stays spent for the team
+            keys = [user_key] if user_key else []
             if signal.limit == "day":
-                await self._spend_day(day, signal, _day_ttl(now, reset))
+                await self._spend_day(day, signal, day_ttl(now, reset))
             else:
-                keys = [k for k in (self._user_key(day, user), _day_key(day)) if k]
-                await self._give_back(keys, _day_ttl(now, reset))
+                keys.append(day_key(day))
+            await self._give_back(keys, day_ttl(now, reset))
         except StoreError as exc:
             self._store_failed(exc)
-            return Pause(signal.limit, fallback)
-        await self._publish()
+            return Pause(signal.limit, fallback, signal.limit_value)
+        await self.publish()
         return pause
 
     async def _pause_until(self, signal: QuotaSignal, now: datetime) -> datetime:
@@ -188,7 +190,7 @@ class AnswerQuota:
             seconds = min(signal.retry_after, MAX_SHORT_PAUSE_SECONDS)
         elif signal.limit == "minute":
             # the server's window holds our oldest call or older ones: a slot frees by then
-            events = await self._store.window_events(_MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
+            events = await self._store.window_events(MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
             oldest = events[0] if events else now.timestamp()
             seconds = oldest + WINDOW_SECONDS - now.timestamp()
         else:
@@ -197,44 +199,52 @@ class AnswerQuota:
 
     async def _extend_pause(self, pause: Pause, now: datetime) -> None:
         """Set the pause unless a longer one is active (compare-and-set: replicas race)."""
-        value = {"kind": pause.kind, "until": pause.until.timestamp()}
+        value = {
+            "kind": pause.kind,
+            "until": pause.until.timestamp(),
+            "limit_value": pause.limit_value,
+        }
         ttl = max(MIN_PAUSE_SECONDS, (pause.until - now).total_seconds())
         for _ in range(_CAS_TRIES):
-            current = await self._store.get(_PAUSE_KEY, JSON)
-            active = _read_pause(current)
+            current = await self._store.get(PAUSE_KEY, JSON)
+            active = read_pause(current)
             if active is not None and active.until >= pause.until:
                 return
             if current is None:
-                if await self._store.add(_PAUSE_KEY, value, JSON, ttl):
+                if await self._store.add(PAUSE_KEY, value, JSON, ttl):
                     return
-            elif await self._store.replace(_PAUSE_KEY, current, value, JSON, ttl):
+            elif await self._store.replace(PAUSE_KEY, current, value, JSON, ttl):
                 return
 
     async def _spend_day(self, day: str, signal: QuotaSignal, ttl: float) -> None:
         """The server says the day is spent: the day count goes up to the limit."""
         target = self.config.per_day or signal.limit_value or 0
-        used = await self._store.incr(_day_key(day), 0, ttl)
+        used = await self._store.incr(day_key(day), 0, ttl)
         if used < target:
-            await self._store.incr(_day_key(day), target - used, ttl)
+            await self._store.incr(day_key(day), target - used, ttl)
 
     # --- where things stand --------------------------------------------------------------
     async def state(self, user: str | None) -> QuotaState:
         """The team's and `user`'s answers left, the minute, the pause and the next reset.
-        No upstream call. Raises StoreError when the ledger cannot be read."""
+        No upstream call. Raises StoreError when the ledger cannot be read, or when the
+        shared store is down (this process's own counts would not be the team's)."""
         now = self._now()
         cfg = self.config
         day = pacific_day(now)
         reset = next_pacific_midnight(now)
-        ttl = _day_ttl(now, reset)
+        ttl = day_ttl(now, reset)
         pause = await self._pause(now)
         # incr by 0 is the store's one typed read of a counter
-        used = await self._store.incr(_day_key(day), 0, ttl)
-        events = await self._store.window_events(_MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
+        used = await self._store.incr(day_key(day), 0, ttl)
+        events = await self._store.window_events(MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
         user_key = self._user_key(day, user)
         user_used = await self._store.incr(user_key, 0, ttl) if user_key else None
+        if isinstance(self._store, ResilientStore) and not self._store.up:
+            # those reads were served by this process alone: not where the team stands
+            raise StoreError("the state store is not answering")
         spent = pause is not None and pause.kind == "day"
         left_today = (0 if spent else max(0, cfg.per_day - used)) if cfg.per_day else None
-        left_minute, next_slot = self._minute(events, pause)
+        left_minute, next_slot = keys.minute_room(cfg.per_minute, events, pause)
         user_left = None if user_used is None else max(0, cfg.per_user_per_day - user_used)
         return QuotaState(
             per_minute=cfg.per_minute,
@@ -251,22 +261,10 @@ class AnswerQuota:
             next_reset=reset,
         )
 
-    def _minute(
-        self, events: list[float], pause: Pause | None
-    ) -> tuple[int | None, datetime | None]:
-        limit = self.config.per_minute
-        if pause is not None:  # nothing goes out while paused, whatever the window says
-            return (0 if limit else None), pause.until
-        if not limit:
-            return None, None
-        left = max(0, limit - len(events))
-        if left:
-            return left, None
-        # the window admits a call once all but limit-1 of its events have left it
-        frees = events[len(events) - limit] + WINDOW_SECONDS
-        return 0, datetime.fromtimestamp(frees, UTC)
-
-    async def _publish(self) -> None:
+    async def publish(self) -> None:
+        """Set the /metrics gauges (answers left today, this minute) from the ledger: with a
+        shared store, what every replica has spent. Also run before each scrape, so that a
+        replica that sent no call itself still reports the team's numbers."""
         if self._metrics is None:
             return
         try:
@@ -293,7 +291,7 @@ class AnswerQuota:
         return f"quota:user:{day}:{user[:_USER_CHARS]}"
 
     async def _pause(self, now: datetime) -> Pause | None:
-        pause = _read_pause(await self._store.get(_PAUSE_KEY, JSON))
+        pause = read_pause(await self._store.get(PAUSE_KEY, JSON))
         # the store's clock may differ from ours (Redis keeps its own): check the time too
         return pause if pause is not None and pause.until > now else None
 
@@ -306,22 +304,3 @@ class AnswerQuota:
         if not self._store_down:
             logger.warning("quota ledger unavailable (%s); the server decides alone", exc.message)
         self._store_down = True
-
-
-def _day_key(day: str) -> str:
-    return f"quota:day:{day}"
-
-
-def _day_ttl(now: datetime, reset: datetime) -> float:
-    """A day's counters outlive its reset by a day (for `gdocs-bot check` after midnight)."""
-    return (reset - now).total_seconds() + 86_400.0
-
-
-def _read_pause(value: object) -> Pause | None:
-    """A stored pause, or None for anything unreadable (another version wrote it)."""
-    if not isinstance(value, dict):
-        return None
-    kind, until = PAUSE_KINDS.get(str(value.get("kind"))), value.get("until")
-    if kind is None or not isinstance(until, int | float) or isinstance(until, bool):
-        return None
-    return Pause(kind, datetime.fromtimestamp(until, UTC))

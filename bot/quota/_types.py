@@ -45,17 +45,23 @@ class Permit:
 @dataclass(frozen=True)
 class Refusal:
     """Not now: which limit, when answers come back, and (minute only) how long to wait when
-    the window opens within `wait_seconds`."""
+    the window opens within `wait_seconds`. `limit_value` is the size of the limit that said
+    no: the bot's own setting, or the number in the server's 429 (None when it gave none)."""
 
     limit: Limit
     until: datetime
     wait: float | None = None
+    limit_value: int | None = None
 
 
 @dataclass(frozen=True)
 class Pause:
+    """The server said no: answer_query waits until `until`. `limit_value` is the limit's
+    size as the server gave it (ErrorInfo's quota_limit_value; None when it did not)."""
+
     kind: PauseKind
     until: datetime
+    limit_value: int | None = None
 
 
 @dataclass(frozen=True)

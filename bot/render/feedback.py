@@ -182,3 +182,9 @@ def render_feedback_recorded() -> Message:
     """The ephemeral note after the modal was sent."""
     text = "Thanks — your note is saved with your vote."
     return {"text": text, "blocks": [context(f":memo: {text}")]}
+
+
+def render_feedback_stale() -> Message:
+    """The ephemeral notice for a feedback button (or form) whose value we did not make, or
+    whose answer is past its voting window: nothing was recorded."""
+    return {"text": _FORGED, "blocks": [context(f":hourglass: {_FORGED} Nothing was recorded.")]}

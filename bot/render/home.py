@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import Any
+from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.errors import InvalidInput
@@ -62,6 +62,9 @@ class HomeInput:
     #: when the daily allowance comes back (midnight Pacific), and the time now
     resets_at: datetime
     now: datetime
+    #: "counted": the figures above are the ledger's; "unlimited": the bot keeps no daily
+    #: limit (ANSWER_QUOTA_PER_DAY=0); "unknown": the ledger could not be read just now
+    quota: Literal["counted", "unlimited", "unknown"] = "counted"
     #: the viewer's IANA time zone (users.info `tz`); None or unknown: Pacific, shown "PT"
     viewer_tz: str | None = None
     #: whether the documentation servers answer, and a short detail
@@ -183,7 +186,17 @@ def _status(view_input: HomeInput) -> list[Block]:
     per_day = max(view_input.per_day, 0)
     left = min(max(view_input.answers_left, 0), per_day)
     back = when_back(view_input.resets_at, view_input.now, view_input.viewer_tz)
-    if per_day == 0:
+    if view_input.quota == "unknown":
+        quota = (
+            "*Generated answers today:* I can't read the team's count right now; "
+            "questions still get answers."
+        )
+    elif view_input.quota == "unlimited":
+        quota = (
+            "*Generated answers today:* this bot sets no daily limit; "
+            "Google's quota for the project still applies."
+        )
+    elif per_day == 0:
         quota = "*Generated answers:* none today; I answer with matching documentation pages."
     elif left == 0:
         quota = (

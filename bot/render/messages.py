@@ -21,6 +21,7 @@ from bot.render.blocks import (
 )
 from bot.render.convert import FENCE_OPEN_RE
 from bot.render.escape import escape, escape_truncated, link, mention
+from bot.render.feedback import feedback_block_for
 from bot.render.inline import plain_text
 from bot.render.markdown import markdown_to_blocks
 from bot.render.notices import fallback_note
@@ -116,10 +117,12 @@ def render_answer(
     question: str | None = None,
     tz: str | None = None,
     now: datetime | None = None,
+    feedback_id: str | None = None,
 ) -> Message:
     """An answer or search results as a message: who asked what (when given), the answer or
     hits, numbered sources, a note (e.g. the quota fallback: when answers come back, in the
-    reader's time zone `tz` as of `now`), "Show full doc" buttons."""
+    reader's time zone `tz` as of `now`), "Show full doc" buttons, and with `feedback_id`
+    (an answer id) the 👍 / 👎 feedback buttons last."""
     if asker and question is None:
         question = answer.query
     head: list[Block] = []
@@ -142,6 +145,8 @@ def render_answer(
     buttons = show_doc_actions(cited)
     if buttons:
         tail.append(buttons)
+    if feedback_id is not None:
+        tail.append(feedback_block_for(feedback_id))
 
     text = _fallback_text(answer, question)
     fixed = len(text) + blocks_chars(head + tail)

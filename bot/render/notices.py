@@ -92,6 +92,17 @@ def render_rate_limited(limit: int, retry_after: float) -> Message:
     )
 
 
+RESTART_NOTE = "Sorry for the delay — I had to restart."
+
+
+def with_restart_note(msg: Message) -> Message:
+    """`msg` for work finished after a restart, opening with a short apology."""
+    blocks = list(msg.get("blocks") or [])
+    if blocks:
+        blocks = [context(RESTART_NOTE), *blocks[: MAX_BLOCKS - 1]]
+    return {"text": f"{RESTART_NOTE} {msg['text']}", "blocks": blocks}
+
+
 def render_not_in_channel_hint() -> str:
     """What to tell a user (ephemerally) when the bot may not post in their channel."""
     return "I can't post in this channel — invite me with `/invite @gdocs` to share answers here."

@@ -3,12 +3,13 @@ an aligned table. Pure; the CLI makes the result terminal-safe before printing i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from bot.models import Answer, Document, SearchHit
 from bot.render.notices import fallback_note
+from bot.render.quota import PauseView, QuotaStatus, at_time, in_about
 
 
 def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
@@ -60,3 +61,50 @@ def check_table(rows: Sequence[CheckRow]) -> str:
         f"{r.check:<{width_check}}  {r.status:<{width_status}}  {r.detail}".rstrip()
         for r in [header, *rows]
     )
+
+
+def store_detail(report: Mapping[str, object]) -> str:
+    """`check`'s line about the state store: which one (its URL without the password), and
+    whether it answers. `report` is the store's state: backend, url, ok, detail."""
+    backend, url = str(report.get("backend", "?")), str(report.get("url", ""))
+    if backend == "memory":
+        return "memory:// (this process only: nothing is kept or shared)"
+    if report.get("ok"):
+        return f"{backend} at {url}: reachable"
+    return f"{backend} at {url}: not answering ({report.get('detail', 'no answer')})"
+
+
+def quota_detail(state: QuotaStatus, *, now: datetime) -> str:
+    """`check`'s line about answer_query's quota, from the ledger: what is left today and
+    this minute, any pause, and the daily reset (Pacific, and UTC)."""
+    if state.left_today is None:
+        today = f"{state.used_today} used today (no daily limit set)"
+    else:
+        today = f"{state.left_today} of {state.per_day} left today"
+    pause = state.pause if state.pause is not None and state.pause.until > now else None
+    if state.left_this_minute is None:
+        minute = "this minute not limited"
+    else:
+        minute = f"{state.left_this_minute} of {state.per_minute} free this minute"
+        if state.left_this_minute == 0 and state.next_slot is not None and pause is None:
+            minute += f" (the next {in_about((state.next_slot - now).total_seconds())})"
+    parts = [today, minute]
+    if pause is not None:
+        parts.append(_paused(pause, now))
+    reset = state.next_reset
+    return (
+        ", ".join(parts)
+        + f"; resets {at_time(reset, tz=None, now=now)} ({reset.astimezone(UTC):%H:%M} UTC)"
+    )
+
+
+def _paused(pause: PauseView, now: datetime) -> str:
+    if pause.kind == "day":
+        until = pause.until.astimezone(UTC)
+        return f"paused (Google says today's answers are used up) until {until:%H:%M} UTC"
+    why = "Google's per-minute limit" if pause.kind == "minute" else "an unclear 429"
+    return f"paused ({why}) back {in_about((pause.until - now).total_seconds())}"
+
+
+def quota_unknown_detail() -> str:
+    return "unknown: the state store is not answering (the ledger lives there)"

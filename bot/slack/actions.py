@@ -26,16 +26,21 @@ from bot.render import (
 )
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, handle, ignored
 from bot.slack.deps import SlackDeps
+from bot.slack.durable import action_payload, track
 from bot.slack.replies import ActionReply
 from bot.slack.show_doc import FIRST_PAGE, fetch_document, show_document
+from bot.slack.state import delivery_key
+from bot.worklog import WorkRecord
 
 SHOW_DOC_RE = re.compile(rf"^{re.escape(ACTION_SHOW_DOC_PREFIX)}\d+$")
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_show_doc(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        record = await deps.work.accept("action", action_payload(body), key=delivery_key(body))
         await ack()
-        deps.inflight.spawn(handle_doc_click(deps, client, body))
+        if record is not None:
+            deps.inflight.spawn(handle_doc_click(deps, client, body, record=record))
 
     async def on_unknown(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
@@ -95,8 +100,15 @@ def reply_for_click(client: AsyncWebClient, body: dict[str, Any]) -> ActionReply
     )
 
 
-async def handle_doc_click(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> None:
-    reply = reply_for_click(client, body)
+async def handle_doc_click(
+    deps: SlackDeps,
+    client: AsyncWebClient,
+    body: dict[str, Any],
+    *,
+    record: WorkRecord | None = None,
+    resumed: bool = False,
+) -> None:
+    reply = track(deps.work, reply_for_click(client, body), record, resumed=resumed)
     actions = body.get("actions")
     action = _dict(actions[0]) if isinstance(actions, list) and actions else {}
 
@@ -121,3 +133,5 @@ async def handle_doc_click(deps: SlackDeps, client: AsyncWebClient, body: dict[s
             await reply.finish()
 
     await handle("action", work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    if record is not None:
+        await deps.work.finish(record)

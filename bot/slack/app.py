@@ -13,9 +13,10 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import AUTHORIZE_FAILED
-from bot.slack import actions, commands, events
+from bot.slack import actions, commands, events, feedback, home, sharing, unfurls
 from bot.slack.deps import SlackDeps
 from bot.slack.posting import retry_handlers
+from bot.slack.state import delivery_key
 
 logger = logging.getLogger(__name__)
 
@@ -68,17 +69,6 @@ def build_web_client(token: str | None, api_url: str) -> AsyncWebClient:
     )
 
 
-def delivery_key(body: dict[str, Any]) -> str | None:
-    """What identifies one delivery: the event id, or the trigger id of a command or click."""
-    event_id = body.get("event_id")
-    if isinstance(event_id, str) and event_id:
-        return f"event:{event_id}"
-    trigger_id = body.get("trigger_id")
-    if isinstance(trigger_id, str) and trigger_id:
-        return f"trigger:{trigger_id}"
-    return None
-
-
 def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
     """The Bolt app with every listener registered. Building it makes no Slack call."""
     token = client.token
@@ -110,11 +100,19 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
             )
             deps.metrics.request("dedupe", "duplicate")
             return BoltResponse(status=200, body="")
-        await next_()
+        await next_()  # the listener acks (its work recorded first) and spawns the work
+        if key is not None:
+            await deps.deliveries.confirm(key)
         return None
 
     app.use(drop_repeated_deliveries)
     commands.register(app, deps)
+    # before events and actions: Bolt runs the first listener that matches, and those two
+    # tables end with catch-alls for what the bot does not handle
+    home.register(app, deps)
+    unfurls.register(app, deps)
+    feedback.register(app, deps)
     events.register(app, deps)
+    sharing.register(app, deps)  # before actions: its catch-all takes unclaimed actions
     actions.register(app, deps)
     return app

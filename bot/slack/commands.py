@@ -7,12 +7,16 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.slack.acks import OnceAck
 from bot.slack.boundary import Outcome, handle
 from bot.slack.deps import SlackDeps
+from bot.slack.durable import command_payload, track
 from bot.slack.flows import answer_question
 from bot.slack.manifest_facts import COMMANDS
-from bot.slack.replies import CommandReply, OnceAck
+from bot.slack.replies import CommandReply
+from bot.slack.state import delivery_key
 from bot.text import clean_text
+from bot.worklog import WorkRecord
 
 #: how long the acknowledgement waits for the work's first reply (progress, help, a refusal)
 #: to carry it; Slack gives up after 3 s
@@ -21,8 +25,13 @@ FIRST_REPLY_WITHIN = 2.0
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_command(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        # recorded before the acknowledgement: a crash after it loses nothing
+        record = await deps.work.accept("command", command_payload(body), key=delivery_key(body))
         once = OnceAck(ack)
-        work = handle_command(deps, client, body, once)
+        if record is None:  # its work is recorded already (and being answered)
+            await once()
+            return
+        work = handle_command(deps, client, body, once, record=record)
         await deps.inflight.start(work, until=once.done, within=FIRST_REPLY_WITHIN)
         await once()  # no reply in time: a bare acknowledgement (no-op once replied)
 
@@ -31,17 +40,24 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
 
 async def handle_command(
-    deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any], ack: OnceAck
+    deps: SlackDeps,
+    client: AsyncWebClient,
+    body: dict[str, Any],
+    ack: OnceAck,
+    *,
+    record: WorkRecord | None = None,
+    resumed: bool = False,
 ) -> None:
     text = body.get("text") if isinstance(body.get("text"), str) else ""
     command = str(body.get("command") or COMMANDS[0])
-    reply = CommandReply(
+    command_reply = CommandReply(
         client,
         channel=body.get("channel_id"),
         user=body.get("user_id"),
         response_url=body.get("response_url"),
         ack=ack,
     )
+    reply = track(deps.work, command_reply, record, resumed=resumed)
 
     async def work() -> Outcome:
         return await answer_question(
@@ -54,3 +70,5 @@ async def handle_command(
         )
 
     await handle("command", work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    if record is not None:
+        await deps.work.finish(record)

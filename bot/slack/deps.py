@@ -5,16 +5,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Literal
 
+from bot.feedback import FeedbackLog
 from bot.inflight import InFlight
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
 from bot.service import DocsService
 from bot.settings import Settings
 from bot.slack.identity import SlackIdentity
+from bot.slack.recent import RecentQuestions
 from bot.slack.routing import Router
 from bot.slack.state import DeliveryClaims, RateLimiter, ThreadMemory, UserProfiles
 from bot.store import Store
+from bot.worklog import WorkLog
+
+#: whether Google's documentation servers answer now, and a short detail when they don't:
+#: the readiness state behind /readyz (the composition root passes it in; the Home tab shows it)
+DocsStatus = Callable[[], tuple[bool, str]]
 
 
 @dataclass(frozen=True)
@@ -27,8 +35,12 @@ class SlackConfig:
     doc_file_threshold_chars: int
     rate_limit_per_user_per_minute: int
     dedupe_ttl_seconds: float
+    #: how often unfinished work of a dead replica is looked for
+    work_recovery_seconds: float
     #: how long fetched documents (and their page cuts) are kept
     document_ttl_seconds: float
+    #: whose follow-ups in the bot's threads are answered without a mention
+    thread_followups: Literal["asker", "anyone", "off"] = "asker"
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SlackConfig:
@@ -39,7 +51,9 @@ class SlackConfig:
             doc_file_threshold_chars=settings.doc_file_threshold_chars,
             rate_limit_per_user_per_minute=settings.rate_limit_per_user_per_minute,
             dedupe_ttl_seconds=settings.dedupe_ttl_seconds,
+            work_recovery_seconds=settings.work_recovery_seconds,
             document_ttl_seconds=settings.cache_document_ttl_seconds,
+            thread_followups=settings.thread_followups,
         )
 
 
@@ -61,6 +75,13 @@ class SlackDeps:
     quota: AnswerQuota
     #: aware UTC now
     clock: Callable[[], datetime]
+    #: acknowledged work, recorded until its reply is delivered
+    work: WorkLog
+    #: answer records and votes (feedback buttons, `gdocs-bot feedback export`)
+    feedback: FeedbackLog
+    #: each person's last questions (the Home tab's Ask again)
+    recent: RecentQuestions
+    docs_status: DocsStatus
 
 
 def _utc_now() -> datetime:
@@ -75,8 +96,14 @@ def build_deps(
     metrics: Metrics,
     store: Store,
     clock: Callable[[], datetime] | None = None,
+    docs_status: DocsStatus | None = None,
 ) -> SlackDeps:
     config = SlackConfig.from_settings(settings)
+    now = clock or _utc_now
+
+    def answered_lately() -> tuple[bool, str]:
+        return service.recently_healthy(), ""
+
     return SlackDeps(
         config=config,
         service=service,
@@ -84,11 +111,22 @@ def build_deps(
         inflight=InFlight(),
         store=store,
         router=Router(settings.answer_min_words, settings.route_pay_questions),
-        deliveries=DeliveryClaims(store, config.dedupe_ttl_seconds),
+        deliveries=DeliveryClaims(
+            store, config.dedupe_ttl_seconds, lease_seconds=settings.work_lease_seconds
+        ),
         limiter=RateLimiter(store, config.rate_limit_per_user_per_minute),
         profiles=UserProfiles(store),
         threads=ThreadMemory(store),
         identity=SlackIdentity(),
         quota=quota,
-        clock=clock or _utc_now,
+        clock=now,
+        work=WorkLog(
+            store,
+            lease_seconds=settings.work_lease_seconds,
+            max_age_seconds=settings.work_max_age_seconds,
+            metrics=metrics,
+        ),
+        feedback=FeedbackLog(store, retention_days=settings.feedback_retention_days, clock=now),
+        recent=RecentQuestions(store, now),
+        docs_status=docs_status or answered_lately,
     )

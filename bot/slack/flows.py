@@ -11,6 +11,7 @@ from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import ErrorCode, GdocsError
+from bot.feedback import new_answer_id
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.render import (
@@ -23,10 +24,13 @@ from bot.render import (
     render_quota_waiting,
     render_rate_limited,
 )
+from bot.render.share import render_private_doc_refused
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.deps import SlackDeps
+from bot.slack.feedback import keep_answer
 from bot.slack.replies import Reply
 from bot.slack.routing import Route
+from bot.slack.sharing import answer_privately
 from bot.slack.show_doc import FIRST_PAGE, fetch_document, show_document
 from bot.slack.state import UserProfile
 from bot.store import StoreError
@@ -50,11 +54,15 @@ async def answer_question(
         return Outcome(route="help", outcome="help")
     if route.kind == "quota":
         return await _quota_status(deps, reply)
+    if route.kind == "doc" and route.private:  # a whole page is posted where it was asked
+        await reply.notify_asker(render_private_doc_refused(command))
+        return Outcome(route="doc", outcome="invalid_input")
     if reply.user is not None:
         retry_after = await deps.limiter.try_acquire(reply.user)
         if retry_after is not None:
             await reply.notify_asker(render_rate_limited(deps.limiter.per_minute, retry_after))
             return Outcome(route=route.kind, outcome="rate_limited")
+        await deps.recent.remember(reply.user, question)  # the Home tab's Ask again
     await reply.start_progress(render_progress(question))
     server = "pay" if route.kind == "pay" and deps.service.pay_configured else DEVELOPER_KNOWLEDGE
     try:
@@ -84,14 +92,30 @@ async def answer_question(
 async def _deliver_answer(
     deps: SlackDeps, reply: Reply, route: Route, result: Answer, shown_question: str | None
 ) -> None:
+    if route.private:
+        # what was asked, without the `private` that asked for privacy
+        await _deliver_privately(deps, reply, result, route.query)
+        return
     asker = reply.user if shown_question is not None else None
     # a quota note says when answers come back: in the asker's own time
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
-    msg = render_answer(result, asker=asker, question=shown_question, tz=tz, now=deps.clock())
+    answer_id = new_answer_id()  # the feedback buttons name the answer by it
+    msg = render_answer(
+        result, asker=asker, question=shown_question, tz=tz, now=deps.clock(), feedback_id=answer_id
+    )
     posted_ts = await reply.deliver(msg)
+    await keep_answer(deps, reply, answer_id, result, posted_ts)
     root = reply.thread_ts or posted_ts
     if reply.channel and root:
-        await deps.threads.remember(reply.channel, root, route.topic or route.query)
+        await deps.threads.remember(
+            reply.channel, root, route.topic or route.query, asker=reply.user
+        )
+
+
+async def _deliver_privately(deps: SlackDeps, reply: Reply, result: Answer, question: str) -> None:
+    tz = await _asker_tz(deps, reply) if _says_when(result) else None
+    body = render_answer(result, tz=tz, now=deps.clock())
+    await answer_privately(deps, reply, body, question)
 
 
 def _says_when(result: Answer) -> bool:

@@ -17,11 +17,11 @@ import logging
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from slack_bolt.async_app import AsyncAck
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import Message
 from bot.slack import posting
+from bot.slack.acks import OnceAck
 
 logger = logging.getLogger(__name__)
 
@@ -95,40 +95,6 @@ class _ProgressReaction:
         await posting.react(
             self.client, channel=self.channel, ts=self.ts, name=PROGRESS_REACTION, add=add
         )
-
-
-class OnceAck:
-    """Bolt's `ack` for one request, used at most once: by the first reply (which then
-    shows as the command's ephemeral response), or empty if no reply came in time."""
-
-    def __init__(self, ack: AsyncAck) -> None:
-        self._ack = ack
-        self._claimed = False
-        #: set once the acknowledgement is recorded (and Bolt may send it)
-        self.done = asyncio.Event()
-
-    async def __call__(self, msg: Message | None = None) -> bool:
-        """Acknowledge, with `msg` shown to the asker; False when already acknowledged."""
-        if self._claimed:
-            return False
-        self._claimed = True  # before any await: two callers cannot both acknowledge
-        try:
-            await self._send(msg)
-        finally:
-            self.done.set()
-        return True
-
-    async def _send(self, msg: Message | None) -> None:
-        if msg is None:
-            await self._ack()
-        else:
-            await self._ack(
-                text=msg["text"],
-                blocks=msg.get("blocks") or None,
-                response_type="ephemeral",
-                unfurl_links=False,
-                unfurl_media=False,
-            )
 
 
 @dataclass

@@ -108,6 +108,8 @@ def route_text(text: str, *, answer_min_words: int, route_pay_questions: bool) -
         return Route(inner.kind, inner.query, inner.topic, private=inner.kind != "help")
     if keyword in _HELP_WORDS and not rest.strip():
         return Route("help", "")
+    if keyword in _PRIVATE and not rest.strip():
+        return Route("help", "")  # `private` with nothing to ask: how to use it
     if keyword == "quota" and not rest.strip():
         return Route("quota", "")
     if keyword in _EXPLICIT:

@@ -4,7 +4,7 @@ thread is about. Each is a thin typed view over `bot.store.Store`: the store bou
 namespace and expires every key, and with a shared store replicas share all of it.
 
 Keys (namespace first): `dedupe:<delivery>`, `rate:<user>`, `profile:<user>`,
-`thread:<channel>:<ts>`.
+`thread:<channel>:<ts>` (the thread's question and original asker).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -23,16 +24,36 @@ Clock = Callable[[], float]
 RATE_WINDOW_SECONDS = 60.0
 
 
-class DeliveryClaims:
-    """Answers "have we seen this delivery before?" across Slack's retries (and replicas)."""
+def delivery_key(body: dict[str, Any]) -> str | None:
+    """What identifies one delivery: the event id, or the trigger id of a command or click."""
+    event_id = body.get("event_id")
+    if isinstance(event_id, str) and event_id:
+        return f"event:{event_id}"
+    trigger_id = body.get("trigger_id")
+    if isinstance(trigger_id, str) and trigger_id:
+        return f"trigger:{trigger_id}"
+    return None
 
-    def __init__(self, store: Store, ttl_seconds: float) -> None:
+
+class DeliveryClaims:
+    """Answers "have we seen this delivery before?" across Slack's retries (and replicas).
+
+    A claim is first taken with a short lease and confirmed once the delivery has been
+    acknowledged with its work recorded: a process that dies in between holds the claim for
+    the lease only, so Slack's own retry (after about a minute) is not swallowed."""
+
+    def __init__(self, store: Store, ttl_seconds: float, *, lease_seconds: float = 30.0) -> None:
         self._store = store
         self._ttl = ttl_seconds
+        self._lease = min(lease_seconds, ttl_seconds)
 
     async def first_time(self, key: str) -> bool:
-        """True the first time `key` is claimed within the TTL, False afterwards."""
-        return await self._store.add(f"dedupe:{key}", "1", TEXT, self._ttl)
+        """True the first time `key` is claimed (within the lease, then the TTL)."""
+        return await self._store.add(f"dedupe:{key}", "working", TEXT, self._lease)
+
+    async def confirm(self, key: str) -> None:
+        """The delivery was acknowledged and its work recorded: remember it for the TTL."""
+        await self._store.set(f"dedupe:{key}", "done", TEXT, self._ttl)
 
 
 class RateLimiter:
@@ -108,15 +129,42 @@ def _is_zone_name(tz: str | None) -> bool:
     return bool(tz) and len(tz or "") <= 64 and all(c.isalnum() or c in "/_+-" for c in tz or "")
 
 
+@dataclass(frozen=True)
+class ThreadTopic:
+    """What a thread the bot answered in is about, and who asked first there."""
+
+    question: str
+    #: the person whose question the bot first answered in the thread (None: not known)
+    asker: str | None = None
+
+
+_TOPIC = AdapterCodec(TypeAdapter(ThreadTopic))
+
+
 class ThreadMemory:
-    """The question a Slack thread is about, so a short follow-up can refer back to it."""
+    """The question a Slack thread is about, so a short follow-up can refer back to it, and
+    its original asker, whose follow-ups are answered without a mention (THREAD_FOLLOWUPS).
+
+    A record exists only for threads the bot answered in: that is what lets the follow-up
+    listener ignore every other thread without asking Slack anything.
+    """
 
     def __init__(self, store: Store, ttl_seconds: float = 24 * 3600) -> None:
         self._store = store
         self._ttl = ttl_seconds
 
-    async def question(self, channel: str, thread_ts: str) -> str | None:
-        return await self._store.get(f"thread:{channel}:{thread_ts}", TEXT)
+    async def topic(self, channel: str, thread_ts: str) -> ThreadTopic | None:
+        return await self._store.get(f"thread:{channel}:{thread_ts}", _TOPIC)
 
-    async def remember(self, channel: str, thread_ts: str, question: str) -> None:
-        await self._store.set(f"thread:{channel}:{thread_ts}", question, TEXT, self._ttl)
+    async def question(self, channel: str, thread_ts: str) -> str | None:
+        found = await self.topic(channel, thread_ts)
+        return found.question if found is not None else None
+
+    async def remember(
+        self, channel: str, thread_ts: str, question: str, asker: str | None = None
+    ) -> None:
+        """Record the thread's latest question; the first asker stays its asker."""
+        key = f"thread:{channel}:{thread_ts}"
+        earlier = await self._store.get(key, _TOPIC)
+        first = earlier.asker if earlier is not None and earlier.asker else asker
+        await self._store.set(key, ThreadTopic(question, first), _TOPIC, self._ttl)

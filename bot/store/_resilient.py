@@ -59,6 +59,11 @@ class ResilientStore:
         self._probing = False
         self._gauge(1)
 
+    @property
+    def up(self) -> bool:
+        """Whether the last call reached the primary (False: calls are served locally)."""
+        return self._up
+
     def state(self) -> dict[str, object]:
         """For /readyz, e.g.
         {"backend": "redis", "url": "redis://:***@host:6379/0", "ok": True, "detail": "ok"}"""

@@ -86,14 +86,15 @@ class Answering:
 
         decision = await self._quota.acquire_waiting(asker, on_wait=waiting)
         if isinstance(decision, Refusal):
-            return await self._instead(query, decision.limit, decision.until)
+            return await self._instead(query, decision.limit, decision.until, decision.limit_value)
         arguments = AnswerQueryInput(query=query).arguments()
         try:
             data = await timed_call(self._dk, self._metrics, tools.answer, arguments)
         except QuotaExceeded as exc:
             logger.warning("answer_query is out of quota (%s); answering with search", exc)
             pause = await self._refused(exc, asker)
-            return await self._instead(query, pause.kind, pause.until)
+            # the server's own number when it gave one: it may not be the bot's setting
+            return await self._instead(query, pause.kind, pause.until, pause.limit_value)
         out = parse_output(
             AnswerQueryOutput, data, server=self._dk.server.display, tool=tools.answer
         )
@@ -110,24 +111,17 @@ class Answering:
         signal = exc.signal or UNKNOWN_SIGNAL
         if not self._config.skip_until_reset:  # told not to pause: the next question tries
             until = signal.retry_after or self._config.quota.unknown_pause_seconds
-            return Pause(signal.limit, self._clock() + _seconds(until))
+            return Pause(signal.limit, self._clock() + _seconds(until), signal.limit_value)
         return await self._quota.refused(signal, asker)
 
-    async def _instead(self, query: str, limit: str, until: datetime) -> Answer:
+    async def _instead(self, query: str, limit: str, until: datetime, size: int | None) -> Answer:
+        """Search, with a note saying which limit (of `size` answers, when known) and until
+        when."""
         self._metrics.quota_fallback()
         fallback = Fallback(
-            reason="answer_quota", limit=limit, until=until, limit_value=self._limit_of(limit)
+            reason="answer_quota", limit=limit, until=until, limit_value=size or None
         )
         return await self.search(query, fallback)
-
-    def _limit_of(self, limit: str) -> int | None:
-        quota = self._config.quota
-        sizes = {
-            "minute": quota.per_minute,
-            "day": quota.per_day,
-            "user": quota.per_user_per_day,
-        }
-        return sizes.get(limit) or None
 
     async def _references(self, raw: list[str]) -> tuple[Reference, ...]:
         names = [name for name in dict.fromkeys(name_for(r) for r in raw) if name is not None]

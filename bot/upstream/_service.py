@@ -102,7 +102,7 @@ class GoogleDocsService:
                 reason="answer_quota",
                 limit="user",
                 until=spent.until,
-                limit_value=self._config.quota.per_user_per_day or None,
+                limit_value=spent.limit_value or None,
             )
             return answer.model_copy(update={"fallback": fallback})
         compute = partial(self._bounded, self._dk.server, self._work.answer, query, asker, on_wait)

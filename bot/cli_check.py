@@ -1,0 +1,140 @@
+"""`gdocs-bot check`: the configuration, both MCP servers (with one cheap search), Slack, the
+state store and where the team stands with answer_query — without an answer_query call."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from bot.errors import GdocsError
+from bot.render.terminal import (
+    CheckRow,
+    check_table,
+    quota_detail,
+    quota_unknown_detail,
+    store_detail,
+)
+from bot.settings import Settings
+from bot.store import ResilientStore, StoreError
+
+if TYPE_CHECKING:
+    from bot.assembly import Core
+    from bot.quota import QuotaState
+
+#: a cheap search `check` runs to prove tool calls (not only tools/list) work
+PROBE_QUERY = "Cloud Storage buckets"
+
+
+async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
+    """The check rows (or JSON) to print, and the exit status: 0 when all is usable."""
+    service, settings = core.service, core.settings
+    rows = [CheckRow("configuration", "ok", "settings loaded")]
+    rows += [CheckRow("configuration", "FAIL", p) for p in settings.google_problems()]
+    dk_status, pay_status = await service.status()
+    dk_ok = dk_status.ok
+    rows.append(_status_row("developer knowledge", dk_status.ok, dk_status.tools, dk_status.detail))
+    if dk_ok:
+        try:
+            hits = (await service.search(PROBE_QUERY)).hits
+            rows.append(CheckRow("dk search", "ok", f"{len(hits)} results for “{PROBE_QUERY}”"))
+        except GdocsError as exc:
+            dk_ok = False
+            rows.append(CheckRow("dk search", "FAIL", exc.message))
+    if service.pay_configured:
+        rows.append(_status_row("google pay", pay_status.ok, pay_status.tools, pay_status.detail))
+    else:
+        rows.append(
+            CheckRow(
+                "google pay",
+                "not configured",
+                "optional: set GOOGLE_APPLICATION_CREDENTIALS and GOOGLE_CLOUD_PROJECT "
+                "(needs roles/mcp.toolUser)",
+            )
+        )
+    rows.append(await _slack_row(settings))
+    store = await _store_report(core)
+    rows.append(CheckRow("state store", "ok" if store["ok"] else "FAIL", store_detail(store)))
+    now = datetime.now(UTC)
+    quota = await _quota_state(core) if store["ok"] else None
+    detail = quota_detail(quota, now=now) if quota is not None else quota_unknown_detail()
+    rows.append(CheckRow("answer quota", "ok" if quota is not None else "FAIL", detail))
+    ok = dk_ok and bool(store["ok"])
+    if as_json:
+        report = {
+            "ok": ok,
+            "checks": [asdict(r) for r in rows],
+            "store": store,
+            "quota": _quota_json(quota) if quota is not None else None,
+        }
+        return (0 if ok else 1), json.dumps(report, indent=2, ensure_ascii=False)
+    return (0 if ok else 1), check_table(rows)
+
+
+async def _store_report(core: Core) -> dict[str, object]:
+    """The state store STATE_URL names: backend, URL (password hidden), whether it answers."""
+    store = core.store
+    if not isinstance(store, ResilientStore):  # memory://: nothing to reach
+        return {"backend": store.kind, "url": f"{store.kind}://", "ok": True, "detail": "ok"}
+    await store.ping()  # bounded, never raises: the outcome is in state()
+    return store.state()
+
+
+async def _quota_state(core: Core) -> QuotaState | None:
+    """answer_query's ledger as the bot sees it (no upstream call); None when unreadable."""
+    try:
+        return await core.service.quota.state(None)
+    except StoreError:
+        return None
+
+
+def _quota_json(state: QuotaState) -> dict[str, object]:
+    pause = state.pause
+    return {
+        "per_minute": state.per_minute,
+        "per_day": state.per_day,
+        "per_user_per_day": state.per_user_per_day,
+        "used_today": state.used_today,
+        "left_today": state.left_today,
+        "used_this_minute": state.used_this_minute,
+        "left_this_minute": state.left_this_minute,
+        "next_slot": state.next_slot.isoformat() if state.next_slot else None,
+        "pause": {"kind": pause.kind, "until": pause.until.isoformat()} if pause else None,
+        "next_reset": state.next_reset.isoformat(),
+    }
+
+
+def _status_row(name: str, ok: bool, tools: Sequence[str], detail: str) -> CheckRow:
+    if not ok:
+        return CheckRow(name, "FAIL", detail)
+    return CheckRow(name, "ok", f"{len(tools)} tools: {', '.join(tools)} ({detail})")
+
+
+async def _slack_row(settings: Settings) -> CheckRow:
+    if settings.slack_bot_token is None:
+        return CheckRow("slack", "not configured", "set SLACK_BOT_TOKEN to run the bot")
+    import aiohttp
+    from slack_sdk.errors import SlackApiError
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    client = AsyncWebClient(
+        token=settings.slack_bot_token.get_secret_value(),
+        base_url=str(settings.slack_api_url),
+        timeout=10,
+    )
+    try:
+        async with asyncio.timeout(15):
+            response = await client.auth_test()
+    except SlackApiError as exc:
+        error = exc.response.get("error", "error") if exc.response is not None else "error"
+        return CheckRow("slack", "FAIL", f"auth.test: {error} — check SLACK_BOT_TOKEN")
+    except (aiohttp.ClientError, TimeoutError, OSError):
+        return CheckRow("slack", "FAIL", f"cannot reach {settings.slack_api_url} (SLACK_API_URL)")
+    detail = f"team {response.get('team', '?')} as @{response.get('user', '?')}"
+    problems = settings.slack_problems()
+    if problems:
+        return CheckRow("slack", "FAIL", f"{detail}; " + "; ".join(problems))
+    return CheckRow("slack", "ok", detail)

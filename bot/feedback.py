@@ -1,0 +1,198 @@
+"""Votes on the bot's answers, kept as an eval set: what was asked, what the bot answered
+(kind, tool, text, references), where, and whether the person found it helpful.
+
+Two kinds of record, both in the state store (they know nothing of Slack's API):
+
+- `answer_record:<answer id>` — written when an answer is posted, so a later click can be
+  recorded with the question and the answer it is about. Kept for the voting window:
+  `min(FEEDBACK_RETENTION_DAYS, 30)` days; a click on an older answer is refused politely.
+- `feedback:<answer id>:<voter>` — one vote per person per answer (a second click replaces
+  it), with everything the eval set needs copied from the answer record, so a vote stands on
+  its own for the whole retention, `FEEDBACK_RETENTION_DAYS`.
+
+The memory and SQLite backends also bound each namespace (CACHE_MAX_ENTRIES, least recently
+written first); Redis bounds them by TTL.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from bot.models import Answer
+from bot.store import ModelCodec, Store
+from bot.text import truncate
+
+VoteKind = Literal["up", "down"]
+DAY_SECONDS = 86_400.0
+#: answers take votes for at most this long (or the retention, when it is shorter)
+VOTING_WINDOW_DAYS = 30
+#: the stored answer text is cut to this many characters (a Slack answer is shorter anyway)
+MAX_ANSWER_CHARS = 12_000
+MAX_QUESTION_CHARS = 2_000
+#: references kept per answer
+MAX_REFERENCES = 30
+#: most votes one export reads (the memory and SQLite backends hold fewer anyway)
+EXPORT_LIMIT = 100_000
+ANSWER_PREFIX = "answer_record:"
+VOTE_PREFIX = "feedback:"
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class AboutAnswer(_Record):
+    """What the eval set needs of an answer: the question, what came back, and where."""
+
+    answer_id: str
+    question: str
+    #: "answer", "search" or "pay"
+    kind: str
+    tool: str | None = None
+    answer: str = ""
+    references: tuple[str, ...] = ()
+    channel: str | None = None
+    #: the answer message's ts (None when it went ephemerally)
+    ts: str | None = None
+
+
+class AnswerRecord(AboutAnswer):
+    """One posted answer or search reply, as a vote will need it."""
+
+    #: the thread the answer is in (None: top level of the channel or DM)
+    thread_ts: str | None = None
+    asker: str | None = None
+    posted_at: datetime
+
+
+class VoteRecord(AboutAnswer):
+    """One person's vote on one answer, with (a copy of) the answer it is about."""
+
+    #: when the vote was given (aware UTC)
+    time: datetime
+    vote: VoteKind
+    voter: str
+    #: the "what was wrong?" line, "" when none was given
+    comment: str = ""
+
+
+_ABOUT_FIELDS: set[str] = set(AboutAnswer.model_fields)
+_ANSWER = ModelCodec(AnswerRecord)
+_VOTE = ModelCodec(VoteRecord)
+
+
+def new_answer_id() -> str:
+    """A short, unguessable, URL-safe id (the feedback buttons carry it)."""
+    return secrets.token_urlsafe(12)
+
+
+def answer_record(
+    answer: Answer,
+    *,
+    answer_id: str,
+    channel: str | None,
+    ts: str | None,
+    thread_ts: str | None,
+    asker: str | None,
+    now: datetime,
+) -> AnswerRecord:
+    """What is kept of `answer` for its votes: a generated answer's Markdown and its
+    references' URLs, or a search reply's hits (title, URL and snippet) and their URLs."""
+    if answer.kind == "answer":
+        text = answer.text
+        urls = [ref.uri for ref in answer.references]
+    else:
+        text = "\n\n".join(f"{hit.title}\n{hit.uri}\n{hit.snippet}".strip() for hit in answer.hits)
+        urls = [hit.uri for hit in answer.hits]
+    return AnswerRecord(
+        answer_id=answer_id,
+        question=truncate(answer.query, MAX_QUESTION_CHARS),
+        kind=answer.kind,
+        tool=answer.tool,
+        answer=truncate(text, MAX_ANSWER_CHARS),
+        references=tuple(dict.fromkeys(urls))[:MAX_REFERENCES],
+        channel=channel,
+        ts=ts,
+        thread_ts=thread_ts,
+        asker=asker,
+        posted_at=now,
+    )
+
+
+class FeedbackLog:
+    """Answer records and votes in the store (see the module's docstring for keys and TTLs)."""
+
+    def __init__(self, store: Store, *, retention_days: int, clock: Callable[[], datetime]) -> None:
+        self._store = store
+        self._clock = clock
+        self.vote_ttl = retention_days * DAY_SECONDS
+        self.answer_ttl = min(retention_days, VOTING_WINDOW_DAYS) * DAY_SECONDS
+
+    async def keep_answer(self, record: AnswerRecord) -> None:
+        await self._store.set(ANSWER_PREFIX + record.answer_id, record, _ANSWER, self.answer_ttl)
+
+    async def answer(self, answer_id: str) -> AnswerRecord | None:
+        return await self._store.get(ANSWER_PREFIX + answer_id, _ANSWER)
+
+    async def vote(self, answer_id: str, voter: str) -> VoteRecord | None:
+        return await self._store.get(_vote_key(answer_id, voter), _VOTE)
+
+    async def record_vote(
+        self, answer: AnswerRecord, vote: VoteKind, voter: str, *, comment: str | None = None
+    ) -> VoteRecord:
+        """Set `voter`'s vote on `answer`, replacing an earlier one (the latest click is the
+        vote, at its time). A comment given earlier stays while the vote keeps its
+        direction; `comment` replaces it."""
+        earlier = await self.vote(answer.answer_id, voter)
+        same_way = earlier is not None and earlier.vote == vote
+        kept_comment = earlier.comment if earlier is not None and same_way else ""
+        record = VoteRecord(
+            **answer.model_dump(include=_ABOUT_FIELDS),
+            time=self._now(),
+            vote=vote,
+            voter=voter,
+            comment=kept_comment if comment is None else comment,
+        )
+        await self._store.set(_vote_key(answer.answer_id, voter), record, _VOTE, self.vote_ttl)
+        return record
+
+    async def votes(self, *, limit: int = EXPORT_LIMIT) -> list[VoteRecord]:
+        """Every vote the store holds (up to `limit`), oldest first."""
+        found = await self._store.scan(VOTE_PREFIX, _VOTE, limit)
+        return sorted((vote for _, vote in found), key=lambda v: (v.time, v.answer_id, v.voter))
+
+    def _now(self) -> datetime:
+        now = self._clock()
+        return now.astimezone(UTC) if now.tzinfo is not None else now.replace(tzinfo=UTC)
+
+
+def _vote_key(answer_id: str, voter: str) -> str:
+    return f"{VOTE_PREFIX}{answer_id}:{voter}"
+
+
+def since_start(day: date) -> datetime:
+    """The first instant (UTC) of `day`: `--since` counts whole UTC days."""
+    return datetime.combine(day, time(0), tzinfo=UTC)
+
+
+def export_object(vote: VoteRecord) -> dict[str, Any]:
+    """One line of `gdocs-bot feedback export`: the vote, its question and answer. The voter
+    is left out: the eval set is about answers, not people."""
+    return {
+        "time": vote.time.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "vote": vote.vote,
+        "question": vote.question,
+        "kind": vote.kind,
+        "tool": vote.tool,
+        "answer": vote.answer,
+        "references": list(vote.references),
+        "comment": vote.comment,
+        "channel": vote.channel,
+        "ts": vote.ts,
+        "answer_id": vote.answer_id,
+    }

@@ -1,0 +1,143 @@
+"""The bot's App Home: `app_home_opened` for the Home tab (publish the viewer's view) and
+for the Messages tab (suggested prompts, `bot/slack/prompts.py`), and the Home tab's
+Ask again buttons, answered in the viewer's DM (`bot/slack/direct_reply.py`).
+
+The Home view (`render_home`) shows the team's generated answers left today and when they
+come back in the viewer's time zone (the quota ledger; users.info's `tz`), whether the
+documentation servers answer (the readiness state behind /readyz), and the viewer's last
+questions. It is published at most once a minute per person: the claim `home:<user>`
+(TTL 60 s) is taken first, and given back when views.publish fails.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+from typing import Any, Literal
+
+from aiohttp import ClientError
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.errors import InvalidInput
+from bot.quota import next_pacific_midnight
+from bot.render import (
+    ASK_AGAIN_ACTION_RE,
+    HomeInput,
+    Message,
+    RecentQuestion,
+    decode_ask_again,
+    render_error,
+    render_home,
+)
+from bot.slack.boundary import Outcome, Work, handle, ignored
+from bot.slack.deps import SlackDeps
+from bot.slack.direct_reply import DirectReply
+from bot.slack.flows import answer_question, user_profile
+from bot.slack.prompts import set_prompts
+from bot.store import TEXT, StoreError
+
+logger = logging.getLogger(__name__)
+
+HOME_REPUBLISH_SECONDS = 60.0
+_SLACK_FAILURES = (SlackClientError, ClientError, OSError, TimeoutError)
+
+
+def register(app: AsyncApp, deps: SlackDeps) -> None:
+    async def on_home_opened(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        event = body.get("event") or {}
+        user, channel, tab = event.get("user"), event.get("channel"), event.get("tab")
+        if not isinstance(user, str) or not user:
+            ignored(deps.metrics, "home", "no user")
+        elif tab == "home":
+            deps.inflight.spawn(_handled(deps, "home", partial(publish_home, deps, client, user)))
+        elif tab == "messages" and isinstance(channel, str) and channel:
+            prompts = partial(set_prompts, deps, client, user=user, channel=channel)
+            deps.inflight.spawn(_handled(deps, "prompts", prompts))
+        else:
+            ignored(deps.metrics, "home", "a tab the bot shows nothing on")
+
+    async def on_ask_again(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        deps.inflight.spawn(ask_again(deps, client, body))
+
+    app.event("app_home_opened")(on_home_opened)
+    app.action(ASK_AGAIN_ACTION_RE)(on_ask_again)
+
+
+async def _handled(deps: SlackDeps, kind: str, work: Work) -> None:
+    await handle(kind, work, _say_nothing, inflight=deps.inflight, metrics=deps.metrics)
+
+
+async def _say_nothing(msg: Message) -> None:
+    """Opening a tab is not a request: a failure there is logged, never posted."""
+
+
+async def publish_home(deps: SlackDeps, client: AsyncWebClient, user: str) -> Outcome:
+    """The viewer's Home view, unless it was published less than a minute ago."""
+    claim = f"home:{user}"
+    if not await deps.store.add(claim, "1", TEXT, HOME_REPUBLISH_SECONDS):
+        return Outcome(route="home", outcome="recently_published")
+    view = render_home(await home_input(deps, client, user))
+    try:
+        await client.views_publish(user_id=user, view=view)
+    except _SLACK_FAILURES as exc:
+        why = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
+        logger.warning("Home tab not published: %s", why)
+        await deps.store.delete(claim)  # the next opening tries again
+        return Outcome(route="home", outcome="publish_failed")
+    return Outcome(route="home", outcome="ok")
+
+
+async def home_input(deps: SlackDeps, client: AsyncWebClient, user: str) -> HomeInput:
+    """What the viewer's Home tab shows, read from the ledger, their profile, the readiness
+    state and their recent questions (no upstream call)."""
+    now = deps.clock()
+    quota: Literal["counted", "unlimited", "unknown"] = "counted"
+    try:
+        state = await deps.quota.state(user)
+        left, per_day, resets_at = state.left_today or 0, state.per_day, state.next_reset
+        if not state.per_day:
+            quota = "unlimited"
+    except StoreError:
+        left, per_day, resets_at, quota = 0, 0, next_pacific_midnight(now), "unknown"
+    profile = await deps.profiles.get(user, lambda u: user_profile(client, u))
+    ready, detail = deps.docs_status()
+    recent = [RecentQuestion(asked.text, asked.at) for asked in await deps.recent.of(user)]
+    return HomeInput(
+        answers_left=left,
+        per_day=per_day,
+        resets_at=resets_at,
+        now=now,
+        quota=quota,
+        viewer_tz=profile.tz if profile is not None else None,
+        ready=ready,
+        ready_detail=detail,
+        recent=recent,
+    )
+
+
+async def ask_again(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> None:
+    """An Ask again click: the question once more, answered in the viewer's DM."""
+    user = (body.get("user") or {}).get("id") if isinstance(body.get("user"), dict) else None
+    if not isinstance(user, str) or not user:
+        ignored(deps.metrics, "home_action", "no user")
+        return
+    actions = body.get("actions")
+    action = actions[0] if isinstance(actions, list) and actions else {}
+    reply = DirectReply(client, user)
+
+    async def work() -> Outcome:
+        try:
+            question = decode_ask_again(action.get("value") if isinstance(action, dict) else None)
+        except InvalidInput as exc:
+            await reply.notify_asker(render_error(exc))
+            return Outcome(route="-", outcome="invalid_input")
+        route = deps.router.route(question)
+        return await answer_question(deps, reply, route, question=question, name_asker=True)
+
+    await handle(
+        "home_action", work, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics
+    )

@@ -1,0 +1,77 @@
+"""Each person's last questions to the bot (commands, mentions, DMs), for their Home tab's
+"Your recent questions" with Ask again.
+
+One key per person, `recent:<user>`: at most ten questions, newest first, each cut to 500
+characters, text only (no channel, no answer). The key expires 30 days after the person's
+last question.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter
+
+from bot.store import AdapterCodec, Store, StoreError
+from bot.text import one_line
+
+logger = logging.getLogger(__name__)
+
+MAX_RECENT = 10
+MAX_RECENT_CHARS = 500
+RECENT_TTL_SECONDS = 30 * 86_400.0
+#: compare-and-set attempts when two questions of one person land at once
+_CAS_TRIES = 3
+
+
+class Asked(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    at: datetime
+
+
+_RECENT = AdapterCodec(TypeAdapter(list[Asked]))
+
+
+def _key(user: str) -> str:
+    return f"recent:{user}"
+
+
+class RecentQuestions:
+    """Who asked what lately; a nicety, so a store failure only costs the history."""
+
+    def __init__(self, store: Store, clock: Callable[[], datetime]) -> None:
+        self._store = store
+        self._clock = clock
+
+    async def remember(self, user: str, question: str) -> None:
+        """`question` first in `user`'s list (an earlier copy of it moves up, not twice)."""
+        text = one_line(question, MAX_RECENT_CHARS)
+        if not text:
+            return
+        asked = Asked(text=text, at=self._clock())
+        try:
+            for _ in range(_CAS_TRIES):
+                current = await self._store.get(_key(user), _RECENT)
+                others = [a for a in current or [] if a.text != text]
+                updated = [asked, *others][:MAX_RECENT]
+                if current is None:
+                    if await self._store.add(_key(user), updated, _RECENT, RECENT_TTL_SECONDS):
+                        return
+                elif await self._store.replace(
+                    _key(user), current, updated, _RECENT, RECENT_TTL_SECONDS
+                ):
+                    return
+        except StoreError as exc:
+            logger.info("recent questions not kept: %s", exc.message)
+
+    async def of(self, user: str) -> list[Asked]:
+        """`user`'s recent questions, newest first ([] when none, or the store fails)."""
+        try:
+            return (await self._store.get(_key(user), _RECENT) or [])[:MAX_RECENT]
+        except StoreError as exc:
+            logger.info("recent questions unavailable: %s", exc.message)
+            return []

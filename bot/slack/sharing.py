@@ -1,0 +1,166 @@
+"""Private answers (`/gdocs private …`, `/gdocs -p …`) and their "Share in channel" button.
+
+A private answer goes to the asker alone (ephemeral: the command's response_url, or
+chat.postEphemeral in a thread) and is kept in the store under a short random id, which the
+button carries. A click comes from that ephemeral message (`container.is_ephemeral`, its own
+response_url); the bot posts the kept answer in the conversation it was asked in, headed by
+who shared it, and replaces the private copy with a short "Shared" note. An answer is shared
+once: the click takes it out of the store, so a double click posts it once. When the bot may
+not post there, it is put back and the asker is told how to invite the bot.
+
+Key: `share:<id>` → question, asker, channel, thread and the rendered answer; TTL
+SHARE_TTL_SECONDS (an hour: a little longer than the command's response_url lives, so
+the button works as long as the private answer is likely still on screen).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import TypeAdapter
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.errors import InvalidInput
+from bot.render import Message
+from bot.render.share import (
+    ACTION_SHARE,
+    decode_share_value,
+    render_private_answer,
+    render_share_expired,
+    render_share_forged,
+    render_share_not_in_channel,
+    render_shared_answer,
+    render_shared_note,
+)
+from bot.slack import posting
+from bot.slack.actions import reply_for_click
+from bot.slack.boundary import Outcome, handle
+from bot.slack.deps import SlackDeps
+from bot.slack.replies import ActionReply, Reply
+from bot.store import AdapterCodec, Store
+
+SHARE_TTL_SECONDS = 3600
+
+
+@dataclass(frozen=True)
+class PrivateAnswer:
+    """What a Share click needs to post "the same answer" again."""
+
+    question: str
+    asker: str
+    channel: str
+    #: the thread it was asked in (a mention's); None for /gdocs, which starts one
+    thread_ts: str | None
+    #: the rendered answer, without who asked (`render_answer(result)`)
+    text: str
+    blocks: list[dict[str, Any]]
+
+    def body(self) -> Message:
+        return {"text": self.text, "blocks": self.blocks}
+
+
+_CODEC = AdapterCodec(TypeAdapter(PrivateAnswer))
+
+
+class PrivateAnswers:
+    """Private answers waiting to be shared, in the store."""
+
+    def __init__(self, store: Store, ttl_seconds: float = SHARE_TTL_SECONDS) -> None:
+        self._store = store
+        self.ttl_seconds = ttl_seconds
+
+    async def keep(self, answer: PrivateAnswer) -> str:
+        """Store the answer; its id (URL-safe, unguessable, fits the button's value)."""
+        answer_id = secrets.token_urlsafe(12)
+        await self._store.set(f"share:{answer_id}", answer, _CODEC, self.ttl_seconds)
+        return answer_id
+
+    async def take(self, answer_id: str) -> PrivateAnswer | None:
+        """The answer, removed from the store; None when gone (expired, or taken already)."""
+        key = f"share:{answer_id}"
+        found = await self._store.get(key, _CODEC)
+        if found is None or not await self._store.delete_if(key, found, _CODEC):
+            return None
+        return found
+
+    async def put_back(self, answer_id: str, answer: PrivateAnswer) -> None:
+        await self._store.set(f"share:{answer_id}", answer, _CODEC, self.ttl_seconds)
+
+
+async def answer_privately(deps: SlackDeps, reply: Reply, body: Message, question: str) -> None:
+    """Show `body` to the asker alone, with a Share button when it could be kept."""
+    answer_id = None
+    if reply.user and reply.channel:
+        kept = PrivateAnswer(
+            question=question,
+            asker=reply.user,
+            channel=reply.channel,
+            thread_ts=reply.thread_ts,
+            text=body["text"],
+            blocks=list(body.get("blocks") or []),
+        )
+        answer_id = await PrivateAnswers(deps.store).keep(kept)
+    await reply.notify_asker(render_private_answer(body, question, answer_id))
+
+
+def register(app: AsyncApp, deps: SlackDeps) -> None:
+    """Before actions.register: its catch-all takes any action not claimed earlier."""
+
+    async def on_share(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        deps.inflight.spawn(handle_share_click(deps, client, body))
+
+    app.action(ACTION_SHARE)(on_share)
+
+
+def _clicked_value(body: dict[str, Any]) -> object:
+    actions = body.get("actions")
+    action = actions[0] if isinstance(actions, list) and actions else None
+    return action.get("value") if isinstance(action, dict) else None
+
+
+async def handle_share_click(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> None:
+    reply = reply_for_click(client, body)
+
+    async def work() -> Outcome:
+        try:
+            answer_id = decode_share_value(_clicked_value(body))
+        except InvalidInput:
+            await reply.notify_asker(render_share_forged())
+            return Outcome(route="share", outcome="invalid_input")
+        return await _share(deps, reply, answer_id)
+
+    await handle("action", work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+
+
+async def _share(deps: SlackDeps, reply: ActionReply, answer_id: str) -> Outcome:
+    answers = PrivateAnswers(deps.store)
+    kept = await answers.take(answer_id)
+    if kept is None:
+        await reply.notify_asker(render_share_expired(int(answers.ttl_seconds // 60)))
+        return Outcome(route="share", outcome="expired")
+    if kept.asker != reply.user:  # Slack shows the button to the asker alone
+        await answers.put_back(answer_id, kept)
+        await reply.notify_asker(render_share_forged())
+        return Outcome(route="share", outcome="invalid_input")
+    shared = render_shared_answer(kept.body(), kept.asker, kept.question)
+    ts = None
+    try:
+        ts = await posting.post_visibly(
+            reply.client, channel=kept.channel, msg=shared, thread_ts=kept.thread_ts
+        )
+    finally:
+        if ts is None:  # not posted: the asker may invite the bot and press Share again
+            await answers.put_back(answer_id, kept)
+    if ts is None:
+        await reply.notify_asker(render_share_not_in_channel())
+        return Outcome(route="share", outcome="not_in_channel")
+    session = reply.client.session
+    await posting.respond(
+        reply.response_url, render_shared_note(), replace_original=True, session=session
+    )
+    await deps.threads.remember(kept.channel, kept.thread_ts or ts, kept.question, kept.asker)
+    return Outcome(route="share", outcome="ok")

@@ -1,0 +1,168 @@
+"""Work in flight, durably: what the bot has acknowledged but not yet answered, so that a crash,
+a kill or a redeploy loses nothing and doubles nothing.
+
+Every accepted request is written to the store before Slack is acknowledged (`work:<id>`, the
+payload needed to finish it), with a lease (`lease:<id>` = the replica that owns it, renewed
+while it works). Delivering the reply removes both. A record whose lease has expired belongs
+to a process that died: `claim_orphans` takes it over (an atomic `add` of the lease: one taker
+among all replicas) for the caller to finish. Records older than `max_age` are dropped and
+counted. At a graceful shutdown the leases of unfinished work are released, so the next
+process (or another replica) takes it at once.
+
+The worklog knows nothing of Slack: a payload is an opaque JSON object.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from bot.observability.metrics import Metrics
+from bot.store import TEXT, ModelCodec, Store
+
+logger = logging.getLogger(__name__)
+
+#: how many unfinished records one scan looks at
+SCAN_LIMIT = 500
+_RECOVERED = "gdocs_work_recovered_total"
+_DROPPED = "gdocs_work_dropped_total"
+
+
+class WorkRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    #: what to finish: command, mention, dm, action, … (the caller's vocabulary)
+    kind: str
+    payload: dict[str, Any]
+    #: when the request was accepted (seconds since the epoch)
+    accepted_at: float
+    #: how many times a process took it over
+    takeovers: int = 0
+
+
+_RECORD = ModelCodec(WorkRecord)
+
+
+class WorkLog:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        lease_seconds: float,
+        max_age_seconds: float,
+        metrics: Metrics | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._store = store
+        self._lease = lease_seconds
+        self._max_age = max_age_seconds
+        self._metrics = metrics
+        self._clock = clock
+        #: this process: a lease naming it is ours
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        #: work this process owns and has not finished
+        self._mine: dict[str, WorkRecord] = {}
+
+    @property
+    def lease_seconds(self) -> float:
+        return self._lease
+
+    @property
+    def owned(self) -> int:
+        return len(self._mine)
+
+    async def accept(
+        self, kind: str, payload: dict[str, Any], *, key: str | None
+    ) -> WorkRecord | None:
+        """Record work before it is acknowledged. `key` identifies the delivery (Slack's event
+        or trigger id): None when that delivery's work is recorded already (a retry)."""
+        record = WorkRecord(
+            id=key or uuid.uuid4().hex, kind=kind, payload=payload, accepted_at=self._clock()
+        )
+        # the record outlives max_age by a little, so a scan sees it and counts the drop
+        if not await self._store.add(f"work:{record.id}", record, _RECORD, self._max_age + 60):
+            return None
+        await self._store.set(f"lease:{record.id}", self.owner, TEXT, self._lease)
+        self._mine[record.id] = record
+        return record
+
+    async def still_mine(self, record: WorkRecord) -> bool:
+        """Renew the lease if this process still holds it: False when another took over (it
+        answers; this one must not answer twice)."""
+        if record.id not in self._mine:
+            return False
+        lease = f"lease:{record.id}"
+        if await self._store.replace(lease, self.owner, self.owner, TEXT, self._lease):
+            return True
+        # gone (expired while the store was out, or evicted from a full store) rather than
+        # taken: ours again, unless another process holds it now
+        return await self._store.add(lease, self.owner, TEXT, self._lease)
+
+    async def finish(self, record: WorkRecord) -> None:
+        """The reply is delivered (or the failure told): forget the work."""
+        if self._mine.pop(record.id, None) is None:
+            return
+        await self._store.delete(f"work:{record.id}")
+        await self._store.delete_if(f"lease:{record.id}", self.owner, TEXT)
+
+    async def renew_all(self) -> None:
+        """Keep the leases of the work this process is doing (every lease/3 or so)."""
+        for record in list(self._mine.values()):
+            if not await self.still_mine(record):
+                logger.warning("lost the lease of work in flight", extra={"work_id": record.id})
+                self._mine.pop(record.id, None)
+
+    async def release_all(self) -> int:
+        """At shutdown: leave unfinished work in the store for the next process, with its
+        lease released so it is taken over at once. How many were left."""
+        left = list(self._mine.values())
+        self._mine.clear()
+        for record in left:
+            await self._store.delete_if(f"lease:{record.id}", self.owner, TEXT)
+        return len(left)
+
+    async def claim_orphans(self) -> list[WorkRecord]:
+        """Unfinished work whose owner is gone, now owned by this process (one taker among
+        all replicas); records past max_age are dropped and counted."""
+        now = self._clock()
+        claimed: list[WorkRecord] = []
+        for key, record in await self._store.scan("work:", _RECORD, SCAN_LIMIT):
+            if record.id in self._mine:
+                continue
+            if now - record.accepted_at > self._max_age:
+                await self._drop(key, record, "too_old")
+                continue
+            if await self._store.add(f"lease:{record.id}", self.owner, TEXT, self._lease):
+                taken = record.model_copy(update={"takeovers": record.takeovers + 1})
+                await self._store.set(key, taken, _RECORD, self._max_age + 60)
+                self._mine[record.id] = taken
+                claimed.append(taken)
+                self._count(_RECOVERED, "Unfinished work taken over from a process that died.")
+        return claimed
+
+    async def drop(self, record: WorkRecord, reason: str) -> None:
+        """Give up on work that cannot be finished (e.g. nowhere left to post the reply)."""
+        self._mine.pop(record.id, None)
+        await self._drop(f"work:{record.id}", record, reason)
+
+    async def _drop(self, key: str, record: WorkRecord, reason: str) -> None:
+        await self._store.delete(key)
+        await self._store.delete(f"lease:{record.id}")
+        logger.warning(
+            "dropped unfinished work (%s)",
+            reason,
+            extra={"work_id": record.id, "kind": record.kind, "outcome": f"dropped_{reason}"},
+        )
+        self._count(_DROPPED, "Unfinished work given up on, by reason.", reason=reason)
+
+    def _count(self, name: str, help_text: str, **labels: str) -> None:
+        if self._metrics is not None:
+            self._metrics.count(name, help_text, 1.0, **labels)

@@ -1,0 +1,130 @@
+"""The durable record of work in flight: one owner at a time, taken over once its lease has
+expired, dropped when too old, released for the next process at shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from bot.observability.metrics import Metrics
+from bot.slack.state import DeliveryClaims
+from bot.store import MemoryStore, SqliteStore, Store
+from bot.store._open import redis_store
+from bot.worklog import _RECORD, WorkLog
+from tests.fakes.redis_server import RedisServer
+from tests.store_backends import FakeClock
+
+LEASE = 30.0
+MAX_AGE = 3600.0
+
+
+def _log(store: Store, clock: FakeClock, metrics: Metrics | None = None) -> WorkLog:
+    return WorkLog(
+        store, lease_seconds=LEASE, max_age_seconds=MAX_AGE, metrics=metrics, clock=clock
+    )
+
+
+async def test_a_delivery_is_recorded_once() -> None:
+    """A retry of recorded work (same delivery key) is not recorded again."""
+    clock = FakeClock()
+    log = _log(MemoryStore(clock=clock), clock)
+    first = await log.accept("command", {"text": "q"}, key="trigger:T1")
+    assert first is not None
+    assert await log.accept("command", {"text": "q"}, key="trigger:T1") is None
+    assert 1 == log.owned
+
+
+async def test_live_work_is_not_taken_over_and_finished_work_is_gone() -> None:
+    """Another replica sees nothing to take while the owner's lease lives, and nothing at
+    all once the owner has delivered."""
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    owner, other = _log(store, clock), _log(store, clock)
+    record = await owner.accept("mention", {"event": {}}, key="event:E1")
+    assert record is not None
+    assert [] == await other.claim_orphans()
+    await owner.finish(record)
+    clock.advance(LEASE + 1)
+    assert [] == await other.claim_orphans()
+
+
+async def test_work_of_a_dead_owner_is_taken_over_by_exactly_one_replica() -> None:
+    """Once the lease has expired, of two replicas recovering at the same moment one takes
+    the work; the dead owner, were it to wake up, must not answer it too."""
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    dead, one, two = _log(store, clock), _log(store, clock), _log(store, clock)
+    record = await dead.accept("dm", {"event": {"text": "q"}}, key="event:E2")
+    assert record is not None
+    clock.advance(LEASE + 1)
+    taken = await asyncio.gather(one.claim_orphans(), two.claim_orphans())
+    assert [1] == sorted(len(t) for t in taken if t)
+    assert 1 == sum(len(t) for t in taken)
+    assert (taken[0] or taken[1])[0].takeovers == 1
+    assert not await dead.still_mine(record)
+
+
+async def test_work_older_than_its_bound_is_dropped_and_counted() -> None:
+    """An hour-old question is not answered late: it is dropped, and /metrics says so."""
+    clock = FakeClock()
+    metrics = Metrics()
+    store = MemoryStore(clock=clock)
+    owner, other = _log(store, clock), _log(store, clock, metrics)
+    await owner.accept("command", {"text": "q"}, key="trigger:T3")
+    clock.advance(MAX_AGE + 1)
+    assert [] == await other.claim_orphans()
+    assert 1 == metrics.counter_value("gdocs_work_dropped_total", reason="too_old")
+    assert [] == await store.scan("work:", _RECORD, 10)
+
+
+async def test_released_work_is_taken_over_at_once(tmp_path: Path) -> None:
+    """A graceful stop leaves unfinished work in the (SQLite) store with its lease released:
+    the next process takes it without waiting for the lease to expire."""
+    clock = FakeClock()
+    path = tmp_path / "state.db"
+    first = await SqliteStore.open(path, clock=clock)
+    stopping = _log(first, clock)
+    await stopping.accept("action", {"actions": []}, key="trigger:T4")
+    assert 1 == await stopping.release_all()
+    await first.aclose()
+    second = await SqliteStore.open(path, clock=clock)
+    try:
+        taken = await _log(second, clock).claim_orphans()
+    finally:
+        await second.aclose()
+    assert ["trigger:T4"] == [r.id for r in taken]
+
+
+async def test_replicas_on_redis_take_each_orphan_once(redis_server: RedisServer) -> None:
+    """Two replicas on one Redis, recovering at the same moment: every orphan has one taker."""
+    stores = [redis_store(redis_server.url, prefix="gdocs-test:") for _ in range(3)]
+    try:
+        dead = WorkLog(stores[0], lease_seconds=LEASE, max_age_seconds=MAX_AGE)
+        for i in range(5):
+            await dead.accept("command", {"text": f"q{i}"}, key=f"trigger:R{i}")
+        one = WorkLog(stores[1], lease_seconds=LEASE, max_age_seconds=MAX_AGE)
+        two = WorkLog(stores[2], lease_seconds=LEASE, max_age_seconds=MAX_AGE)
+        assert [] == await one.claim_orphans()  # the owner's leases live: nothing to take
+        for i in range(5):  # the owner died: its leases run out (Redis expires them: PX)
+            await stores[0].delete(f"lease:trigger:R{i}")
+        a, b = await asyncio.gather(one.claim_orphans(), two.claim_orphans())
+    finally:
+        for store in stores:
+            await store.aclose()
+    ids = sorted(r.id for r in [*a, *b])
+    assert [f"trigger:R{i}" for i in range(5)] == ids
+
+
+async def test_a_claim_without_recorded_work_does_not_swallow_slacks_retry() -> None:
+    """A delivery claimed by a process that died before recording its work (and before the
+    ack) lets Slack's retry through once the claim's lease is over; a confirmed one does not."""
+    clock = FakeClock()
+    claims = DeliveryClaims(MemoryStore(clock=clock), 600, lease_seconds=LEASE)
+    assert await claims.first_time("event:crashed")
+    assert not await claims.first_time("event:crashed")  # the immediate retry
+    clock.advance(LEASE + 1)
+    assert await claims.first_time("event:crashed")  # Slack's retry a minute later
+    assert await claims.first_time("event:ok")
+    await claims.confirm("event:ok")
+    clock.advance(LEASE + 1)
+    assert not await claims.first_time("event:ok")

@@ -18,28 +18,28 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import shutil
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlencode
 
-import aiohttp
 from aiohttp import web
 
 from bench.balancer import Balancer
+from bench.day_requests import message_ts, request_for, signed_headers, stream_by_idx, warm_up
 from bench.day_slack import RecordingSlack
 from bench.day_upstream import DayUpstream, run_clock
-from bench.driver import BOT_USER_ID, free_port, sign
+from bench.driver import free_port
 from bench.replica import Replica, Samples
 from bench.stream import Question, StreamShape, day_stream
 from tests.fakes.quota import QuotaEnforcer
 
 #: a follow-up is asked once its root has its answer, or after this long without one
 FOLLOW_UP_PATIENCE = 20.0
+#: a follow-up comes at least this long after its root's answer was posted
+READING_SECONDS = 2.0
 #: after the last late retry, how long duplicates may still arrive
 DUPLICATE_GRACE = 2.0
 #: how long the replicas' idle CPU is measured before the day starts
@@ -146,61 +146,9 @@ async def start_stack(
         for i in range(topology.replicas)
     ]
     stack.cold_start_s = list(await asyncio.gather(*(r.start() for r in stack.replicas)))
-    stack.balancer = Balancer([r.events_url for r in stack.replicas], _signer)
+    stack.balancer = Balancer([r.events_url for r in stack.replicas], signed_headers)
     await stack.balancer.start()
     return stack
-
-
-def _signer(body: str) -> dict[str, str]:
-    ts = str(int(time.time()))
-    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": sign(body, ts)}
-
-
-def message_ts(q: Question) -> str:
-    return f"{1_700_000_000 + q.idx}.000100"
-
-
-def request_for(q: Question, stream: list[Question], slack_url: str) -> tuple[str, str]:
-    """The signed-to-be body of `q` as Slack sends it: a slash command or an app_mention."""
-    if q.surface == "command":
-        form = {
-            "token": "x",
-            "team_id": "T1",
-            "channel_id": q.channel,
-            "channel_name": "bench",
-            "user_id": q.asker,
-            "command": "/gdocs",
-            "text": q.text,
-            "api_app_id": "A1",
-            "response_url": f"{slack_url}/response/{q.idx}",
-            "trigger_id": f"{q.idx}.{uuid.uuid4().hex}",
-        }
-        return urlencode(form), "application/x-www-form-urlencoded"
-    event = {
-        "type": "app_mention",
-        "user": q.asker,
-        "text": f"<@{BOT_USER_ID}> {q.text}",
-        "ts": message_ts(q),
-        "channel": q.channel,
-        "event_ts": message_ts(q),
-    }
-    if q.thread_of is not None:
-        event["thread_ts"] = message_ts(stream_by_idx(stream)[q.thread_of])
-    body = {
-        "token": "x",
-        "team_id": "T1",
-        "api_app_id": "A1",
-        "type": "event_callback",
-        # the same for Slack's retries of this delivery: the bot dedupes by it
-        "event_id": f"Ev{q.idx:05d}{uuid.uuid5(uuid.NAMESPACE_OID, q.text).hex[:8]}",
-        "event_time": int(time.time()),
-        "event": event,
-    }
-    return json.dumps(body), "application/json"
-
-
-def stream_by_idx(stream: list[Question]) -> dict[int, Question]:
-    return {q.idx: q for q in stream}
 
 
 async def _ask(stack: Stack, q: Question, stream: list[Question], start: float) -> None:
@@ -211,6 +159,10 @@ async def _ask(stack: Stack, q: Question, stream: list[Question], start: float) 
         if root is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(root.answered.wait(), FOLLOW_UP_PATIENCE)
+            if root.answers:  # people read the answer before they follow it up
+                await asyncio.sleep(
+                    max(0.0, root.answers[0].at + READING_SECONDS - time.monotonic())
+                )
     thread = None
     if q.surface == "mention":
         root_q = stream_by_idx(stream)[q.thread_of] if q.thread_of is not None else q
@@ -220,27 +172,6 @@ async def _ask(stack: Stack, q: Question, stream: list[Question], start: float) 
     asked.sent = time.monotonic()
     assert stack.balancer is not None
     await stack.balancer.send(body, content_type, q.retry)
-
-
-async def warm_up(stack: Stack) -> None:
-    """One `/gdocs help` to each replica (its ack path and first Slack call warm, as in a
-    deployed bot; no upstream call, nothing in the figures)."""
-    form = {
-        "token": "x",
-        "team_id": "T1",
-        "channel_id": "CWARM",
-        "user_id": "UWARM",
-        "command": "/gdocs",
-        "text": "help",
-        "api_app_id": "A1",
-        "response_url": f"{stack.slack_url}/response/999999",
-    }
-    async with aiohttp.ClientSession() as session:
-        for replica in stack.replicas:
-            body = urlencode(form | {"trigger_id": uuid.uuid4().hex})
-            headers = {"Content-Type": "application/x-www-form-urlencoded", **_signer(body)}
-            async with session.post(replica.events_url, data=body, headers=headers) as resp:
-                await resp.read()
 
 
 async def measure_idle(stacks: list[Stack], seconds: float) -> None:
@@ -307,7 +238,7 @@ async def run_day(args: argparse.Namespace, shape: StreamShape) -> DayRun:
             state_url = state_url_for(topology, args, getattr(redis, "url", ""))
             run.stacks.append(await start_stack(topology, args, topics, state_url))
         live = [s for s in run.stacks if s.skipped is None]
-        await asyncio.gather(*(warm_up(s) for s in live))
+        await asyncio.gather(*(warm_up(s.replicas, s.slack_url) for s in live))
         await measure_idle(live, IDLE_SECONDS)
         t0 = time.monotonic()
         start = asyncio.get_running_loop().time() + 0.5

@@ -110,7 +110,22 @@ def _windows(stack: Stack) -> dict[str, Any]:
 
 
 def stack_figures(run: DayRun, stack: Stack) -> dict[str, Any]:
-    stream = run.stream
+    """Every figure of one topology (what day_report.py shows and judges)."""
+    reuse = _reuse(run.stream, stack)
+    return {
+        "name": stack.topology.name,
+        "title": stack.topology.title,
+        "replicas": len(stack.replicas),
+        **_answers(run.stream, stack, reuse),
+        **_spending(stack),
+        **_bot_metrics(stack),
+        **_latency(run.stream, stack, reuse),
+        **_resources(stack, len(run.stream)),
+    }
+
+
+def _answers(stream: list[Question], stack: Stack, reuse: dict[int, str]) -> dict[str, Any]:
+    """What the askers got: some answer, a generated one, twice, about another topic."""
     asked = [stack.slack.asked[q.idx] for q in stream if q.idx in stack.slack.asked]
     by_idx = {q.idx: q for q in stream}
     answered = [a for a in asked if a.answers]
@@ -120,35 +135,13 @@ def stack_figures(run: DayRun, stack: Stack) -> dict[str, Any]:
         entry = kinds[by_idx[a.idx].kind]
         entry[1] += 1
         entry[0] += bool(a.answers) and a.answers[0].kind == "generated"
-    calls_by_topic: dict[str, list[Call]] = defaultdict(list)
-    for c in stack.upstream.calls:
-        calls_by_topic[c.topic].append(c)
-    reuse = _reuse(stream, stack)
-    overheads, waited, waits, unwaited = [], 0, [], []
-    by_class: dict[str, list[float]] = defaultdict(list)
-    for a in answered:
-        e2e, upstream, gap = _timing(a, calls_by_topic[by_idx[a.idx].topic])
-        overhead = (e2e - upstream) * 1000
-        overheads.append(overhead)
-        if gap is not None and gap > WAITED_SECONDS:
-            waited += 1
-            waits.append(gap)
-            continue
-        unwaited.append(overhead)
-        by_class[_outcome_class(a, by_idx[a.idx], reuse)].append(overhead)
-    deliveries = [d for d in (stack.balancer.deliveries if stack.balancer else [])]
-    acks = [(d.acked - d.sent) * 1000 for d in deliveries]
-    admitted = len(stack.upstream.admitted())
     generated = first.get("generated", 0)
-    followups = [c for c in stack.upstream.calls if c.topic.startswith("f")]
-    per_replica_q = [
-        stack.balancer.per_replica.get(i, 0) if stack.balancer else 0
-        for i in range(len(stack.replicas))
+    # get_documents calls carry names, not the question: only the others can carry context
+    followups = [
+        c for c in stack.upstream.calls if c.topic.startswith("f") and c.tool != "get_documents"
     ]
+    admitted = len(stack.upstream.admitted())
     return {
-        "name": stack.topology.name,
-        "title": stack.topology.title,
-        "replicas": len(stack.replicas),
         "questions": len(stream),
         "asked": len(asked),
         "answered": len(answered),
@@ -161,18 +154,31 @@ def stack_figures(run: DayRun, stack: Stack) -> dict[str, Any]:
         "duplicates": sum(1 for a in answered if len(a.answers) > 1),
         "notices": sum(len(a.notices) for a in asked),
         "notice_samples": sorted({n.text[:160] for a in asked for n in a.notices})[:3],
-        "answer_query_calls": admitted + len(stack.upstream.refused()),
-        "answer_query_admitted": admitted,
-        **_windows(stack),
         "reuse_factor": generated / admitted if admitted else float("nan"),
         "reuse": dict(Counter(reuse.values())),
-        "search_calls": len(stack.upstream.admitted("search_documents")),
-        "peak_search_bucket": stack.upstream.peak_search_bucket(),
-        "unknown_queries": stack.upstream.unknown,
         "followups_with_context": (
             len({c.topic for c in followups if c.with_context}),
             len({c.topic for c in followups}),
         ),
+    }
+
+
+def _spending(stack: Stack) -> dict[str, Any]:
+    """What the fake Developer Knowledge server saw: calls, refusals per window."""
+    admitted = len(stack.upstream.admitted())
+    return {
+        "answer_query_calls": admitted + len(stack.upstream.refused()),
+        "answer_query_admitted": admitted,
+        **_windows(stack),
+        "search_calls": len(stack.upstream.admitted("search_documents")),
+        "peak_search_bucket": stack.upstream.peak_search_bucket(),
+        "unknown_queries": stack.upstream.unknown,
+    }
+
+
+def _bot_metrics(stack: Stack) -> dict[str, Any]:
+    """The bot's own counters, summed over its replicas."""
+    return {
         "metrics_cache": _cache_series(stack),
         "metrics_fallbacks": sum(
             metric_sum(m, "gdocs_quota_fallbacks_total") for m in stack.metrics
@@ -181,13 +187,38 @@ def stack_figures(run: DayRun, stack: Stack) -> dict[str, Any]:
             metric_sum(m, "gdocs_requests_total", kind="dedupe", outcome="duplicate")
             for m in stack.metrics
         ),
+    }
+
+
+def _latency(stream: list[Question], stack: Stack, reuse: dict[int, str]) -> dict[str, Any]:
+    """Question → posted answer minus upstream time (and the quota waits apart); acks."""
+    by_idx = {q.idx: q for q in stream}
+    calls_by_topic: dict[str, list[Call]] = defaultdict(list)
+    for c in stack.upstream.calls:
+        calls_by_topic[c.topic].append(c)
+    overheads: list[float] = []
+    waits: list[float] = []
+    unwaited: list[float] = []
+    by_class: dict[str, list[float]] = defaultdict(list)
+    for a in (a for a in stack.slack.asked.values() if a.answers):
+        e2e, upstream, gap = _timing(a, calls_by_topic[by_idx[a.idx].topic])
+        overhead = (e2e - upstream) * 1000
+        overheads.append(overhead)
+        if gap is not None and gap > WAITED_SECONDS:
+            waits.append(gap)
+            continue
+        unwaited.append(overhead)
+        by_class[_outcome_class(a, by_idx[a.idx], reuse)].append(overhead)
+    deliveries = stack.balancer.deliveries if stack.balancer else []
+    acks = [(d.acked - d.sent) * 1000 for d in deliveries]
+    return {
         "overhead_p50_ms": pct(overheads, 50),
         "overhead_p99_ms": pct(overheads, 99),
         "overhead_unwaited_p99_ms": pct(unwaited, 99),
         "overhead_by_class": {
             k: (len(v), pct(v, 50), pct(v, 99)) for k, v in sorted(by_class.items())
         },
-        "waited": waited,
+        "waited": len(waits),
         "wait_p50_s": pct(waits, 50),
         "wait_max_s": max(waits, default=float("nan")),
         "ack_p50_ms": pct(acks, 50),
@@ -195,11 +226,21 @@ def stack_figures(run: DayRun, stack: Stack) -> dict[str, Any]:
         "ack_max_ms": max(acks, default=float("nan")),
         "acks_not_200": sum(1 for d in deliveries if d.status != 200),
         "retries_sent": sum(1 for d in deliveries if d.retry),
+    }
+
+
+def _resources(stack: Stack, questions: int) -> dict[str, Any]:
+    """CPU per question (all, and less what the replica uses idle) and peak RSS."""
+    per_replica_q = [
+        stack.balancer.per_replica.get(i, 0) if stack.balancer else 0
+        for i in range(len(stack.replicas))
+    ]
+    return {
         "per_replica_questions": per_replica_q,
         "cpu_ms_per_question": [
             1000 * cpu / max(1, n) for cpu, n in zip(stack.cpu_s, per_replica_q, strict=True)
         ],
-        "cpu_ms_per_question_all": 1000 * sum(stack.cpu_s) / max(1, len(stream)),
+        "cpu_ms_per_question_all": 1000 * sum(stack.cpu_s) / max(1, questions),
         # the questions' own: the CPU the replica would have used idle over the same time out
         "cpu_ms_per_question_net": [
             1000 * max(0.0, cpu - idle * stack.busy_s) / max(1, n)

@@ -19,6 +19,7 @@ import os
 import socket
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,8 @@ logger = logging.getLogger(__name__)
 
 #: how many unfinished records one scan looks at
 SCAN_LIMIT = 500
+#: finished work remembered by id, so a record whose delete was lost is not answered again
+MAX_FINISHED_REMEMBERED = 10_000
 _RECOVERED = "gdocs_work_recovered_total"
 _DROPPED = "gdocs_work_dropped_total"
 
@@ -70,6 +73,9 @@ class WorkLog:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         #: work this process owns and has not finished
         self._mine: dict[str, WorkRecord] = {}
+        #: work this process finished lately: never taken over again, even if its record
+        #: came back (its delete went to per-process state while the store was out)
+        self._finished: OrderedDict[str, None] = OrderedDict()
 
     @property
     def lease_seconds(self) -> float:
@@ -87,10 +93,15 @@ class WorkLog:
         record = WorkRecord(
             id=key or uuid.uuid4().hex, kind=kind, payload=payload, accepted_at=self._clock()
         )
+        lease = f"lease:{record.id}"
+        # the lease first: should the store fail between the two writes, a lease without a
+        # record is harmless (it expires), a record without its lease would be taken over
+        if not await self._store.add(lease, self.owner, TEXT, self._lease):
+            return None  # a live owner has it: this is a retry
         # the record outlives max_age by a little, so a scan sees it and counts the drop
         if not await self._store.add(f"work:{record.id}", record, _RECORD, self._max_age + 60):
+            await self._store.delete_if(lease, self.owner, TEXT)  # an orphan: recovery's
             return None
-        await self._store.set(f"lease:{record.id}", self.owner, TEXT, self._lease)
         self._mine[record.id] = record
         return record
 
@@ -110,6 +121,7 @@ class WorkLog:
         """The reply is delivered (or the failure told): forget the work."""
         if self._mine.pop(record.id, None) is None:
             return
+        self._remember_finished(record.id)
         await self._store.delete(f"work:{record.id}")
         await self._store.delete_if(f"lease:{record.id}", self.owner, TEXT)
 
@@ -137,6 +149,9 @@ class WorkLog:
         for key, record in await self._store.scan("work:", _RECORD, SCAN_LIMIT):
             if record.id in self._mine:
                 continue
+            if record.id in self._finished:  # answered here: only its delete was lost
+                await self._store.delete(key)
+                continue
             if now - record.accepted_at > self._max_age:
                 await self._drop(key, record, "too_old")
                 continue
@@ -151,6 +166,7 @@ class WorkLog:
     async def drop(self, record: WorkRecord, reason: str) -> None:
         """Give up on work that cannot be finished (e.g. nowhere left to post the reply)."""
         self._mine.pop(record.id, None)
+        self._remember_finished(record.id)
         await self._drop(f"work:{record.id}", record, reason)
 
     async def _drop(self, key: str, record: WorkRecord, reason: str) -> None:
@@ -162,6 +178,11 @@ class WorkLog:
             extra={"work_id": record.id, "kind": record.kind, "outcome": f"dropped_{reason}"},
         )
         self._count(_DROPPED, "Unfinished work given up on, by reason.", reason=reason)
+
+    def _remember_finished(self, work_id: str) -> None:
+        self._finished[work_id] = None
+        while len(self._finished) > MAX_FINISHED_REMEMBERED:
+            self._finished.popitem(last=False)
 
     def _count(self, name: str, help_text: str, **labels: str) -> None:
         if self._metrics is not None:

@@ -136,3 +136,36 @@ async def test_the_primary_is_tried_again_only_after_the_retry_interval(
     finally:
         await store.aclose()
         await other.aclose()
+
+
+async def test_deletes_made_during_an_outage_reach_the_shared_store_once_it_is_back(
+    redis_server: RedisServer,
+) -> None:
+    """A record deleted while Redis stalled (finished work, a released lease) does not stay
+    in the shared store as if it were still live: the delete is replayed once Redis answers."""
+    clock = FakeClock()
+    store = ResilientStore(
+        redis_store(redis_server.url, prefix="gdocs:"), timeout=0.1, retry_after=1.5, clock=clock
+    )
+    other = redis_store(redis_server.url, prefix="gdocs:")  # another replica's view
+    try:
+        await store.set("work:E1", "pending", TEXT, ttl=600)
+        await store.set("lease:E1", "me", TEXT, ttl=600)
+        redis_server.command("CLIENT", "PAUSE", "300", "WRITE")
+        await store.set("answer:q", "x", TEXT, ttl=60)  # times out: the circuit opens
+        await store.delete("work:E1")  # the circuit is open: served locally, never sent
+        await store.delete_if("lease:E1", "me", TEXT)
+        redis_server.command("CLIENT", "UNPAUSE")
+        assert "pending" == await other.get("work:E1", TEXT)  # still there, for now
+        clock.advance(1.5)
+        await store.ping()  # the first call after the outage closes the circuit
+        replay = store._replaying
+        assert replay is not None
+        async with asyncio.timeout(2):
+            await replay
+        assert await other.get("work:E1", TEXT) is None
+        assert await other.get("lease:E1", TEXT) is None
+    finally:
+        redis_server.command("CLIENT", "UNPAUSE")
+        await store.aclose()
+        await other.aclose()

@@ -128,3 +128,36 @@ async def test_a_claim_without_recorded_work_does_not_swallow_slacks_retry() -> 
     await claims.confirm("event:ok")
     clock.advance(LEASE + 1)
     assert not await claims.first_time("event:ok")
+
+
+class _LosesWorkDeletes(MemoryStore):
+    """A store whose deletes of work records are lost (as during an outage)."""
+
+    async def delete(self, key: str) -> None:
+        if not key.startswith("work:"):
+            await super().delete(key)
+
+
+async def test_work_answered_here_is_not_taken_over_when_its_delete_was_lost() -> None:
+    """This process delivered the answer but the record's delete never reached the store:
+    the record is cleared on the next scan, never answered again."""
+    clock = FakeClock()
+    store = _LosesWorkDeletes(clock=clock)
+    log = _log(store, clock)
+    record = await log.accept("command", {"text": "q"}, key="trigger:T9")
+    assert record is not None
+    await log.finish(record)
+    clock.advance(LEASE + 1)
+    assert [] == await log.claim_orphans()
+
+
+async def test_a_retry_of_an_orphan_is_left_to_recovery() -> None:
+    """A delivery whose record exists with no live lease (its owner died) is not recorded
+    twice by the retry: recovery takes it, once."""
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    dead, alive = _log(store, clock), _log(store, clock)
+    await dead.accept("mention", {"event": {}}, key="event:E5")
+    clock.advance(LEASE + 1)
+    assert await alive.accept("mention", {"event": {}}, key="event:E5") is None
+    assert ["event:E5"] == [r.id for r in await alive.claim_orphans()]

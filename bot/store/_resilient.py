@@ -6,6 +6,10 @@ local MemoryStore instead: claims succeed locally, caches miss, counters count l
 a failure the primary is left alone for `retry_after` seconds (a circuit: an outage must not
 cost 150 ms per call), then one call tries it again; the first success closes the circuit.
 An outage logs one warning and its end one info line, never a line per call.
+
+Deletes served locally during an outage are remembered (the last 10,000) and replayed on the
+primary once it is back: a claim released or a record of finished work deleted meanwhile must
+not reappear in the shared store as if it were still live.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
@@ -29,6 +34,8 @@ _ERRORS = "gdocs_store_errors_total"
 _ERRORS_HELP = "State store calls that failed or timed out (served by per-process state)."
 _UP = "gdocs_store_up"
 _UP_HELP = "1 while the state store answers, 0 while the bot runs on per-process state."
+#: deletes remembered during an outage, to replay on the primary when it is back
+MAX_MISSED_DELETES = 10_000
 
 
 class ResilientStore:
@@ -57,6 +64,8 @@ class ResilientStore:
         self._detail = "ok"
         self._retry_at = 0.0
         self._probing = False
+        self._missed: deque[Callable[[Store], Awaitable[object]]] = deque(maxlen=MAX_MISSED_DELETES)
+        self._replaying: asyncio.Task[None] | None = None
         self._gauge(1)
 
     @property
@@ -70,8 +79,12 @@ class ResilientStore:
         return {"backend": self.kind, "url": self._url, "ok": self._up, "detail": self._detail}
 
     # --- the circuit ---------------------------------------------------------------------
-    async def _call(self, op: str, call: Callable[[Store], Awaitable[R]]) -> R:
+    async def _call(
+        self, op: str, call: Callable[[Store], Awaitable[R]], *, replay: bool = False
+    ) -> R:
         if not self._primary_due():
+            if replay:
+                self._missed.append(call)
             return await call(self._fallback)
         probe = not self._up
         try:
@@ -79,9 +92,13 @@ class ResilientStore:
                 result = await call(self._primary)
         except StoreError as exc:
             self._failed(op, exc.message)
+            if replay:
+                self._missed.append(call)
             return await call(self._fallback)
         except TimeoutError:
             self._failed(op, f"{op} took over {self._timeout * 1000:.0f} ms")
+            if replay:
+                self._missed.append(call)
             return await call(self._fallback)
         finally:
             if probe:
@@ -119,6 +136,23 @@ class ResilientStore:
             self._detail = "ok"
             self._gauge(1)
             logger.info("state store %s is back: shared state again", self._url)
+        if self._missed and self._replaying is None:
+            self._replaying = asyncio.ensure_future(self._replay())
+
+    async def _replay(self) -> None:
+        """The deletes the primary missed, in order, each bounded; stops at a new failure
+        (the rest wait for the next recovery)."""
+        try:
+            while self._missed and self._up:
+                call = self._missed[0]
+                try:
+                    async with asyncio.timeout(self._timeout * 4):
+                        await call(self._primary)
+                except (StoreError, TimeoutError):
+                    return
+                self._missed.popleft()
+        finally:
+            self._replaying = None
 
     def _gauge(self, value: int) -> None:
         if self._metrics is not None:
@@ -141,10 +175,12 @@ class ResilientStore:
         return await self._call("replace", lambda s: s.replace(key, expected, value, codec, ttl))
 
     async def delete(self, key: str) -> None:
-        await self._call("delete", lambda s: s.delete(key))
+        await self._call("delete", lambda s: s.delete(key), replay=True)
 
     async def delete_if(self, key: str, expected: T, codec: Codec[T]) -> bool:
-        return await self._call("delete_if", lambda s: s.delete_if(key, expected, codec))
+        return await self._call(
+            "delete_if", lambda s: s.delete_if(key, expected, codec), replay=True
+        )
 
     async def incr(self, key: str, amount: int, ttl: float) -> int:
         return await self._call("incr", lambda s: s.incr(key, amount, ttl))
@@ -164,6 +200,8 @@ class ResilientStore:
         await self._call("ping", lambda s: s.ping())
 
     async def aclose(self) -> None:
+        if self._replaying is not None:
+            self._replaying.cancel()
         try:
             async with asyncio.timeout(max(self._timeout, 1.0)):
                 await self._primary.aclose()

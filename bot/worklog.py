@@ -3,7 +3,11 @@ a kill or a redeploy loses nothing and doubles nothing.
 
 Every accepted request is written to the store before Slack is acknowledged (`work:<id>`, the
 payload needed to finish it), with a lease (`lease:<id>` = the replica that owns it, renewed
-while it works). Delivering the reply removes both. A record whose lease has expired belongs
+while it works). A delivery from Slack is claimed by that same lease as it arrives (`claim`):
+one write drops Slack's retries and owns the work. Delivering the reply removes the record
+and turns the lease into a "done" marker, kept for `done_seconds` against late retries. A
+claim whose owner died before recording the work is a lease too: it expires, and Slack's own
+retry is not swallowed. A record whose lease has expired belongs
 to a process that died: `claim_orphans` takes it over (an atomic `add` of the lease: one taker
 among all replicas) for the caller to finish. Records older than `max_age` are dropped and
 counted. At a graceful shutdown the leases of unfinished work are released, so the next
@@ -61,12 +65,14 @@ class WorkLog:
         *,
         lease_seconds: float,
         max_age_seconds: float,
+        done_seconds: float = 600.0,
         metrics: Metrics | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._store = store
         self._lease = lease_seconds
         self._max_age = max_age_seconds
+        self._done = done_seconds
         self._metrics = metrics
         self._clock = clock
         #: this process: a lease naming it is ours
@@ -76,6 +82,9 @@ class WorkLog:
         #: work this process finished lately: never taken over again, even if its record
         #: came back (its delete went to per-process state while the store was out)
         self._finished: OrderedDict[str, None] = OrderedDict()
+        #: deliveries this process claimed lately (their lease is ours): the listener's
+        #: `accept` takes the claim over; claims of deliveries that need no work just age out
+        self._claimed: OrderedDict[str, None] = OrderedDict()
 
     @property
     def lease_seconds(self) -> float:
@@ -84,6 +93,16 @@ class WorkLog:
     @property
     def owned(self) -> int:
         return len(self._mine)
+
+    async def claim(self, key: str) -> bool:
+        """Claim a delivery as it arrives: False when it was claimed before (a retry of one
+        being worked on, or answered within `done_seconds`)."""
+        if not await self._store.add(f"lease:{key}", self.owner, TEXT, self._lease):
+            return False
+        self._claimed[key] = None
+        while len(self._claimed) > MAX_FINISHED_REMEMBERED:
+            self._claimed.popitem(last=False)
+        return True
 
     async def accept(
         self, kind: str, payload: dict[str, Any], *, key: str | None
@@ -94,9 +113,13 @@ class WorkLog:
             id=key or uuid.uuid4().hex, kind=kind, payload=payload, accepted_at=self._clock()
         )
         lease = f"lease:{record.id}"
-        # the lease first: should the store fail between the two writes, a lease without a
-        # record is harmless (it expires), a record without its lease would be taken over
-        if not await self._store.add(lease, self.owner, TEXT, self._lease):
+        # the lease first (unless the delivery's claim took it): should the store fail between
+        # the two writes, a lease without a record is harmless (it expires), a record without
+        # its lease would be taken over
+        claimed = key is not None and key in self._claimed
+        if claimed:
+            del self._claimed[record.id]
+        if not claimed and not await self._store.add(lease, self.owner, TEXT, self._lease):
             return None  # a live owner has it: this is a retry
         # the record outlives max_age by a little, so a scan sees it and counts the drop
         if not await self._store.add(f"work:{record.id}", record, _RECORD, self._max_age + 60):
@@ -123,7 +146,8 @@ class WorkLog:
             return
         self._remember_finished(record.id)
         await self._store.delete(f"work:{record.id}")
-        await self._store.delete_if(f"lease:{record.id}", self.owner, TEXT)
+        # a Slack retry arriving late must not find the delivery new again
+        await self._store.replace(f"lease:{record.id}", self.owner, "done", TEXT, self._done)
 
     async def renew_all(self) -> None:
         """Keep the leases of the work this process is doing (every lease/3 or so)."""

@@ -287,7 +287,7 @@ def test_everything_the_replicas_keep_in_redis_expires(
     assert {} == unbounded
     assert all(key.startswith("gdocs:") for key in ttls)
     kinds = {key.removeprefix("gdocs:").removeprefix("~window:").split(":")[0] for key in ttls}
-    assert {"answer", "search", "dedupe", "quota", "profile", "thread"} <= kinds
+    assert {"answer", "search", "quota", "profile", "thread"} <= kinds
     assert kinds <= {
         "answer",
         "search",

@@ -75,7 +75,7 @@ async def test_500_concurrent_commands_are_all_acked_and_answered_within_the_ups
         store = deps.store
         assert isinstance(store, MemoryStore)
         # 500 distinct deliveries, users and answer threads went through the bounded store
-        assert [STORE_BOUND] * 3 == [store.count(n) for n in ("dedupe", "rate", "thread")]
+        assert [STORE_BOUND] * 3 == [store.count(n) for n in ("lease", "rate", "thread")]
         assert all(store.count(n) <= STORE_BOUND for n in ("answer", "search", "profile"))
         slowest = max(s.elapsed for s in sent)
         print(

@@ -1,5 +1,5 @@
-"""The Slack app's state in the store: delivery claims, per-user rate limit, profiles (locale
-and time zone) and thread memory — each bounded and expiring."""
+"""The Slack app's state in the store: per-user rate limit, profiles (locale and time zone)
+and thread memory — each bounded and expiring."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 
 from bot.render import render_rate_limited
 from bot.slack.state import (
-    DeliveryClaims,
     RateLimiter,
     ThreadMemory,
     ThreadTopic,
@@ -24,28 +23,6 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.now
-
-
-async def test_delivery_claims_answer_each_key_once_within_their_ttl() -> None:
-    """A retried delivery is seen as a repeat until the TTL has passed."""
-    clock = FakeClock()
-    claims = DeliveryClaims(MemoryStore(clock=clock), 60)
-    assert [True, False, True] == [
-        await claims.first_time("event:E1"),
-        await claims.first_time("event:E1"),
-        await claims.first_time("event:E2"),
-    ]
-    clock.now += 61
-    assert await claims.first_time("event:E1")
-
-
-async def test_delivery_claims_stay_bounded() -> None:
-    """The store forgets the oldest claims rather than growing without bound."""
-    claims = DeliveryClaims(MemoryStore(max_entries=3, clock=FakeClock()), 600)
-    for key in "abcd":
-        await claims.first_time(key)
-    assert await claims.first_time("a")  # evicted, so new again
-    assert not await claims.first_time("d")
 
 
 async def test_rate_limiter_is_a_sliding_window_per_user() -> None:
@@ -90,16 +67,15 @@ async def test_every_kind_of_state_stays_within_its_bound() -> None:
     """Each namespace stays within max_entries however many keys arrive."""
     clock = FakeClock()
     store = MemoryStore(max_entries=5, clock=clock)
-    claims, threads, profiles = DeliveryClaims(store, 600), ThreadMemory(store), UserProfiles(store)
+    threads, profiles = ThreadMemory(store), UserProfiles(store)
 
     async def fetch(user: str) -> UserProfile | None:
         return UserProfile(locale="en-US", tz="Europe/Rome")
 
     for i in range(50):
-        await claims.first_time(f"k{i}")
         await threads.remember("C1", f"{i}.0", "q")
         await profiles.get(f"U{i}", fetch)
-    assert [5, 5, 5] == [store.count(n) for n in ("dedupe", "thread", "profile")]
+    assert [5, 5] == [store.count(n) for n in ("thread", "profile")]
 
 
 async def test_rate_limiter_zero_means_unlimited() -> None:

@@ -7,7 +7,6 @@ import asyncio
 from pathlib import Path
 
 from bot.observability.metrics import Metrics
-from bot.slack.state import DeliveryClaims
 from bot.store import MemoryStore, SqliteStore, Store
 from bot.store._open import redis_store
 from bot.worklog import _RECORD, WorkLog
@@ -115,19 +114,40 @@ async def test_replicas_on_redis_take_each_orphan_once(redis_server: RedisServer
     assert [f"trigger:R{i}" for i in range(5)] == ids
 
 
+async def test_a_delivery_is_claimed_once_and_its_answer_keeps_retries_out() -> None:
+    """A retry of a delivery in the works, or answered within the done TTL, is a duplicate;
+    after that TTL the key is new again, and the store stays bounded."""
+    clock = FakeClock()
+    log = WorkLog(
+        MemoryStore(clock=clock),
+        lease_seconds=LEASE,
+        max_age_seconds=MAX_AGE,
+        done_seconds=600,
+        clock=clock,
+    )
+    assert await log.claim("event:E1")
+    record = await log.accept("mention", {"event": {}}, key="event:E1")
+    assert record is not None
+    assert not await log.claim("event:E1")  # Slack's retry while it is answered
+    await log.finish(record)
+    clock.advance(LEASE + 1)
+    assert not await log.claim("event:E1")  # a late retry of what was answered
+    assert [] == await log.claim_orphans()
+    clock.advance(600)
+    assert await log.claim("event:E1")
+
+
 async def test_a_claim_without_recorded_work_does_not_swallow_slacks_retry() -> None:
     """A delivery claimed by a process that died before recording its work (and before the
-    ack) lets Slack's retry through once the claim's lease is over; a confirmed one does not."""
+    ack) lets Slack's retry through once the claim's lease is over."""
     clock = FakeClock()
-    claims = DeliveryClaims(MemoryStore(clock=clock), 600, lease_seconds=LEASE)
-    assert await claims.first_time("event:crashed")
-    assert not await claims.first_time("event:crashed")  # the immediate retry
+    store = MemoryStore(clock=clock)
+    dead, alive = _log(store, clock), _log(store, clock)
+    assert await dead.claim("event:crashed")
+    assert not await alive.claim("event:crashed")  # the immediate retry
     clock.advance(LEASE + 1)
-    assert await claims.first_time("event:crashed")  # Slack's retry a minute later
-    assert await claims.first_time("event:ok")
-    await claims.confirm("event:ok")
-    clock.advance(LEASE + 1)
-    assert not await claims.first_time("event:ok")
+    assert await alive.claim("event:crashed")  # Slack's retry a minute later
+    assert await alive.accept("mention", {"event": {}}, key="event:crashed") is not None
 
 
 class _LosesWorkDeletes(MemoryStore):

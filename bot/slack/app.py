@@ -94,15 +94,13 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
         body: dict[str, Any], next_: Callable[[], Awaitable[None]]
     ) -> BoltResponse | None:
         key = delivery_key(body)
-        if key is not None and not await deps.deliveries.first_time(key):
+        if key is not None and not await deps.work.claim(key):
             logger.info(
                 "duplicate delivery ignored", extra={"kind": "dedupe", "outcome": "duplicate"}
             )
             deps.metrics.request("dedupe", "duplicate")
             return BoltResponse(status=200, body="")
-        await next_()  # the listener acks (its work recorded first) and spawns the work
-        if key is not None:
-            await deps.deliveries.confirm(key)
+        await next_()  # the listener records its work (under this claim) and acks
         return None
 
     app.use(drop_repeated_deliveries)

@@ -16,7 +16,7 @@ from bot.settings import Settings
 from bot.slack.identity import SlackIdentity
 from bot.slack.recent import RecentQuestions
 from bot.slack.routing import Router
-from bot.slack.state import DeliveryClaims, RateLimiter, ThreadMemory, UserProfiles
+from bot.slack.state import RateLimiter, ThreadMemory, UserProfiles
 from bot.store import Store
 from bot.worklog import WorkLog
 
@@ -65,7 +65,6 @@ class SlackDeps:
     inflight: InFlight
     store: Store
     router: Router
-    deliveries: DeliveryClaims
     limiter: RateLimiter
     profiles: UserProfiles
     threads: ThreadMemory
@@ -111,9 +110,6 @@ def build_deps(
         inflight=InFlight(),
         store=store,
         router=Router(settings.answer_min_words, settings.route_pay_questions),
-        deliveries=DeliveryClaims(
-            store, config.dedupe_ttl_seconds, lease_seconds=settings.work_lease_seconds
-        ),
         limiter=RateLimiter(store, config.rate_limit_per_user_per_minute),
         profiles=UserProfiles(store),
         threads=ThreadMemory(store),
@@ -124,6 +120,7 @@ def build_deps(
             store,
             lease_seconds=settings.work_lease_seconds,
             max_age_seconds=settings.work_max_age_seconds,
+            done_seconds=settings.dedupe_ttl_seconds,
             metrics=metrics,
         ),
         feedback=FeedbackLog(store, retention_days=settings.feedback_retention_days, clock=now),

@@ -1,9 +1,10 @@
 """The Slack app's state, kept in the injected store: delivery claims (Slack's retries),
 per-user rate windows, what people's Slack profiles say (locale, time zone) and what each
-thread is about. Each is a thin typed view over `bot.store.Store`: the store bounds every
+thread is about (Slack's retries are dropped by the work log's claims, `bot.worklog`).
+Each is a thin typed view over `bot.store.Store`: the store bounds every
 namespace and expires every key, and with a shared store replicas share all of it.
 
-Keys (namespace first): `dedupe:<delivery>`, `rate:<user>`, `profile:<user>`,
+Keys (namespace first): `rate:<user>`, `profile:<user>`,
 `thread:<channel>:<ts>` (the thread's question and original asker).
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from bot.store import TEXT, AdapterCodec, Store
+from bot.store import AdapterCodec, Store
 from bot.text import is_language_tag
 
 Clock = Callable[[], float]
@@ -33,27 +34,6 @@ def delivery_key(body: dict[str, Any]) -> str | None:
     if isinstance(trigger_id, str) and trigger_id:
         return f"trigger:{trigger_id}"
     return None
-
-
-class DeliveryClaims:
-    """Answers "have we seen this delivery before?" across Slack's retries (and replicas).
-
-    A claim is first taken with a short lease and confirmed once the delivery has been
-    acknowledged with its work recorded: a process that dies in between holds the claim for
-    the lease only, so Slack's own retry (after about a minute) is not swallowed."""
-
-    def __init__(self, store: Store, ttl_seconds: float, *, lease_seconds: float = 30.0) -> None:
-        self._store = store
-        self._ttl = ttl_seconds
-        self._lease = min(lease_seconds, ttl_seconds)
-
-    async def first_time(self, key: str) -> bool:
-        """True the first time `key` is claimed (within the lease, then the TTL)."""
-        return await self._store.add(f"dedupe:{key}", "working", TEXT, self._lease)
-
-    async def confirm(self, key: str) -> None:
-        """The delivery was acknowledged and its work recorded: remember it for the TTL."""
-        await self._store.set(f"dedupe:{key}", "done", TEXT, self._ttl)
 
 
 class RateLimiter:

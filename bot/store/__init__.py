@@ -28,6 +28,7 @@ from bot.store._api import (
 from bot.store._flight import SharedFlight
 from bot.store._memory import MemoryStore
 from bot.store._open import open_store
+from bot.store._ops import Op
 from bot.store._redis import RedisStore
 from bot.store._resilient import ResilientStore
 from bot.store._sqlite import SqliteStore
@@ -41,6 +42,7 @@ __all__ = [
     "JsonCodec",
     "MemoryStore",
     "ModelCodec",
+    "Op",
     "RedisStore",
     "ResilientStore",
     "SharedFlight",

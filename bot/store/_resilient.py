@@ -24,6 +24,7 @@ from typing import TypeVar
 from bot.observability.metrics import Metrics
 from bot.store._api import Codec, Store, StoreError, T
 from bot.store._memory import Clock, MemoryStore
+from bot.store._ops import Op
 from bot.store._url import describe_url
 
 logger = logging.getLogger(__name__)
@@ -80,11 +81,18 @@ class ResilientStore:
 
     # --- the circuit ---------------------------------------------------------------------
     async def _call(
-        self, op: str, call: Callable[[Store], Awaitable[R]], *, replay: bool = False
+        self,
+        op: str,
+        call: Callable[[Store], Awaitable[R]],
+        *,
+        replay: bool = False,
+        replay_with: Callable[[Store], Awaitable[object]] | None = None,
     ) -> R:
+        if replay and replay_with is None:
+            replay_with = call
         if not self._primary_due():
-            if replay:
-                self._missed.append(call)
+            if replay_with is not None:
+                self._missed.append(replay_with)
             return await call(self._fallback)
         probe = not self._up
         try:
@@ -92,13 +100,13 @@ class ResilientStore:
                 result = await call(self._primary)
         except StoreError as exc:
             self._failed(op, exc.message)
-            if replay:
-                self._missed.append(call)
+            if replay_with is not None:
+                self._missed.append(replay_with)
             return await call(self._fallback)
         except TimeoutError:
             self._failed(op, f"{op} took over {self._timeout * 1000:.0f} ms")
-            if replay:
-                self._missed.append(call)
+            if replay_with is not None:
+                self._missed.append(replay_with)
             return await call(self._fallback)
         finally:
             if probe:
@@ -193,6 +201,17 @@ class ResilientStore:
 
     async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]:
         return await self._call("scan", lambda s: s.scan(prefix, codec, limit))
+
+    async def batch(self, ops: Sequence[Op]) -> list[object]:
+        deletes = [op for op in ops if op.kind in ("delete", "delete_if") and op.only_if is None]
+        if not deletes:
+            return await self._call("batch", lambda s: s.batch(ops))
+        # replayed after an outage: the batch's deletes only (its other writes were served
+        # locally and are not the shared store's business any more)
+        results = await self._call(
+            "batch", lambda s: s.batch(ops), replay_with=lambda s: s.batch(deletes)
+        )
+        return results
 
     async def ping(self) -> None:
         """Check the primary (bounded, and not while the circuit is open); never raises: this

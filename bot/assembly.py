@@ -26,6 +26,7 @@ from bot.health import Readiness
 from bot.observability.metrics import Metrics
 from bot.settings import Settings
 from bot.store import (
+    CountingStore,
     MemoryStore,
     ResilientStore,
     Store,
@@ -53,6 +54,8 @@ class Core:
     metrics: Metrics
     store: Store
     service: GoogleDocsService
+    #: the calls made to the store (round trips, writes), for /metrics and tests
+    store_calls: CountingStore
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,11 @@ class Bot:
     def metrics(self) -> Metrics:
         return self.core.metrics
 
+    async def refresh_metrics(self) -> None:
+        """Before each /metrics scrape: the quota's gauges, the store's call counts."""
+        self.core.store_calls.publish(self.core.metrics)
+        await self.deps.quota.publish()
+
 
 @asynccontextmanager
 async def open_core(
@@ -93,7 +101,7 @@ async def open_core(
     """
     metrics = Metrics() if metrics is None else metrics
     async with AsyncExitStack() as stack:
-        store = await _open_state(settings, metrics)
+        store, counted = await _open_state(settings, metrics)
         stack.push_async_callback(store.aclose)
         service = build_service(
             UpstreamConfig.from_settings(settings),
@@ -104,7 +112,9 @@ async def open_core(
             sleep=sleep,
         )
         stack.push_async_callback(service.aclose)
-        yield Core(settings=settings, metrics=metrics, store=store, service=service)
+        yield Core(
+            settings=settings, metrics=metrics, store=store, service=service, store_calls=counted
+        )
 
 
 @asynccontextmanager
@@ -167,7 +177,7 @@ async def open_state(settings: Settings) -> AsyncIterator[Store]:
         await store.aclose()
 
 
-async def _open_state(settings: Settings, metrics: Metrics) -> Store:
+async def _open_state(settings: Settings, metrics: Metrics) -> tuple[Store, CountingStore]:
     url = settings.state_url.get_secret_value()
     prefix, bound = settings.state_prefix, settings.cache_max_entries
     try:
@@ -175,10 +185,12 @@ async def _open_state(settings: Settings, metrics: Metrics) -> Store:
     except StoreUnavailable as exc:
         logger.warning("%s; starting on per-process state until it answers", exc.message)
         primary = redis_store(url, prefix=prefix)  # only Redis is ever "unavailable"
+    counted = CountingStore(primary)
     if isinstance(primary, MemoryStore):
-        return primary
+        return counted, counted
     logger.info("state store: %s", describe_url(url), extra={"store": primary.kind})
-    return ResilientStore(primary, timeout=settings.state_timeout_seconds, metrics=metrics, url=url)
+    timeout = settings.state_timeout_seconds
+    return ResilientStore(counted, timeout=timeout, metrics=metrics, url=url), counted
 
 
 async def _close_session(client: AsyncWebClient) -> None:

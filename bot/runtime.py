@@ -117,7 +117,7 @@ class _Runtime:
         settings = self.settings
         readiness = bot.readiness
         # answers left come from the shared ledger: fresh at every scrape, on every replica
-        web_app = build_web_app(readiness, bot.metrics, refresh=bot.deps.quota.publish)
+        web_app = build_web_app(readiness, bot.metrics, refresh=bot.refresh_metrics)
         if not settings.socket_mode:
             web_app.add_routes([slack_events_route(bot.app)])
         await self._listen(web_app, stack)

@@ -8,7 +8,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.acks import OnceAck
-from bot.slack.boundary import Outcome, handle
+from bot.slack.boundary import Outcome, duplicate, handle
 from bot.slack.deps import SlackDeps
 from bot.slack.durable import command_payload, track
 from bot.slack.flows import answer_question
@@ -29,6 +29,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         record = await deps.work.accept("command", command_payload(body), key=delivery_key(body))
         once = OnceAck(ack)
         if record is None:  # its work is recorded already (and being answered)
+            duplicate(deps.metrics)
             await once()
             return
         work = handle_command(deps, client, body, once, record=record)

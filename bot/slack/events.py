@@ -11,7 +11,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.boundary import Outcome, handle, ignored
+from bot.slack.boundary import Outcome, duplicate, handle, ignored
 from bot.slack.deps import SlackDeps
 from bot.slack.durable import event_payload, track
 from bot.slack.flows import answer_question
@@ -73,7 +73,9 @@ async def _accept(
     payload = event_payload(event, bot_user_id)
     record = await deps.work.accept(kind, payload, key=delivery_key(body))
     await ack()
-    if record is not None:
+    if record is None:
+        duplicate(deps.metrics)
+    else:
         work = handle_question(deps, client, event, bot_user_id, kind=kind, record=record)
         deps.inflight.spawn(work)
 

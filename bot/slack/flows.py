@@ -25,15 +25,16 @@ from bot.render import (
     render_rate_limited,
 )
 from bot.render.share import render_private_doc_refused
+from bot.slack.after_answer import delivering
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.deps import SlackDeps
-from bot.slack.feedback import keep_answer
+from bot.slack.feedback import answer_write
 from bot.slack.replies import Reply
 from bot.slack.routing import Route
 from bot.slack.sharing import answer_privately
 from bot.slack.show_doc import FIRST_PAGE, fetch_document, show_document
 from bot.slack.state import UserProfile
-from bot.store import StoreError
+from bot.store import Op, StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ async def answer_question(
         if retry_after is not None:
             await reply.notify_asker(render_rate_limited(deps.limiter.per_minute, retry_after))
             return Outcome(route=route.kind, outcome="rate_limited")
-        await deps.recent.remember(reply.user, question)  # the Home tab's Ask again
+    remembered = False  # the Home tab's Ask again: with the answer's writes when it is out
     await reply.start_progress(render_progress(question))
     server = "pay" if route.kind == "pay" and deps.service.pay_configured else DEVELOPER_KNOWLEDGE
     try:
@@ -71,7 +72,9 @@ async def answer_question(
             outcome = await show_document(deps, reply, doc, page=FIRST_PAGE)
             return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
         result = await _ask(deps, reply, route)
-        await _deliver_answer(deps, reply, route, result, question if name_asker else None)
+        remembered = await _deliver_answer(
+            deps, reply, route, result, question, name_asker=name_asker
+        )
         return Outcome(
             route=route.kind,
             outcome="ok_with_note" if result.fallback else "ok",
@@ -87,29 +90,49 @@ async def answer_question(
         return Outcome(route=route.kind, outcome=error.code.value, server=server)
     finally:
         await reply.finish()
+        if not remembered and reply.user is not None:
+            await deps.recent.remember(reply.user, question)
 
 
 async def _deliver_answer(
-    deps: SlackDeps, reply: Reply, route: Route, result: Answer, shown_question: str | None
-) -> None:
+    deps: SlackDeps, reply: Reply, route: Route, result: Answer, question: str, *, name_asker: bool
+) -> bool:
+    """Post the answer; True when the asker's recent questions were written with it."""
     if route.private:
         # what was asked, without the `private` that asked for privacy
         await _deliver_privately(deps, reply, result, route.query)
-        return
-    asker = reply.user if shown_question is not None else None
+        return False
+    shown_question = question if name_asker else None
+    asker = reply.user if name_asker else None
     # a quota note says when answers come back: in the asker's own time
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
     answer_id = new_answer_id()  # the feedback buttons name the answer by it
     msg = render_answer(
         result, asker=asker, question=shown_question, tz=tz, now=deps.clock(), feedback_id=answer_id
     )
-    posted_ts = await reply.deliver(msg)
-    await keep_answer(deps, reply, answer_id, result, posted_ts)
-    root = reply.thread_ts or posted_ts
-    if reply.channel and root:
-        await deps.threads.remember(
-            reply.channel, root, route.topic or route.query, asker=reply.user
-        )
+    topic = route.topic or route.query
+    recent = deps.recent.op(reply.user, question) if reply.user else None
+
+    def writes(ts: str | None) -> list[Op]:
+        """What the answer leaves behind, in the work record's "done" batch."""
+        ops = [answer_write(deps, reply, answer_id, result, ts)]
+        root = reply.thread_ts or ts
+        if reply.channel and root and not reply.thread_ts:  # a new thread: its root is ts
+            ops.append(deps.threads.op(reply.channel, root, topic, reply.user))
+        if recent is not None:
+            ops.append(recent)
+        return ops
+
+    if reply.channel and reply.thread_ts:
+        # the thread is known before the post: remembered first, so a follow-up sent the
+        # moment the answer shows finds it
+        await deps.store.batch([deps.threads.op(reply.channel, reply.thread_ts, topic, reply.user)])
+    with delivering(writes) as staged:
+        posted_ts = await reply.deliver(msg)
+    results = await staged.write(deps.store, posted_ts)  # unless the done batch took them
+    if recent is not None and reply.user:
+        await deps.recent.settle(reply.user, question, results[-1])
+    return True
 
 
 async def _deliver_privately(deps: SlackDeps, reply: Reply, result: Answer, question: str) -> None:

@@ -25,6 +25,7 @@ from bot.store._api import (
     TextCodec,
     namespace,
 )
+from bot.store._counting import CountingStore
 from bot.store._flight import SharedFlight
 from bot.store._memory import MemoryStore
 from bot.store._open import open_store
@@ -39,6 +40,7 @@ __all__ = [
     "TEXT",
     "AdapterCodec",
     "Codec",
+    "CountingStore",
     "JsonCodec",
     "MemoryStore",
     "ModelCodec",

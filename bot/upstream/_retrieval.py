@@ -12,7 +12,7 @@ from bot.errors import GdocsError, NotFound, ProtocolError
 from bot.models import Document
 from bot.names import MAX_NAMES_PER_CALL, uri_for_name
 from bot.observability.metrics import Metrics
-from bot.store import TEXT, ModelCodec, Store
+from bot.store import TEXT, ModelCodec, Op, Store
 from bot.upstream._models import (
     DocumentOutput,
     GetDocumentInput,
@@ -116,10 +116,13 @@ class DocumentFetcher:
         result = {
             name: self._document(name, out) for name, out in zip(names, documents, strict=True)
         }
+        writes: list[Op] = []  # the documents and their titles: one store write
         for name, doc in result.items():
-            await self._store.set("doc:" + name, doc, _DOCUMENT, self._ttl)
+            writes.append(Op.set("doc:" + name, doc, _DOCUMENT, self._ttl))
             if doc.title:
-                await self._store.set("title:" + name, doc.title, TEXT, self._ttl)
+                writes.append(Op.set("title:" + name, doc.title, TEXT, self._ttl))
+        if writes:
+            await self._store.batch(writes)
         return result
 
     async def _get_batch(self, tool: str, names: list[str]) -> list[DocumentOutput]:

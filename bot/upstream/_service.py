@@ -178,7 +178,8 @@ class GoogleDocsService:
         self, key: str, query: str, compute: Callable[[], Awaitable[Answer]]
     ) -> Answer:
         # identical requests in flight (on any replica) share one computation
-        answer = await self._flights.run(key, compute, _ANSWER, self._work.keep_for)
+        # the caller read `key` just before (a miss): the flight need not read it again
+        answer = await self._flights.run(key, compute, _ANSWER, self._work.keep_for, checked=True)
         # each asker sees their own wording (keys ignore case, spacing and filler words)
         return answer if answer.query == query else answer.model_copy(update={"query": query})
 

@@ -24,9 +24,9 @@ from slack_bolt.response import BoltResponse
 from bot.assembly import open_bot
 from bot.observability.metrics import Metrics
 from bot.settings import Settings
-from bot.store import CountingStore
 from bot.slack.deps import SlackDeps
 from bot.slack.http import EVENTS_PATH, slack_events_route
+from bot.store import CountingStore
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import (

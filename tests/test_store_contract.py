@@ -195,6 +195,18 @@ async def test_two_events_at_the_same_instant_count_twice(backend: Backend) -> N
     assert await store.hit("rate:U3", limit=2, window=10, now=50.0) is not None
 
 
+async def test_unhit_takes_back_one_event_of_a_window(backend: Backend) -> None:
+    """An event taken back leaves room for another; one at another time stays."""
+    store, now = backend.store, backend.clock()
+    assert await store.hit("uh:k", 2, 60.0, now) is None
+    assert await store.hit("uh:k", 2, 60.0, now + 1) is None
+    assert await store.hit("uh:k", 2, 60.0, now + 2) is not None
+    assert await store.unhit("uh:k", now + 1)
+    assert not await store.unhit("uh:k", now + 1)  # only once
+    assert [now] == await store.window_events("uh:k", 60.0, now + 2)
+    assert await store.hit("uh:k", 2, 60.0, now + 2) is None
+
+
 async def test_delete_clears_a_window_too(backend: Backend) -> None:
     """delete(key) forgets a limiter's events."""
     await backend.store.hit("rate:U4", limit=1, window=10, now=5.0)

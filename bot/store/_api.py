@@ -150,6 +150,10 @@ class Store(Protocol):
         `limit` events happened in `(now - window, now]`; otherwise record nothing and
         return the seconds until the oldest of them leaves the window."""
 
+    async def unhit(self, key: str, at: float) -> bool:
+        """Take back one event `hit` recorded at exactly `at` (a call the other side did not
+        count after all). True when there was one."""
+
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
         """The times of the events `hit` recorded in `(now - window, now]`, oldest first."""
 

@@ -16,7 +16,9 @@ from bot.observability.metrics import Metrics
 from bot.store._api import Codec, Store, T
 from bot.store._ops import Op
 
-WRITES = frozenset({"set", "add", "replace", "delete", "delete_if", "incr", "hit", "batch"})
+WRITES = frozenset(
+    {"set", "add", "replace", "delete", "delete_if", "incr", "hit", "unhit", "batch"}
+)
 _CALLS = "gdocs_store_calls_total"
 _CALLS_HELP = "Calls to the state store (round trips; a batch is one), by operation."
 
@@ -76,6 +78,10 @@ class CountingStore:
     async def hit(self, key: str, limit: int, window: float, now: float) -> float | None:
         self.calls["hit"] += 1
         return await self.inner.hit(key, limit, window, now)
+
+    async def unhit(self, key: str, at: float) -> bool:
+        self.calls["unhit"] += 1
+        return await self.inner.unhit(key, at)
 
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
         self.calls["window_events"] += 1

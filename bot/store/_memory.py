@@ -136,6 +136,14 @@ class MemoryStore:
             del windows[oldest]
         return None
 
+    async def unhit(self, key: str, at: float) -> bool:
+        windows = self._windows.get(namespace(key))
+        found = windows.get(key) if windows is not None else None
+        if found is None or at not in found[1]:
+            return False
+        found[1].remove(at)
+        return True
+
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
         return list(self._events(key, window, now))
 

@@ -27,7 +27,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from bot.store._api import Codec, StoreConfigError, StoreError, StoreUnavailable, T
 from bot.store._ops import Op, check
-from bot.store._redis_scripts import _BATCH, _DELETE_IF, _HIT, _INCR, _REPLACE
+from bot.store._redis_scripts import _BATCH, _DELETE_IF, _HIT, _INCR, _REPLACE, _UNHIT
 
 _Arg = bytes | str | int
 _GLOB_SPECIALS = re.compile(r"([*?\[\]\\])")
@@ -66,6 +66,7 @@ class RedisStore:
         self._incr = client.register_script(_INCR)
         self._hit = client.register_script(_HIT)
         self._batch = client.register_script(_BATCH)
+        self._unhit = client.register_script(_UNHIT)
 
     @classmethod
     def connect(
@@ -198,6 +199,11 @@ class RedisStore:
         if oldest == b"":
             return window
         return max(0.0, float(oldest) + window - now)
+
+    async def unhit(self, key: str, at: float) -> bool:
+        with self._calling("unhit"):
+            done = await self._unhit(keys=[self._windows + key], args=[repr(at)])
+        return bool(done)
 
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
         # one read command is atomic by itself: no script needed

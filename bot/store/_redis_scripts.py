@@ -27,6 +27,15 @@ return tonumber(ARGV[1])
 
 # ARGV: cutoff (events at or before it have left), now, limit, ttl ms, a unique member.
 # Returns nothing when the event was recorded, else the oldest event's score ('' if none).
+# ARGV: the event's score; removes one member with exactly that score
+_UNHIT = """
+local found = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[1], 'LIMIT', 0, 1)
+if found[1] then
+    return redis.call('ZREM', KEYS[1], found[1])
+end
+return 0
+"""
+
 _HIT = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then

@@ -196,6 +196,9 @@ class ResilientStore:
     async def hit(self, key: str, limit: int, window: float, now: float) -> float | None:
         return await self._call("hit", lambda s: s.hit(key, limit, window, now))
 
+    async def unhit(self, key: str, at: float) -> bool:
+        return await self._call("unhit", lambda s: s.unhit(key, at))
+
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
         return await self._call("window_events", lambda s: s.window_events(key, window, now))
 

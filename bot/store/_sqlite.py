@@ -151,6 +151,9 @@ class SqliteStore:
         )
         return found
 
+    async def unhit(self, key: str, at: float) -> bool:
+        return bool(await self._write("unhit", lambda db: db.unhit(key, at)))
+
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
         return await self._read("window_events", self._reader.window_events, key, window, now)
 

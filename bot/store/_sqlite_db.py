@@ -282,6 +282,22 @@ class Db:
         self._evict(conn, "windows", namespace(key))
         return None
 
+    def unhit(self, key: str, at: float) -> bool:
+        row = self._conn.execute("SELECT events FROM windows WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return False
+        try:
+            events = [float(t) for t in json.loads(row[0])]
+        except (ValueError, TypeError):
+            return False
+        if at not in events:
+            return False
+        events.remove(at)
+        self._conn.execute(
+            "UPDATE windows SET events = ? WHERE key = ?", (json.dumps(sorted(events)), key)
+        )
+        return True
+
     def window_events(self, key: str, window: float, at: float) -> list[float]:
         return self._events(self._conn, key, window, at)
 

@@ -21,10 +21,9 @@ import signal
 import sys
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.assembly import Bot, open_bot
 from bot.health import build_web_app
@@ -32,6 +31,9 @@ from bot.observability.logging import configure_logging
 from bot.settings import Settings
 from bot.startup import StartupError, check_bot_token, open_socket_url
 from bot.store import StoreConfigError
+
+if TYPE_CHECKING:  # Socket Mode's client is imported only when SOCKET_MODE is on
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 logger = logging.getLogger(__name__)
 
@@ -176,6 +178,8 @@ class _Runtime:
         # log a stack trace and retry forever); the handler then connects to that URL, and
         # reconnects (through the same web client, so SLACK_API_URL) on its own
         url = await open_socket_url(bot.client, app_token, api_url=api_url, stop=self.stop)
+        from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
         socket = AsyncSocketModeHandler(bot.app, app_token, web_client=bot.client)
         socket.client.wss_uri = url
         self._socket = socket

@@ -28,7 +28,6 @@ from typing import Any
 
 from bot.errors import QuotaSignal
 from bot.observability.metrics import Metrics
-from bot.quota import _keys as keys
 from bot.quota._keys import (
     LEDGER_WINDOW_SECONDS,
     MINUTE_KEY,
@@ -36,6 +35,7 @@ from bot.quota._keys import (
     WINDOW_SECONDS,
     day_key,
     day_ttl,
+    minute_room,
     read_pause,
 )
 from bot.quota._pacific import next_pacific_midnight, pacific_day
@@ -262,7 +262,7 @@ class AnswerQuota:
             raise StoreError("the state store is not answering")
         spent = pause is not None and pause.kind == "day"
         left_today = (0 if spent else max(0, cfg.per_day - used)) if cfg.per_day else None
-        left_minute, next_slot = keys.minute_room(cfg.per_minute, events, pause)
+        left_minute, next_slot = minute_room(cfg.per_minute, events, pause)
         user_left = None if user_used is None else max(0, cfg.per_user_per_day - user_used)
         return QuotaState(
             per_minute=cfg.per_minute,

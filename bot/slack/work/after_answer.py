@@ -2,7 +2,7 @@
 marker: the answer record (for votes), the thread memory and the asker's recent questions.
 
 The flow says what to write (`delivering(writes)`, a function of the posted message's ts)
-around `reply.deliver(msg)`; the tracked reply (`bot.slack.durable.TrackedReply`) takes the
+around `reply.deliver(msg)`; the tracked reply (`bot.slack.work.durable.TrackedReply`) takes the
 writes (`take`) when it finishes the work record right after the post, so they share its
 batch, and hands back their results. A reply that is not tracked leaves them to the flow,
 which writes them in a batch of their own (`Staged.write`).

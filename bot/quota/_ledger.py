@@ -283,8 +283,8 @@ class AnswerQuota:
         """Set the /metrics gauges (answers left today, this minute) from the ledger: with a
         shared store, what every replica has spent. Also run before each scrape, so that a
         replica that sent no call itself still reports the team's numbers."""
-        if self._metrics is None:
-            return
+        if self._metrics is None or not (self.config.per_day or self.config.per_minute):
+            return  # no team limit: no gauge to show, nothing to read
         try:
             state = await self.state(None)
         except StoreError:

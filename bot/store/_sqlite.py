@@ -4,13 +4,13 @@ Three connections, each used by one thread only: ONE writer (`_sqlite_writer.Wri
 thread of its own) that commits the writes of every question in flight together (group
 commit: one transaction, one COMMIT, each caller resumed once its write is on disk), a
 reader for scans (in a worker thread), and one for reads by key on the event loop's thread
-(an indexed SELECT costs less than a thread hand-off). Reads never queue behind writes
-(WAL: readers and the writer do not wait for each other, and `gdocs-bot` CLI commands read
-the file while the bot writes); the loop never waits for a COMMIT or a scan. Values are
-kept as the bytes of their codec; a value that no longer decodes (written by another
-version) reads as absent. Every row has an expiry and every namespace a size bound
-(`max_entries`): past it the least recently used rows go. Expired rows read as absent at once and are deleted by a sweep that runs with the
-writes, at most every `sweep_every` seconds.
+(an indexed SELECT costs less than a thread hand-off). Reads never queue behind writes (WAL:
+readers and the writer do not wait for each other, and `gdocs-bot` CLI commands read the
+file while the bot writes); the loop never waits for a COMMIT or a scan. Values are kept as
+the bytes of their codec; a value that no longer decodes (written by another version) reads
+as absent. Every row has an expiry and every namespace a size bound (`max_entries`): past it
+the least recently used rows go. Expired rows read as absent at once and are deleted by a
+sweep that runs with the writes, at most every `sweep_every` seconds.
 """
 
 from __future__ import annotations

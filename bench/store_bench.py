@@ -72,8 +72,9 @@ async def _cache_hits(bench: StoreBench, base: int) -> list[float]:
     return hits
 
 
-async def _store_calls(bench: StoreBench) -> tuple[int, int]:
-    """(calls, writes) the bot has made to its store so far, from its /metrics."""
+async def _store_calls(bench: StoreBench) -> tuple[int, int, int]:
+    """(calls, writes, calls that failed or timed out and were served by per-process state)
+    the bot has made to its store so far, from its /metrics."""
     url = f"http://127.0.0.1:{bench.bot_port}/metrics"
     async with aiohttp.ClientSession() as session, session.get(url) as resp:
         text = await resp.text()
@@ -81,7 +82,11 @@ async def _store_calls(bench: StoreBench) -> tuple[int, int]:
     for op, n in re.findall(r'^gdocs_store_calls_total\{op="(\w+)"\} ([0-9.e+]+)$', text, re.M):
         calls += int(float(n))
         writes += int(float(n)) if op in WRITES else 0
-    return calls, writes
+    errors = sum(
+        int(float(n))
+        for n in re.findall(r"^gdocs_store_errors_total\{.*\} ([0-9.e+]+)$", text, re.M)
+    )
+    return calls, writes, errors
 
 
 async def _one(args: argparse.Namespace, name: str, url: str, base: int) -> dict[str, Any]:
@@ -126,6 +131,7 @@ async def _one(args: argparse.Namespace, name: str, url: str, base: int) -> dict
         "calls_fresh": (calls1[0] - calls0[0]) / sent,
         "writes_fresh": (calls1[1] - calls0[1]) / sent,
         "calls_hit": (calls2[0] - calls_primed[0]) / probes,
+        "store_errors": calls2[2],
         "writes_hit": (calls2[1] - calls_primed[1]) / probes,
     }
 
@@ -260,6 +266,11 @@ def render_store(
         f"| Store calls per fresh answer (of them writes) | {pair('calls_fresh', 'writes_fresh')} |",
         f"| Store calls per cache hit (of them writes) | {pair('calls_hit', 'writes_hit')} |",
         f"| Cold start, s | {cells('cold_start_s', 2)} |",
+        "| Store calls timed out or failed (then served by per-process state) | "
+        + " | ".join(
+            " / ".join(str(r["store_errors"]) for r in runs if r["name"] == n) for n in names
+        )
+        + " |",
         "| Answered / sent under steady load | "
         + " | ".join(
             " / ".join(f"{r['answered']} of {r['sent']}" for r in runs if r["name"] == n)

@@ -1,10 +1,10 @@
 """A store that never fails the bot: the shared store when it answers, per-process state when not.
 
-Every call to the primary (SQLite, Redis) is bounded by `timeout` (150 ms by default, so
+Every call to the primary (SQLite, Redis) is bounded by `timeout` (0.5 s by default, so
 Slack's 3 s acknowledgement is never at risk). A call that fails or times out is served by a
 local MemoryStore instead: claims succeed locally, caches miss, counters count locally. After
 a failure the primary is left alone for `retry_after` seconds (a circuit: an outage must not
-cost 150 ms per call), then one call tries it again; the first success closes the circuit.
+cost the timeout per call), then one call tries it again; the first success closes the circuit.
 An outage logs one warning and its end one info line, never a line per call.
 
 Deletes served locally during an outage are remembered (the last 10,000) and replayed on the
@@ -46,7 +46,7 @@ class ResilientStore:
         self,
         primary: Store,
         *,
-        timeout: float = 0.15,
+        timeout: float = 0.5,
         retry_after: float = 1.5,
         metrics: Metrics | None = None,
         url: str | None = None,

@@ -89,3 +89,8 @@ async def _notify_safely(notify: Notify) -> None:
         await notify(render_internal_error())
     except Exception:  # the boundary: nothing more we can tell the user
         logger.exception("could not tell the user about a failure")
+
+
+async def say_nothing(msg: Message) -> None:
+    """The `notify` for requests with nowhere to say a failure (opening the Home tab, a link
+    preview, a closed form): it is logged and counted by `handle`, never posted."""

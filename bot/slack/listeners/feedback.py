@@ -13,9 +13,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from aiohttp import ClientError
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import InvalidInput
@@ -37,16 +36,16 @@ from bot.render import (
     render_internal_error,
     vote_from_view,
 )
-from bot.slack.boundary import Outcome, handle
+from bot.slack.boundary import Outcome, handle, say_nothing
 from bot.slack.delivery import posting
 from bot.slack.delivery.replies import ActionReply, Reply
 from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
 
 VOTES_METRIC = "gdocs_feedback_votes_total"
 VOTES_HELP = "Feedback votes recorded, by answer kind (answer, search, pay) and vote (up, down)."
-_SLACK_FAILURES = (SlackClientError, ClientError, OSError, TimeoutError)
 
 
 async def keep_answer(
@@ -151,7 +150,7 @@ async def open_comment_form(deps: SlackDeps, client: AsyncWebClient, body: dict[
             return Outcome(route="feedback", outcome="invalid_input")
         try:
             await client.views_open(trigger_id=trigger_id, view=feedback_comment_modal(vote))
-        except _SLACK_FAILURES as exc:  # e.g. the trigger expired: the click can be repeated
+        except SLACK_CALL_FAILURES as exc:  # e.g. the trigger expired: the click can be repeated
             logger.info("feedback form not opened: %s", _why(exc))
             await reply.notify_asker(render_internal_error())
             return Outcome(route="feedback", outcome="form_failed")
@@ -183,15 +182,11 @@ async def submit_comment(
             return Outcome(route="feedback", outcome="stale")
 
         await handle(
-            "feedback_comment", refused, _say_nothing, inflight=deps.inflight, metrics=deps.metrics
+            "feedback_comment", refused, say_nothing, inflight=deps.inflight, metrics=deps.metrics
         )
         return
     await ack()
     deps.inflight.spawn(_store_comment(deps, client, answer, vote, voter, comment_from_view(view)))
-
-
-async def _say_nothing(msg: Message) -> None:
-    """Nowhere to say it: the form is closed and the answer's conversation is not ours."""
 
 
 async def _store_comment(
@@ -210,7 +205,7 @@ async def _store_comment(
         return Outcome(route=answer.kind, outcome="commented", tool=answer.tool or "-")
 
     await handle(
-        "feedback_comment", work, _say_nothing, inflight=deps.inflight, metrics=deps.metrics
+        "feedback_comment", work, say_nothing, inflight=deps.inflight, metrics=deps.metrics
     )
 
 
@@ -222,7 +217,7 @@ async def _thank(client: AsyncWebClient, answer: AnswerRecord, voter: str, msg: 
         await posting.post_ephemeral(
             client, channel=answer.channel, user=voter, msg=msg, thread_ts=answer.thread_ts
         )
-    except _SLACK_FAILURES as exc:
+    except SLACK_CALL_FAILURES as exc:
         logger.info("feedback thanks not sent: %s", _why(exc))
 
 

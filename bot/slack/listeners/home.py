@@ -15,9 +15,8 @@ import logging
 from functools import partial
 from typing import Any, Literal
 
-from aiohttp import ClientError
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import InvalidInput
@@ -25,15 +24,15 @@ from bot.quota import next_pacific_midnight
 from bot.render import (
     ASK_AGAIN_ACTION_RE,
     HomeInput,
-    Message,
     RecentQuestion,
     decode_ask_again,
     render_error,
     render_home,
 )
-from bot.slack.boundary import Outcome, Work, handle, ignored
+from bot.slack.boundary import Outcome, Work, handle, ignored, say_nothing
 from bot.slack.delivery.direct_reply import DirectReply
 from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.answer import answer_question, user_profile
 from bot.slack.listeners.prompts import set_prompts
 from bot.store import TEXT, StoreError
@@ -41,7 +40,6 @@ from bot.store import TEXT, StoreError
 logger = logging.getLogger(__name__)
 
 HOME_REPUBLISH_SECONDS = 60.0
-_SLACK_FAILURES = (SlackClientError, ClientError, OSError, TimeoutError)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -68,11 +66,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
 
 async def _handled(deps: SlackDeps, kind: str, work: Work) -> None:
-    await handle(kind, work, _say_nothing, inflight=deps.inflight, metrics=deps.metrics)
-
-
-async def _say_nothing(msg: Message) -> None:
-    """Opening a tab is not a request: a failure there is logged, never posted."""
+    await handle(kind, work, say_nothing, inflight=deps.inflight, metrics=deps.metrics)
 
 
 async def publish_home(deps: SlackDeps, client: AsyncWebClient, user: str) -> Outcome:
@@ -83,7 +77,7 @@ async def publish_home(deps: SlackDeps, client: AsyncWebClient, user: str) -> Ou
     view = render_home(await home_input(deps, client, user))
     try:
         await client.views_publish(user_id=user, view=view)
-    except _SLACK_FAILURES as exc:
+    except SLACK_CALL_FAILURES as exc:
         why = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
         logger.warning("Home tab not published: %s", why)
         await deps.store.delete(claim)  # the next opening tries again

@@ -22,17 +22,17 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import ClientError
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import GdocsError, NotFound
 from bot.models import Document
 from bot.names import MAX_NAMES_PER_CALL
-from bot.render import Message, doc_name_for_url, render_unfurl
-from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, handle
+from bot.render import doc_name_for_url, render_unfurl
+from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, handle, say_nothing
 from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.store import TEXT
 
 logger = logging.getLogger(__name__)
@@ -43,7 +43,6 @@ MAX_PREVIEWS = MAX_NAMES_PER_CALL
 MAX_LOOKUPS = 8
 UNKNOWN_TTL_SECONDS = 3600.0
 MAX_URL_CHARS = 3000
-_SLACK_FAILURES = (SlackClientError, ClientError, OSError, TimeoutError)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -149,7 +148,7 @@ async def unfurl(deps: SlackDeps, client: AsyncWebClient, event: dict[str, Any])
                 source=target.source,
                 unfurls=unfurls,
             )
-        except _SLACK_FAILURES as exc:
+        except SLACK_CALL_FAILURES as exc:
             why = (
                 exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
             )
@@ -157,8 +156,4 @@ async def unfurl(deps: SlackDeps, client: AsyncWebClient, event: dict[str, Any])
             return Outcome("unfurl", "unfurl_failed", DEVELOPER_KNOWLEDGE, "get_documents")
         return Outcome("unfurl", "ok", DEVELOPER_KNOWLEDGE, "get_documents")
 
-    await handle("unfurl", work, _say_nothing, inflight=deps.inflight, metrics=deps.metrics)
-
-
-async def _say_nothing(msg: Message) -> None:
-    """Previews never shout: a failure is logged and counted, never posted."""
+    await handle("unfurl", work, say_nothing, inflight=deps.inflight, metrics=deps.metrics)

@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING
 
 from bot.health import Readiness
 from bot.observability.metrics import Metrics
+from bot.redact import redact_url
 from bot.settings import Settings
 from bot.store import (
     MemoryStore,
     ResilientStore,
     Store,
     StoreUnavailable,
-    describe_url,
     open_store,
 )
 from bot.store._open import redis_store
@@ -177,7 +177,7 @@ async def _open_state(settings: Settings, metrics: Metrics) -> Store:
         primary = redis_store(url, prefix=prefix)  # only Redis is ever "unavailable"
     if isinstance(primary, MemoryStore):
         return primary
-    logger.info("state store: %s", describe_url(url), extra={"store": primary.kind})
+    logger.info("state store: %s", redact_url(url), extra={"store": primary.kind})
     return ResilientStore(primary, timeout=settings.state_timeout_seconds, metrics=metrics, url=url)
 
 

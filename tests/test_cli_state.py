@@ -65,7 +65,7 @@ def test_check_json_has_the_store_and_the_quota(
 def test_check_names_a_redis_store_without_its_password(
     dk_server: FakeDeveloperKnowledge, tmp_path: Path
 ) -> None:
-    """STATE_URL with a password: the store row shows *** in its place."""
+    """STATE_URL with a password: the store row shows [redacted] in its place."""
     server = RedisServer(password="pw-for-check-7731").start()
     try:
         result = gdocs(tmp_path, "check", **_env(dk_server, STATE_URL=server.url))
@@ -73,7 +73,9 @@ def test_check_names_a_redis_store_without_its_password(
         server.kill()
     rows = _rows(result.stdout)
     assert 0 == result.returncode, result.stdout + result.stderr
-    assert f"redis at redis://:***@127.0.0.1:{server.port}/0: reachable" in rows["state store"]
+    assert (
+        f"redis at redis://:[redacted]@127.0.0.1:{server.port}/0: reachable" in rows["state store"]
+    )
     assert "50 of 50 left today" in rows["answer quota"]
     assert "pw-for-check-7731" not in result.stdout + result.stderr
 

@@ -31,7 +31,6 @@ from bot.store._open import open_store
 from bot.store._redis import RedisStore
 from bot.store._resilient import ResilientStore
 from bot.store._sqlite import SqliteStore
-from bot.store._url import describe_url
 
 __all__ = [
     "JSON",
@@ -50,7 +49,6 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "TextCodec",
-    "describe_url",
     "namespace",
     "open_store",
 ]

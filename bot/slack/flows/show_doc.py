@@ -16,6 +16,7 @@ import logging
 from pydantic import TypeAdapter
 from slack_sdk.errors import SlackApiError
 
+from bot import keys
 from bot.models import Document
 from bot.render import (
     PageSpan,
@@ -65,7 +66,7 @@ async def show_document(deps: SlackDeps, reply: Reply, doc: Document, *, page: i
 async def _pages(deps: SlackDeps, doc: Document) -> list[str]:
     """The document's pages, cut once per version of its content."""
     digest = hashlib.sha256(doc.content.encode()).hexdigest()[:16]
-    key = f"pages:{doc.name}:{digest}"
+    key = keys.PAGES.key(doc.name, digest)
     spans = await deps.store.get(key, _SPANS)
     if spans is None:
         spans = document_page_spans(doc)

@@ -19,6 +19,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import keys
 from bot.errors import InvalidInput
 from bot.quota import next_pacific_midnight
 from bot.render import (
@@ -71,7 +72,7 @@ async def _handled(deps: SlackDeps, kind: str, work: Work) -> None:
 
 async def publish_home(deps: SlackDeps, client: AsyncWebClient, user: str) -> Outcome:
     """The viewer's Home view, unless it was published less than a minute ago."""
-    claim = f"home:{user}"
+    claim = keys.HOME.key(user)
     if not await deps.store.add(claim, "1", TEXT, HOME_REPUBLISH_SECONDS):
         return Outcome(route="home", outcome="recently_published")
     view = render_home(await home_input(deps, client, user))

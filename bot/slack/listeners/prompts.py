@@ -14,6 +14,7 @@ import logging
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import keys
 from bot.quota import pacific_day
 from bot.render import PROMPTS_TITLE, suggested_prompts
 from bot.slack.boundary import Outcome
@@ -30,7 +31,7 @@ async def set_prompts(
     deps: SlackDeps, client: AsyncWebClient, *, user: str, channel: str
 ) -> Outcome:
     """Suggested prompts in `user`'s DM `channel`, unless they had them today."""
-    key = f"prompts:{user}:{pacific_day(deps.clock())}"
+    key = keys.PROMPTS.key(user, pacific_day(deps.clock()))
     if not await deps.store.add(key, channel, TEXT, PROMPTS_CLAIM_SECONDS):
         return Outcome(route="prompts", outcome="already_today")
     prompts = [{"title": p["title"], "message": p["message"]} for p in suggested_prompts()]

@@ -26,6 +26,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import keys
 from bot.errors import GdocsError, NotFound
 from bot.models import Document
 from bot.names import MAX_NAMES_PER_CALL
@@ -104,7 +105,7 @@ class KnownDocuments:
 
     async def among(self, names: list[str]) -> dict[str, Document]:
         store = self._deps.store
-        unknown = await store.get_many([f"nodoc:{name}" for name in names], TEXT)
+        unknown = await store.get_many([keys.NODOC.key(name) for name in names], TEXT)
         return await self._fetch([n for n, gone in zip(names, unknown, strict=True) if not gone])
 
     async def _fetch(self, names: list[str]) -> dict[str, Document]:
@@ -115,7 +116,7 @@ class KnownDocuments:
             documents = await self._deps.service.docs(names)
         except NotFound:
             if len(names) == 1:
-                await self._deps.store.set(f"nodoc:{names[0]}", "1", TEXT, UNKNOWN_TTL_SECONDS)
+                await self._deps.store.set(keys.NODOC.key(names[0]), "1", TEXT, UNKNOWN_TTL_SECONDS)
                 return {}
             half = (len(names) + 1) // 2
             found = await self._fetch(names[:half])

@@ -35,14 +35,15 @@ class Outcome:
     tool: str = "-"
 
 
-Work = Callable[[], Awaitable[Outcome]]
+#: one request's job (a closure over what it was asked), run once by the boundary
+Job = Callable[[], Awaitable[Outcome]]
 Notify = Callable[[Message], Awaitable[object]]
 
 
 async def handle(
-    kind: str, work: Work, notify: Notify, *, inflight: InFlight, metrics: Metrics
+    kind: str, job: Job, notify: Notify, *, inflight: InFlight, metrics: Metrics
 ) -> None:
-    """Run `work`; log and count its outcome; never let an exception escape.
+    """Run `job`; log and count its outcome; never let an exception escape.
 
     `notify` reaches the asker (ephemerally where possible) for "restarting" and internal
     errors.
@@ -56,7 +57,7 @@ async def handle(
             outcome = Outcome(outcome="restarting")
             await notify(render_restarting())
         else:
-            outcome = await work()
+            outcome = await job()
     except Exception:  # the boundary: a bug becomes a polite message and one log entry
         logger.exception("slack %s failed", kind)
         await _notify_safely(notify)

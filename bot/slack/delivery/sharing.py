@@ -126,7 +126,7 @@ def _clicked_value(body: dict[str, Any]) -> object:
 async def handle_share_click(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> None:
     reply = reply_for_click(client, body)
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         try:
             answer_id = decode_share_value(_clicked_value(body))
         except InvalidInput:
@@ -134,7 +134,7 @@ async def handle_share_click(deps: SlackDeps, client: AsyncWebClient, body: dict
             return Outcome(route="share", outcome="invalid_input")
         return await _share(deps, reply, answer_id)
 
-    await handle("action", work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    await handle("action", job, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
 
 
 async def _share(deps: SlackDeps, reply: ActionReply, answer_id: str) -> Outcome:

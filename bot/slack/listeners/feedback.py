@@ -116,7 +116,7 @@ async def handle_vote(deps: SlackDeps, client: AsyncWebClient, body: dict[str, A
     reply = reply_in_place(client, body)
     voter = reply.user
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         try:
             vote = decode_vote(_action(body).get("value"))
         except InvalidInput:
@@ -131,7 +131,7 @@ async def handle_vote(deps: SlackDeps, client: AsyncWebClient, body: dict[str, A
         await reply.notify_asker(render_feedback_thanks(vote))
         return Outcome(route=answer.kind, outcome=f"vote_{vote.vote}", tool=answer.tool or "-")
 
-    await handle("feedback", work, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics)
+    await handle("feedback", job, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics)
 
 
 async def open_comment_form(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> None:
@@ -139,7 +139,7 @@ async def open_comment_form(deps: SlackDeps, client: AsyncWebClient, body: dict[
     good for 3 seconds)."""
     reply = reply_in_place(client, body)
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         trigger_id = body.get("trigger_id")
         try:
             vote = decode_vote(_action(body).get("value"))
@@ -156,7 +156,7 @@ async def open_comment_form(deps: SlackDeps, client: AsyncWebClient, body: dict[
             return Outcome(route="feedback", outcome="form_failed")
         return Outcome(route="feedback", outcome="form_opened")
 
-    await handle("feedback", work, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics)
+    await handle("feedback", job, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics)
 
 
 async def submit_comment(
@@ -197,16 +197,14 @@ async def _store_comment(
     voter: str,
     comment: str,
 ) -> None:
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         if not comment:
             return Outcome(route=answer.kind, outcome="no_comment")
         await deps.feedback.record_vote(answer, vote.vote, voter, comment=comment)
         await _thank(client, answer, voter, render_feedback_recorded())
         return Outcome(route=answer.kind, outcome="commented", tool=answer.tool or "-")
 
-    await handle(
-        "feedback_comment", work, say_nothing, inflight=deps.inflight, metrics=deps.metrics
-    )
+    await handle("feedback_comment", job, say_nothing, inflight=deps.inflight, metrics=deps.metrics)
 
 
 async def _thank(client: AsyncWebClient, answer: AnswerRecord, voter: str, msg: Message) -> None:

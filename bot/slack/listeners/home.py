@@ -30,7 +30,7 @@ from bot.render import (
     render_error,
     render_home,
 )
-from bot.slack.boundary import Outcome, Work, handle, ignored, say_nothing
+from bot.slack.boundary import Job, Outcome, handle, ignored, say_nothing
 from bot.slack.delivery.direct_reply import DirectReply
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
@@ -66,8 +66,8 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     app.action(ASK_AGAIN_ACTION_RE)(on_ask_again)
 
 
-async def _handled(deps: SlackDeps, kind: str, work: Work) -> None:
-    await handle(kind, work, say_nothing, inflight=deps.inflight, metrics=deps.metrics)
+async def _handled(deps: SlackDeps, kind: str, job: Job) -> None:
+    await handle(kind, job, say_nothing, inflight=deps.inflight, metrics=deps.metrics)
 
 
 async def publish_home(deps: SlackDeps, client: AsyncWebClient, user: str) -> Outcome:
@@ -124,7 +124,7 @@ async def ask_again(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any
     action = actions[0] if isinstance(actions, list) and actions else {}
     reply = DirectReply(client, user)
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         try:
             question = decode_ask_again(action.get("value") if isinstance(action, dict) else None)
         except InvalidInput as exc:
@@ -134,5 +134,5 @@ async def ask_again(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any
         return await answer_question(deps, reply, route, question=question, name_asker=True)
 
     await handle(
-        "home_action", work, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics
+        "home_action", job, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics
     )

@@ -125,7 +125,7 @@ class KnownDocuments:
 
 
 async def unfurl(deps: SlackDeps, client: AsyncWebClient, event: dict[str, Any]) -> None:
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         links, target = wanted_links(event), unfurl_target(event)
         if not links or target is None:
             return Outcome(route="unfurl", outcome="no_docs")
@@ -157,4 +157,4 @@ async def unfurl(deps: SlackDeps, client: AsyncWebClient, event: dict[str, Any])
             return Outcome("unfurl", "unfurl_failed", DEVELOPER_KNOWLEDGE, "get_documents")
         return Outcome("unfurl", "ok", DEVELOPER_KNOWLEDGE, "get_documents")
 
-    await handle("unfurl", work, say_nothing, inflight=deps.inflight, metrics=deps.metrics)
+    await handle("unfurl", job, say_nothing, inflight=deps.inflight, metrics=deps.metrics)

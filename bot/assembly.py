@@ -32,8 +32,9 @@ from bot.store import (
     Store,
     StoreUnavailable,
     open_store,
+    redis_store,
+    state_file,
 )
-from bot.store._open import redis_store
 from bot.upstream import GoogleDocsService, UpstreamConfig, build_service
 
 logger = logging.getLogger(__name__)
@@ -53,6 +54,9 @@ class Core:
     metrics: Metrics
     store: Store
     service: GoogleDocsService
+    #: the SQLite file STATE_URL names did not exist and was not created (a look-only command
+    #: ran on per-process state): `check` says so
+    state_file_missing: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,7 @@ async def open_core(
     clock: Callable[[], datetime] | None = None,
     backoff_base: float = 0.5,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    create_state_file: bool = True,
 ) -> AsyncIterator[Core]:
     """Build the store and the docs service; close them (service first) on exit.
 
@@ -90,10 +95,17 @@ async def open_core(
     a database): start-up stops with its one line. A store that does not answer yet (Redis
     down) is not fatal: the bot starts on per-process state and uses the store once it is up.
     `clock` (aware UTC) and `sleep` (how the quota waits for a minute slot) are for tests.
+    `create_state_file=False` (commands that only look: `check`, `search`): an SQLite file
+    that does not exist yet is not created; the command runs on per-process state.
     """
     metrics = Metrics() if metrics is None else metrics
+    path = state_file(settings.state_url.get_secret_value())
+    missing = not create_state_file and path is not None and not path.exists()
     async with AsyncExitStack() as stack:
-        store = await _open_state(settings, metrics)
+        if missing:
+            store: Store = MemoryStore(max_entries=settings.cache_max_entries)
+        else:
+            store = await _open_state(settings, metrics)
         stack.push_async_callback(store.aclose)
         service = build_service(
             UpstreamConfig.from_settings(settings),
@@ -104,7 +116,13 @@ async def open_core(
             sleep=sleep,
         )
         stack.push_async_callback(service.aclose)
-        yield Core(settings=settings, metrics=metrics, store=store, service=service)
+        yield Core(
+            settings=settings,
+            metrics=metrics,
+            store=store,
+            service=service,
+            state_file_missing=missing,
+        )
 
 
 @asynccontextmanager

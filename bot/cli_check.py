@@ -11,15 +11,18 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from bot.errors import GdocsError
+from bot.redact import redact_url
 from bot.render.terminal import (
     CheckRow,
     check_table,
+    missing_tools_detail,
     quota_detail,
     quota_unknown_detail,
     store_detail,
 )
 from bot.settings import Settings
 from bot.store import ResilientStore, StoreError
+from bot.upstream import missing_tools
 
 if TYPE_CHECKING:
     from bot.assembly import Core
@@ -35,8 +38,12 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
     rows = [CheckRow("configuration", "ok", "settings loaded")]
     rows += [CheckRow("configuration", "FAIL", p) for p in settings.google_problems()]
     dk_status, pay_status = await service.status()
-    dk_ok = dk_status.ok
-    rows.append(_status_row("developer knowledge", dk_status.ok, dk_status.tools, dk_status.detail))
+    missing = missing_tools(dk_status.tools) if dk_status.ok else ()
+    dk_ok = dk_status.ok and not missing
+    if missing:
+        rows.append(_missing_row("developer knowledge", missing, dk_status.tools))
+    else:
+        rows.append(_status_row("developer knowledge", dk_ok, dk_status.tools, dk_status.detail))
     if dk_ok:
         try:
             hits = (await service.search(PROBE_QUERY)).hits
@@ -57,7 +64,8 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
         )
     rows.append(await _slack_row(settings))
     store = await _store_report(core)
-    rows.append(CheckRow("state store", "ok" if store["ok"] else "FAIL", store_detail(store)))
+    status = "not yet" if store.get("missing") else "ok" if store["ok"] else "FAIL"
+    rows.append(CheckRow("state store", status, store_detail(store)))
     now = datetime.now(UTC)
     quota = await _quota_state(core) if store["ok"] else None
     detail = quota_detail(quota, now=now) if quota is not None else quota_unknown_detail()
@@ -77,6 +85,9 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
 async def _store_report(core: Core) -> dict[str, object]:
     """The state store STATE_URL names: backend, URL (password hidden), whether it answers."""
     store = core.store
+    if core.state_file_missing:  # a look is no reason to create the bot's state file
+        url = redact_url(core.settings.state_url.get_secret_value())
+        return {"backend": "sqlite", "url": url, "ok": True, "detail": "no file", "missing": True}
     if not isinstance(store, ResilientStore):  # memory://: nothing to reach
         return {"backend": store.kind, "url": f"{store.kind}://", "ok": True, "detail": "ok"}
     await store.ping()  # bounded, never raises: the outcome is in state()
@@ -105,6 +116,10 @@ def _quota_json(state: QuotaState) -> dict[str, object]:
         "pause": {"kind": pause.kind, "until": pause.until.isoformat()} if pause else None,
         "next_reset": state.next_reset.isoformat(),
     }
+
+
+def _missing_row(name: str, missing: Sequence[str], tools: Sequence[str]) -> CheckRow:
+    return CheckRow(name, "FAIL", missing_tools_detail(missing, tools))
 
 
 def _status_row(name: str, ok: bool, tools: Sequence[str], detail: str) -> CheckRow:

@@ -27,7 +27,7 @@ from bot.store._api import (
 )
 from bot.store._flight import SharedFlight
 from bot.store._memory import MemoryStore
-from bot.store._open import open_store
+from bot.store._open import open_store, redis_store, state_file
 from bot.store._redis import RedisStore
 from bot.store._resilient import ResilientStore
 from bot.store._sqlite import SqliteStore
@@ -51,4 +51,6 @@ __all__ = [
     "TextCodec",
     "namespace",
     "open_store",
+    "redis_store",
+    "state_file",
 ]

@@ -56,6 +56,13 @@ def sqlite_path(url: str) -> Path:
     return Path(unquote(rest))
 
 
+def state_file(url: str) -> Path | None:
+    """The file an `sqlite:` STATE_URL keeps state in, or None for any other kind of store."""
+    if url.partition("://")[0].lower() != "sqlite":
+        return None
+    return sqlite_path(url)
+
+
 def redis_store(url: str, *, prefix: str) -> RedisStore:
     """A RedisStore for a redis:// or rediss:// URL (no connection made yet)."""
     try:

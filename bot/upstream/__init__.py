@@ -11,5 +11,6 @@ from __future__ import annotations
 from bot.upstream._build import build_service
 from bot.upstream._config import UpstreamConfig
 from bot.upstream._service import GoogleDocsService
+from bot.upstream._tools import missing_tools
 
-__all__ = ["GoogleDocsService", "UpstreamConfig", "build_service"]
+__all__ = ["GoogleDocsService", "UpstreamConfig", "build_service", "missing_tools"]

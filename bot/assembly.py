@@ -3,8 +3,8 @@ them, in reverse (an `AsyncExitStack`). `serve`, the CLI and the tests all build
 
     async with open_core(settings) as core:      # the CLI: store + docs service
         await core.service.ask("…")
-    async with open_state(settings) as store:    # the CLI's read of what the bot stored
-        await store.scan("feedback:", …)
+    async with open_feedback(settings) as log:   # the CLI's read of the stored votes
+        await log.votes()
     async with open_bot(settings) as bot:        # serve and the tests: + Slack and health
         ...
 
@@ -19,9 +19,10 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from bot.feedback import FeedbackLog
 from bot.health import Readiness
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
@@ -36,6 +37,7 @@ from bot.store import (
     state_file,
 )
 from bot.upstream import GoogleDocsService, UpstreamConfig, build_service
+from bot.worklog import WorkLog
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +45,7 @@ if TYPE_CHECKING:  # the CLI never loads the Slack side
     from slack_bolt.async_app import AsyncApp
     from slack_sdk.web.async_client import AsyncWebClient
 
-    from bot.slack.deps import SlackDeps
+    from bot.slack.deps import DocsStatus, SlackDeps
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ async def open_core(
         if missing:
             store: Store = MemoryStore(max_entries=settings.cache_max_entries)
         else:
-            store = await _open_state(settings, metrics)
+            store = await _open_resilient_store(settings, metrics)
         stack.push_async_callback(store.aclose)
         service = build_service(
             UpstreamConfig.from_settings(settings),
@@ -137,7 +139,6 @@ async def open_bot(
     """The core, Slack's Web API client, the listeners' dependencies, the Bolt app and the
     readiness state. Building it makes no Slack call."""
     from bot.slack.app import build_bolt_app, build_web_client
-    from bot.slack.deps import build_deps
 
     async with AsyncExitStack() as stack:
         core = await stack.enter_async_context(
@@ -156,36 +157,80 @@ async def open_bot(
             # the service bounds each server's check by MCP_TIMEOUT_SECONDS; this is a backstop
             probe_timeout=settings.mcp_timeout_seconds + 5,
         )
-        deps = build_deps(
-            settings,
-            service=core.service,
-            quota=core.service.quota,
-            metrics=core.metrics,
-            store=core.store,
-            clock=clock,
-            docs_status=readiness.dk_status,
-        )
+        deps = _slack_deps(settings, core, clock=clock, docs_status=readiness.dk_status)
         app = build_bolt_app(deps, client)
         yield Bot(core=core, client=client, app=app, deps=deps, readiness=readiness)
 
 
 @asynccontextmanager
-async def open_state(settings: Settings) -> AsyncIterator[Store]:
-    """The store STATE_URL names, as it is: no per-process fallback and no per-call timeout.
-    For a command that reads what the bot wrote (`gdocs-bot feedback export`), a store that
-    does not answer is an error (StoreError), never an empty result."""
+async def open_feedback(settings: Settings) -> AsyncIterator[FeedbackLog]:
+    """The votes and answer records in the store STATE_URL names, read as they are: no
+    per-process fallback and no per-call timeout. For `gdocs-bot feedback export`, a store
+    that does not answer is an error (StoreError), never an empty result."""
     store = await open_store(
         settings.state_url.get_secret_value(),
         prefix=settings.state_prefix,
         max_entries=settings.cache_max_entries,
     )
     try:
-        yield store
+        yield _feedback_log(settings, store, _utc_now)
     finally:
         await store.aclose()
 
 
-async def _open_state(settings: Settings, metrics: Metrics) -> Store:
+def _slack_deps(
+    settings: Settings,
+    core: Core,
+    *,
+    clock: Callable[[], datetime] | None,
+    docs_status: DocsStatus,
+) -> SlackDeps:
+    """What the listeners share, built on the core (nothing is contacted)."""
+    from bot.inflight import InFlight
+    from bot.slack.deps import SlackConfig, SlackDeps
+    from bot.slack.flows.routing import Router
+    from bot.slack.identity import SlackIdentity
+    from bot.slack.memory.recent import RecentQuestions
+    from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
+
+    config = SlackConfig.from_settings(settings)
+    now = clock or _utc_now
+    store, metrics = core.store, core.metrics
+    return SlackDeps(
+        config=config,
+        service=core.service,
+        metrics=metrics,
+        inflight=InFlight(),
+        store=store,
+        router=Router(settings.answer_min_words, settings.route_pay_questions),
+        limiter=RateLimiter(store, config.rate_limit_per_user_per_minute),
+        profiles=UserProfiles(store),
+        threads=ThreadMemory(store),
+        identity=SlackIdentity(),
+        quota=core.service.quota,
+        clock=now,
+        work=WorkLog(
+            store,
+            lease_seconds=settings.work_lease_seconds,
+            max_age_seconds=settings.work_max_age_seconds,
+            done_seconds=settings.dedupe_ttl_seconds,
+            metrics=metrics,
+        ),
+        feedback=_feedback_log(settings, store, now),
+        recent=RecentQuestions(store, now),
+        docs_status=docs_status,
+    )
+
+
+def _feedback_log(settings: Settings, store: Store, clock: Callable[[], datetime]) -> FeedbackLog:
+    return FeedbackLog(store, retention_days=settings.feedback_retention_days, clock=clock)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def _open_resilient_store(settings: Settings, metrics: Metrics) -> Store:
     url = settings.state_url.get_secret_value()
     prefix, bound = settings.state_prefix, settings.cache_max_entries
     try:

@@ -1,10 +1,11 @@
-"""Everything a listener needs, built once by the composition root and passed in."""
+"""Everything a listener needs: built once by the composition root (bot/assembly.py) and
+passed in."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Literal
 
 from bot.feedback import FeedbackLog
@@ -81,49 +82,3 @@ class SlackDeps:
     #: each person's last questions (the Home tab's Ask again)
     recent: RecentQuestions
     docs_status: DocsStatus
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-def build_deps(
-    settings: Settings,
-    *,
-    service: DocsService,
-    quota: AnswerQuota,
-    metrics: Metrics,
-    store: Store,
-    clock: Callable[[], datetime] | None = None,
-    docs_status: DocsStatus | None = None,
-) -> SlackDeps:
-    config = SlackConfig.from_settings(settings)
-    now = clock or _utc_now
-
-    def answered_lately() -> tuple[bool, str]:
-        return service.recently_healthy(), ""
-
-    return SlackDeps(
-        config=config,
-        service=service,
-        metrics=metrics,
-        inflight=InFlight(),
-        store=store,
-        router=Router(settings.answer_min_words, settings.route_pay_questions),
-        limiter=RateLimiter(store, config.rate_limit_per_user_per_minute),
-        profiles=UserProfiles(store),
-        threads=ThreadMemory(store),
-        identity=SlackIdentity(),
-        quota=quota,
-        clock=now,
-        work=WorkLog(
-            store,
-            lease_seconds=settings.work_lease_seconds,
-            max_age_seconds=settings.work_max_age_seconds,
-            done_seconds=settings.dedupe_ttl_seconds,
-            metrics=metrics,
-        ),
-        feedback=FeedbackLog(store, retention_days=settings.feedback_retention_days, clock=now),
-        recent=RecentQuestions(store, now),
-        docs_status=docs_status or answered_lately,
-    )

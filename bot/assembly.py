@@ -22,6 +22,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from bot.configs import (
+    FeedbackConfig,
+    StateConfig,
+    feedback_config,
+    readiness_config,
+    slack_client_config,
+    slack_config,
+    state_config,
+    upstream_config,
+    work_config,
+)
 from bot.feedback import FeedbackLog
 from bot.health import Readiness
 from bot.observability.metrics import Metrics
@@ -36,7 +47,7 @@ from bot.store import (
     redis_store,
     state_file,
 )
-from bot.upstream import GoogleDocsService, UpstreamConfig, build_service
+from bot.upstream import GoogleDocsService, build_service
 from bot.worklog import WorkLog
 
 logger = logging.getLogger(__name__)
@@ -101,16 +112,17 @@ async def open_core(
     that does not exist yet is not created; the command runs on per-process state.
     """
     metrics = Metrics() if metrics is None else metrics
-    path = state_file(settings.state_url.get_secret_value())
+    state = state_config(settings)
+    path = state_file(state.url)
     missing = not create_state_file and path is not None and not path.exists()
     async with AsyncExitStack() as stack:
         if missing:
-            store: Store = MemoryStore(max_entries=settings.cache_max_entries)
+            store: Store = MemoryStore(max_entries=state.max_entries)
         else:
-            store = await _open_resilient_store(settings, metrics)
+            store = await _open_resilient_store(state, metrics)
         stack.push_async_callback(store.aclose)
         service = build_service(
-            UpstreamConfig.from_settings(settings),
+            upstream_config(settings),
             store=store,
             metrics=metrics,
             clock=clock,
@@ -146,16 +158,16 @@ async def open_bot(
                 settings, metrics=metrics, clock=clock, backoff_base=backoff_base, sleep=sleep
             )
         )
-        token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
-        client = build_web_client(token, str(settings.slack_api_url))
+        slack_client = slack_client_config(settings)
+        client = build_web_client(slack_client.token, slack_client.api_url)
         stack.push_async_callback(_close_session, client)
+        ready = readiness_config(settings)
         readiness = Readiness(
             core.service,
             store=core.store,
-            mode="socket" if settings.socket_mode else "http",
-            probe_interval=settings.readiness_probe_seconds,
-            # the service bounds each server's check by MCP_TIMEOUT_SECONDS; this is a backstop
-            probe_timeout=settings.mcp_timeout_seconds + 5,
+            mode=ready.mode,
+            probe_interval=ready.probe_interval,
+            probe_timeout=ready.probe_timeout,
         )
         deps = _slack_deps(settings, core, clock=clock, docs_status=readiness.dk_status)
         app = build_bolt_app(deps, client)
@@ -167,13 +179,10 @@ async def open_feedback(settings: Settings) -> AsyncIterator[FeedbackLog]:
     """The votes and answer records in the store STATE_URL names, read as they are: no
     per-process fallback and no per-call timeout. For `gdocs-bot feedback export`, a store
     that does not answer is an error (StoreError), never an empty result."""
-    store = await open_store(
-        settings.state_url.get_secret_value(),
-        prefix=settings.state_prefix,
-        max_entries=settings.cache_max_entries,
-    )
+    state = state_config(settings)
+    store = await open_store(state.url, prefix=state.prefix, max_entries=state.max_entries)
     try:
-        yield _feedback_log(settings, store, _utc_now)
+        yield _feedback_log(feedback_config(settings), store, _utc_now)
     finally:
         await store.aclose()
 
@@ -187,22 +196,24 @@ def _slack_deps(
 ) -> SlackDeps:
     """What the listeners share, built on the core (nothing is contacted)."""
     from bot.inflight import InFlight
-    from bot.slack.deps import SlackConfig, SlackDeps
+    from bot.slack.deps import SlackDeps
     from bot.slack.flows.routing import Router
     from bot.slack.identity import SlackIdentity
     from bot.slack.memory.recent import RecentQuestions
     from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
 
-    config = SlackConfig.from_settings(settings)
+    config = slack_config(settings)
+    work = work_config(settings)
     now = clock or _utc_now
     store, metrics = core.store, core.metrics
+    inflight = InFlight()
     return SlackDeps(
         config=config,
         service=core.service,
         metrics=metrics,
-        inflight=InFlight(),
+        inflight=inflight,
         store=store,
-        router=Router(settings.answer_min_words, settings.route_pay_questions),
+        router=Router(config.answer_min_words, config.route_pay_questions),
         limiter=RateLimiter(store, config.rate_limit_per_user_per_minute),
         profiles=UserProfiles(store),
         threads=ThreadMemory(store),
@@ -211,37 +222,40 @@ def _slack_deps(
         clock=now,
         work=WorkLog(
             store,
-            lease_seconds=settings.work_lease_seconds,
-            max_age_seconds=settings.work_max_age_seconds,
-            done_seconds=settings.dedupe_ttl_seconds,
+            lease_seconds=work.lease_seconds,
+            max_age_seconds=work.max_age_seconds,
+            done_seconds=work.done_seconds,
             metrics=metrics,
         ),
-        feedback=_feedback_log(settings, store, now),
+        feedback=_feedback_log(feedback_config(settings), store, now),
         recent=RecentQuestions(store, now),
         docs_status=docs_status,
     )
 
 
-def _feedback_log(settings: Settings, store: Store, clock: Callable[[], datetime]) -> FeedbackLog:
-    return FeedbackLog(store, retention_days=settings.feedback_retention_days, clock=clock)
+def _feedback_log(
+    config: FeedbackConfig, store: Store, clock: Callable[[], datetime]
+) -> FeedbackLog:
+    return FeedbackLog(store, retention_days=config.retention_days, clock=clock)
 
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-async def _open_resilient_store(settings: Settings, metrics: Metrics) -> Store:
-    url = settings.state_url.get_secret_value()
-    prefix, bound = settings.state_prefix, settings.cache_max_entries
+async def _open_resilient_store(state: StateConfig, metrics: Metrics) -> Store:
+    """The store the bot runs on: each call bounded and, while the store does not answer,
+    per-process state (a memory:// store is used as it is)."""
+    url, prefix = state.url, state.prefix
     try:
-        primary = await open_store(url, prefix=prefix, max_entries=bound)
+        primary = await open_store(url, prefix=prefix, max_entries=state.max_entries)
     except StoreUnavailable as exc:
         logger.warning("%s; starting on per-process state until it answers", exc.message)
         primary = redis_store(url, prefix=prefix)  # only Redis is ever "unavailable"
     if isinstance(primary, MemoryStore):
         return primary
     logger.info("state store: %s", redact_url(url), extra={"store": primary.kind})
-    return ResilientStore(primary, timeout=settings.state_timeout_seconds, metrics=metrics, url=url)
+    return ResilientStore(primary, timeout=state.timeout_seconds, metrics=metrics, url=url)
 
 
 async def _close_session(client: AsyncWebClient) -> None:

@@ -10,6 +10,7 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from bot.configs import slack_client_config, state_config
 from bot.errors import GdocsError
 from bot.redact import redact_url
 from bot.render.terminal import (
@@ -86,7 +87,7 @@ async def _store_report(core: Core) -> dict[str, object]:
     """The state store STATE_URL names: backend, URL (password hidden), whether it answers."""
     store = core.store
     if core.state_file_missing:  # a look is no reason to create the bot's state file
-        url = redact_url(core.settings.state_url.get_secret_value())
+        url = redact_url(state_config(core.settings).url)
         return {"backend": "sqlite", "url": url, "ok": True, "detail": "no file", "missing": True}
     if not isinstance(store, ResilientStore):  # memory://: nothing to reach
         return {"backend": store.kind, "url": f"{store.kind}://", "ok": True, "detail": "ok"}
@@ -129,17 +130,14 @@ def _status_row(name: str, ok: bool, tools: Sequence[str], detail: str) -> Check
 
 
 async def _slack_row(settings: Settings) -> CheckRow:
-    if settings.slack_bot_token is None:
+    slack = slack_client_config(settings)
+    if slack.token is None:
         return CheckRow("slack", "not configured", "set SLACK_BOT_TOKEN to run the bot")
     import aiohttp
     from slack_sdk.errors import SlackApiError
     from slack_sdk.web.async_client import AsyncWebClient
 
-    client = AsyncWebClient(
-        token=settings.slack_bot_token.get_secret_value(),
-        base_url=str(settings.slack_api_url),
-        timeout=10,
-    )
+    client = AsyncWebClient(token=slack.token, base_url=slack.api_url, timeout=10)
     try:
         async with asyncio.timeout(15):
             response = await client.auth_test()
@@ -147,7 +145,7 @@ async def _slack_row(settings: Settings) -> CheckRow:
         error = exc.response.get("error", "error") if exc.response is not None else "error"
         return CheckRow("slack", "FAIL", f"auth.test: {error} — check SLACK_BOT_TOKEN")
     except (aiohttp.ClientError, TimeoutError, OSError):
-        return CheckRow("slack", "FAIL", f"cannot reach {settings.slack_api_url} (SLACK_API_URL)")
+        return CheckRow("slack", "FAIL", f"cannot reach {slack.api_url} (SLACK_API_URL)")
     detail = f"team {response.get('team', '?')} as @{response.get('user', '?')}"
     problems = settings.slack_problems()
     if problems:

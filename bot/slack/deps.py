@@ -13,7 +13,6 @@ from bot.inflight import InFlight
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
 from bot.service import DocsService
-from bot.settings import Settings
 from bot.slack.flows.routing import Router
 from bot.slack.identity import SlackIdentity
 from bot.slack.memory.recent import RecentQuestions
@@ -28,7 +27,7 @@ DocsStatus = Callable[[], tuple[bool, str]]
 
 @dataclass(frozen=True)
 class SlackConfig:
-    """The settings the Slack side uses."""
+    """The settings the Slack side uses (mapped from Settings by bot/configs.py)."""
 
     socket_mode: bool
     signing_secret: str
@@ -42,20 +41,9 @@ class SlackConfig:
     document_ttl_seconds: float
     #: whose follow-ups in the bot's threads are answered without a mention
     thread_followups: Literal["asker", "anyone", "off"] = "asker"
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> SlackConfig:
-        secret = settings.slack_signing_secret
-        return cls(
-            socket_mode=settings.socket_mode,
-            signing_secret=secret.get_secret_value() if secret is not None else "",
-            doc_file_threshold_chars=settings.doc_file_threshold_chars,
-            rate_limit_per_user_per_minute=settings.rate_limit_per_user_per_minute,
-            dedupe_ttl_seconds=settings.dedupe_ttl_seconds,
-            work_recovery_seconds=settings.work_recovery_seconds,
-            document_ttl_seconds=settings.cache_document_ttl_seconds,
-            thread_followups=settings.thread_followups,
-        )
+    #: the routing policy (bot/slack/flows/routing.py)
+    answer_min_words: int = 4
+    route_pay_questions: bool = True
 
 
 @dataclass(frozen=True)

@@ -196,6 +196,7 @@ def _slack_deps(
 ) -> SlackDeps:
     """What the listeners share, built on the core (nothing is contacted)."""
     from bot.inflight import InFlight
+    from bot.slack.boundary import Boundary
     from bot.slack.deps import SlackDeps
     from bot.slack.flows.routing import Router
     from bot.slack.identity import SlackIdentity
@@ -230,6 +231,7 @@ def _slack_deps(
         feedback=_feedback_log(feedback_config(settings), store, now),
         recent=RecentQuestions(store, now),
         docs_status=docs_status,
+        boundary=Boundary(inflight=inflight, metrics=metrics),
     )
 
 

@@ -13,6 +13,7 @@ from bot.inflight import InFlight
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
 from bot.service import DocsService
+from bot.slack.boundary import Boundary
 from bot.slack.flows.routing import Router
 from bot.slack.identity import SlackIdentity
 from bot.slack.memory.recent import RecentQuestions
@@ -70,3 +71,5 @@ class SlackDeps:
     #: each person's last questions (the Home tab's Ask again)
     recent: RecentQuestions
     docs_status: DocsStatus
+    #: runs each request's job: one log line and one metric, never an escaped exception
+    boundary: Boundary

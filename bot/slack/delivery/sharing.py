@@ -36,7 +36,7 @@ from bot.render.share import (
     render_shared_answer,
     render_shared_note,
 )
-from bot.slack.boundary import Outcome, handle
+from bot.slack.boundary import Outcome
 from bot.slack.delivery import posting
 from bot.slack.delivery.replies import ActionReply, Reply
 from bot.slack.deps import SlackDeps
@@ -134,7 +134,7 @@ async def handle_share_click(deps: SlackDeps, client: AsyncWebClient, body: dict
             return Outcome(route="share", outcome="invalid_input")
         return await _share(deps, reply, answer_id)
 
-    await handle("action", job, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("action", job, reply.notify_thread)
 
 
 async def _share(deps: SlackDeps, reply: ActionReply, answer_id: str) -> Outcome:

@@ -24,7 +24,7 @@ from bot.render import (
     render_fetching,
     render_stale_button,
 )
-from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, handle, ignored
+from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, ignored
 from bot.slack.delivery.replies import ActionReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
@@ -132,6 +132,6 @@ async def handle_doc_click(
         finally:
             await reply.finish()
 
-    await handle("action", job, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("action", job, reply.notify_thread)
     if record is not None:
         await deps.work.finish(record)

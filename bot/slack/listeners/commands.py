@@ -7,7 +7,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.boundary import Outcome, handle
+from bot.slack.boundary import Outcome
 from bot.slack.delivery.replies import CommandReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.answer import answer_question
@@ -69,6 +69,6 @@ async def handle_command(
             command=command,
         )
 
-    await handle("command", job, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("command", job, reply.notify_thread)
     if record is not None:
         await deps.work.finish(record)

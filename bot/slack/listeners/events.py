@@ -11,7 +11,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.boundary import Outcome, handle, ignored
+from bot.slack.boundary import Outcome, ignored
 from bot.slack.delivery.replies import ThreadReply
 from bot.slack.delivery.status import DmReply, work_kind
 from bot.slack.deps import SlackDeps
@@ -142,6 +142,6 @@ async def handle_question(
             route = replace(route, private=False)  # a DM is private already
         return await answer_question(deps, reply, route, question=text, name_asker=False)
 
-    await handle(kind, job, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary(kind, job, reply.notify_thread)
     if record is not None:
         await deps.work.finish(record)

@@ -36,7 +36,7 @@ from bot.render import (
     render_internal_error,
     vote_from_view,
 )
-from bot.slack.boundary import Outcome, handle, say_nothing
+from bot.slack.boundary import Outcome, say_nothing
 from bot.slack.delivery import posting
 from bot.slack.delivery.replies import ActionReply, Reply
 from bot.slack.deps import SlackDeps
@@ -131,7 +131,7 @@ async def handle_vote(deps: SlackDeps, client: AsyncWebClient, body: dict[str, A
         await reply.notify_asker(render_feedback_thanks(vote))
         return Outcome(route=answer.kind, outcome=f"vote_{vote.vote}", tool=answer.tool or "-")
 
-    await handle("feedback", job, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("feedback", job, reply.notify_asker)
 
 
 async def open_comment_form(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> None:
@@ -156,7 +156,7 @@ async def open_comment_form(deps: SlackDeps, client: AsyncWebClient, body: dict[
             return Outcome(route="feedback", outcome="form_failed")
         return Outcome(route="feedback", outcome="form_opened")
 
-    await handle("feedback", job, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("feedback", job, reply.notify_asker)
 
 
 async def submit_comment(
@@ -181,9 +181,7 @@ async def submit_comment(
         async def refused() -> Outcome:
             return Outcome(route="feedback", outcome="stale")
 
-        await handle(
-            "feedback_comment", refused, say_nothing, inflight=deps.inflight, metrics=deps.metrics
-        )
+        await deps.boundary("feedback_comment", refused, say_nothing)
         return
     await ack()
     deps.inflight.spawn(_store_comment(deps, client, answer, vote, voter, comment_from_view(view)))
@@ -204,7 +202,7 @@ async def _store_comment(
         await _thank(client, answer, voter, render_feedback_recorded())
         return Outcome(route=answer.kind, outcome="commented", tool=answer.tool or "-")
 
-    await handle("feedback_comment", job, say_nothing, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("feedback_comment", job, say_nothing)
 
 
 async def _thank(client: AsyncWebClient, answer: AnswerRecord, voter: str, msg: Message) -> None:

@@ -30,7 +30,7 @@ from bot.render import (
     render_error,
     render_home,
 )
-from bot.slack.boundary import Job, Outcome, handle, ignored, say_nothing
+from bot.slack.boundary import Job, Outcome, ignored, say_nothing
 from bot.slack.delivery.direct_reply import DirectReply
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
@@ -67,7 +67,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
 
 async def _handled(deps: SlackDeps, kind: str, job: Job) -> None:
-    await handle(kind, job, say_nothing, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary(kind, job, say_nothing)
 
 
 async def publish_home(deps: SlackDeps, client: AsyncWebClient, user: str) -> Outcome:
@@ -133,6 +133,4 @@ async def ask_again(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any
         route = deps.router.route(question)
         return await answer_question(deps, reply, route, question=question, name_asker=True)
 
-    await handle(
-        "home_action", job, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics
-    )
+    await deps.boundary("home_action", job, reply.notify_asker)

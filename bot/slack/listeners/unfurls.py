@@ -31,7 +31,7 @@ from bot.errors import GdocsError, NotFound
 from bot.models import Document
 from bot.names import MAX_NAMES_PER_CALL
 from bot.render import doc_name_for_url, render_unfurl
-from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, handle, say_nothing
+from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, say_nothing
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.store import TEXT
@@ -157,4 +157,4 @@ async def unfurl(deps: SlackDeps, client: AsyncWebClient, event: dict[str, Any])
             return Outcome("unfurl", "unfurl_failed", DEVELOPER_KNOWLEDGE, "get_documents")
         return Outcome("unfurl", "ok", DEVELOPER_KNOWLEDGE, "get_documents")
 
-    await handle("unfurl", job, say_nothing, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("unfurl", job, say_nothing)

@@ -29,6 +29,8 @@ class Snippet:
     anchor: int
     command: Command | None = None
     lines: tuple[tuple[str, ...], ...] = ()
+    #: an inline span: a command named in passing (`gcloud run deploy`) may be a prefix
+    inline: bool = False
 
 
 def _paragraph_end(lines: list[str], number: int) -> int:
@@ -68,7 +70,8 @@ def _inline_snippets(lines: list[str], in_code: list[bool]) -> list[Snippet]:
                 found.append(Snippet("flag", span.split("=", 1)[0], anchor))
             elif looks_like_command(span):
                 found.extend(
-                    Snippet("command", c.text, anchor, command=c) for c in shell_commands(span)
+                    Snippet("command", c.text, anchor, command=c, inline=True)
+                    for c in shell_commands(span)
                 )
     return found
 

@@ -23,9 +23,11 @@ def _same_words(a: tuple[str, ...], d: tuple[str, ...]) -> bool:
     return len(a) == len(d) and all(value_ok(x, y) for x, y in zip(a, d, strict=True))
 
 
-def path_ok(c: Command, d: Command) -> bool:
+def path_ok(c: Command, d: Command, *, prefix: bool = False) -> bool:
     """The same subcommands and arguments (placeholders allowed), whichever flags took
-    which values."""
+    which values; with `prefix`, a command named without its arguments is enough."""
+    if prefix and not c.flags and _same_words(c.path, d.path[: len(c.path)]):
+        return True
     return (
         _same_words(c.path, d.path)
         or _same_words(c.loose, d.loose)
@@ -41,6 +43,28 @@ def _prefix(c: Command, d: Command) -> int:
             break
         n += 1
     return n
+
+
+def _segment(a: str, d: str) -> str:
+    """The first segment of path `a` that path `d` does not have (all of `a` if none)."""
+    for x, y in zip(a.split("/"), d.split("/"), strict=False):
+        if not value_ok(x, y):
+            return x
+    return a
+
+
+def _departure(c: Command, shown: list[tuple[Command, str]]) -> str:
+    """Where the answer's command leaves the closest command the page shows: the
+    subcommand up to the first word no such command has (or the path segment)."""
+    if not shown:
+        return c.program
+    depth, closest = max(((_prefix(c, d), d) for d, _ in shown), key=lambda p: p[0])
+    if depth >= len(c.path):
+        return " ".join((c.program, *c.path))[:80]
+    word = c.path[depth]
+    if "/" in word and depth < len(closest.path) and "/" in closest.path[depth]:
+        return _segment(word, closest.path[depth])
+    return " ".join((c.program, *c.path[: depth + 1]))[:80]
 
 
 def _result(s: Snippet, result: str, page: PageIndex | None = None, **extra: object) -> SnippetCheck:
@@ -63,7 +87,7 @@ def check_command(s: Snippet, pages: list[PageIndex]) -> SnippetCheck:
     best: tuple[int, PageIndex, str, list[str]] | None = None
     for page in pages:
         for d, section in page.commands.get(c.program, ()):
-            if not path_ok(c, d):
+            if not path_ok(c, d, prefix=s.inline):
                 continue
             have = set(d.flags)
             missing = [f for f in c.flags if f not in have]
@@ -89,9 +113,7 @@ def _scattered(s: Snippet, c: Command, pages: list[PageIndex]) -> SnippetCheck:
     for page in pages:
         unknown = _unknown(words, page)
         if not unknown:
-            shown = page.commands.get(c.program, ())
-            depth = max((_prefix(c, d) for d, _ in shown), default=-1)
-            differs = c.path[depth] if 0 <= depth < len(c.path) else c.program
+            differs = _departure(c, page.commands.get(c.program, []))
             return _result(s, "partly", page, missing=(differs,), elsewhere=True)
         if fewest is None or len(unknown) < len(fewest):
             fewest = unknown

@@ -15,7 +15,7 @@ KNOWN_CLIS = frozenset(
         "terraform", "npm", "npx", "yarn", "pnpm", "pip", "pip3", "python", "python3",
         "node", "curl", "wget", "adb", "flutter", "dart", "go", "docker", "gradle",
         "gradlew", "mvn", "gemini", "genkit", "git", "sdkmanager", "bazel", "protoc",
-        "firebase-tools", "gsutil.py", "deno", "bun", "pod", "xcodebuild", "emulator",
+        "firebase-tools", "flutterfire", "gsutil.py", "deno", "bun", "pod", "xcodebuild", "emulator",
     }
 )  # fmt: skip
 #: fence info words whose blocks hold shell commands (and an empty info string)
@@ -169,7 +169,7 @@ def flag_name(token: str) -> str:
     return "--" + name[5:] if name.startswith("--no-") else name
 
 
-def parse_command(words: list[str], text: str, *, require_cli: bool = True) -> Command | None:
+def parse_command(words: list[str], text: str) -> Command | None:
     """One command from its shell words, or None when it is not one (no known CLI first
     word, and no `--flag`)."""
     while words and (words[0] in ("sudo", "time", "exec") or _ASSIGNMENT_RE.match(words[0])):
@@ -177,8 +177,8 @@ def parse_command(words: list[str], text: str, *, require_cli: bool = True) -> C
     if not words:
         return None
     program = words[0].removeprefix("./")
-    has_flags = any(w.startswith("--") and len(w) > 2 for w in words[1:])
-    if program not in KNOWN_CLIS and not (has_flags and not require_cli):
+    if program not in KNOWN_CLIS:
+        has_flags = any(w.startswith("--") and len(w) > 2 for w in words[1:])
         if not has_flags or not _IDENT_RE.match(program.replace("-", "_")):
             return None
     path: list[str] = []

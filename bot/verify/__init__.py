@@ -48,7 +48,7 @@ def unchecked(markdown: str) -> Verification:
     return Verification(
         status="unchecked",
         snippets=tuple(
-            SnippetCheck(snippet=s.text[:200], kind=s.kind, result="unchecked", anchor=s.anchor)  # type: ignore[arg-type]
+            SnippetCheck(snippet=s.text[:200], kind=s.kind, result="unchecked", anchor=s.anchor)
             for s in snippets(markdown)
         ),
     )

@@ -35,8 +35,10 @@ class Snippet:
 
 def _paragraph_end(lines: list[str], number: int) -> int:
     end = number
-    while end + 1 < len(lines) and lines[end + 1].strip() and not lines[end + 1].lstrip().startswith(
-        ("```", "~~~")
+    while (
+        end + 1 < len(lines)
+        and lines[end + 1].strip()
+        and not lines[end + 1].lstrip().startswith(("```", "~~~"))
     ):
         end += 1
     return end

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.models import SnippetCheck
 from bot.verify._answer import Snippet
-from bot.verify._pages import PageIndex
+from bot.verify._pages import PageIndex, key_name
 from bot.verify._parse import (
     Command,
     code_token_ok,
@@ -67,7 +67,9 @@ def _departure(c: Command, shown: list[tuple[Command, str]]) -> str:
     return " ".join((c.program, *c.path[: depth + 1]))[:80]
 
 
-def _result(s: Snippet, result: str, page: PageIndex | None = None, **extra: object) -> SnippetCheck:
+def _result(
+    s: Snippet, result: str, page: PageIndex | None = None, **extra: object
+) -> SnippetCheck:
     where = {"title": page.title, "uri": page.uri} if page is not None else {}
     return SnippetCheck.model_validate(
         {"snippet": s.text[:200], "kind": s.kind, "result": result, "anchor": s.anchor}
@@ -77,8 +79,7 @@ def _result(s: Snippet, result: str, page: PageIndex | None = None, **extra: obj
 
 
 def _unknown(words: tuple[str, ...] | list[str], page: PageIndex) -> list[str]:
-    vocab = page.words
-    return [w for w in words if w not in vocab and not is_placeholder(w) and w.isascii()]
+    return [w for w in words if not is_placeholder(w) and w.isascii() and not page.has(w)]
 
 
 def check_command(s: Snippet, pages: list[PageIndex]) -> SnippetCheck:
@@ -86,7 +87,7 @@ def check_command(s: Snippet, pages: list[PageIndex]) -> SnippetCheck:
     assert c is not None
     best: tuple[int, PageIndex, str, list[str]] | None = None
     for page in pages:
-        for d, section in page.commands.get(c.program, ()):
+        for d, section in page.commands(c.program):
             if not path_ok(c, d, prefix=s.inline):
                 continue
             have = set(d.flags)
@@ -97,7 +98,7 @@ def check_command(s: Snippet, pages: list[PageIndex]) -> SnippetCheck:
                 best = (len(missing), page, section, missing)
     if best is not None:
         _, page, section, missing = best
-        elsewhere = all(any(f in p.words for p in pages) for f in missing)
+        elsewhere = all(any(p.has(f) for p in pages) for f in missing)
         return _result(
             s, "partly", page, section=section, missing=tuple(missing[:MAX_MISSING]),
             elsewhere=elsewhere,
@@ -113,7 +114,7 @@ def _scattered(s: Snippet, c: Command, pages: list[PageIndex]) -> SnippetCheck:
     for page in pages:
         unknown = _unknown(words, page)
         if not unknown:
-            differs = _departure(c, page.commands.get(c.program, []))
+            differs = _departure(c, page.commands(c.program))
             return _result(s, "partly", page, missing=(differs,), elsewhere=True)
         if fewest is None or len(unknown) < len(fewest):
             fewest = unknown
@@ -122,15 +123,9 @@ def _scattered(s: Snippet, c: Command, pages: list[PageIndex]) -> SnippetCheck:
 
 
 def _line_found(tokens: tuple[str, ...], page: PageIndex) -> str | None:
-    for d, section in page.code.get((tokens[0], len(tokens)), ()):
+    for d, section in page.code_lines(key_name(tokens), len(tokens)):
         if all(code_token_ok(a, b) for a, b in zip(tokens, d, strict=True)):
             return section
-    for (first, size), entries in page.code.items():
-        if size != len(tokens) or first == tokens[0] or not code_token_ok(tokens[0], first):
-            continue
-        for d, section in entries:
-            if all(code_token_ok(a, b) for a, b in zip(tokens, d, strict=True)):
-                return section
     return None
 
 
@@ -148,7 +143,7 @@ def check_code(s: Snippet, pages: list[PageIndex]) -> SnippetCheck:
         return _result(s, "not_found")
     count, page, section, unmatched = best
     names = [n for line in unmatched for n in identifiers(line)]
-    unknown = [n for n in dict.fromkeys(names) if all(n not in p.words for p in pages)]
+    unknown = [n for n in dict.fromkeys(names) if not any(p.has(n) for p in pages)]
     if count == 0 and unknown:
         return _result(s, "not_found", missing=tuple(unknown[:MAX_MISSING]))
     if unknown:
@@ -160,6 +155,6 @@ def check_code(s: Snippet, pages: list[PageIndex]) -> SnippetCheck:
 def check_flag(s: Snippet, pages: list[PageIndex]) -> SnippetCheck:
     flag = flag_name(s.text)
     for page in pages:
-        if flag in page.words:
+        if page.has(flag):
             return _result(s, "found", page)
     return _result(s, "not_found", missing=(flag,))

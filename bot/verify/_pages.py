@@ -1,98 +1,141 @@
-"""A cited page made searchable: its commands by program, its code lines by first token and
-length, its words, each with the section (heading) it sits under. Built once per page
-content and kept in a small in-process LRU (the same pages are cited again and again)."""
+"""A cited page made searchable. One pass over its lines keeps its shell lines and code
+lines with the section (heading) each is under; commands are parsed per program, and code
+lines tokenised, only when an answer asks for them (an answer names a few programs, a page
+shows many lines). Kept in a small in-process LRU: the same pages are cited again and again."""
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from bot.models import Document
 from bot.verify._parse import (
     CODE_LANGS,
-    HEADING_RE,
     INLINE_RE,
-    SHELL_LANGS,
     Command,
     code_tokens,
-    fences,
     logical_lines,
     looks_like_command,
     shell_commands,
-    vocabulary,
+    word_pattern,
 )
 
 #: page indexes kept in this process (by name and content)
 MAX_INDEXED_PAGES = 256
+_IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 @dataclass(slots=True)
 class PageIndex:
     title: str
     uri: str
-    #: (command, section) by program
-    commands: dict[str, list[tuple[Command, str]]] = field(default_factory=dict)
-    #: (tokens, section) by (first token, number of tokens)
-    code: dict[tuple[str, int], list[tuple[tuple[str, ...], str]]] = field(default_factory=dict)
-    content: str = ""
-    _words: frozenset[str] | None = None
+    content: str
+    #: logical shell lines (continuations joined) and command-like inline spans
+    shell: list[tuple[str, str]] = field(default_factory=list)
+    #: every fenced line, as written
+    code: list[tuple[str, str]] = field(default_factory=list)
+    _commands: dict[str, list[tuple[Command, str]]] = field(default_factory=dict)
+    _tokens: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    _has: dict[str, bool] = field(default_factory=dict)
 
-    @property
-    def words(self) -> frozenset[str]:
-        """Every word and flag of the page (computed when a check first needs it)."""
-        if self._words is None:
-            self._words = vocabulary(self.content)
-        return self._words
+    def has(self, word: str) -> bool:
+        """Whether the page has `word` as a whole word anywhere, prose included (a flag
+        `--x` also as `--no-x`). One search per word asked: cheaper than a vocabulary."""
+        found = self._has.get(word)
+        if found is None:
+            found = self._has[word] = word_pattern(word).search(self.content) is not None
+        return found
 
-    def add_command(self, command: Command, section: str) -> None:
-        self.commands.setdefault(command.program, []).append((command, section))
+    def commands(self, program: str) -> list[tuple[Command, str]]:
+        """The page's commands of `program`, each with its section."""
+        found = self._commands.get(program)
+        if found is None:
+            found = [
+                (command, section)
+                for line, section in self.shell
+                if program in line
+                for command in shell_commands(line)
+                if command.program == program
+            ]
+            self._commands[program] = found
+        return found
 
-    def add_code(self, tokens: tuple[str, ...], section: str) -> None:
-        self.code.setdefault((tokens[0], len(tokens)), []).append((tokens, section))
+    def code_lines(self, key: str, size: int) -> list[tuple[tuple[str, ...], str]]:
+        """The page's code lines of `size` tokens that contain the name `key`."""
+        out = []
+        for raw, section in self.code:
+            if key not in raw:
+                continue
+            tokens = self._tokens.get(raw, ())
+            if tokens == ():
+                tokens = self._tokens[raw] = code_tokens(raw)
+            if tokens is not None and len(tokens) == size:
+                out.append((tokens, section))
+        return out
 
 
-def _sections(lines: list[str]) -> list[str]:
-    """The heading each line is under ("" before the first)."""
-    current, out = "", []
-    in_fence = ""
-    for line in lines:
-        stripped = line.lstrip()
-        if stripped.startswith(("```", "~~~")):
-            mark = stripped[:3]
-            in_fence = "" if in_fence == mark else (in_fence or mark)
-        elif not in_fence and stripped.startswith("#"):
-            match = HEADING_RE.match(line)
-            if match:
-                current = match.group(1).strip()
-        out.append(current)
+def key_name(tokens: tuple[str, ...]) -> str:
+    """The name a matching page line must contain (the longest one the line uses)."""
+    names = [t for t in tokens if _IDENT_RE.fullmatch(t)]
+    return max(names, key=len) if names else tokens[0]
+
+
+# each starts with a literal newline (the page is searched with one put in front): the
+# regex engine then skips to newlines instead of trying every position
+_FENCE_LINE_RE = re.compile(r"\n[ \t]*(`{3,}|~{3,})[ \t]*([^`\s]*)[^\n]*")
+_HEADINGS_RE = re.compile(r"\n {0,3}#{1,6}[ \t]+([^\n]+)")
+
+
+def _blocks(content: str) -> list[tuple[int, int, str, list[str]]]:
+    """Fenced blocks: start, end, language, lines (fence lines found by one regex, paired
+    here; an unclosed fence runs to the end)."""
+    out = []
+    opened: re.Match[str] | None = None
+    for match in _FENCE_LINE_RE.finditer(content):
+        if opened is None:
+            opened = match
+        elif match.group(1).startswith(opened.group(1)) and not match.group(2):
+            body = content[opened.end() + 1 : match.start()].splitlines()
+            lang = opened.group(2).lower().strip("{}.")
+            out.append((opened.start(), match.end(), lang, body))
+            opened = None
+    if opened is not None:
+        lang = opened.group(2).lower().strip("{}.")
+        out.append((opened.start(), len(content), lang, content[opened.end() + 1 :].splitlines()))
     return out
 
 
 def build_index(doc: Document) -> PageIndex:
-    lines = doc.content.splitlines()
-    sections = _sections(lines)
+    """Regexes over the whole page (a line-by-line loop costs several times more)."""
     index = PageIndex(title=doc.title, uri=doc.uri, content=doc.content)
-    in_code = [False] * len(lines)
-    for fence in fences(lines):
-        section = sections[fence.start]
-        for i in range(fence.start, fence.end + 1):
-            in_code[i] = True
-        if fence.lang in SHELL_LANGS or fence.lang not in CODE_LANGS:
-            for line in logical_lines(fence.lines):
-                for command in shell_commands(line):
-                    index.add_command(command, section)
-        for line in fence.lines:
-            tokens = code_tokens(line)
-            if tokens is not None:
-                index.add_code(tokens, section)
-    for number, line in enumerate(lines):
-        if in_code[number] or "`" not in line:
+    content = "\n" + doc.content
+    blocks = _blocks(content)
+    starts = [start for start, _, _, _ in blocks]
+    heads: list[tuple[int, str]] = []
+    for h in _HEADINGS_RE.finditer(content):
+        at = bisect_right(starts, h.start()) - 1
+        if at < 0 or h.start() >= blocks[at][1]:  # a `# comment` in a block is no heading
+            heads.append((h.start(), h.group(1).strip().rstrip("#").strip()))
+    head_at = [p for p, _ in heads]
+
+    def section(position: int) -> str:
+        at = bisect_right(head_at, position) - 1
+        return heads[at][1] if at >= 0 else ""
+
+    for start, _, lang, body in blocks:
+        where = section(start)
+        index.code.extend((line, where) for line in body)
+        if lang not in CODE_LANGS:
+            index.shell.extend((line, where) for line in logical_lines(body))
+    for span in INLINE_RE.finditer(content):
+        at = bisect_right(starts, span.start()) - 1
+        if at >= 0 and span.start() < blocks[at][1]:
             continue
-        for match in INLINE_RE.finditer(line):
-            span = match.group(1).strip()
-            if looks_like_command(span):
-                for command in shell_commands(span.removeprefix("$ ")):
-                    index.add_command(command, sections[number])
+        text = span.group(1).strip().removeprefix("$ ")
+        if looks_like_command(text):
+            index.shell.append((text, section(span.start())))
     return index
 
 

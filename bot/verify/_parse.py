@@ -15,7 +15,8 @@ KNOWN_CLIS = frozenset(
         "terraform", "npm", "npx", "yarn", "pnpm", "pip", "pip3", "python", "python3",
         "node", "curl", "wget", "adb", "flutter", "dart", "go", "docker", "gradle",
         "gradlew", "mvn", "gemini", "genkit", "git", "sdkmanager", "bazel", "protoc",
-        "firebase-tools", "flutterfire", "gsutil.py", "deno", "bun", "pod", "xcodebuild", "emulator",
+        "firebase-tools", "flutterfire", "gsutil.py", "deno", "bun", "pod", "xcodebuild",
+        "emulator",
     }
 )  # fmt: skip
 #: fence info words whose blocks hold shell commands (and an empty info string)
@@ -31,7 +32,7 @@ CODE_LANGS = frozenset(
 )  # fmt: skip
 
 FENCE_RE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\s]*)[^`]*$")
-INLINE_RE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+INLINE_RE = re.compile(r"`([^`\n]+)`")
 HEADING_RE = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
 _PROMPT_RE = re.compile(r"^(?:\([\w.-]+\)\s*)?(?:[\w.@~:/-]*[$%>❯]|PS>|PS [^>]*>)\s+")
 _TRAILING_COMMENT_RE = re.compile(r"\s+#\s.*$")
@@ -43,9 +44,10 @@ _CODE_TOKEN_RE = re.compile(
     r"\"(?:[^\"\\]|\\.)*\"?|'(?:[^'\\]|\\.)*'?|`[^`]*`?|[A-Za-z_$][\w$]*|\d[\w.]*|\S"
 )
 _IDENT_RE = re.compile(r"^[A-Za-z_$][\w$]*$")
-_WORD_RE = re.compile(r"--?[A-Za-z][\w.-]*|[A-Za-z_][\w.-]*")
 
-_WRAPPED_RE = re.compile(r"^(?:<[^<>]+>|\{\{?[^{}]+\}?\}|\[[A-Z_ -]+\]|\$\{?[A-Za-z_]\w*\}?|%\w+%)$")
+_WRAPPED_RE = re.compile(
+    r"^(?:<[^<>]+>|\{\{?[^{}]+\}?\}|\[[A-Z_ -]+\]|\$\{?[A-Za-z_]\w*\}?|%\w+%)$"
+)
 _CAPS_RE = re.compile(r"^[A-Z][A-Z0-9_-]*[A-Z0-9]$")
 _IN_WORD_PLACEHOLDER_RE = re.compile(
     r"[A-Z][A-Z0-9]*_[A-Z0-9_]+|<[^<>]+>|\{[^{}]+\}|\$\{?[A-Za-z_]\w*|\b[A-Z]{4,}\b"
@@ -120,7 +122,9 @@ def fences(lines: list[str]) -> Iterator[Fence]:
         while i < len(lines) and not lines[i].strip().startswith(mark):
             i += 1
         end = min(i, len(lines) - 1)
-        yield Fence(match.group("info").lower().strip("{}."), tuple(lines[start + 1 : i]), start, end)
+        yield Fence(
+            match.group("info").lower().strip("{}."), tuple(lines[start + 1 : i]), start, end
+        )
         i += 1
 
 
@@ -149,7 +153,7 @@ def logical_lines(lines: tuple[str, ...] | list[str]) -> Iterator[str]:
         if held:
             line = held + " " + line
             held = ""
-        if line.endswith("\\") or line.endswith("`") and line.count("`") % 2:
+        if line.endswith("\\") or (line.endswith("`") and line.count("`") % 2):
             held = line[:-1].rstrip()
             continue
         line = _PROMPT_RE.sub("", line, count=1)
@@ -237,8 +241,8 @@ def code_tokens(line: str) -> tuple[str, ...] | None:
     if not stripped or stripped.startswith(_COMMENT_STARTS):
         return None
     tokens = _CODE_TOKEN_RE.findall(stripped)
-    for i, token in enumerate(tokens):
-        if token == "#" or (token == "/" and i + 1 < len(tokens) and tokens[i + 1] == "/"):
+    for i, tok in enumerate(tokens):
+        if tok == "#" or (tok == "/" and i + 1 < len(tokens) and tokens[i + 1] == "/"):
             tokens = tokens[:i]
             break
     if len(tokens) < 3 or sum(1 for t in tokens if _IDENT_RE.match(t)) < 1:
@@ -266,9 +270,8 @@ def code_token_ok(a: str, d: str) -> bool:
         return _string_ok(a, d)
     if a0.isdigit() and d0.isdigit():
         return True
-    if _CAPS_RE.match(d) and "_" in d and (_IDENT_RE.match(a) or a0 in "\"'"):
-        return True  # PROJECT_ID as a bare name in the page, a value in the answer
-    return False
+    # PROJECT_ID as a bare name in the page, a value in the answer
+    return bool(_CAPS_RE.match(d) and "_" in d and (_IDENT_RE.match(a) or a0 in "\"'"))
 
 
 def identifiers(tokens: tuple[str, ...]) -> list[str]:
@@ -278,7 +281,11 @@ def identifiers(tokens: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys([*calls, *names]))
 
 
-def vocabulary(text: str) -> frozenset[str]:
-    """Every word and flag of a page (flags as `--name`)."""
-    words = _WORD_RE.findall(text)
-    return frozenset(flag_name(w) if w.startswith("-") else w.rstrip(".-") for w in words)
+def word_pattern(word: str) -> re.Pattern[str]:
+    """`word` as a whole word of a page (`--x` also as `--no-x`; a sentence's full stop
+    may follow)."""
+    if word.startswith("--"):
+        body = "--(?:no-)?" + re.escape(word[2:].removeprefix("no-"))
+    else:
+        body = re.escape(word)
+    return re.compile(r"(?<![\w.-])" + body + r"(?![\w-]|\.\w)")

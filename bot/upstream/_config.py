@@ -29,6 +29,9 @@ class UpstreamConfig:
     #: after a quota error, search instead of answer_query until the quota resets
     skip_until_reset: bool = True
     quota: QuotaConfig = field(default_factory=QuotaConfig)
+    #: check generated answers' commands against their cited pages, within this budget
+    verify_answers: bool = True
+    verify_timeout: float = 2.0
 
     @property
     def oauth_configured(self) -> bool:
@@ -54,6 +57,8 @@ class UpstreamConfig:
             document_ttl=settings.cache_document_ttl_seconds,
             max_query_chars=settings.max_query_chars,
             skip_until_reset=settings.answer_quota_skip_until_reset,
+            verify_answers=settings.verify_answers,
+            verify_timeout=settings.verify_timeout_seconds,
             quota=QuotaConfig(
                 per_minute=settings.answer_quota_per_minute,
                 per_day=settings.answer_quota_per_day,

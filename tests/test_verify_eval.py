@@ -3,8 +3,11 @@ come out as written down, and the issue's targets hold over the whole set."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from bench.run import main as bench_main
 from bench.verify_bench import PLANTED, Tally, summarise
 from bench.verify_cases import CORRECT_KINDS, Case, load_cases
 from bot.verify import check_answer, count_commands
@@ -65,3 +68,10 @@ def test_a_partly_found_flag_says_whether_the_pages_have_it_elsewhere() -> None:
     (b,) = check_answer(foreign.answer, foreign.pages).snippets
     assert (a.missing, a.elsewhere) == (("--service-acount",), False)
     assert (b.missing, b.elsewhere) == (("--machine-type",), True)
+
+
+def test_the_bench_scenario_runs_and_a_smoke_run_writes_nothing(tmp_path: Path) -> None:
+    """`python -m bench.run --scenario verify --smoke` meets the targets, leaves RESULTS alone."""
+    out = tmp_path / "RESULTS.md"
+    assert 0 == bench_main(["--scenario", "verify", "--smoke", "--out", str(out)])
+    assert not out.exists()

@@ -111,7 +111,9 @@ def cpu_per_check(cases: list[Case], pages: list[Document], reps: int) -> dict[s
             t0 = time.process_time()
             check_answer(answer, pages)
             warm.append(time.process_time() - t0)
+    cold_sorted = sorted(cold)
     return {
+        "cold_p95_ms": cold_sorted[int(0.95 * (len(cold_sorted) - 1))] * 1000,
         "cold_p50_ms": statistics.median(cold) * 1000,
         "cold_max_ms": max(cold) * 1000,
         "warm_p50_ms": statistics.median(warm) * 1000,
@@ -164,8 +166,8 @@ def render(tally: Tally, summary: dict[str, Any], cpu: dict[str, float], head: s
             f"| Marks on answers without code | {tally.nocode_marks} on {tally.nocode_cases} "
             f"answers | 0 ({mark[ok['nocode']]}) |",
             f"| CPU per check, 20 pages ({cpu['page_chars'] / 1000:.0f} k characters), cold "
-            f"p50 / max | {cpu['cold_p50_ms']:.2f} / {cpu['cold_max_ms']:.2f} ms | ≤ 20 ms "
-            f"({mark[ok['cpu']]}) |",
+            f"p50 / p95 / max | {cpu['cold_p50_ms']:.2f} / {cpu['cold_p95_ms']:.2f} / "
+            f"{cpu['cold_max_ms']:.2f} ms | ≤ 20 ms, p50 ({mark[ok['cpu']]}) |",
             f"| … warm (page indexes kept in the process) p50 / max | {cpu['warm_p50_ms']:.2f} / "
             f"{cpu['warm_max_ms']:.2f} ms | |",
             "",
@@ -175,8 +177,13 @@ def render(tally: Tally, summary: dict[str, Any], cpu: dict[str, float], head: s
             "",
             f"Misses: {misses}.",
             "",
-            "get_documents calls per answer are not timed here: the tests assert them "
-            "(one call for the cited pages, none when they are cached; "
+            "*Cold*: every page indexed afresh (the process's index LRU emptied before each "
+            "check); *warm*: the same check again, the pages' indexes kept. The process CPU "
+            "(`time.process_time`) of each check, on a machine shared with other work: the "
+            "maximum is a scheduling outlier more than the check's cost.",
+            "",
+            "get_documents calls per answer are not counted here: the tests assert them "
+            "(one call for up to 20 cited pages, none when they are cached; "
             "tests/test_verify_service.py, tests/test_slack_verify.py).",
         ]
     )

@@ -82,12 +82,22 @@ def _unknown(words: tuple[str, ...] | list[str], page: PageIndex) -> list[str]:
     return [w for w in words if not is_placeholder(w) and w.isascii() and not page.has(w)]
 
 
+def _first_word(c: Command) -> str:
+    """A word every page command that can match `c` has on its line ("" when none is sure:
+    a placeholder, a path, or a flag's value ahead of it)."""
+    if not c.path or not c.loose or c.path[0] != c.loose[0]:
+        return ""
+    word = c.path[0]
+    return "" if is_placeholder(word) or "/" in word or not word.isascii() else word
+
+
 def check_command(s: Snippet, pages: list[PageIndex]) -> SnippetCheck:
     c = s.command
     assert c is not None
     best: tuple[int, PageIndex, str, list[str]] | None = None
+    first = _first_word(c)
     for page in pages:
-        for d, section in page.commands(c.program):
+        for d, section in page.commands(c.program, first):
             if not path_ok(c, d, prefix=s.inline):
                 continue
             have = set(d.flags)

@@ -16,10 +16,10 @@ from bot.verify._parse import (
     INLINE_RE,
     Command,
     code_tokens,
+    has_word,
     logical_lines,
     looks_like_command,
     shell_commands,
-    word_pattern,
 )
 
 #: page indexes kept in this process (by name and content)
@@ -45,21 +45,23 @@ class PageIndex:
         `--x` also as `--no-x`). One search per word asked: cheaper than a vocabulary."""
         found = self._has.get(word)
         if found is None:
-            found = self._has[word] = word_pattern(word).search(self.content) is not None
+            found = self._has[word] = has_word(self.content, word)
         return found
 
-    def commands(self, program: str) -> list[tuple[Command, str]]:
-        """The page's commands of `program`, each with its section."""
-        found = self._commands.get(program)
+    def commands(self, program: str, word: str = "") -> list[tuple[Command, str]]:
+        """The page's commands of `program` (only those on lines that have `word`, when
+        given: a first subcommand narrows the lines to parse), each with its section."""
+        key = f"{program} {word}"
+        found = self._commands.get(key)
         if found is None:
             found = [
                 (command, section)
                 for line, section in self.shell
-                if program in line
+                if program in line and word in line
                 for command in shell_commands(line)
                 if command.program == program
             ]
-            self._commands[program] = found
+            self._commands[key] = found
         return found
 
     def code_lines(self, key: str, size: int) -> list[tuple[tuple[str, ...], str]]:

@@ -282,10 +282,24 @@ def identifiers(tokens: tuple[str, ...]) -> list[str]:
 
 
 def word_pattern(word: str) -> re.Pattern[str]:
-    """`word` as a whole word of a page (`--x` also as `--no-x`; a sentence's full stop
-    may follow)."""
+    """`word` followed by no more of a word (`--x` also as `--no-x`; a sentence's full stop
+    may follow). It starts with the word itself, which lets the engine skip ahead; what
+    comes before is checked by `has_word`."""
     if word.startswith("--"):
         body = "--(?:no-)?" + re.escape(word[2:].removeprefix("no-"))
     else:
         body = re.escape(word)
-    return re.compile(r"(?<![\w.-])" + body + r"(?![\w-]|\.\w)")
+    return re.compile(body + r"(?![\w-]|\.\w)")
+
+
+def has_word(text: str, word: str) -> bool:
+    """Whether `text` has `word` as a whole word (not inside `gs://a-word` or `x.word`)."""
+    probe = word[2:].removeprefix("no-") if word.startswith("--") else word
+    if probe not in text:
+        return False  # the usual case for a word no page has: one substring search
+    for match in word_pattern(word).finditer(text):
+        at = match.start()
+        before = text[at - 1] if at else " "
+        if not (before.isalnum() or before in "_.-"):
+            return True
+    return False

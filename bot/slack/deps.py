@@ -15,6 +15,7 @@ from bot.service import DocsService
 from bot.settings import Settings
 from bot.slack.flows.routing import Router
 from bot.slack.identity import SlackIdentity
+from bot.slack.memory.channels import ChannelSettingsStore
 from bot.slack.memory.recent import RecentQuestions
 from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
 from bot.store import Store
@@ -41,6 +42,8 @@ class SlackConfig:
     document_ttl_seconds: float
     #: whose follow-ups in the bot's threads are answered without a mention
     thread_followups: Literal["asker", "anyone", "off"] = "asker"
+    #: only workspace admins and owners may change a channel's settings
+    channel_settings_admins_only: bool = False
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SlackConfig:
@@ -54,6 +57,7 @@ class SlackConfig:
             work_recovery_seconds=settings.work_recovery_seconds,
             document_ttl_seconds=settings.cache_document_ttl_seconds,
             thread_followups=settings.thread_followups,
+            channel_settings_admins_only=settings.channel_settings_admins_only,
         )
 
 
@@ -81,6 +85,8 @@ class SlackDeps:
     #: each person's last questions (the Home tab's Ask again)
     recent: RecentQuestions
     docs_status: DocsStatus
+    #: per-channel settings (`/gdocs channel …`, ANSWER_CHANNELS)
+    channels: ChannelSettingsStore
 
 
 def _utc_now() -> datetime:
@@ -126,4 +132,9 @@ def build_deps(
         feedback=FeedbackLog(store, retention_days=settings.feedback_retention_days, clock=now),
         recent=RecentQuestions(store, now),
         docs_status=docs_status or answered_lately,
+        channels=ChannelSettingsStore(
+            store,
+            answer_channels=settings.answer_channel_ids,
+            retention_seconds=settings.channel_settings_retention_days * 86400.0,
+        ),
     )

@@ -76,6 +76,28 @@ def why_not_a_follow_up(
     return None
 
 
+def is_top_level(event: dict[str, Any]) -> bool:
+    """A channel's own message, not a reply in a thread."""
+    thread_ts = _str(event, "thread_ts")
+    return thread_ts is None or thread_ts == _str(event, "ts")
+
+
+def why_not_an_auto_question(event: dict[str, Any], bot_user_id: str | None) -> str | None:
+    """Why this top-level channel message is not one an answer channel answers (None: it
+    is, if the channel is one). The same test as follow-ups, without the thread. No I/O."""
+    if "subtype" in event or _str(event, "bot_id"):
+        return "not a person's new message"
+    user, ts = _str(event, "user"), _str(event, "ts")
+    if user is None or user == bot_user_id or _str(event, "channel") is None or ts is None:
+        return "not a person's new message"
+    text = event.get("text") if isinstance(event.get("text"), str) else ""
+    if addresses_someone(text or ""):
+        return "mentions someone (the bot's own mentions come as app_mention)"
+    if not reads_as_question(text or ""):
+        return "does not read as a question"
+    return None
+
+
 async def why_not_ours(
     threads: ThreadMemory, event: dict[str, Any], policy: FollowupPolicy
 ) -> str | None:

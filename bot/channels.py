@@ -22,7 +22,7 @@ Followups = Literal["asker", "anyone", "off"]
 Field = Literal["mode", "private", "followups"]
 
 #: a Slack conversation id of a public (C…) or private (G…, or C… in newer workspaces) channel
-CHANNEL_ID_RE = re.compile(r"[CG][A-Z0-9]{2,20}")
+CHANNEL_ID_RE = re.compile(r"[CG][A-Z0-9]{1,20}")
 _FOLLOWUPS: tuple[Followups, ...] = ("asker", "anyone", "off")
 _ON = frozenset({"on", "yes", "true"})
 _OFF = frozenset({"off", "no", "false"})

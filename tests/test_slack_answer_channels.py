@@ -169,7 +169,8 @@ async def test_channel_without_words_shows_the_settings_and_unknown_words_get_th
         assert "*Private:* off" in settings
         assert "from the person who asked first (the bot's default)" in settings
         usage = await switch(bot, "sometimes", done=2)
-        assert "channel auto" in usage and "channel followups asker|anyone|off" in usage
+        assert "channel auto" in usage
+        assert "channel followups asker|anyone|off" in usage
         bad_value = await switch(bot, "private maybe", done=3)
         assert "channel private on|off" in bad_value
         assert [] == bot.fake.calls_to("chat.postMessage")
@@ -201,7 +202,8 @@ async def test_switching_where_the_bot_is_not_a_member_says_how_to_invite_it(
     async with running_bot(dk_server) as bot:
         bot.fake.outside.add("C1")
         told = await switch(bot, "auto", done=1)
-        assert "/invite @gdocs" in told and "Nothing was changed" in told
+        assert "/invite @gdocs" in told
+        assert "Nothing was changed" in told
         assert "mentions" == (await bot.deps.channels.stored("C1")).mode
         bot.fake.outside.clear()
         await bot.channel_message(QUESTION)

@@ -256,7 +256,9 @@ def test_manifest_declares_exactly_the_message_shortcuts_the_code_listens_to() -
             shortcut["name"],
             shortcut["description"],
         )
-        assert len(name) <= 24 and len(description) <= 150 and len(callback_id) <= 255
+        assert len(name) <= 24
+        assert len(description) <= 150
+        assert len(callback_id) <= 255
 
 
 def test_the_shortcut_scan_is_not_vacuous() -> None:

@@ -327,3 +327,41 @@ async def test_the_channel_setting_is_read_once_per_burst_of_messages(
         await bot.channel_message("no question here, just chatter")
         await bot.finished(11)
         assert ["channel:C1"] == reads
+
+
+# --- the Home tab ------------------------------------------------------------------------------
+async def test_the_home_tab_shows_the_settings_of_the_viewers_channels(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """The viewer is in C1 (an answer channel), C2 (private answers), C3 (no settings) and
+    C4 (not theirs): the Home tab lists C1 and C2 with their settings, not C3 or C4."""
+    async with running_bot(dk_server, answer_channels="C1") as bot:
+        bot.fake.memberships[ASKER] = ["C1", "C2", "C3"]
+        await bot.command("channel private on", channel="C2")
+        await bot.command("channel followups anyone", channel="C4")
+        await bot.finished(2)
+        await bot.app_home_opened("home")
+        [publish] = await bot.fake.await_calls("views.publish")
+        blocks = publish.args["view"]["blocks"]
+        listed = [b["text"]["text"] for b in blocks if b["type"] == "section"]
+        channels = [t for t in listed if t.startswith("<#")]
+
+        assert 2 == len(channels)
+        assert channels[0].startswith("<#C1>")
+        assert "*Answers:* automatic" in channels[0]
+        assert channels[1].startswith("<#C2>")
+        assert "*Private:* on" in channels[1]
+        [lookup] = bot.fake.calls_to("users.conversations")
+        assert ASKER == lookup.args["user"]
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_the_home_tab_without_channel_settings_has_no_channel_part(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """No settings anywhere the viewer is: no "Channel settings" header at all."""
+    async with running_bot(dk_server) as bot:
+        bot.fake.memberships[ASKER] = ["C1"]
+        await bot.app_home_opened("home")
+        [publish] = await bot.fake.await_calls("views.publish")
+        assert "Channel settings" not in json.dumps(publish.args["view"])

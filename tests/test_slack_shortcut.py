@@ -168,3 +168,16 @@ async def test_handle_shortcut_drops_an_unreadable_record(
         await handle_shortcut(bot.deps, bot.app.client, dict(record.payload), record=record)
         assert [] == bot.fake.calls_to("chat.postMessage")
         assert [] == queries(dk_server)
+
+
+async def test_the_shortcut_over_socket_mode_is_answered_in_the_thread(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """A Socket Mode `interactive` envelope's payload: acknowledged, answered the same way."""
+    async with running_bot(dk_server) as bot:
+        payload, _ = bot.shortcut_payload(QUESTION, author=AUTHOR, ts="1710000000.000990")
+        response = await bot.socket_mode(payload)
+        assert 200 == response.status
+        assert ("shortcut", "ok") == (await bot.finished(1))[-1]
+        [answer] = bot.fake.calls_to("chat.postMessage")
+        assert "1710000000.000990" == answer.args["thread_ts"]

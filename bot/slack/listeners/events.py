@@ -109,28 +109,43 @@ async def hear_in_channel(
     bot's thread, is answered in its thread (recorded before the ack, like any question);
     everything else is dropped here without a call. Only messages that pass the pure checks
     read the channel's settings (cached) and, for follow-ups, the thread's record."""
-    if is_top_level(event):
-        kind = "auto"
-        why = why_not_an_auto_question(event, bot_user_id)
-        if why is None and (await deps.channels.get(event["channel"])).mode != "auto":
-            why = "not a reply in a thread (and not an answer channel)"
+    top_level = is_top_level(event)
+    kind = "auto" if top_level else "thread"
+    if top_level:
+        why = await _why_not_auto(deps, event, bot_user_id)
     else:
-        kind = "thread"
-        # the channel may override THREAD_FOLLOWUPS: its settings are read only for a
-        # reply that may be a follow-up at all
-        why = why_not_a_follow_up(event, bot_user_id, "anyone")
-        if why is None:
-            channel_policy = (await deps.channels.get(event["channel"])).followups
-            policy = channel_policy or deps.config.thread_followups
-            if policy == "off":
-                why = "thread follow-ups are off"
-            else:
-                why = await why_not_ours(deps.threads, event, policy)
+        why = await _why_not_follow_up(deps, event, bot_user_id)
     if why is not None:
         await ack()
         ignored(deps.metrics, "thread", why)
         return
     await _accept(deps, ack, body, client, event, bot_user_id, kind=kind)
+
+
+async def _why_not_auto(
+    deps: SlackDeps, event: dict[str, Any], bot_user_id: str | None
+) -> str | None:
+    """Why a top-level message is not answered (None: a question in an answer channel)."""
+    why = why_not_an_auto_question(event, bot_user_id)
+    if why is None and (await deps.channels.get(event["channel"])).mode != "auto":
+        why = "not a reply in a thread (and not an answer channel)"
+    return why
+
+
+async def _why_not_follow_up(
+    deps: SlackDeps, event: dict[str, Any], bot_user_id: str | None
+) -> str | None:
+    """Why a thread reply is not answered (None: a follow-up the bot answers)."""
+    # the channel may override THREAD_FOLLOWUPS: its settings are read only for a reply
+    # that may be a follow-up at all
+    why = why_not_a_follow_up(event, bot_user_id, "anyone")
+    if why is not None:
+        return why
+    channel_policy = (await deps.channels.get(event["channel"])).followups
+    policy = channel_policy or deps.config.thread_followups
+    if policy == "off":
+        return "thread follow-ups are off"
+    return await why_not_ours(deps.threads, event, policy)
 
 
 async def handle_question(

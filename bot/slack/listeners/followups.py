@@ -1,11 +1,12 @@
-"""Follow-ups without a mention: which channel messages the bot answers (`message.channels`,
-`message.groups`).
+"""Follow-ups without a mention, and questions in answer channels: which channel messages
+the bot answers (`message.channels`, `message.groups`).
 
 Subscribing to channel messages means hearing every message in every channel the bot is in,
 so nearly everything is dropped here, fast and without a Slack or upstream call. A message
 is a follow-up only when all of these hold:
 
-- THREAD_FOLLOWUPS is not `off`;
+- THREAD_FOLLOWUPS (or the channel's own `followups`, `/gdocs channel followups …`) is not
+  `off`;
 - it is a person's new message: no `subtype` (edits, joins, bot posts), no `bot_id` (apps
   post *without* a subtype), not the bot's own;
 - it is a reply in a thread (`thread_ts`, and not the thread's first message);
@@ -17,6 +18,10 @@ is a follow-up only when all of these hold:
   answer_query is scarce); "thanks!" is not one;
 - and, from the store alone: the bot answered in that thread (`ThreadMemory`), and with
   `asker` the message is from the person who asked there first.
+
+A top-level message (`is_top_level`) is answered only in an answer channel (`/gdocs channel
+auto`, ANSWER_CHANNELS), by the same test without the thread: a person's new message that
+mentions nobody and reads as a question (`why_not_an_auto_question`).
 
 The reasons returned are fixed words for the DEBUG log: never the message text.
 """

@@ -365,3 +365,17 @@ async def test_the_home_tab_without_channel_settings_has_no_channel_part(
         await bot.app_home_opened("home")
         [publish] = await bot.fake.await_calls("views.publish")
         assert "Channel settings" not in json.dumps(publish.args["view"])
+
+
+async def test_private_on_makes_a_commands_answer_private_too(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """In a `private on` channel, `/gdocs <question>` answers through the response_url alone,
+    with Share; only the notice is posted."""
+    async with running_bot(dk_server) as bot:
+        await switch(bot, "private on", done=1)
+        sent = await bot.command(QUESTION)
+        assert ("command", "ok") == (await bot.finished(2))[-1]
+        answer = bot.fake.responses_to(sent.key or "")[-1]
+        assert ACTION_SHARE in json.dumps(answer["blocks"])
+        assert 1 == len(bot.fake.calls_to("chat.postMessage"))

@@ -181,3 +181,17 @@ async def test_the_shortcut_over_socket_mode_is_answered_in_the_thread(
         assert ("shortcut", "ok") == (await bot.finished(1))[-1]
         [answer] = bot.fake.calls_to("chat.postMessage")
         assert "1710000000.000990" == answer.args["thread_ts"]
+
+
+async def test_the_shortcut_on_the_bots_own_answer_points_to_its_thread(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Asking about one of the bot's answers asks nothing upstream: one private line."""
+    from tests.fakes.slack_api import BOT_USER_ID
+
+    async with running_bot(dk_server) as bot:
+        await bot.message_shortcut("Here is how to create a bucket…", author=BOT_USER_ID)
+        assert ("shortcut", "invalid_input") == (await bot.finished(1))[-1]
+        [note] = bot.fake.calls_to("chat.postEphemeral")
+        assert "one of my own answers" in note.args["text"]
+        assert [] == queries(dk_server)

@@ -32,6 +32,9 @@ from bot.worklog import WorkRecord
 logger = logging.getLogger(__name__)
 
 NO_TEXT = "That message has no text I could ask Google's docs about."
+OWN_ANSWER = (
+    "That is one of my own answers: to ask more, reply in its thread (or mention me there)."
+)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -82,13 +85,13 @@ async def handle_shortcut(
         identity = await deps.identity.get(client)
         bot_user_id = identity.user_id if identity is not None else None
         text = strip_mention(_str(message.get("text")) or "", bot_user_id)
-        if not text:
-            await reply.notify_asker(text_message(NO_TEXT))
+        author = _str(message.get("user"))
+        if not text or (author is not None and author == bot_user_id):
+            await reply.notify_asker(text_message(OWN_ANSWER if text else NO_TEXT))
             return Outcome(route="-", outcome="invalid_input")
         root = await thread_root(deps, client, channel, in_reply) if in_reply else None
         route = deps.router.route_message(with_root_context(root, text))
         route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
-        author = _str(message.get("user"))
         return await answer_question(
             deps, reply, route, question=text, name_asker=True, about=author
         )

@@ -230,3 +230,24 @@ def test_someone_elses_message_is_never_taken_as_a_command() -> None:
     assert "search" == router.route_message("search firestore").kind  # looked up, as written
     assert "search firestore" == router.route_message("search firestore").query
     assert "answer" == router.route_message("doc how do I make a bucket?").kind
+
+
+@pytest.mark.parametrize(
+    ("asker", "about", "head"),
+    [
+        ("UANA1", "UBEN1", "<@UANA1> asked about <@UBEN1>'s message:\n> how &lt;b&gt;?"),
+        ("UANA1", "UANA1", "<@UANA1> asked about their own message:\n> how &lt;b&gt;?"),
+        ("UANA1", "<!channel>", "<@UANA1> asked:\n> how &lt;b&gt;?"),
+        ("UANA1", None, "<@UANA1> asked:\n> how &lt;b&gt;?"),
+    ],
+)
+def test_a_shortcut_answer_names_who_asked_about_whose_message(
+    asker: str, about: str | None, head: str
+) -> None:
+    """The head names both people (well-formed ids only); the question is escaped."""
+    from bot.models import Answer
+    from bot.render import render_answer
+
+    answer = Answer(query="how <b>?", kind="answer", text="Like so.")
+    msg = render_answer(answer, asker=asker, question="how <b>?", about=about)
+    assert head == msg["blocks"][0]["text"]["text"]

@@ -30,7 +30,7 @@ import aiohttp
 from bench.day import redis_or_reason
 from bench.driver import Bench, pct
 from bench.results_file import update_results
-from bench.run import _distinct_round, _sustained_round
+from bench.rounds import distinct_round, sustained_round
 
 #: how far each shared store may be from memory:// (issue 20's targets)
 CPU_RATIO = {"SQLite": 1.15, "Redis": 1.3}
@@ -95,9 +95,9 @@ async def _one(args: argparse.Namespace, name: str, url: str, base: int) -> dict
     try:
         cold_start = await bench.start_bot(cap=2 * args.n)
         await bench.burst(["how do I warm up q999999 please?"], ["CWARM"], timeout=15)
-        burst = await _distinct_round(bench, "B", base + 50 * args.n)
+        burst = await distinct_round(bench, "B", base + 50 * args.n)
         calls0 = await _store_calls(bench)
-        steady = await _sustained_round(bench, base)
+        steady = await sustained_round(bench, base)
         calls1 = await _store_calls(bench)
         await _prime(bench, base + 10 * args.n)
         calls_primed = await _store_calls(bench)

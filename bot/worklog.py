@@ -29,6 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from bot import keys
 from bot.observability.metrics import Metrics
 from bot.store import TEXT, ModelCodec, Op, Store
 
@@ -100,7 +101,7 @@ class WorkLog:
     async def claim(self, key: str) -> bool:
         """Claim a delivery as it arrives: False when it was claimed before (a retry of one
         being worked on, or answered within `done_seconds`)."""
-        if not await self._store.add(f"lease:{key}", self.owner, TEXT, self._lease):
+        if not await self._store.add(keys.LEASE.key(key), self.owner, TEXT, self._lease):
             return False
         self._claimed[key] = None
         while len(self._claimed) > MAX_REMEMBERED_IDS:
@@ -119,7 +120,7 @@ class WorkLog:
         record = WorkRecord(
             id=key or uuid.uuid4().hex, kind=kind, payload=payload, accepted_at=self._clock()
         )
-        lease, work = f"lease:{record.id}", f"work:{record.id}"
+        lease, work = keys.LEASE.key(record.id), keys.WORK.key(record.id)
         # the record outlives max_age by a little, so a scan sees it and counts the drop
         keep = self._max_age + 60
         since = self._clock()  # before the lease is written: it lives at least this long
@@ -153,7 +154,7 @@ class WorkLog:
         since = self._leased.get(record.id)
         if since is not None and self._clock() - since < self._lease / 2:
             return True
-        lease = f"lease:{record.id}"
+        lease = keys.LEASE.key(record.id)
         now = self._clock()
         if await self._store.replace(lease, self.owner, self.owner, TEXT, self._lease):
             self._leased[record.id] = now
@@ -174,8 +175,8 @@ class WorkLog:
         self._leased.pop(record.id, None)
         self._remember_finished(record.id)
         ops = [
-            Op.delete(f"work:{record.id}"),
-            Op.replace(f"lease:{record.id}", self.owner, "done", TEXT, self._done),
+            Op.delete(keys.WORK.key(record.id)),
+            Op.replace(keys.LEASE.key(record.id), self.owner, "done", TEXT, self._done),
             *also,
         ]
         return (await self._store.batch(ops))[2:]
@@ -196,7 +197,7 @@ class WorkLog:
         self._mine.clear()
         self._leased.clear()
         for record in left:
-            await self._store.delete_if(f"lease:{record.id}", self.owner, TEXT)
+            await self._store.delete_if(keys.LEASE.key(record.id), self.owner, TEXT)
         return len(left)
 
     async def claim_orphans(self) -> list[WorkRecord]:
@@ -204,7 +205,7 @@ class WorkLog:
         all replicas); records past max_age are dropped and counted."""
         now = self._clock()
         claimed: list[WorkRecord] = []
-        for key, record in await self._store.scan("work:", _RECORD, SCAN_LIMIT):
+        for key, record in await self._store.scan(keys.WORK.prefix, _RECORD, SCAN_LIMIT):
             if record.id in self._mine:
                 continue
             if record.id in self._finished:  # answered here: only its delete was lost
@@ -213,7 +214,7 @@ class WorkLog:
             if now - record.accepted_at > self._max_age:
                 await self._drop(key, record, "too_old")
                 continue
-            if await self._store.add(f"lease:{record.id}", self.owner, TEXT, self._lease):
+            if await self._store.add(keys.LEASE.key(record.id), self.owner, TEXT, self._lease):
                 taken = record.model_copy(update={"takeovers": record.takeovers + 1})
                 await self._store.set(key, taken, _RECORD, self._max_age + 60)
                 self._mine[record.id] = taken
@@ -226,11 +227,11 @@ class WorkLog:
         self._mine.pop(record.id, None)
         self._leased.pop(record.id, None)
         self._remember_finished(record.id)
-        await self._drop(f"work:{record.id}", record, reason)
+        await self._drop(keys.WORK.key(record.id), record, reason)
 
     async def _drop(self, key: str, record: WorkRecord, reason: str) -> None:
         await self._store.delete(key)
-        await self._store.delete(f"lease:{record.id}")
+        await self._store.delete(keys.LEASE.key(record.id))
         logger.warning(
             "dropped unfinished work (%s)",
             reason,

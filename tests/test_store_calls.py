@@ -59,7 +59,8 @@ async def test_a_command_writes_once_before_its_ack_and_a_cache_hit_costs_four_c
     dk_server: FakeDeveloperKnowledge, monkeypatch: pytest.MonkeyPatch, state_url: str
 ) -> None:
     """/gdocs: the delivery's claim and its work record are one write before the ack (the
-    rate window is the only other call); a cached answer costs four store calls in all."""
+    rate window is the only other call once the channel's settings are cached); a cached
+    answer costs four store calls in all."""
     async with running_bot(dk_server, state_url=state_url) as bot:
         assert bot.store_calls is not None
         with calls_at_acks(monkeypatch, bot.store_calls) as seen:
@@ -67,7 +68,8 @@ async def test_a_command_writes_once_before_its_ack_and_a_cache_hit_costs_four_c
             hit = await _one_question(bot, seen, lambda: bot.command(QUESTION), 2)
         assert 2 == len(bot.fake.calls_to("chat.postMessage"))
     # (before the ack, in all, which calls)
-    assert fresh[0] == 2, fresh
+    # the first question in a channel also reads its settings (cached for a while after)
+    assert fresh[0] == 3, fresh
     assert fresh[1] <= 10, fresh  # 27 before the batches (bench/FINDINGS.md)
     assert hit[0] == 2, hit
     assert hit[1] == 4, hit

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from bot import keys
 from bot.quota._types import PAUSE_KINDS, Pause
 
 WINDOW_SECONDS = 60.0
@@ -12,12 +13,12 @@ WINDOW_SECONDS = 60.0
 SLOT_MARGIN_SECONDS = 1.0
 #: the window the ledger keeps its permits in
 LEDGER_WINDOW_SECONDS = WINDOW_SECONDS + SLOT_MARGIN_SECONDS
-PAUSE_KEY = "quota:pause"
-MINUTE_KEY = "quota:minute"
+PAUSE_KEY = keys.QUOTA.key("pause")
+MINUTE_KEY = keys.QUOTA.key("minute")
 
 
 def day_key(day: str) -> str:
-    return f"quota:day:{day}"
+    return keys.QUOTA.key("day", day)
 
 
 def day_ttl(now: datetime, reset: datetime) -> float:

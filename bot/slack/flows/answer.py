@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import logging
 
-from aiohttp import ClientError
-from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import ErrorCode, GdocsError
@@ -29,6 +27,7 @@ from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
 from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.routing import Route
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
 from bot.slack.listeners.feedback import answer_write
@@ -47,8 +46,10 @@ async def answer_question(
     question: str,
     name_asker: bool,
     command: str = "/gdocs",
+    about: str | None = None,
 ) -> Outcome:
-    """Answer `question` (already routed) through `reply`."""
+    """Answer `question` (already routed) through `reply`; `about`: the author of the
+    message asked about (the message shortcut), named with the asker."""
     logger.debug("question routed", extra={"question": question})
     if route.kind == "help":
         await reply.notify_thread(render_help(command))
@@ -73,7 +74,7 @@ async def answer_question(
             return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
         result = await _ask(deps, reply, route)
         remembered = await _deliver_answer(
-            deps, reply, route, result, question, name_asker=name_asker
+            deps, reply, route, result, question, name_asker=name_asker, about=about
         )
         return Outcome(
             route=route.kind,
@@ -95,7 +96,14 @@ async def answer_question(
 
 
 async def _deliver_answer(
-    deps: SlackDeps, reply: Reply, route: Route, result: Answer, question: str, *, name_asker: bool
+    deps: SlackDeps,
+    reply: Reply,
+    route: Route,
+    result: Answer,
+    question: str,
+    *,
+    name_asker: bool,
+    about: str | None = None,
 ) -> bool:
     """Post the answer; True when the asker's recent questions were written with it."""
     if route.private:
@@ -108,7 +116,13 @@ async def _deliver_answer(
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
     answer_id = new_answer_id()  # the feedback buttons name the answer by it
     msg = render_answer(
-        result, asker=asker, question=shown_question, tz=tz, now=deps.clock(), feedback_id=answer_id
+        result,
+        asker=asker,
+        question=shown_question,
+        tz=tz,
+        now=deps.clock(),
+        feedback_id=answer_id,
+        about=about,
     )
     topic = route.topic or route.query
     recent = deps.recent.op(reply.user, question) if reply.user else None
@@ -180,14 +194,16 @@ async def _ask(deps: SlackDeps, reply: Reply, route: Route) -> Answer:
         per_minute = deps.quota.config.per_minute
         await reply.update_progress(render_quota_waiting(seconds, per_minute=per_minute))
 
-    return await service.ask(route.query, asker=reply.user, on_wait=on_wait)
+    answer = await service.ask(route.query, asker=reply.user, on_wait=on_wait)
+    # the commands checked against the cited pages; within its own budget, never failing
+    return await service.verify(answer)
 
 
 async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:
     """The user's Slack locale (`it-IT`) and time zone, or None when Slack will not say."""
     try:
         response = await client.users_info(user=user, include_locale=True)
-    except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
+    except SLACK_CALL_FAILURES as exc:
         logger.info("users.info failed: %s", type(exc).__name__)
         return None
     info = response.get("user")

@@ -7,10 +7,12 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.boundary import Outcome, duplicate, handle
+from bot.slack.boundary import Outcome, duplicate
 from bot.slack.delivery.replies import CommandReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.answer import answer_question
+from bot.slack.flows.channel_command import channel_command
+from bot.slack.flows.routing import channel_words, with_channel_privacy
 from bot.slack.listeners.acks import OnceAck
 from bot.slack.manifest_facts import COMMANDS
 from bot.slack.memory.state import delivery_key
@@ -32,8 +34,8 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             duplicate(deps.metrics)
             await once()
             return
-        work = handle_command(deps, client, body, once, record=record)
-        await deps.inflight.start(work, until=once.done, within=FIRST_REPLY_WITHIN)
+        job = handle_command(deps, client, body, once, record=record)
+        await deps.inflight.start(job, until=once.done, within=FIRST_REPLY_WITHIN)
         await once()  # no reply in time: a bare acknowledgement (no-op once replied)
 
     for command in COMMANDS:
@@ -59,17 +61,19 @@ async def handle_command(
         ack=ack,
     )
     reply = track(deps.work, command_reply, record, resumed=resumed)
+    settings_words = channel_words(text or "")
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
+        if settings_words is not None:  # `/gdocs channel …`: the channel's settings
+            return await channel_command(deps, reply, settings_words, command=command)
+        route = deps.router.route(text or "")
+        channel = reply.channel
+        if channel and not channel.startswith("D"):  # `/gdocs channel private on`
+            route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
         return await answer_question(
-            deps,
-            reply,
-            deps.router.route(text or ""),
-            question=clean_text(text or ""),
-            name_asker=True,
-            command=command,
+            deps, reply, route, question=clean_text(text or ""), name_asker=True, command=command
         )
 
-    await handle("command", work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("command", job, reply.notify_thread)
     if record is not None:
         await deps.work.finish(record)

@@ -5,7 +5,8 @@ Ask again buttons, answered in the viewer's DM (`bot/slack/delivery/direct_reply
 The Home view (`render_home`) shows the team's generated answers left today and when they
 come back in the viewer's time zone (the quota ledger; users.info's `tz`), whether the
 documentation servers answer (the readiness state behind /readyz), and the viewer's last
-questions. It is published at most once a minute per person: the claim `home:<user>`
+questions, and the settings of the channels they are in that have any (users.conversations,
+one page). It is published at most once a minute per person: the claim `home:<user>`
 (TTL 60 s) is taken first, and given back when views.publish fails.
 """
 
@@ -15,25 +16,26 @@ import logging
 from functools import partial
 from typing import Any, Literal
 
-from aiohttp import ClientError
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import keys
 from bot.errors import InvalidInput
 from bot.quota import next_pacific_midnight
 from bot.render import (
     ASK_AGAIN_ACTION_RE,
     HomeInput,
-    Message,
     RecentQuestion,
     decode_ask_again,
     render_error,
     render_home,
 )
-from bot.slack.boundary import Outcome, Work, handle, ignored
+from bot.render.channel import MAX_HOME_CHANNELS, ChannelLine
+from bot.slack.boundary import Job, Outcome, ignored, say_nothing
 from bot.slack.delivery.direct_reply import DirectReply
 from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.answer import answer_question, user_profile
 from bot.slack.listeners.prompts import set_prompts
 from bot.store import TEXT, StoreError
@@ -41,7 +43,8 @@ from bot.store import TEXT, StoreError
 logger = logging.getLogger(__name__)
 
 HOME_REPUBLISH_SECONDS = 60.0
-_SLACK_FAILURES = (SlackClientError, ClientError, OSError, TimeoutError)
+#: how many of the viewer's channels the Home tab looks at for settings (one Slack page)
+VIEWER_CHANNELS_PAGE = 200
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -67,23 +70,19 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     app.action(ASK_AGAIN_ACTION_RE)(on_ask_again)
 
 
-async def _handled(deps: SlackDeps, kind: str, work: Work) -> None:
-    await handle(kind, work, _say_nothing, inflight=deps.inflight, metrics=deps.metrics)
-
-
-async def _say_nothing(msg: Message) -> None:
-    """Opening a tab is not a request: a failure there is logged, never posted."""
+async def _handled(deps: SlackDeps, kind: str, job: Job) -> None:
+    await deps.boundary(kind, job, say_nothing)
 
 
 async def publish_home(deps: SlackDeps, client: AsyncWebClient, user: str) -> Outcome:
     """The viewer's Home view, unless it was published less than a minute ago."""
-    claim = f"home:{user}"
+    claim = keys.HOME.key(user)
     if not await deps.store.add(claim, "1", TEXT, HOME_REPUBLISH_SECONDS):
         return Outcome(route="home", outcome="recently_published")
     view = render_home(await home_input(deps, client, user))
     try:
         await client.views_publish(user_id=user, view=view)
-    except _SLACK_FAILURES as exc:
+    except SLACK_CALL_FAILURES as exc:
         why = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
         logger.warning("Home tab not published: %s", why)
         await deps.store.delete(claim)  # the next opening tries again
@@ -106,6 +105,7 @@ async def home_input(deps: SlackDeps, client: AsyncWebClient, user: str) -> Home
     profile = await deps.profiles.get(user, lambda u: user_profile(client, u))
     ready, detail = deps.docs_status()
     recent = [RecentQuestion(asked.text, asked.at) for asked in await deps.recent.of(user)]
+    channels = await viewer_channels(deps, client, user)
     return HomeInput(
         answers_left=left,
         per_day=per_day,
@@ -116,7 +116,33 @@ async def home_input(deps: SlackDeps, client: AsyncWebClient, user: str) -> Home
         ready=ready,
         ready_detail=detail,
         recent=recent,
+        channels=channels,
+        default_followups=deps.config.thread_followups,
     )
+
+
+async def viewer_channels(deps: SlackDeps, client: AsyncWebClient, user: str) -> list[ChannelLine]:
+    """The channels `user` is in (one users.conversations page: the first
+    VIEWER_CHANNELS_PAGE) that have settings, at most MAX_HOME_CHANNELS; none when Slack
+    will not say."""
+    try:
+        response = await client.users_conversations(
+            user=user,
+            types="public_channel,private_channel",
+            exclude_archived=True,
+            limit=VIEWER_CHANNELS_PAGE,
+        )
+    except SLACK_CALL_FAILURES as exc:
+        why = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
+        logger.info("users.conversations failed: %s", why)
+        return []
+    found = response.get("channels")
+    ids = [c.get("id") for c in found if isinstance(c, dict)] if isinstance(found, list) else []
+    settings = await deps.channels.of_many(c for c in ids if isinstance(c, str))
+    return [
+        ChannelLine(channel, kept, fixed_auto=deps.channels.is_fixed_auto(channel))
+        for channel, kept in list(settings.items())[:MAX_HOME_CHANNELS]
+    ]
 
 
 async def ask_again(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> None:
@@ -129,7 +155,7 @@ async def ask_again(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any
     action = actions[0] if isinstance(actions, list) and actions else {}
     reply = DirectReply(client, user)
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         try:
             question = decode_ask_again(action.get("value") if isinstance(action, dict) else None)
         except InvalidInput as exc:
@@ -138,6 +164,4 @@ async def ask_again(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any
         route = deps.router.route(question)
         return await answer_question(deps, reply, route, question=question, name_asker=True)
 
-    await handle(
-        "home_action", work, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics
-    )
+    await deps.boundary("home_action", job, reply.notify_asker)

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from bot import keys
 from bot.store import AdapterCodec, Op, Store, StoreError
 from bot.text import one_line
 
@@ -40,7 +41,7 @@ _RECENT = AdapterCodec(TypeAdapter(list[Asked]))
 
 
 def _key(user: str) -> str:
-    return f"recent:{user}"
+    return keys.RECENT.key(user)
 
 
 def _updated(current: list[Asked] | None, asked: Asked) -> list[Asked]:

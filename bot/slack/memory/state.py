@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from bot import keys
 from bot.store import AdapterCodec, Op, Store
 from bot.text import is_language_tag
 
@@ -52,7 +53,7 @@ class RateLimiter:
         if self.per_minute <= 0:
             return None
         return await self._store.hit(
-            f"rate:{user}", self.per_minute, RATE_WINDOW_SECONDS, self._clock()
+            keys.RATE.key(user), self.per_minute, RATE_WINDOW_SECONDS, self._clock()
         )
 
 
@@ -81,7 +82,7 @@ class UserProfiles:
         self._pending: dict[str, asyncio.Future[UserProfile | None]] = {}
 
     async def get(self, user: str, fetch: Fetch) -> UserProfile | None:
-        cached = await self._store.get(f"profile:{user}", _PROFILE)
+        cached = await self._store.get(keys.PROFILE.key(user), _PROFILE)
         if cached is not None:
             return cached
         pending = self._pending.get(user)
@@ -103,7 +104,7 @@ class UserProfiles:
         profile = UserProfile(locale=locale, tz=found.tz if _is_zone_name(found.tz) else None)
         if profile == UserProfile():
             return None  # nothing usable: ask again next time
-        await self._store.set(f"profile:{user}", profile, _PROFILE, self._ttl)
+        await self._store.set(keys.PROFILE.key(user), profile, _PROFILE, self._ttl)
         return profile
 
 
@@ -175,4 +176,4 @@ class ThreadMemory:
 
 
 def _thread_key(channel: str, thread_ts: str) -> str:
-    return f"thread:{channel}:{thread_ts}"
+    return keys.THREAD.key(channel, thread_ts)

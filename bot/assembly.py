@@ -19,11 +19,12 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from bot.health import Readiness
 from bot.observability.metrics import Metrics
+from bot.report.tally import DailyTally
 from bot.settings import Settings
 from bot.store import (
     MemoryStore,
@@ -53,6 +54,8 @@ class Core:
     metrics: Metrics
     store: Store
     service: GoogleDocsService
+    #: the per-day counters behind `gdocs-bot report`
+    tally: DailyTally
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,9 @@ async def open_core(
     async with AsyncExitStack() as stack:
         store = await _open_state(settings, metrics)
         stack.push_async_callback(store.aclose)
+        tally = DailyTally(
+            store, retention_days=settings.feedback_retention_days, clock=clock or _utc_now
+        )
         service = build_service(
             UpstreamConfig.from_settings(settings),
             store=store,
@@ -102,9 +108,10 @@ async def open_core(
             clock=clock,
             backoff_base=backoff_base,
             sleep=sleep,
+            tally=tally.count,
         )
         stack.push_async_callback(service.aclose)
-        yield Core(settings=settings, metrics=metrics, store=store, service=service)
+        yield Core(settings=settings, metrics=metrics, store=store, service=service, tally=tally)
 
 
 @asynccontextmanager
@@ -146,6 +153,7 @@ async def open_bot(
             store=core.store,
             clock=clock,
             docs_status=readiness.dk_status,
+            tally=core.tally,
         )
         app = build_bolt_app(deps, client)
         yield Bot(core=core, client=client, app=app, deps=deps, readiness=readiness)
@@ -179,6 +187,10 @@ async def _open_state(settings: Settings, metrics: Metrics) -> Store:
         return primary
     logger.info("state store: %s", describe_url(url), extra={"store": primary.kind})
     return ResilientStore(primary, timeout=settings.state_timeout_seconds, metrics=metrics, url=url)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 async def _close_session(client: AsyncWebClient) -> None:

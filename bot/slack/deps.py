@@ -11,6 +11,7 @@ from bot.feedback import FeedbackLog
 from bot.inflight import InFlight
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
+from bot.report.tally import DailyTally
 from bot.service import DocsService
 from bot.settings import Settings
 from bot.slack.identity import SlackIdentity
@@ -81,6 +82,8 @@ class SlackDeps:
     #: each person's last questions (the Home tab's Ask again)
     recent: RecentQuestions
     docs_status: DocsStatus
+    #: per-day counters for `gdocs-bot report` (questions, outcomes, reuse)
+    tally: DailyTally
 
 
 def _utc_now() -> datetime:
@@ -96,6 +99,7 @@ def build_deps(
     store: Store,
     clock: Callable[[], datetime] | None = None,
     docs_status: DocsStatus | None = None,
+    tally: DailyTally | None = None,
 ) -> SlackDeps:
     config = SlackConfig.from_settings(settings)
     now = clock or _utc_now
@@ -126,4 +130,6 @@ def build_deps(
         feedback=FeedbackLog(store, retention_days=settings.feedback_retention_days, clock=now),
         recent=RecentQuestions(store, now),
         docs_status=docs_status or answered_lately,
+        tally=tally
+        or DailyTally(store, retention_days=settings.feedback_retention_days, clock=now),
     )

@@ -1,0 +1,237 @@
+"""The report as one self-contained HTML page (`--format html`): inline CSS and SVG, no
+script, nothing fetched (it opens offline), light or dark as the reader's system prefers.
+Every piece of text is escaped; the numbers are the same as in md and json."""
+
+from __future__ import annotations
+
+from html import escape
+
+from bot.report.model import GAP_WORDS, DayRow, Report
+from bot.report.outcome import WHY_WORDS
+from bot.report.render_md import share
+
+CHART_HEIGHT = 180
+BAR_WIDTH = 26
+BAR_GAP = 8
+LEFT = 36
+BOTTOM = 34
+
+_STYLE = """
+:root { color-scheme: light dark; --bg: #ffffff; --fg: #1f2328; --muted: #59636e;
+  --line: #d1d9e0; --card: #f6f8fa; --gen: #1a7f37; --search: #bf8700; --fail: #cf222e;
+  --quota: #0969da; --limit: #8250df; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --card: #151b23;
+    --gen: #3fb950; --search: #d29922; --fail: #f85149; --quota: #4493f8; --limit: #ab7df8; }
+}
+body { background: var(--bg); color: var(--fg); margin: 0 auto; max-width: 1100px;
+  padding: 24px; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; }
+h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8px; }
+.muted { color: var(--muted); }
+.cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 16px 0; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px;
+  padding: 10px 14px; min-width: 130px; }
+.card b { display: block; font-size: 24px; }
+svg text { fill: var(--muted); font-size: 11px; }
+svg .axis { stroke: var(--line); } .gen { fill: var(--gen); } .search { fill: var(--search); }
+.fail { fill: var(--fail); } .quota { fill: var(--quota); }
+.limit { stroke: var(--limit); stroke-width: 2; stroke-dasharray: 6 4; }
+.legend span { display: inline-block; margin-right: 14px; }
+.legend i { display: inline-block; width: 10px; height: 10px; margin-right: 5px;
+  border-radius: 2px; }
+table { border-collapse: collapse; width: 100%; margin: 4px 0 8px; }
+th, td { border-bottom: 1px solid var(--line); padding: 6px 8px; text-align: left;
+  vertical-align: top; }
+th { color: var(--muted); font-weight: 600; } td.n { text-align: right;
+  font-variant-numeric: tabular-nums; }
+.scroll { overflow-x: auto; }
+"""
+
+
+def _e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def _scale(values: list[int], floor: int) -> int:
+    return max([floor, 1, *values])
+
+
+def _frame(width: int, top: int, label: str) -> list[str]:
+    """The y axis with 0 and its top value, and the x axis."""
+    base = CHART_HEIGHT - BOTTOM
+    return [
+        f'<line class="axis" x1="{LEFT}" y1="{base}" x2="{width}" y2="{base}"/>',
+        f'<line class="axis" x1="{LEFT}" y1="8" x2="{LEFT}" y2="{base}"/>',
+        f'<text x="{LEFT - 6}" y="{base + 4}" text-anchor="end">0</text>',
+        f'<text x="{LEFT - 6}" y="12" text-anchor="end">{_e(top)}</text>',
+        f"<title>{_e(label)}</title>",
+    ]
+
+
+def _day_label(x: float, day: str) -> str:
+    y = CHART_HEIGHT - BOTTOM + 14
+    return f'<text x="{x:.1f}" y="{y}" text-anchor="middle">{_e(day[5:])}</text>'
+
+
+def _rect(cls: str, x: float, y: float, h: float, tip: str) -> str:
+    return (
+        f'<rect class="{cls}" x="{x:.1f}" y="{y:.1f}" width="{BAR_WIDTH}" height="{h:.1f}">'
+        f"<title>{_e(tip)}</title></rect>"
+    )
+
+
+def questions_chart(report: Report) -> str:
+    """Questions per day, stacked: generated, search only, no answer (failed, rate limited)."""
+    days = report.days
+    top = _scale([d.generated + d.search_only + d.unanswered for d in days], 1)
+    width = LEFT + len(days) * (BAR_WIDTH + BAR_GAP) + BAR_GAP
+    plot = CHART_HEIGHT - BOTTOM - 10
+    parts = _frame(width, top, "Questions per day")
+    for i, d in enumerate(days):
+        x = LEFT + BAR_GAP + i * (BAR_WIDTH + BAR_GAP)
+        y = float(CHART_HEIGHT - BOTTOM)
+        for cls, n, word in (
+            ("gen", d.generated, "generated"),
+            ("search", d.search_only, "search only"),
+            ("fail", d.unanswered, "no answer"),
+        ):
+            if n:
+                h = plot * n / top
+                y -= h
+                parts.append(_rect(cls, x, y, h, f"{d.day}: {n} {word}"))
+        parts.append(_day_label(x + BAR_WIDTH / 2, d.day))
+    return _svg(width, parts, "Questions per day: generated, search only, no answer")
+
+
+def quota_chart(report: Report) -> str:
+    """answer_query calls made per day against the daily quota (a dashed line)."""
+    days, limit = report.days, report.quota_per_day
+    top = _scale([d.answer_query_made for d in days], limit)
+    width = LEFT + len(days) * (BAR_WIDTH + BAR_GAP) + BAR_GAP
+    plot = CHART_HEIGHT - BOTTOM - 10
+    base = CHART_HEIGHT - BOTTOM
+    parts = _frame(width, top, "answer_query calls per day against the daily quota")
+    for i, d in enumerate(days):
+        x = LEFT + BAR_GAP + i * (BAR_WIDTH + BAR_GAP)
+        h = plot * d.answer_query_made / top
+        tip = f"{d.day}: {d.answer_query_made} of {limit or 'unlimited'} made, "
+        tip += f"{d.answer_query_refused} refused"
+        parts.append(_rect("quota", x, base - h, h, tip))
+        parts.append(_day_label(x + BAR_WIDTH / 2, d.day))
+    if limit:
+        y = base - plot * limit / top
+        parts.append(f'<line class="limit" x1="{LEFT}" y1="{y:.1f}" x2="{width}" y2="{y:.1f}"/>')
+        parts.append(
+            f'<text x="{width}" y="{y - 4:.1f}" text-anchor="end">{_e(limit)} a day</text>'
+        )
+    return _svg(width, parts, "answer_query calls per day against the daily quota")
+
+
+def _svg(width: int, parts: list[str], label: str) -> str:
+    body = "".join(parts)
+    return (
+        f'<div class="scroll"><svg role="img" aria-label="{_e(label)}" width="{width + 10}" '
+        f'height="{CHART_HEIGHT}" viewBox="0 0 {width + 10} {CHART_HEIGHT}">{body}</svg></div>'
+    )
+
+
+def _table(head: list[str], rows: list[list[object]], numeric: set[int]) -> str:
+    th = "".join(f"<th>{_e(h)}</th>" for h in head)
+    trs = []
+    for row in rows:
+        tds = "".join(
+            f'<td class="n">{_e(c)}</td>' if i in numeric else f"<td>{_e(c)}</td>"
+            for i, c in enumerate(row)
+        )
+        trs.append(f"<tr>{tds}</tr>")
+    if not trs:
+        trs.append(f'<tr><td colspan="{len(head)}" class="muted">none in this window</td></tr>')
+    return f'<div class="scroll"><table><tr>{th}</tr>{"".join(trs)}</table></div>'
+
+
+def _cards(report: Report) -> str:
+    t = report.total
+    cards = [
+        ("questions", t.questions),
+        ("generated answers", f"{t.generated} ({share(t.generated, t.questions)})"),
+        ("search only", t.search_only),
+        ("no answer", t.unanswered),
+        ("answer_query made", t.answer_query_made),
+        ("refused by Google", t.answer_query_refused),
+        ("reused answers", sum(t.reuse.values())),
+        ("channels", report.channels),
+    ]
+    return (
+        '<div class="cards">'
+        + "".join(
+            f'<div class="card"><b>{_e(v)}</b><span class="muted">{_e(k)}</span></div>'
+            for k, v in cards
+        )
+        + "</div>"
+    )
+
+
+def _legend(items: list[tuple[str, str]]) -> str:
+    spans = "".join(f'<span><i class="{c}"></i>{_e(w)}</span>' for c, w in items)
+    return f'<p class="legend muted">{spans}</p>'
+
+
+def _per_day(report: Report) -> str:
+    def why(d: DayRow) -> str:
+        return ", ".join(f"{WHY_WORDS[w]} {n}" for w, n in d.search_why.items() if n) or "–"
+
+    rows: list[list[object]] = [
+        [d.day, d.questions, d.generated, d.search_only, why(d), d.failed, d.rate_limited,
+         d.answer_query_made, d.answer_query_refused, d.reuse.get("exact", 0),
+         d.reuse.get("normalised", 0), d.reuse.get("shared", 0)]
+        for d in (*report.days, report.total)
+    ]  # fmt: skip
+    head = ["day", "questions", "generated", "search only", "why", "failed", "rate limited",
+            "answer_query made", "refused", "reused exact", "normalised", "shared"]  # fmt: skip
+    return _table(head, rows, {1, 2, 3, 5, 6, 7, 8, 9, 10, 11})
+
+
+def render_html(report: Report) -> str:
+    gaps = [
+        [g.topic, g.count, ", ".join(f"{GAP_WORDS[r]} {n}" for r, n in g.reasons.items()),
+         g.example, " / ".join(g.comments) or "–", " / ".join(g.flagged) or "–"]
+        for g in report.gaps
+    ]  # fmt: skip
+    sections = [
+        f"<h1>What the team asks: {_e(report.since)} to {_e(report.until)}</h1>",
+        '<p class="muted">gdocs-bot report. Days are Pacific days (the answer quota\'s).</p>',
+        _cards(report),
+        "<h2>Questions per day</h2>",
+        _legend([("gen", "generated"), ("search", "search only"), ("fail", "no answer")]),
+        questions_chart(report),
+        "<h2>Generated answers against the daily quota</h2>",
+        _legend([("quota", "answer_query calls made")]),
+        quota_chart(report),
+        "<h2>Gaps: where the docs fall short</h2>",
+        _table(["topic", "times", "why", "latest wording", "👎 comments", "commands not found"],
+               gaps, {1}),
+        "<h2>Top topics</h2>",
+        _table(["topic", "asked", "generated", "search only", "latest wording"],
+               [[r.topic, r.asked, r.generated, r.search_only, r.example] for r in report.topics],
+               {1, 2, 3}),
+        "<h2>Most cited pages</h2>",
+        _table(["page", "cited in answers", "in search results"],
+               [[p.url, p.cited, p.listed] for p in report.pages], {1, 2}),
+        "<h2>Votes</h2>",
+        _table(["answer kind", "👍", "👎"], [[v.kind, v.up, v.down] for v in report.votes],
+               {1, 2}),
+        "<h2>Per day</h2>",
+        _per_day(report),
+    ]  # fmt: skip
+    if report.by_channel is not None:
+        sections += [
+            "<h2>Answers by channel</h2>",
+            _table(["channel", "answers"], [[c, n] for c, n in report.by_channel.items()], {1}),
+        ]
+    title = f"gdocs-bot report {report.since} to {report.until}"
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}</title><style>{_STYLE}</style></head>"
+        f"<body>{''.join(sections)}</body></html>\n"
+    )

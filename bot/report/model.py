@@ -8,7 +8,7 @@ GAP_REASONS = ("search_only", "no_hit", "thumbs_down", "not_found")
 GAP_WORDS = {
     "search_only": "search only",
     "no_hit": "no hit",
-    "thumbs_down": "👎",
+    "thumbs_down": "voted down",
     "not_found": "command not in the cited pages",
 }
 

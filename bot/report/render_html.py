@@ -10,8 +10,9 @@ from bot.report.model import GAP_WORDS, DayRow, Report
 from bot.report.outcome import WHY_WORDS
 from bot.report.render_md import share
 
-CHART_HEIGHT = 180
-BAR_WIDTH = 26
+CHART_HEIGHT = 200
+#: the plot's width to fill (bars are 6 to 60 px wide, so a long window scrolls)
+CHART_WIDTH = 760
 BAR_GAP = 8
 LEFT = 36
 BOTTOM = 34
@@ -39,6 +40,8 @@ svg .axis { stroke: var(--line); } .gen { fill: var(--gen); } .search { fill: va
 .legend span { display: inline-block; margin-right: 14px; }
 .legend i { display: inline-block; width: 10px; height: 10px; margin-right: 5px;
   border-radius: 2px; }
+.legend i.gen { background: var(--gen); } .legend i.search { background: var(--search); }
+.legend i.fail { background: var(--fail); } .legend i.quota { background: var(--quota); }
 table { border-collapse: collapse; width: 100%; margin: 4px 0 8px; }
 th, td { border-bottom: 1px solid var(--line); padding: 6px 8px; text-align: left;
   vertical-align: top; }
@@ -68,14 +71,22 @@ def _frame(width: int, top: int, label: str) -> list[str]:
     ]
 
 
-def _day_label(x: float, day: str) -> str:
+def _day_label(x: float, day: str, index: int, count: int) -> str:
+    """The day's MM-DD under its bar (every few days only, when there are many)."""
+    every = max(1, count // 15)
+    if index % every and index != count - 1:
+        return ""
     y = CHART_HEIGHT - BOTTOM + 14
     return f'<text x="{x:.1f}" y="{y}" text-anchor="middle">{_e(day[5:])}</text>'
 
 
-def _rect(cls: str, x: float, y: float, h: float, tip: str) -> str:
+def bar_width(days: int) -> int:
+    return max(6, min(60, (CHART_WIDTH - LEFT) // max(days, 1) - BAR_GAP))
+
+
+def _rect(cls: str, x: float, y: float, w: int, h: float, tip: str) -> str:
     return (
-        f'<rect class="{cls}" x="{x:.1f}" y="{y:.1f}" width="{BAR_WIDTH}" height="{h:.1f}">'
+        f'<rect class="{cls}" x="{x:.1f}" y="{y:.1f}" width="{w}" height="{h:.1f}">'
         f"<title>{_e(tip)}</title></rect>"
     )
 
@@ -84,11 +95,12 @@ def questions_chart(report: Report) -> str:
     """Questions per day, stacked: generated, search only, no answer (failed, rate limited)."""
     days = report.days
     top = _scale([d.generated + d.search_only + d.unanswered for d in days], 1)
-    width = LEFT + len(days) * (BAR_WIDTH + BAR_GAP) + BAR_GAP
+    bar = bar_width(len(days))
+    width = LEFT + len(days) * (bar + BAR_GAP) + BAR_GAP
     plot = CHART_HEIGHT - BOTTOM - 10
     parts = _frame(width, top, "Questions per day")
     for i, d in enumerate(days):
-        x = LEFT + BAR_GAP + i * (BAR_WIDTH + BAR_GAP)
+        x = LEFT + BAR_GAP + i * (bar + BAR_GAP)
         y = float(CHART_HEIGHT - BOTTOM)
         for cls, n, word in (
             ("gen", d.generated, "generated"),
@@ -98,8 +110,8 @@ def questions_chart(report: Report) -> str:
             if n:
                 h = plot * n / top
                 y -= h
-                parts.append(_rect(cls, x, y, h, f"{d.day}: {n} {word}"))
-        parts.append(_day_label(x + BAR_WIDTH / 2, d.day))
+                parts.append(_rect(cls, x, y, bar, h, f"{d.day}: {n} {word}"))
+        parts.append(_day_label(x + bar / 2, d.day, i, len(days)))
     return _svg(width, parts, "Questions per day: generated, search only, no answer")
 
 
@@ -107,23 +119,23 @@ def quota_chart(report: Report) -> str:
     """answer_query calls made per day against the daily quota (a dashed line)."""
     days, limit = report.days, report.quota_per_day
     top = _scale([d.answer_query_made for d in days], limit)
-    width = LEFT + len(days) * (BAR_WIDTH + BAR_GAP) + BAR_GAP
+    bar = bar_width(len(days))
+    width = LEFT + len(days) * (bar + BAR_GAP) + BAR_GAP
     plot = CHART_HEIGHT - BOTTOM - 10
     base = CHART_HEIGHT - BOTTOM
     parts = _frame(width, top, "answer_query calls per day against the daily quota")
     for i, d in enumerate(days):
-        x = LEFT + BAR_GAP + i * (BAR_WIDTH + BAR_GAP)
+        x = LEFT + BAR_GAP + i * (bar + BAR_GAP)
         h = plot * d.answer_query_made / top
         tip = f"{d.day}: {d.answer_query_made} of {limit or 'unlimited'} made, "
         tip += f"{d.answer_query_refused} refused"
-        parts.append(_rect("quota", x, base - h, h, tip))
-        parts.append(_day_label(x + BAR_WIDTH / 2, d.day))
+        parts.append(_rect("quota", x, base - h, bar, h, tip))
+        parts.append(_day_label(x + bar / 2, d.day, i, len(days)))
     if limit:
         y = base - plot * limit / top
         parts.append(f'<line class="limit" x1="{LEFT}" y1="{y:.1f}" x2="{width}" y2="{y:.1f}"/>')
-        parts.append(
-            f'<text x="{width}" y="{y - 4:.1f}" text-anchor="end">{_e(limit)} a day</text>'
-        )
+        label = f"quota: {limit} a day"
+        parts.append(f'<text x="{LEFT + 4}" y="{y + 13:.1f}">{_e(label)}</text>')
     return _svg(width, parts, "answer_query calls per day against the daily quota")
 
 
@@ -208,7 +220,7 @@ def render_html(report: Report) -> str:
         _legend([("quota", "answer_query calls made")]),
         quota_chart(report),
         "<h2>Gaps: where the docs fall short</h2>",
-        _table(["topic", "times", "why", "latest wording", "👎 comments", "commands not found"],
+        _table(["topic", "times", "why", "latest wording", "comments on down votes", "commands not found"],
                gaps, {1}),
         "<h2>Top topics</h2>",
         _table(["topic", "asked", "generated", "search only", "latest wording"],
@@ -218,7 +230,7 @@ def render_html(report: Report) -> str:
         _table(["page", "cited in answers", "in search results"],
                [[p.url, p.cited, p.listed] for p in report.pages], {1, 2}),
         "<h2>Votes</h2>",
-        _table(["answer kind", "👍", "👎"], [[v.kind, v.up, v.down] for v in report.votes],
+        _table(["answer kind", "helpful (up)", "not helpful (down)"], [[v.kind, v.up, v.down] for v in report.votes],
                {1, 2}),
         "<h2>Per day</h2>",
         _per_day(report),

@@ -68,7 +68,7 @@ def render_md(report: Report) -> str:
     )
     lines += ["", "## Gaps", ""]
     lines += _table(
-        ["topic", "times", "why", "latest wording", "👎 comments", "commands not found"],
+        ["topic", "times", "why", "latest wording", "comments on down votes", "commands not found"],
         [
             [
                 g.topic,
@@ -87,7 +87,7 @@ def render_md(report: Report) -> str:
         [[p.url, p.cited, p.listed] for p in report.pages],
     )
     lines += ["", "## Votes", ""]
-    lines += _table(["answer kind", "👍", "👎"], [[v.kind, v.up, v.down] for v in report.votes])
+    lines += _table(["answer kind", "up", "down"], [[v.kind, v.up, v.down] for v in report.votes])
     if report.by_channel is not None:
         lines += ["", "## Answers by channel", ""]
         lines += _table(["channel", "answers"], [[c, n] for c, n in report.by_channel.items()])

@@ -11,7 +11,7 @@ from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import ErrorCode, GdocsError
-from bot.feedback import new_answer_id
+from bot.feedback import fallback_label, new_answer_id
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.render import (
@@ -25,6 +25,8 @@ from bot.render import (
     render_rate_limited,
 )
 from bot.render.share import render_private_doc_refused
+from bot.report import tally
+from bot.report.outcome import answered_counts
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.deps import SlackDeps
 from bot.slack.feedback import keep_answer
@@ -57,10 +59,15 @@ async def answer_question(
     if route.kind == "doc" and route.private:  # a whole page is posted where it was asked
         await reply.notify_asker(render_private_doc_refused(command))
         return Outcome(route="doc", outcome="invalid_input")
+    question_kind = route.kind != "doc"  # a whole page is not a question to the report
+    if question_kind:
+        await deps.tally.count(tally.QUESTIONS)
     if reply.user is not None:
         retry_after = await deps.limiter.try_acquire(reply.user)
         if retry_after is not None:
             await reply.notify_asker(render_rate_limited(deps.limiter.per_minute, retry_after))
+            if question_kind:
+                await deps.tally.count(tally.RATE_LIMITED)
             return Outcome(route=route.kind, outcome="rate_limited")
         await deps.recent.remember(reply.user, question)  # the Home tab's Ask again
     await reply.start_progress(render_progress(question))
@@ -72,6 +79,8 @@ async def answer_question(
             return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
         result = await _ask(deps, reply, route)
         await _deliver_answer(deps, reply, route, result, question if name_asker else None)
+        fallback = fallback_label(result)
+        await deps.tally.count(*answered_counts(result.kind, fallback, route.kind, result.reuse))
         return Outcome(
             route=route.kind,
             outcome="ok_with_note" if result.fallback else "ok",
@@ -84,6 +93,8 @@ async def answer_question(
             await reply.notify_asker(render_error(error))
         else:
             await reply.notify_thread(render_error(error))
+        if question_kind:
+            await deps.tally.count(tally.FAILED)
         return Outcome(route=route.kind, outcome=error.code.value, server=server)
     finally:
         await reply.finish()
@@ -104,7 +115,7 @@ async def _deliver_answer(
         result, asker=asker, question=shown_question, tz=tz, now=deps.clock(), feedback_id=answer_id
     )
     posted_ts = await reply.deliver(msg)
-    await keep_answer(deps, reply, answer_id, result, posted_ts)
+    await keep_answer(deps, reply, answer_id, result, posted_ts, route=route.kind)
     root = reply.thread_ts or posted_ts
     if reply.channel and root:
         await deps.threads.remember(

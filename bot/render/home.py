@@ -26,6 +26,7 @@ from bot.render.blocks import (
     section,
 )
 from bot.render.escape import escape, escape_truncated
+from bot.render.report import WeekView, week_blocks
 from bot.text import strip_controls, truncate
 
 MAX_HOME_BLOCKS = 100
@@ -73,6 +74,8 @@ class HomeInput:
     #: the viewer's own recent questions, newest first
     recent: Sequence[RecentQuestion] = field(default_factory=tuple)
     command: str = "/gdocs"
+    #: the week's usage, shown to workspace admins only (None: not an admin, or unknown)
+    week: WeekView | None = None
 
 
 def _one_line(text: str) -> str:
@@ -249,5 +252,13 @@ def _recent(view_input: HomeInput) -> list[Block]:
 def render_home(view_input: HomeInput) -> dict[str, Any]:
     """The Home tab view: `{"type": "home", "blocks": [...]}`, at most 100 blocks."""
     command = view_input.command if _COMMAND_RE.fullmatch(view_input.command) else "/gdocs"
-    blocks = [*_about(command), divider(), *_status(view_input), divider(), *_recent(view_input)]
+    week = [*week_blocks(view_input.week, command), divider()] if view_input.week else []
+    blocks = [
+        *_about(command),
+        divider(),
+        *_status(view_input),
+        divider(),
+        *week,
+        *_recent(view_input),
+    ]
     return {"type": "home", "blocks": blocks[:MAX_HOME_BLOCKS]}

@@ -203,12 +203,29 @@ def _per_day(report: Report) -> str:
     return _table(head, rows, {1, 2, 3, 5, 6, 7, 8, 9, 10, 11})
 
 
-def render_html(report: Report) -> str:
-    gaps = [
-        [g.topic, g.count, ", ".join(f"{GAP_WORDS[r]} {n}" for r, n in g.reasons.items()),
-         g.example, " / ".join(g.comments) or "–", " / ".join(g.flagged) or "–"]
+GAP_HEAD = ["topic", "times", "why", "latest wording", "comments on down votes",
+            "commands not found"]  # fmt: skip
+TOPIC_HEAD = ["topic", "asked", "generated", "search only", "latest wording"]
+PAGE_HEAD = ["page", "cited in answers", "in search results"]
+VOTE_HEAD = ["answer kind", "helpful (up)", "not helpful (down)"]
+
+
+def _gap_rows(report: Report) -> list[list[object]]:
+    return [
+        [
+            g.topic,
+            g.count,
+            ", ".join(f"{GAP_WORDS[r]} {n}" for r, n in g.reasons.items()),
+            g.example,
+            " / ".join(g.comments) or "–",
+            " / ".join(g.flagged) or "–",
+        ]
         for g in report.gaps
-    ]  # fmt: skip
+    ]
+
+
+def render_html(report: Report) -> str:
+    topics = [[r.topic, r.asked, r.generated, r.search_only, r.example] for r in report.topics]
     sections = [
         f"<h1>What the team asks: {_e(report.since)} to {_e(report.until)}</h1>",
         '<p class="muted">gdocs-bot report. Days are Pacific days (the answer quota\'s).</p>',
@@ -220,21 +237,16 @@ def render_html(report: Report) -> str:
         _legend([("quota", "answer_query calls made")]),
         quota_chart(report),
         "<h2>Gaps: where the docs fall short</h2>",
-        _table(["topic", "times", "why", "latest wording", "comments on down votes", "commands not found"],
-               gaps, {1}),
+        _table(GAP_HEAD, _gap_rows(report), {1}),
         "<h2>Top topics</h2>",
-        _table(["topic", "asked", "generated", "search only", "latest wording"],
-               [[r.topic, r.asked, r.generated, r.search_only, r.example] for r in report.topics],
-               {1, 2, 3}),
+        _table(TOPIC_HEAD, topics, {1, 2, 3}),
         "<h2>Most cited pages</h2>",
-        _table(["page", "cited in answers", "in search results"],
-               [[p.url, p.cited, p.listed] for p in report.pages], {1, 2}),
+        _table(PAGE_HEAD, [[p.url, p.cited, p.listed] for p in report.pages], {1, 2}),
         "<h2>Votes</h2>",
-        _table(["answer kind", "helpful (up)", "not helpful (down)"], [[v.kind, v.up, v.down] for v in report.votes],
-               {1, 2}),
+        _table(VOTE_HEAD, [[v.kind, v.up, v.down] for v in report.votes], {1, 2}),
         "<h2>Per day</h2>",
         _per_day(report),
-    ]  # fmt: skip
+    ]
     if report.by_channel is not None:
         sections += [
             "<h2>Answers by channel</h2>",

@@ -31,6 +31,7 @@ from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
 from bot.slack.deps import SlackDeps
+from bot.slack.flows.report import report_summary
 from bot.slack.flows.routing import Route
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
 from bot.slack.listeners.feedback import keep_answer
@@ -56,6 +57,8 @@ async def answer_question(
         return Outcome(route="help", outcome="help")
     if route.kind == "quota":
         return await _quota_status(deps, reply)
+    if route.kind == "report":
+        return await report_summary(deps, reply, user_profile)
     if route.kind == "doc" and route.private:  # a whole page is posted where it was asked
         await reply.notify_asker(render_private_doc_refused(command))
         return Outcome(route="doc", outcome="invalid_input")
@@ -185,4 +188,5 @@ async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:
     return UserProfile(
         locale=locale if isinstance(locale, str) else None,
         tz=tz if isinstance(tz, str) else None,
+        is_admin=info.get("is_admin") is True or info.get("is_owner") is True,
     )

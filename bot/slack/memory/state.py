@@ -61,6 +61,9 @@ class UserProfile:
     locale: str | None = None
     #: IANA time zone, e.g. "Europe/Rome"
     tz: str | None = None
+    #: a workspace admin or owner (`is_admin`/`is_owner`); None: not known (kept before
+    #: the bot asked)
+    is_admin: bool | None = None
 
 
 _PROFILE = AdapterCodec(TypeAdapter(UserProfile))
@@ -97,7 +100,8 @@ class UserProfiles:
         if found is None:
             return None
         locale = found.locale if found.locale and is_language_tag(found.locale) else None
-        profile = UserProfile(locale=locale, tz=found.tz if _is_zone_name(found.tz) else None)
+        tz = found.tz if _is_zone_name(found.tz) else None
+        profile = UserProfile(locale=locale, tz=tz, is_admin=found.is_admin)
         if profile == UserProfile():
             return None  # nothing usable: ask again next time
         await self._store.set(f"profile:{user}", profile, _PROFILE, self._ttl)

@@ -55,6 +55,8 @@ class FakeSlack:
     #: user id -> IANA time zone returned by users.info (`tz`, with `tz_offset`); default
     #: America/Los_Angeles, None: no `tz` at all (as for some bots and deleted users)
     timezones: dict[str, str | None] = field(default_factory=dict)
+    #: users whom users.info calls workspace admins (`is_admin`)
+    admins: set[str] = field(default_factory=set)
     #: whether auth.test succeeds
     auth_ok: bool = True
     #: ws:// URL handed out by apps.connections.open (Socket Mode tests)
@@ -280,6 +282,7 @@ class FakeSlack:
     def _user(self, user: str) -> dict[str, Any]:
         """users.info's `user`: id, locale and, like Slack, the time zone and its offset."""
         found: dict[str, Any] = {"id": user, "locale": self.locales.get(user, "en-US")}
+        found.update(is_admin=user in self.admins, is_owner=False)
         tz = self.timezones.get(user, "America/Los_Angeles")
         if tz is not None:
             offset = datetime.now(ZoneInfo(tz)).utcoffset()

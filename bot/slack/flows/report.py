@@ -36,7 +36,7 @@ async def is_admin(deps: SlackDeps, client: AsyncWebClient, user: str, fetch: Fe
     `is_admin`) is asked for again, not taken as "no"."""
     profile = await deps.profiles.get(user, lambda u: fetch(client, u))
     if profile is None or profile.is_admin is None:
-        profile = await fetch(client, user)
+        profile = await deps.profiles.refreshed(user, lambda u: fetch(client, u))
     return profile is not None and profile.is_admin is True
 
 

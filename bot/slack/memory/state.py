@@ -91,6 +91,10 @@ class UserProfiles:
             pending.add_done_callback(lambda _: self._pending.pop(user, None))
         return await asyncio.shield(pending)
 
+    async def refreshed(self, user: str, fetch: Fetch) -> UserProfile | None:
+        """Ask again now (a kept profile lacks something newer code needs), and keep it."""
+        return await self._fetch(user, fetch)
+
     async def locale(self, user: str, fetch: Fetch) -> str | None:
         profile = await self.get(user, fetch)
         return profile.locale if profile is not None else None

@@ -192,23 +192,33 @@ async def test_md_html_and_json_show_the_same_numbers_and_no_user_id(seeded: See
     outputs = {fmt: await _report_async(seeded, "--format", fmt) for fmt in ("md", "json", "html")}
     by_channel = await _report_async(seeded, "--format", "json", "--by-channel")
     day = next(d for d in json.loads(outputs["json"].stdout)["days"] if d["questions"])
-    figures = [day["questions"], day["generated"], day["search_only"]]
+    reuse, calls = day["reuse"], day["answer_query"]
+    figures = [
+        str(n)
+        for n in (
+            day["questions"], day["generated"], day["search_only"], day["failed"],
+            day["rate_limited"], calls["made"], calls["refused"], reuse["exact"],
+            reuse["normalised"], reuse["shared"],
+        )
+    ]  # fmt: skip
     md_row = next(
         line for line in outputs["md"].stdout.splitlines() if line.startswith(f"| {day['day']}")
     )
+    md_cells = [c.strip() for c in md_row.strip("|").split("|")]
     html_row = re.search(rf"<tr><td>{day['day']}</td>(.*?)</tr>", outputs["html"].stdout)
 
     assert all(o.returncode == 0 for o in outputs.values())
-    assert [str(n) for n in figures] == [c.strip() for c in md_row.strip("|").split("|")[1:4]]
+    assert figures == md_cells[1:4] + md_cells[5:]  # the fifth column says why, in words
     assert html_row is not None
-    assert [str(n) for n in figures] == re.findall(r'<td class="n">(\d+)</td>', html_row.group(1))[
-        :3
-    ]
+    assert figures == re.findall(r'<td class="n">(\d+)</td>', html_row.group(1))
+    assert "- Questions: 12" in outputs["md"].stdout
+    assert "<b>12</b>" in outputs["html"].stdout
     for text in (*[o.stdout for o in outputs.values()], by_channel.stdout):
         for user in USERS:
             assert user not in text, user
     for channel in ("C1", "C2"):
-        assert f'"{channel}"' not in outputs["json"].stdout
+        for output in outputs.values():
+            assert not re.search(rf"\b{channel}\b", output.stdout), channel
     assert {"C1": 8, "C2": 2} == json.loads(by_channel.stdout)["channels"]["answers_by_channel"]
 
 

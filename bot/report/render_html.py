@@ -6,9 +6,18 @@ from __future__ import annotations
 
 from html import escape
 
-from bot.report.model import GAP_WORDS, DayRow, Report
-from bot.report.outcome import WHY_WORDS
+from bot.report.model import Report
 from bot.report.render_md import share
+from bot.report.tables import (
+    DAY_NUMERIC,
+    Table,
+    channels_table,
+    days_table,
+    gaps_table,
+    pages_table,
+    topics_table,
+    votes_table,
+)
 
 CHART_HEIGHT = 200
 #: the plot's width to fill (bars are 6 to 60 px wide, so a long window scrolls)
@@ -147,7 +156,8 @@ def _svg(width: int, parts: list[str], label: str) -> str:
     )
 
 
-def _table(head: list[str], rows: list[list[object]], numeric: set[int]) -> str:
+def _table(table: Table, numeric: set[int]) -> str:
+    head, rows = table
     th = "".join(f"<th>{_e(h)}</th>" for h in head)
     trs = []
     for row in rows:
@@ -188,44 +198,7 @@ def _legend(items: list[tuple[str, str]]) -> str:
     return f'<p class="legend muted">{spans}</p>'
 
 
-def _per_day(report: Report) -> str:
-    def why(d: DayRow) -> str:
-        return ", ".join(f"{WHY_WORDS[w]} {n}" for w, n in d.search_why.items() if n) or "–"
-
-    rows: list[list[object]] = [
-        [d.day, d.questions, d.generated, d.search_only, why(d), d.failed, d.rate_limited,
-         d.answer_query_made, d.answer_query_refused, d.reuse.get("exact", 0),
-         d.reuse.get("normalised", 0), d.reuse.get("shared", 0)]
-        for d in (*report.days, report.total)
-    ]  # fmt: skip
-    head = ["day", "questions", "generated", "search only", "why", "failed", "rate limited",
-            "answer_query made", "refused", "reused exact", "normalised", "shared"]  # fmt: skip
-    return _table(head, rows, {1, 2, 3, 5, 6, 7, 8, 9, 10, 11})
-
-
-GAP_HEAD = ["topic", "times", "why", "latest wording", "comments on down votes",
-            "commands not found"]  # fmt: skip
-TOPIC_HEAD = ["topic", "asked", "generated", "search only", "latest wording"]
-PAGE_HEAD = ["page", "cited in answers", "in search results"]
-VOTE_HEAD = ["answer kind", "helpful (up)", "not helpful (down)"]
-
-
-def _gap_rows(report: Report) -> list[list[object]]:
-    return [
-        [
-            g.topic,
-            g.count,
-            ", ".join(f"{GAP_WORDS[r]} {n}" for r, n in g.reasons.items()),
-            g.example,
-            " / ".join(g.comments) or "–",
-            " / ".join(g.flagged) or "–",
-        ]
-        for g in report.gaps
-    ]
-
-
 def render_html(report: Report) -> str:
-    topics = [[r.topic, r.asked, r.generated, r.search_only, r.example] for r in report.topics]
     sections = [
         f"<h1>What the team asks: {_e(report.since)} to {_e(report.until)}</h1>",
         '<p class="muted">gdocs-bot report. Days are Pacific days (the answer quota\'s).</p>',
@@ -237,21 +210,18 @@ def render_html(report: Report) -> str:
         _legend([("quota", "answer_query calls made")]),
         quota_chart(report),
         "<h2>Gaps: where the docs fall short</h2>",
-        _table(GAP_HEAD, _gap_rows(report), {1}),
+        _table(gaps_table(report), {1}),
         "<h2>Top topics</h2>",
-        _table(TOPIC_HEAD, topics, {1, 2, 3}),
+        _table(topics_table(report), {1, 2, 3}),
         "<h2>Most cited pages</h2>",
-        _table(PAGE_HEAD, [[p.url, p.cited, p.listed] for p in report.pages], {1, 2}),
+        _table(pages_table(report), {1, 2}),
         "<h2>Votes</h2>",
-        _table(VOTE_HEAD, [[v.kind, v.up, v.down] for v in report.votes], {1, 2}),
+        _table(votes_table(report), {1, 2}),
         "<h2>Per day</h2>",
-        _per_day(report),
+        _table(days_table(report, with_total=True), DAY_NUMERIC),
     ]
     if report.by_channel is not None:
-        sections += [
-            "<h2>Answers by channel</h2>",
-            _table(["channel", "answers"], [[c, n] for c, n in report.by_channel.items()], {1}),
-        ]
+        sections += ["<h2>Answers by channel</h2>", _table(channels_table(report.by_channel), {1})]
     title = f"gdocs-bot report {report.since} to {report.until}"
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

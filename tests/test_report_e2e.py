@@ -112,6 +112,8 @@ async def seeded(
         answer_quota_per_day=3,
         answer_quota_per_minute=0,
         rate_limit_per_user_per_minute=2,
+        # a shared machine's slow write must not send counts to per-process state
+        state_timeout_seconds=5,
     ) as bot:
         seen = await _seed(bot, dk_server)
         posts = seen["posts"]

@@ -51,6 +51,8 @@ svg .axis { stroke: var(--line); } .gen { fill: var(--gen); } .search { fill: va
   border-radius: 2px; }
 .legend i.gen { background: var(--gen); } .legend i.search { background: var(--search); }
 .legend i.fail { background: var(--fail); } .legend i.quota { background: var(--quota); }
+.legend i.limit { width: 18px; height: 0; border-top: 2px dashed var(--limit);
+  border-radius: 0; vertical-align: middle; } .legend i.none { display: none; }
 table { border-collapse: collapse; width: 100%; margin: 4px 0 8px; }
 th, td { border-bottom: 1px solid var(--line); padding: 6px 8px; text-align: left;
   vertical-align: top; }
@@ -143,8 +145,6 @@ def quota_chart(report: Report) -> str:
     if limit:
         y = base - plot * limit / top
         parts.append(f'<line class="limit" x1="{LEFT}" y1="{y:.1f}" x2="{width}" y2="{y:.1f}"/>')
-        label = f"quota: {limit} a day"
-        parts.append(f'<text x="{LEFT + 4}" y="{y + 13:.1f}">{_e(label)}</text>')
     return _svg(width, parts, "answer_query calls per day against the daily quota")
 
 
@@ -193,6 +193,13 @@ def _cards(report: Report) -> str:
     )
 
 
+def _quota_legend(limit: int) -> list[tuple[str, str]]:
+    made = ("quota", "answer_query calls made")
+    if not limit:
+        return [made, ("none", "the bot sets no daily limit")]
+    return [made, ("limit", f"the daily quota: {limit} (ANSWER_QUOTA_PER_DAY)")]
+
+
 def _legend(items: list[tuple[str, str]]) -> str:
     spans = "".join(f'<span><i class="{c}"></i>{_e(w)}</span>' for c, w in items)
     return f'<p class="legend muted">{spans}</p>'
@@ -207,7 +214,7 @@ def render_html(report: Report) -> str:
         _legend([("gen", "generated"), ("search", "search only"), ("fail", "no answer")]),
         questions_chart(report),
         "<h2>Generated answers against the daily quota</h2>",
-        _legend([("quota", "answer_query calls made")]),
+        _legend(_quota_legend(report.quota_per_day)),
         quota_chart(report),
         "<h2>Gaps: where the docs fall short</h2>",
         _table(gaps_table(report), {1}),

@@ -5,6 +5,7 @@ shows admins a "This week" section and nobody else. Over signed HTTP, fake Slack
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from bot.render.home import render_home
@@ -123,3 +124,36 @@ def test_a_home_without_a_week_has_no_this_week_section() -> None:
     view = render_home(HomeInput(answers_left=5, per_day=50, resets_at=now, now=now))
 
     assert "This week" not in json.dumps(view)
+
+
+async def test_on_sqlite_the_summary_reads_the_shared_file(
+    dk_server: FakeDeveloperKnowledge, tmp_path: Path
+) -> None:
+    """With the default kind of store (behind the bot's resilient wrapper) the admin's
+    summary has the week's questions from the file."""
+    async with running_bot(
+        dk_server, state_url=f"sqlite:///{tmp_path}/state.db", state_timeout_seconds=5
+    ) as bot:
+        bot.fake.admins.add(ADMIN)
+        await _a_small_week(bot)
+        sent = await bot.command("report", user=ADMIN)
+        await bot.finished(4)
+
+        assert "*3* questions" in _said(bot, sent.key or "")
+
+
+async def test_a_store_that_does_not_answer_gives_no_figures_rather_than_zeros(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Redis down (the bot runs on per-process state): an admin's `/gdocs report` says the
+    figures cannot be read now, never "0 questions"."""
+    async with running_bot(dk_server, state_url="redis://127.0.0.1:9/0") as bot:
+        bot.fake.admins.add(ADMIN)
+        await bot.command("search firestore", user=PERSON)
+        await bot.finished(1)
+        sent = await bot.command("report", user=ADMIN)
+        await bot.finished(2)
+        said = _said(bot, sent.key or "")
+
+        assert "can't read the usage figures right now" in said
+        assert "questions" not in said

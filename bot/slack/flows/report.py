@@ -6,6 +6,7 @@ call, nothing that names a person)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import date, timedelta
@@ -21,13 +22,15 @@ from bot.slack.boundary import Outcome
 from bot.slack.delivery.replies import Reply
 from bot.slack.deps import SlackDeps
 from bot.slack.memory.state import UserProfile
-from bot.store import StoreError
+from bot.store import ResilientStore, StoreError
 
 logger = logging.getLogger(__name__)
 
 WEEK_DAYS = 7
 #: answer records, votes and counters read for the summary at most (each)
 SUMMARY_READ_LIMIT = 20_000
+#: the longest the summary's reads may take (off the acknowledgement's path)
+SUMMARY_TIMEOUT_SECONDS = 2.0
 FetchProfile = Callable[[AsyncWebClient, str], Awaitable[UserProfile | None]]
 
 
@@ -44,10 +47,18 @@ async def this_week(deps: SlackDeps) -> WeekSummary | None:
     """The last 7 Pacific days (today included); None when the store cannot be read."""
     until = date.fromisoformat(pacific_day(deps.clock()))
     window = Window(until - timedelta(days=WEEK_DAYS - 1), until)
+    store = deps.store
+    if isinstance(store, ResilientStore):
+        if not store.up:  # per-process state is not the team's week
+            return None
+        # three scans: read from the shared store itself, so that a slow one neither
+        # counts as an outage nor is answered from per-process state
+        store = store.primary
     try:
-        collected = await collect(deps.store, limit=SUMMARY_READ_LIMIT)
-    except StoreError as exc:
-        logger.info("weekly summary not read: %s", exc.message)
+        async with asyncio.timeout(SUMMARY_TIMEOUT_SECONDS):
+            collected = await collect(store, limit=SUMMARY_READ_LIMIT)
+    except (StoreError, TimeoutError) as exc:
+        logger.info("weekly summary not read: %s", getattr(exc, "message", "timed out"))
         return None
     report = aggregate(collected, window, quota_per_day=deps.quota.config.per_day)
     return week_summary(report)

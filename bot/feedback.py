@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from bot import keys
 from bot.models import Answer
 from bot.store import ModelCodec, Store
 from bot.text import truncate
@@ -38,8 +39,8 @@ MAX_QUESTION_CHARS = 2_000
 MAX_REFERENCES = 30
 #: most votes one export reads (the memory and SQLite backends hold fewer anyway)
 EXPORT_LIMIT = 100_000
-ANSWER_PREFIX = "answer_record:"
-VOTE_PREFIX = "feedback:"
+ANSWER_PREFIX = keys.ANSWER_RECORD.prefix
+VOTE_PREFIX = keys.FEEDBACK.prefix
 
 
 class _Record(BaseModel):

@@ -67,11 +67,20 @@ def store_detail(report: Mapping[str, object]) -> str:
     """`check`'s line about the state store: which one (its URL without the password), and
     whether it answers. `report` is the store's state: backend, url, ok, detail."""
     backend, url = str(report.get("backend", "?")), str(report.get("url", ""))
+    if report.get("missing"):
+        return f"no state file yet — `serve` creates it ({url})"
     if backend == "memory":
         return "memory:// (this process only: nothing is kept or shared)"
     if report.get("ok"):
         return f"{backend} at {url}: reachable"
     return f"{backend} at {url}: not answering ({report.get('detail', 'no answer')})"
+
+
+def missing_tools_detail(missing: Sequence[str], listed: Sequence[str]) -> str:
+    """`check`'s line for a server that answers but lacks tools the bot calls (a wrong URL
+    that happens to speak JSON-RPC, say)."""
+    offered = f"it lists {len(listed)}: {', '.join(listed)}" if listed else "it lists none"
+    return f"missing tools: {', '.join(missing)} ({offered}) — check DEVELOPER_KNOWLEDGE_MCP_URL"
 
 
 def quota_detail(state: QuotaStatus, *, now: datetime) -> str:

@@ -11,6 +11,7 @@ from typing import TypeVar
 
 import httpx
 
+from bot import keys
 from bot.errors import GdocsError
 from bot.models import Answer, Document, Fallback, ServerStatus
 from bot.names import normalize_doc_ref
@@ -90,7 +91,7 @@ class GoogleDocsService:
         self, question: str, *, asker: str | None = None, on_wait: OnWait | None = None
     ) -> Answer:
         query = clean_query(question, self._config.max_query_chars)
-        key = "answer:" + question_key(query)
+        key = keys.ANSWER.key(question_key(query))
         cached = await self._cached(key, query)
         if cached is not None:
             return cached
@@ -110,7 +111,7 @@ class GoogleDocsService:
 
     async def search(self, query: str) -> Answer:
         text = clean_query(query, self._config.max_query_chars)
-        key = "search:" + normalise(text)
+        key = keys.SEARCH.key(normalise(text))
         cached = await self._cached(key, text)
         if cached is not None:
             return cached
@@ -123,7 +124,7 @@ class GoogleDocsService:
         if not self._pay_configured:
             answer = await self.search(text)
             return answer.model_copy(update={"fallback": Fallback(reason="pay_not_configured")})
-        key = f"pay:{(tag or '').casefold()}:{normalise(text)}"
+        key = keys.PAY.key((tag or "").casefold(), normalise(text))
         cached = await self._cached(key, text)
         if cached is not None:
             return cached

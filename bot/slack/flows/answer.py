@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import logging
 
-from aiohttp import ClientError
-from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import ErrorCode, GdocsError
@@ -31,6 +29,7 @@ from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
 from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.report import report_summary
 from bot.slack.flows.routing import Route
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
@@ -178,7 +177,7 @@ async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:
     """The user's Slack locale (`it-IT`) and time zone, or None when Slack will not say."""
     try:
         response = await client.users_info(user=user, include_locale=True)
-    except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
+    except SLACK_CALL_FAILURES as exc:
         logger.info("users.info failed: %s", type(exc).__name__)
         return None
     info = response.get("user")

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.feedback import AnswerRecord, Checks, VoteRecord
+from bot.feedback import AnswerRecord, VoteRecord
 from bot.report.aggregate import Window, aggregate, topic_of, without_people
 from bot.report.collect import Collected
 from bot.report.outcome import answered_counts, classify
@@ -144,7 +144,11 @@ def test_gaps_are_grouped_by_topic_most_frequent_first() -> None:
         record(2, "How do I list buckets", kind="search", fallback="answer_quota:day", hits=2),
         record(3, "firestore pricing", kind="search", route="search", hits=3),
         record(4, "qqqzzz", kind="search", route="search", hits=0),
-        record(5, "deploy to cloud run", checks=Checks(found=1, not_found=1, flagged=("x --y",))),
+        record(
+            5,
+            "deploy to cloud run",
+            checks={"found": 1, "partly": 0, "not_found": 1, "unchecked": 0, "flagged": ["x --y"]},
+        ),
     )
     votes = (
         vote(1, "how do I list buckets?", up=False, comment="Needs <@U0999ZZZZ>'s command"),

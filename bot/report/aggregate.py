@@ -14,6 +14,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from bot.feedback import AnswerRecord, VoteRecord
 from bot.quota import pacific_day
@@ -167,9 +168,22 @@ def _gap_reasons(record: AnswerRecord) -> list[str]:
         reasons.append("search_only")
     if record.kind != "answer" and record.hits == 0:
         reasons.append("no_hit")
-    if record.checks is not None and record.checks.not_found > 0:
+    if _count(record.checks, "not_found") > 0:
         reasons.append("not_found")
     return reasons
+
+
+def _count(checks: dict[str, Any] | None, name: str) -> int:
+    """One count of a verified-answers summary (0 when absent or not a count)."""
+    value = (checks or {}).get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _flagged(checks: dict[str, Any] | None) -> list[str]:
+    flagged = (checks or {}).get("flagged")
+    if not isinstance(flagged, list | tuple):
+        return []
+    return [truncate(without_people(one), COMMENT_CHARS) for one in flagged if isinstance(one, str)]
 
 
 def _gaps(answers: list[AnswerRecord], votes: list[VoteRecord]) -> tuple[GapRow, ...]:
@@ -184,8 +198,7 @@ def _gaps(answers: list[AnswerRecord], votes: list[VoteRecord]) -> tuple[GapRow,
             events[topic] += 1
             reasons[topic][reason] += 1
             example[topic] = _example(record.question)
-        if record.checks is not None:
-            flagged[topic].extend(truncate(one, COMMENT_CHARS) for one in record.checks.flagged)
+        flagged[topic].extend(_flagged(record.checks))
     for vote in sorted(votes, key=lambda v: (v.time, v.answer_id)):
         if vote.vote != "down":
             continue

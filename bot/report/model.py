@@ -9,7 +9,7 @@ GAP_WORDS = {
     "search_only": "search only",
     "no_hit": "no hit",
     "thumbs_down": "voted down",
-    "not_found": "command not in the cited pages",
+    "not_found": "a command not in the cited pages",
 }
 
 

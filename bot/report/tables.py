@@ -14,7 +14,7 @@ DAY_HEAD = ["day", "questions", "generated", "search only", "why", "failed", "ra
 #: the columns of DAY_HEAD that are counts
 DAY_NUMERIC = {1, 2, 3, 5, 6, 7, 8, 9, 10, 11}
 GAP_HEAD = ["topic", "times", "why", "latest wording", "comments on down votes",
-            "commands not found"]  # fmt: skip
+            "flagged commands"]  # fmt: skip
 TOPIC_HEAD = ["topic", "asked", "generated", "search only", "latest wording"]
 PAGE_HEAD = ["page", "cited in answers", "in search results"]
 VOTE_HEAD = ["answer kind", "up", "down"]

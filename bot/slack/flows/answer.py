@@ -170,7 +170,9 @@ async def _ask(deps: SlackDeps, reply: Reply, route: Route) -> Answer:
         per_minute = deps.quota.config.per_minute
         await reply.update_progress(render_quota_waiting(seconds, per_minute=per_minute))
 
-    return await service.ask(route.query, asker=reply.user, on_wait=on_wait)
+    answer = await service.ask(route.query, asker=reply.user, on_wait=on_wait)
+    # the commands checked against the cited pages; within its own budget, never failing
+    return await service.verify(answer)
 
 
 async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:

@@ -46,6 +46,7 @@ DAY: list[tuple[str, str, str]] = [
 ]
 USERS = sorted({user for user, _, _ in DAY} | {MENTIONED})
 COMMENT = "It needs the list command, not a page"
+UNVERIFIED = "kubectl rollout restart deployment/web --force-conflicts"
 
 
 @dataclass
@@ -82,6 +83,12 @@ def _said_to(bot: SlackBot, keys: list[str], words: str) -> int:
 
 
 async def _seed(bot: SlackBot, dk: FakeDeveloperKnowledge) -> dict[str, Any]:
+    # a generated answer with a command no cited page has: the verified-answers check
+    # flags it, and the report lists it as a gap
+    dk.answers["how do I delete a bucket?"] = (
+        f"Here is how: run `{UNVERIFIED}`.",
+        ["documents/docs.cloud.google.com/storage/docs/creating-buckets"],
+    )
     keys = [await _ask(bot, dk, n) for n in range(1, len(DAY) + 1)]
     posts = bot.fake.calls_to("chat.postMessage")
     first = next(p for p in posts if "create a bucket" in _shown(p.args))
@@ -170,7 +177,8 @@ async def test_topics_gaps_pages_and_votes_come_from_the_answers_and_votes(
     seeded: Seeded,
 ) -> None:
     """The bucket question is the top topic; the search-only answer with a 👎 and its
-    comment is the first gap, the search without a hit the next; votes by answer kind."""
+    comment is the first gap; the search without a hit and the generated answer whose
+    command no cited page has (verified answers) are gaps too; votes by answer kind."""
     report = json.loads((await _report_async(seeded, "--format", "json")).stdout)
     topics = {t["topic"]: (t["asked"], t["generated"]) for t in report["topics"]}
     gaps = report["gaps"]
@@ -179,7 +187,10 @@ async def test_topics_gaps_pages_and_votes_come_from_the_answers_and_votes(
     assert "list bucket in project" == gaps[0]["topic"]
     assert {"search_only": 1, "thumbs_down": 1} == gaps[0]["reasons"]
     assert [COMMENT] == gaps[0]["comments"]
-    assert {"no_hit": 1} == gaps[1]["reasons"]
+    by_topic = {g["topic"]: g for g in gaps}
+    assert {"no_hit": 1} == by_topic["qqqzzzx"]["reasons"]
+    assert {"not_found": 1} == by_topic["delete bucket"]["reasons"]
+    assert [UNVERIFIED] == by_topic["delete bucket"]["flagged_commands"]
     assert "search qqqzzzx" not in [g["topic"] for g in gaps]  # the route word is not asked
     assert [{"kind": "generated", "up": 1, "down": 0}, {"kind": "search", "up": 0, "down": 1}] == (
         report["votes"]

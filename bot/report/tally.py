@@ -21,13 +21,14 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
+from bot import keys
 from bot.feedback import DAY_SECONDS, VOTING_WINDOW_DAYS
 from bot.quota import pacific_day
 from bot.store import Store, StoreError
 
 logger = logging.getLogger(__name__)
 
-PREFIX = "report:"
+PREFIX = keys.REPORT.prefix
 QUESTIONS = "questions"
 FAILED = "failed"
 RATE_LIMITED = "rate_limited"

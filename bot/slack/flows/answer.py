@@ -48,8 +48,10 @@ async def answer_question(
     question: str,
     name_asker: bool,
     command: str = "/gdocs",
+    about: str | None = None,
 ) -> Outcome:
-    """Answer `question` (already routed) through `reply`."""
+    """Answer `question` (already routed) through `reply`; `about`: the author of the
+    message asked about (the message shortcut), named with the asker."""
     logger.debug("question routed", extra={"question": question})
     if route.kind == "help":
         await reply.notify_thread(render_help(command))
@@ -80,7 +82,8 @@ async def answer_question(
             outcome = await show_document(deps, reply, doc, page=FIRST_PAGE)
             return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
         result = await _ask(deps, reply, route)
-        await _deliver_answer(deps, reply, route, result, question if name_asker else None)
+        shown = question if name_asker else None
+        await _deliver_answer(deps, reply, route, result, shown, about=about)
         fallback = fallback_label(result)
         await deps.tally.count(*answered_counts(result.kind, fallback, route.kind, result.reuse))
         return Outcome(
@@ -103,7 +106,13 @@ async def answer_question(
 
 
 async def _deliver_answer(
-    deps: SlackDeps, reply: Reply, route: Route, result: Answer, shown_question: str | None
+    deps: SlackDeps,
+    reply: Reply,
+    route: Route,
+    result: Answer,
+    shown_question: str | None,
+    *,
+    about: str | None = None,
 ) -> None:
     if route.private:
         # what was asked, without the `private` that asked for privacy
@@ -114,7 +123,13 @@ async def _deliver_answer(
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
     answer_id = new_answer_id()  # the feedback buttons name the answer by it
     msg = render_answer(
-        result, asker=asker, question=shown_question, tz=tz, now=deps.clock(), feedback_id=answer_id
+        result,
+        asker=asker,
+        question=shown_question,
+        tz=tz,
+        now=deps.clock(),
+        feedback_id=answer_id,
+        about=about,
     )
     posted_ts = await reply.deliver(msg)
     await keep_answer(deps, reply, answer_id, result, posted_ts, route=route.kind)

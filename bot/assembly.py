@@ -5,6 +5,8 @@ them, in reverse (an `AsyncExitStack`). `serve`, the CLI and the tests all build
         await core.service.ask("…")
     async with open_feedback(settings) as log:   # the CLI's read of the stored votes
         await log.votes()
+    async with open_report_store(settings) as store:  # `gdocs-bot report`'s reads
+        ...
     async with open_bot(settings) as bot:        # serve and the tests: + Slack and health
         ...
 
@@ -37,6 +39,7 @@ from bot.feedback import FeedbackLog
 from bot.health import Readiness
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
+from bot.report.tally import DailyTally
 from bot.settings import Settings
 from bot.store import (
     CountingStore,
@@ -70,6 +73,8 @@ class Core:
     service: GoogleDocsService
     #: the calls made to the store (round trips, writes), for /metrics and tests
     store_calls: CountingStore
+    #: the per-day counters behind `gdocs-bot report`
+    tally: DailyTally
     #: the SQLite file STATE_URL names did not exist and was not created (a look-only command
     #: ran on per-process state): `check` says so
     state_file_missing: bool = False
@@ -130,6 +135,9 @@ async def open_core(
         else:
             store, counted = await _open_resilient_store(state, metrics)
         stack.push_async_callback(store.aclose)
+        tally = DailyTally(
+            store, retention_days=feedback_config(settings).retention_days, clock=clock or _utc_now
+        )
         service = build_service(
             upstream_config(settings),
             store=store,
@@ -137,6 +145,7 @@ async def open_core(
             clock=clock,
             backoff_base=backoff_base,
             sleep=sleep,
+            tally=tally.count,
         )
         stack.push_async_callback(service.aclose)
         yield Core(
@@ -145,6 +154,7 @@ async def open_core(
             store=store,
             service=service,
             store_calls=counted,
+            tally=tally,
             state_file_missing=missing,
         )
 
@@ -193,6 +203,19 @@ async def open_feedback(settings: Settings) -> AsyncIterator[FeedbackLog]:
     store = await open_store(state.url, prefix=state.prefix, max_entries=state.max_entries)
     try:
         yield _feedback_log(feedback_config(settings), store, _utc_now)
+    finally:
+        await store.aclose()
+
+
+@asynccontextmanager
+async def open_report_store(settings: Settings) -> AsyncIterator[Store]:
+    """The store STATE_URL names, read as it is (no per-process fallback, no per-call
+    timeout), for `gdocs-bot report`: a store that does not answer is an error
+    (StoreError), never an empty report."""
+    state = state_config(settings)
+    store = await open_store(state.url, prefix=state.prefix, max_entries=state.max_entries)
+    try:
+        yield store
     finally:
         await store.aclose()
 
@@ -248,6 +271,7 @@ def _slack_deps(
             answer_channels=config.answer_channels,
             retention_seconds=config.channel_settings_retention_seconds,
         ),
+        tally=core.tally,
     )
 
 

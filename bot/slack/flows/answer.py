@@ -5,11 +5,12 @@ the request's `Outcome`; the boundary logs it."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import ErrorCode, GdocsError
-from bot.feedback import new_answer_id
+from bot.feedback import fallback_label, new_answer_id
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.render import (
@@ -23,11 +24,14 @@ from bot.render import (
     render_rate_limited,
 )
 from bot.render.share import render_private_doc_refused
+from bot.report import tally
+from bot.report.outcome import answered_counts
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
+from bot.slack.flows.report import report_summary
 from bot.slack.flows.routing import Route
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
 from bot.slack.listeners.feedback import answer_write
@@ -56,13 +60,20 @@ async def answer_question(
         return Outcome(route="help", outcome="help")
     if route.kind == "quota":
         return await _quota_status(deps, reply)
+    if route.kind == "report":
+        return await report_summary(deps, reply, user_profile)
     if route.kind == "doc" and route.private:  # a whole page is posted where it was asked
         await reply.notify_asker(render_private_doc_refused(command))
         return Outcome(route="doc", outcome="invalid_input")
+    question_kind = route.kind != "doc"  # a whole page is not a question to the report
+    # the report's counts are written with the question's outcome, in one batch (an
+    # answer's go in its "done" batch)
     if reply.user is not None:
         retry_after = await deps.limiter.try_acquire(reply.user)
         if retry_after is not None:
             await reply.notify_asker(render_rate_limited(deps.limiter.per_minute, retry_after))
+            if question_kind:
+                await deps.tally.count(tally.QUESTIONS, tally.RATE_LIMITED)
             return Outcome(route=route.kind, outcome="rate_limited")
     remembered = False  # the Home tab's Ask again: with the answer's writes when it is out
     await reply.start_progress(render_progress(question))
@@ -73,8 +84,13 @@ async def answer_question(
             outcome = await show_document(deps, reply, doc, page=FIRST_PAGE)
             return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
         result = await _ask(deps, reply, route)
+        fallback = fallback_label(result)
+        counts = (
+            tally.QUESTIONS,
+            *answered_counts(result.kind, fallback, route.kind, result.reuse),
+        )
         remembered = await _deliver_answer(
-            deps, reply, route, result, question, name_asker=name_asker, about=about
+            deps, reply, route, result, question, name_asker=name_asker, about=about, counts=counts
         )
         return Outcome(
             route=route.kind,
@@ -88,6 +104,8 @@ async def answer_question(
             await reply.notify_asker(render_error(error))
         else:
             await reply.notify_thread(render_error(error))
+        if question_kind:
+            await deps.tally.count(tally.QUESTIONS, tally.FAILED)
         return Outcome(route=route.kind, outcome=error.code.value, server=server)
     finally:
         await reply.finish()
@@ -104,11 +122,14 @@ async def _deliver_answer(
     *,
     name_asker: bool,
     about: str | None = None,
+    counts: Sequence[str] = (),
 ) -> bool:
-    """Post the answer; True when the asker's recent questions were written with it."""
+    """Post the answer; True when the asker's recent questions were written with it.
+    `counts`: the report's counters for it, in the same batch."""
     if route.private:
         # what was asked, without the `private` that asked for privacy
         await _deliver_privately(deps, reply, result, route.query)
+        await deps.tally.count(*counts)
         return False
     shown_question = question if name_asker else None
     asker = reply.user if name_asker else None
@@ -129,12 +150,13 @@ async def _deliver_answer(
 
     def writes(ts: str | None) -> list[Op]:
         """What the answer leaves behind, in the work record's "done" batch."""
-        ops = [answer_write(deps, reply, answer_id, result, ts)]
+        ops = [answer_write(deps, reply, answer_id, result, ts, route=route.kind)]
         root = reply.thread_ts or ts
         if reply.channel and root and not reply.thread_ts:  # a new thread: its root is ts
             ops.append(deps.threads.op(reply.channel, root, topic, reply.user))
+        ops += deps.tally.ops(*counts)
         if recent is not None:
-            ops.append(recent)
+            ops.append(recent)  # last: its result is looked at below
         return ops
 
     if reply.channel and reply.thread_ts:
@@ -213,4 +235,5 @@ async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:
     return UserProfile(
         locale=locale if isinstance(locale, str) else None,
         tz=tz if isinstance(tz, str) else None,
+        is_admin=info.get("is_admin") is True or info.get("is_owner") is True,
     )

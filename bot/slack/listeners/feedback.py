@@ -51,9 +51,15 @@ VOTES_HELP = "Feedback votes recorded, by answer kind (answer, search, pay) and 
 
 
 def answer_write(
-    deps: SlackDeps, reply: Reply, answer_id: str, answer: Answer, ts: str | None
+    deps: SlackDeps,
+    reply: Reply,
+    answer_id: str,
+    answer: Answer,
+    ts: str | None,
+    *,
+    route: str | None = None,
 ) -> Op:
-    """The write keeping what a vote on this just-posted answer will need."""
+    """The write keeping what a vote on this just-posted answer (and the report) will need."""
     record = answer_record(
         answer,
         answer_id=answer_id,
@@ -62,6 +68,7 @@ def answer_write(
         thread_ts=reply.thread_ts,
         asker=reply.user,
         now=deps.clock(),
+        route=route,
     )
     return deps.feedback.answer_op(record)
 

@@ -278,7 +278,7 @@ def test_everything_the_replicas_keep_in_redis_expires(
     finally:
         client.close()
     assert ttls
-    kept_longer = ("gdocs:answer_record:", "gdocs:recent:", "gdocs:feedback:")
+    kept_longer = ("gdocs:answer_record:", "gdocs:recent:", "gdocs:feedback:", "gdocs:report:")
 
     def bound(key: str) -> int:
         return 30 * 86_400_000 if key.startswith(kept_longer) else 49 * 3_600_000

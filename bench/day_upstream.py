@@ -28,7 +28,7 @@ from aiohttp import web
 from bot.upstream._question_key import question_key
 from tests.fakes.quota import QuotaEnforcer
 
-#: how the bot joins a follow-up to its thread's question (bot/slack/routing.py)
+#: how the bot joins a follow-up to its thread's question (bot/slack/flows/routing.py)
 FOLLOW_UP_JOIN = " — follow-up: "
 FORMS = ("http", "jsonrpc", "result")
 #: no \b in front: in a posted message's JSON the marker often follows an escaped "\n"

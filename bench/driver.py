@@ -43,6 +43,32 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+async def wait_healthy(
+    proc: subprocess.Popen[bytes],
+    port: int,
+    *,
+    t0: float,
+    within: float,
+    poll: float,
+    name: str = "bot",
+) -> None:
+    """Until the bot at `port` answers `/healthz` 200 (RuntimeError: it exited, or `within`
+    seconds from `t0` passed). Polled: the bench times the bot's start-up this way."""
+    url = f"http://127.0.0.1:{port}/healthz"
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() - t0 < within:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{name}: the bot exited with {proc.returncode}")
+            try:
+                async with session.get(url) as resp:
+                    if resp.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(poll)
+    raise RuntimeError(f"{name}: the bot did not become healthy in {within:g} s")
+
+
 def sign(body: str, ts: str) -> str:
     base = f"v0:{ts}:{body}".encode()
     return "v0=" + hmac.new(SIGNING_SECRET.encode(), base, hashlib.sha256).hexdigest()
@@ -117,19 +143,8 @@ class Bench:
             stdout=subprocess.DEVNULL,
             stderr=None if self.args.verbose else subprocess.DEVNULL,
         )
-        url = f"http://127.0.0.1:{self.bot_port}/healthz"
-        async with aiohttp.ClientSession() as session:
-            while time.monotonic() - t0 < 30:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"bot exited with {self.proc.returncode}")
-                try:
-                    async with session.get(url) as resp:
-                        if resp.status == 200:
-                            return time.monotonic() - t0
-                except aiohttp.ClientError:
-                    pass
-                await asyncio.sleep(0.005)
-        raise RuntimeError("bot did not become healthy in 30 s")
+        await wait_healthy(self.proc, self.bot_port, t0=t0, within=30, poll=0.005)
+        return time.monotonic() - t0
 
     def bot_cpu_seconds(self) -> float:
         """User + system CPU time the bot process has used so far."""

@@ -8,7 +8,6 @@ its own `/metrics`.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import shutil
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import aiohttp
 
-from bench.driver import ROOT, SIGNING_SECRET, free_port
+from bench.driver import ROOT, SIGNING_SECRET, free_port, wait_healthy
 
 GUARD_DIR = ROOT / "tests" / "sitecustomize"
 _SAMPLE = re.compile(r"^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)$")
@@ -78,20 +77,14 @@ class Replica:
             stdout=subprocess.DEVNULL,
             stderr=None if self._verbose else subprocess.DEVNULL,
         )
-        url = f"http://127.0.0.1:{self.port}/healthz"
-        async with aiohttp.ClientSession() as session:
-            while time.monotonic() - t0 < within:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"{self.name}: the bot exited with {self.proc.returncode}")
-                try:
-                    async with session.get(url) as resp:
-                        if resp.status == 200:
-                            return time.monotonic() - t0
-                except aiohttp.ClientError:
-                    pass
-                await asyncio.sleep(0.02)
-        self.stop()
-        raise RuntimeError(f"{self.name}: the bot did not become healthy in {within:g} s")
+        try:
+            await wait_healthy(
+                self.proc, self.port, t0=t0, within=within, poll=0.02, name=self.name
+            )
+        except RuntimeError:
+            self.stop()
+            raise
+        return time.monotonic() - t0
 
     def cpu_seconds(self) -> float:
         """User + system CPU time the bot has used so far."""

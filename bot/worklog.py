@@ -36,8 +36,9 @@ logger = logging.getLogger(__name__)
 
 #: how many unfinished records one scan looks at
 SCAN_LIMIT = 500
-#: finished work remembered by id, so a record whose delete was lost is not answered again
-MAX_FINISHED_REMEMBERED = 10_000
+#: ids remembered in process (finished work, so a record whose delete was lost is not
+#: answered again; deliveries claimed, until their listener accepts them or they age out)
+MAX_REMEMBERED_IDS = 10_000
 _RECOVERED = "gdocs_work_recovered_total"
 _DROPPED = "gdocs_work_dropped_total"
 
@@ -100,7 +101,7 @@ class WorkLog:
         if not await self._store.add(f"lease:{key}", self.owner, TEXT, self._lease):
             return False
         self._claimed[key] = None
-        while len(self._claimed) > MAX_FINISHED_REMEMBERED:
+        while len(self._claimed) > MAX_REMEMBERED_IDS:
             self._claimed.popitem(last=False)
         return True
 
@@ -205,7 +206,7 @@ class WorkLog:
 
     def _remember_finished(self, work_id: str) -> None:
         self._finished[work_id] = None
-        while len(self._finished) > MAX_FINISHED_REMEMBERED:
+        while len(self._finished) > MAX_REMEMBERED_IDS:
             self._finished.popitem(last=False)
 
     def _count(self, name: str, help_text: str, **labels: str) -> None:

@@ -14,7 +14,7 @@ from bot.render.agent import (
     suggested_prompts,
 )
 from bot.settings import Settings
-from bot.slack.routing import route_text
+from bot.slack.flows.routing import route_text
 
 KINDS = ["answer", "search", "pay", "doc"]
 

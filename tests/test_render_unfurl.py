@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from bot.names import normalize_doc_ref
 from bot.render.unfurl import CORPUS_HOSTS, DESCRIPTION_CHARS, doc_name_for_url, render_unfurl
-from bot.slack.actions import SHOW_DOC_RE, requested_page
+from bot.slack.listeners.actions import SHOW_DOC_RE, requested_page
 from tests.test_render_surface_support import HOSTILE_TEXT, assert_inert, assert_valid_blocks
 
 URL = "https://docs.cloud.google.com/storage/docs/creating-buckets"

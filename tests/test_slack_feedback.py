@@ -12,7 +12,7 @@ import pytest
 
 from bot.render import decode_vote
 from bot.render.feedback import ACTION_FEEDBACK_COMMENT, FEEDBACK_MODAL_CALLBACK
-from bot.slack.feedback import VOTES_METRIC
+from bot.slack.listeners.feedback import VOTES_METRIC
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import SlackCall
 from tests.slack_harness import ASKER, SlackBot, running_bot

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.slack.routing import (
+from bot.slack.flows.routing import (
     Route,
     clean_text,
     is_follow_up,

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from bot.render import render_rate_limited
-from bot.slack.state import (
+from bot.slack.memory.state import (
     RateLimiter,
     ThreadMemory,
     ThreadTopic,

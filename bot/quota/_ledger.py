@@ -28,8 +28,15 @@ from typing import Any
 
 from bot.errors import QuotaSignal
 from bot.observability.metrics import Metrics
-from bot.quota import _keys as keys
-from bot.quota._keys import MINUTE_KEY, PAUSE_KEY, WINDOW_SECONDS, day_key, day_ttl, read_pause
+from bot.quota._keys import (
+    MINUTE_KEY,
+    PAUSE_KEY,
+    WINDOW_SECONDS,
+    day_key,
+    day_ttl,
+    minute_room,
+    read_pause,
+)
 from bot.quota._pacific import next_pacific_midnight, pacific_day
 from bot.quota._types import Pause, PauseKind, Permit, QuotaConfig, QuotaState, Refusal
 from bot.store import JSON, ResilientStore, Store, StoreError
@@ -244,7 +251,7 @@ class AnswerQuota:
             raise StoreError("the state store is not answering")
         spent = pause is not None and pause.kind == "day"
         left_today = (0 if spent else max(0, cfg.per_day - used)) if cfg.per_day else None
-        left_minute, next_slot = keys.minute_room(cfg.per_minute, events, pause)
+        left_minute, next_slot = minute_room(cfg.per_minute, events, pause)
         user_left = None if user_used is None else max(0, cfg.per_user_per_day - user_used)
         return QuotaState(
             per_minute=cfg.per_minute,

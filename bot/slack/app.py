@@ -13,10 +13,11 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import AUTHORIZE_FAILED
-from bot.slack import actions, commands, events, feedback, home, sharing, unfurls
+from bot.slack.delivery import sharing
+from bot.slack.delivery.posting import retry_handlers
 from bot.slack.deps import SlackDeps
-from bot.slack.posting import retry_handlers
-from bot.slack.state import delivery_key
+from bot.slack.listeners import actions, commands, events, feedback, home, unfurls
+from bot.slack.memory.state import delivery_key
 
 logger = logging.getLogger(__name__)
 

@@ -13,10 +13,10 @@ from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
 from bot.service import DocsService
 from bot.settings import Settings
+from bot.slack.flows.routing import Router
 from bot.slack.identity import SlackIdentity
-from bot.slack.recent import RecentQuestions
-from bot.slack.routing import Router
-from bot.slack.state import RateLimiter, ThreadMemory, UserProfiles
+from bot.slack.memory.recent import RecentQuestions
+from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
 from bot.store import Store
 from bot.worklog import WorkLog
 

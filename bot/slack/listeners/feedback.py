@@ -37,10 +37,10 @@ from bot.render import (
     render_internal_error,
     vote_from_view,
 )
-from bot.slack import posting
 from bot.slack.boundary import Outcome, handle
+from bot.slack.delivery import posting
+from bot.slack.delivery.replies import ActionReply, Reply
 from bot.slack.deps import SlackDeps
-from bot.slack.replies import ActionReply, Reply
 
 logger = logging.getLogger(__name__)
 

@@ -35,11 +35,11 @@ from bot.render.share import (
     render_shared_answer,
     render_shared_note,
 )
-from bot.slack import posting
-from bot.slack.actions import reply_for_click
 from bot.slack.boundary import Outcome, handle
+from bot.slack.delivery import posting
+from bot.slack.delivery.replies import ActionReply, Reply
 from bot.slack.deps import SlackDeps
-from bot.slack.replies import ActionReply, Reply
+from bot.slack.listeners.actions import reply_for_click
 from bot.store import AdapterCodec, Store
 
 SHARE_TTL_SECONDS = 3600

@@ -19,8 +19,8 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import Message, with_restart_note
-from bot.slack.posting import CANNOT_POST
-from bot.slack.replies import Reply
+from bot.slack.delivery.posting import CANNOT_POST
+from bot.slack.delivery.replies import Reply
 from bot.worklog import WorkLog, WorkRecord
 
 logger = logging.getLogger(__name__)

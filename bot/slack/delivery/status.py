@@ -20,7 +20,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import Message
 from bot.render.agent import CLEARED_STATUS, WorkKind, assistant_status, loading_messages
-from bot.slack.replies import ThreadReply
+from bot.slack.delivery.replies import ThreadReply
 
 logger = logging.getLogger(__name__)
 

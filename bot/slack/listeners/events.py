@@ -1,6 +1,6 @@
 """`@gdocs …` mentions (answered in the thread), direct messages (answered in the DM, with the
 thread status while the bot works) and follow-ups without a mention in threads the bot
-answered in (bot/slack/followups.py decides which)."""
+answered in (bot/slack/listeners/followups.py decides which)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.boundary import Outcome, handle, ignored
+from bot.slack.delivery.replies import ThreadReply
+from bot.slack.delivery.status import DmReply, work_kind
 from bot.slack.deps import SlackDeps
-from bot.slack.durable import event_payload, track
-from bot.slack.flows import answer_question
-from bot.slack.followups import THREAD_CHANNEL_TYPES, why_not_a_follow_up, why_not_ours
-from bot.slack.replies import ThreadReply
-from bot.slack.routing import strip_mention
-from bot.slack.state import delivery_key
-from bot.slack.status import DmReply, work_kind
+from bot.slack.flows.answer import answer_question
+from bot.slack.flows.routing import strip_mention
+from bot.slack.listeners.followups import THREAD_CHANNEL_TYPES, why_not_a_follow_up, why_not_ours
+from bot.slack.memory.state import delivery_key
+from bot.slack.work.durable import event_payload, track
 from bot.worklog import WorkRecord
 
 

@@ -25,11 +25,11 @@ from bot.render import (
     render_stale_button,
 )
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, handle, ignored
+from bot.slack.delivery.replies import ActionReply
 from bot.slack.deps import SlackDeps
-from bot.slack.durable import action_payload, track
-from bot.slack.replies import ActionReply
-from bot.slack.show_doc import FIRST_PAGE, fetch_document, show_document
-from bot.slack.state import delivery_key
+from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
+from bot.slack.memory.state import delivery_key
+from bot.slack.work.durable import action_payload, track
 from bot.worklog import WorkRecord
 
 SHOW_DOC_RE = re.compile(rf"^{re.escape(ACTION_SHOW_DOC_PREFIX)}\d+$")

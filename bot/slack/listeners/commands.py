@@ -7,14 +7,14 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.acks import OnceAck
 from bot.slack.boundary import Outcome, handle
+from bot.slack.delivery.replies import CommandReply
 from bot.slack.deps import SlackDeps
-from bot.slack.durable import command_payload, track
-from bot.slack.flows import answer_question
+from bot.slack.flows.answer import answer_question
+from bot.slack.listeners.acks import OnceAck
 from bot.slack.manifest_facts import COMMANDS
-from bot.slack.replies import CommandReply
-from bot.slack.state import delivery_key
+from bot.slack.memory.state import delivery_key
+from bot.slack.work.durable import command_payload, track
 from bot.text import clean_text
 from bot.worklog import WorkRecord
 

@@ -20,8 +20,8 @@ from typing import Protocol
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import Message
-from bot.slack import posting
-from bot.slack.acks import OnceAck
+from bot.slack.delivery import posting
+from bot.slack.listeners.acks import OnceAck
 
 logger = logging.getLogger(__name__)
 

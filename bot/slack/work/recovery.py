@@ -1,7 +1,7 @@
 """Finishing what a process that died had acknowledged: on start-up and every
 WORK_RECOVERY_SECONDS, each replica renews the leases of its own work in flight and takes over
 unfinished work whose lease has expired (one taker among all replicas), answering it with a
-short note. See `bot.slack.durable` and `bot.worklog`."""
+short note. See `bot.slack.work.durable` and `bot.worklog`."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.acks import OnceAck
-from bot.slack.actions import handle_doc_click
-from bot.slack.commands import handle_command
 from bot.slack.deps import SlackDeps
-from bot.slack.durable import without_stale_response_url
-from bot.slack.events import handle_question
+from bot.slack.listeners.acks import OnceAck
+from bot.slack.listeners.actions import handle_doc_click
+from bot.slack.listeners.commands import handle_command
+from bot.slack.listeners.events import handle_question
+from bot.slack.work.durable import without_stale_response_url
 from bot.store import StoreError
 from bot.worklog import WorkRecord
 

@@ -27,9 +27,9 @@ from bot.render import (
     render_no_more_pages,
     wants_file,
 )
-from bot.slack import posting
+from bot.slack.delivery import posting
+from bot.slack.delivery.replies import Reply
 from bot.slack.deps import SlackDeps
-from bot.slack.replies import Reply
 from bot.store import AdapterCodec
 
 logger = logging.getLogger(__name__)

@@ -27,8 +27,8 @@ import re
 import sys
 from typing import Any, Literal
 
-from bot.slack.routing import is_question
-from bot.slack.state import ThreadMemory
+from bot.slack.flows.routing import is_question
+from bot.slack.memory.state import ThreadMemory
 
 FollowupPolicy = Literal["asker", "anyone", "off"]
 

@@ -26,13 +26,13 @@ from bot.render import (
 )
 from bot.render.share import render_private_doc_refused
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
+from bot.slack.delivery.replies import Reply
+from bot.slack.delivery.sharing import answer_privately
 from bot.slack.deps import SlackDeps
-from bot.slack.feedback import keep_answer
-from bot.slack.replies import Reply
-from bot.slack.routing import Route
-from bot.slack.sharing import answer_privately
-from bot.slack.show_doc import FIRST_PAGE, fetch_document, show_document
-from bot.slack.state import UserProfile
+from bot.slack.flows.routing import Route
+from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
+from bot.slack.listeners.feedback import keep_answer
+from bot.slack.memory.state import UserProfile
 from bot.store import StoreError
 
 logger = logging.getLogger(__name__)

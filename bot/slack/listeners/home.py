@@ -1,6 +1,6 @@
 """The bot's App Home: `app_home_opened` for the Home tab (publish the viewer's view) and
-for the Messages tab (suggested prompts, `bot/slack/prompts.py`), and the Home tab's
-Ask again buttons, answered in the viewer's DM (`bot/slack/direct_reply.py`).
+for the Messages tab (suggested prompts, `bot/slack/listeners/prompts.py`), and the Home tab's
+Ask again buttons, answered in the viewer's DM (`bot/slack/delivery/direct_reply.py`).
 
 The Home view (`render_home`) shows the team's generated answers left today and when they
 come back in the viewer's time zone (the quota ledger; users.info's `tz`), whether the
@@ -32,10 +32,10 @@ from bot.render import (
     render_home,
 )
 from bot.slack.boundary import Outcome, Work, handle, ignored
+from bot.slack.delivery.direct_reply import DirectReply
 from bot.slack.deps import SlackDeps
-from bot.slack.direct_reply import DirectReply
-from bot.slack.flows import answer_question, user_profile
-from bot.slack.prompts import set_prompts
+from bot.slack.flows.answer import answer_question, user_profile
+from bot.slack.listeners.prompts import set_prompts
 from bot.store import TEXT, StoreError
 
 logger = logging.getLogger(__name__)

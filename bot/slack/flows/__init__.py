@@ -1,0 +1,1 @@
+"""Answering: routing a text, the answer flow, bringing a whole page into Slack."""

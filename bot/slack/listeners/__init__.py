@@ -1,0 +1,1 @@
+"""Bolt listeners, one module per kind of request: each has `register(app, deps)`."""

@@ -1,0 +1,1 @@
+"""Durable work: acknowledged requests recorded before the ack and finished after a crash."""

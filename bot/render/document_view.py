@@ -24,7 +24,7 @@ from bot.render.blocks import (
 from bot.render.convert import ATX_RE
 from bot.render.escape import display_url, escape, escape_truncated, link
 from bot.render.inline import plain_text
-from bot.render.markdown import markdown_to_blocks
+from bot.render.markdown import cut_source, markdown_to_blocks
 from bot.render.pages import PageSpan, page_spans, scan_units
 
 #: rendered size of one page's body; with the title, link, page counter and button a page
@@ -131,7 +131,10 @@ def first_section(markdown: str) -> str:
 def render_document_file_intro(doc: Document) -> Message:
     """The message that goes with a document uploaded as a file: title, link, first section."""
     title = doc_title(doc)
-    intro_md = _without_title_heading(first_section(doc.content), title)
+    # at most _INTRO_CHARS are shown: the rest of a long first section is never converted
+    intro_md, _ = cut_source(
+        _without_title_heading(first_section(doc.content), title), 4 * _INTRO_CHARS
+    )
     blocks: list[Block] = [header(title), _source_line(doc)]
     shown = 0
     body = markdown_to_blocks(intro_md, max_chars=SECTION_CHARS, base_url=doc.uri)

@@ -23,6 +23,17 @@ _OPEN, _CLOSE = "```\n", "\n```"
 _MIN_MAX_CHARS = 40
 
 
+def cut_source(md: str, limit: int) -> tuple[str, int]:
+    """`md` cut before conversion to at most `limit` characters (at a line break when one
+    is in the last quarter), and how many characters were left out. For text that is shown
+    shortened anyway (answers, a file's intro): what Slack cannot show is never converted."""
+    if len(md) <= limit:
+        return md, 0
+    cut = md.rfind("\n", limit * 3 // 4, limit)
+    cut = cut if cut > 0 else limit
+    return md[:cut], len(md) - cut
+
+
 def markdown_to_mrkdwn(md: str, *, base_url: str | None = None) -> str:
     """Markdown as one Slack mrkdwn string (no length limit; relative links resolved
     against `base_url` when given)."""

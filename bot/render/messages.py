@@ -23,7 +23,7 @@ from bot.render.convert import FENCE_OPEN_RE
 from bot.render.escape import escape, escape_truncated, link, mention
 from bot.render.feedback import feedback_block_for
 from bot.render.inline import plain_text
-from bot.render.markdown import markdown_to_blocks
+from bot.render.markdown import cut_source, markdown_to_blocks
 from bot.render.notices import fallback_note
 from bot.text import one_line
 
@@ -31,6 +31,10 @@ from bot.text import one_line
 QUESTION_CHARS = 300
 #: a search hit's snippet is cut to this many characters (at a word)
 SNIPPET_CHARS = 300
+#: an answer's Markdown beyond this is cut before it is converted: a message shows at most
+#: MAX_MESSAGE_CHARS, and converting keeps the text (markup that disappears, such as HTML
+#: comments, is rarely two thirds of an answer)
+ANSWER_SOURCE_CHARS = 3 * MAX_MESSAGE_CHARS
 _COMMAND_RE = re.compile(r"^/[a-z0-9_-]{1,31}$")
 _LINE_MARKS_RE = re.compile(r"^\s*(?:#{1,6}\s+|>\s?|[-*+]\s+(?:\[[ xX]\]\s+)?|\|)")
 _HINTS: dict[ErrorCode, str] = {
@@ -50,7 +54,8 @@ def _plain_summary(markdown: str, limit: int) -> str:
     """A short, plain, escaped one-line summary of some Markdown (fences, heading and quote
     marks dropped), at most `limit` characters."""
     lines = []
-    for line in markdown.splitlines():
+    # only the start is shown: a few times the limit is plenty to read it from
+    for line in cut_source(markdown, max(20 * limit, 4000))[0].splitlines():
         if FENCE_OPEN_RE.match(line):
             continue
         lines.append(_LINE_MARKS_RE.sub("", line))
@@ -87,10 +92,13 @@ def _hit_block(hit: SearchHit) -> Block:
     return section(text if len(text) <= SECTION_CHARS else head)
 
 
-def _fit(body: list[Block], budget_chars: int, budget_blocks: int, what: str) -> list[Block]:
+def _fit(
+    body: list[Block], budget_chars: int, budget_blocks: int, what: str, left_out: int = 0
+) -> list[Block]:
     """All of `body` if it fits, else as many leading blocks as fit and a note saying how
-    much was left out (answers and result lists may be shortened; documents never are)."""
-    if len(body) <= budget_blocks and blocks_chars(body) <= budget_chars:
+    much was left out (answers and result lists may be shortened; documents never are).
+    `left_out`: source characters cut before conversion (the note counts them too)."""
+    if not left_out and len(body) <= budget_blocks and blocks_chars(body) <= budget_chars:
         return body
     note_room = 120
     shown: list[Block] = []
@@ -103,7 +111,7 @@ def _fit(body: list[Block], budget_chars: int, budget_blocks: int, what: str) ->
         used += size
     rest = body[len(shown) :]
     if what == "answer":
-        more = sum(len(block.get("text", {}).get("text", "")) for block in rest)
+        more = left_out + sum(len(block.get("text", {}).get("text", "")) for block in rest)
         note = f"(answer shortened — {more} more characters)"
     else:
         note = f"({len(rest)} more {what} not shown)"
@@ -151,13 +159,15 @@ def render_answer(
     text = _fallback_text(answer, question)
     fixed = len(text) + blocks_chars(head + tail)
     budget_blocks = MAX_BLOCKS - len(head) - len(tail)
+    left_out = 0
     if answer.kind == "answer":
-        body = markdown_to_blocks(answer.text) or [section(_no_answer(answer))]
+        source, left_out = cut_source(answer.text, ANSWER_SOURCE_CHARS)
+        body = markdown_to_blocks(source) or [section(_no_answer(answer))]
         what = "answer"
     else:
         body = [_hit_block(hit) for hit in answer.hits] or [section(_no_answer(answer))]
         what = "results"
-    body = _fit(body, MAX_MESSAGE_CHARS - fixed, budget_blocks, what)
+    body = _fit(body, MAX_MESSAGE_CHARS - fixed, budget_blocks, what, left_out)
     return {"text": text, "blocks": head + body + tail}
 
 

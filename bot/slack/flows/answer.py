@@ -26,6 +26,7 @@ from bot.render import (
 )
 from bot.render.share import render_private_doc_refused
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
+from bot.slack.delivery.off_loop import answer_size, render_off_loop
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
 from bot.slack.deps import SlackDeps
@@ -100,8 +101,15 @@ async def _deliver_answer(
     # a quota note says when answers come back: in the asker's own time
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
     answer_id = new_answer_id()  # the feedback buttons name the answer by it
-    msg = render_answer(
-        result, asker=asker, question=shown_question, tz=tz, now=deps.clock(), feedback_id=answer_id
+    msg = await render_off_loop(
+        answer_size(result),
+        render_answer,
+        result,
+        asker=asker,
+        question=shown_question,
+        tz=tz,
+        now=deps.clock(),
+        feedback_id=answer_id,
     )
     posted_ts = await reply.deliver(msg)
     await keep_answer(deps, reply, answer_id, result, posted_ts)
@@ -114,7 +122,9 @@ async def _deliver_answer(
 
 async def _deliver_privately(deps: SlackDeps, reply: Reply, result: Answer, question: str) -> None:
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
-    body = render_answer(result, tz=tz, now=deps.clock())
+    body = await render_off_loop(
+        answer_size(result), render_answer, result, tz=tz, now=deps.clock()
+    )
     await answer_privately(deps, reply, body, question)
 
 

@@ -26,6 +26,7 @@ from bot.render.escape import display_url, escape, escape_truncated, link
 from bot.render.inline import plain_text
 from bot.render.markdown import cut_source, markdown_to_blocks
 from bot.render.pages import PageSpan, page_spans, scan_units
+from bot.text import truncate
 
 #: rendered size of one page's body; with the title, link, page counter and button a page
 #: message stays well under Slack's ~12,000-character limit
@@ -33,13 +34,17 @@ PAGE_CHARS = 8000
 #: blocks a page's body may use: 50 minus header, link, page counter and button
 PAGE_BODY_BLOCKS = MAX_BLOCKS - 4
 _INTRO_CHARS = 2500
+#: a title is shown cut to this (a header block shows 150 characters; escaped, the page
+#: counter line stays short), and read no further than _TITLE_SOURCE_CHARS
+_TITLE_CHARS = 300
+_TITLE_SOURCE_CHARS = 2000
 _INTRO_BLOCKS = 6
 _FILENAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def doc_title(doc: Document) -> str:
     """A human title: the document's own, else the last part of its name."""
-    title = " ".join(plain_text(doc.title).split())
+    title = truncate(" ".join(plain_text(doc.title[:_TITLE_SOURCE_CHARS]).split()), _TITLE_CHARS)
     return title or doc.name.rstrip("/").rsplit("/", 1)[-1] or "Document"
 
 

@@ -31,6 +31,10 @@ from bot.text import one_line
 QUESTION_CHARS = 300
 #: a search hit's snippet is cut to this many characters (at a word)
 SNIPPET_CHARS = 300
+#: a source's or hit's title is shown cut to this many characters (escaped, it still fits
+#: a section), and read no further than TITLE_SOURCE_CHARS
+TITLE_CHARS = 300
+TITLE_SOURCE_CHARS = 2000
 #: an answer's Markdown beyond this is cut before it is converted: a message shows at most
 #: MAX_MESSAGE_CHARS, and converting keeps the text (markup that disappears, such as HTML
 #: comments, is rarely two thirds of an answer)
@@ -75,7 +79,9 @@ def _asked(asker: str | None, question: str | None) -> str | None:
 def _sources(answer: Answer) -> Block | None:
     lines: list[str] = []
     for index, ref in enumerate(answer.references, start=1):
-        title = one_line(plain_text(ref.title))  # empty: link() shows the address
+        title = one_line(
+            plain_text(ref.title[:TITLE_SOURCE_CHARS]), TITLE_CHARS
+        )  # empty: link() shows the address
         line = f"{index}. {link(ref.uri, title)}"
         if len("\n".join(["*Sources*", *lines, line])) > SECTION_CHARS - 40:
             lines.append(f"…and {len(answer.references) - index + 1} more")
@@ -85,7 +91,7 @@ def _sources(answer: Answer) -> Block | None:
 
 
 def _hit_block(hit: SearchHit) -> Block:
-    title = one_line(plain_text(hit.title))
+    title = one_line(plain_text(hit.title[:TITLE_SOURCE_CHARS]), TITLE_CHARS)
     head = f"*{link(hit.uri, title) or 'Untitled page'}*"
     snippet = _plain_summary(hit.snippet, SNIPPET_CHARS)
     text = f"{head}\n{snippet}" if snippet else head

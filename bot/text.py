@@ -20,6 +20,7 @@ import unicodedata
 
 from bot.errors import InvalidInput
 
+# linear: single character classes (`_LANGUAGE_RE` runs on a tag of at most 35 characters)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 _WHITESPACE_RE = re.compile(r"\s+")
 #: BCP-47-ish: "it", "it-IT", "pt-BR", "zh-Hant-TW", "es-419"

@@ -9,11 +9,11 @@ import time
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from bench.render_corpus import corpus
 from bot.health import Readiness, build_web_app
 from bot.observability.loop_lag import LAG_METRIC, LoopLagMonitor
 from bot.observability.metrics import Metrics
 from bot.render import markdown_to_blocks
-from tests.render_corpus import corpus
 from tests.test_runtime_readiness import FakeClock, RecordingService
 
 

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.render_corpus import DELIMITERS, corpus
 from bot.models import Answer, Document, Reference, SearchHit
 from bot.render import (
     HomeInput,
@@ -33,7 +34,7 @@ from bot.render import (
 )
 from bot.render.inline import inline_mrkdwn, plain_text
 from tests import render_inline_oracle as oracle
-from tests.render_corpus import DELIMITERS, corpus, delimiter_runs
+from tests.render_strategies import delimiter_runs
 from tests.test_render_support import assert_no_live_markup, assert_valid_message
 
 URI = "https://docs.cloud.google.com/storage/docs/x"

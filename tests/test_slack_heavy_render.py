@@ -10,8 +10,8 @@ import threading
 
 import aiohttp
 
+from bench.render_corpus import corpus
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
-from tests.render_corpus import corpus
 from tests.slack_harness import SlackBot, running_bot
 from tests.slack_requests import SlackRequests
 

@@ -14,6 +14,11 @@ from bot.render.inline import inline_mrkdwn
 from bot.render.parts import Part, code_part, text_part
 from bot.render.tables import is_delimiter_row, split_row, table_part
 
+# Every pattern here is matched at the start of one line and is linear in it: runs of one
+# class (`#`, `>`, `-`, blanks) are separated by characters outside it, so backtracking gives
+# each character back once; the fence's lookahead reads the rest of the line once. The two
+# that were not (a heading's lazy text, and its closing marks searched from every position)
+# are `ATX_RE`'s `(?:.*[^ \t])?` and `strip_heading_tail` now.
 FENCE_OPEN_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}(?=[^`]*$)|~{3,})(?P<info>.*)$")
 #: the heading's text ends at its last non-blank character: `(?:.*[^ \t])?` finds it by giving
 #: back the trailing blanks once (a lazy `.*?` before `[ \t]*$` re-reads a run of blanks

@@ -39,6 +39,7 @@ _INTRO_CHARS = 2500
 _TITLE_CHARS = 300
 _TITLE_SOURCE_CHARS = 2000
 _INTRO_BLOCKS = 6
+#: one class, greedy: linear in a document's name (at most 500 characters)
 _FILENAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 

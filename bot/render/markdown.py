@@ -16,6 +16,8 @@ from bot.render.blocks import SECTION_CHARS, Block, divider, section
 from bot.render.convert import to_parts
 from bot.render.parts import Part, join_parts, part_text
 
+# Both patterns read a `<…>` token up to the next `<`, `>` or newline (which cannot be inside
+# it) or a fixed entity: linear in the line; they only run on lines longer than a section.
 #: markup the renderer itself wrote: a link or mention, or an entity; never cut inside one
 _TOKEN_RE = re.compile(r"<[^<>\n]*>|&(?:amp|lt|gt);")
 _LINK_TOKEN_RE = re.compile(r"<[^<>|\n]*\|(?P<label>[^<>\n]*)>")

@@ -39,6 +39,8 @@ TITLE_SOURCE_CHARS = 2000
 #: MAX_MESSAGE_CHARS, and converting keeps the text (markup that disappears, such as HTML
 #: comments, is rarely two thirds of an answer)
 ANSWER_SOURCE_CHARS = 3 * MAX_MESSAGE_CHARS
+# `_COMMAND_RE` is anchored and bounded (32 characters); `_LINE_MARKS_RE` is anchored at
+# a line's start and reads runs of disjoint classes once: both linear.
 _COMMAND_RE = re.compile(r"^/[a-z0-9_-]{1,31}$")
 _LINE_MARKS_RE = re.compile(r"^\s*(?:#{1,6}\s+|>\s?|[-*+]\s+(?:\[[ xX]\]\s+)?|\|)")
 _HINTS: dict[ErrorCode, str] = {

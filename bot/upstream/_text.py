@@ -6,6 +6,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from urllib.parse import unquote, urlsplit
 
+# linear: one greedy class; a line-anchored prefix of at most 10 characters before `[ \t]+`
 _WHITESPACE = re.compile(r"\s+")
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
 

@@ -1,11 +1,10 @@
-"""Pathological inputs for the renderer: runs of every delimiter, nested brackets, long
-lines, huge tables, deep lists and quotes, and mixes of them, each about 100 kB; and a
-hypothesis strategy that builds such runs. Linear rendering takes milliseconds on any of
-them; the former regex renderer took minutes on several."""
+"""Inputs for the renderer: pathological ones (runs of every delimiter, nested brackets,
+long lines, huge tables, deep lists and quotes, mixes), each about 100 kB, and a typical
+documentation page. Linear rendering takes milliseconds on any of them; the former regex
+renderer took minutes on several. Used by the render benchmark and the render tests
+(tests/test_render_pathological.py, whose hypothesis strategy builds more such runs)."""
 
 from __future__ import annotations
-
-from hypothesis import strategies as st
 
 #: inline delimiters, each repeated into a run (the constructs `inline_scan` looks for)
 DELIMITERS = ("`", "*", "_", "~", "[", "![", "<", "\\", "**", "__", "~~", "<!--", "{:", "](")
@@ -58,18 +57,27 @@ def corpus() -> dict[str, str]:
     return cases
 
 
-@st.composite
-def delimiter_runs(draw: st.DrawFn, max_run: int = 3000) -> str:
-    """Text made of long runs of delimiters, with a little text between them."""
-    pieces = draw(
-        st.lists(
-            st.tuples(
-                st.sampled_from(DELIMITERS),
-                st.integers(min_value=1, max_value=max_run),
-                st.sampled_from(["", " ", "a", "x y", "\n", "](u)", "https://x.dev/"]),
-            ),
-            min_size=1,
-            max_size=8,
+def typical_page(sections: int = 60) -> str:
+    """A documentation page as Google's servers send them: headings, prose with inline code,
+    links and emphasis, lists, a table, code fences (about 1.9 kB a section)."""
+    parts = ["# Creating buckets\n"]
+    for i in range(sections):
+        parts.append(
+            f"## Step {i}: configure the bucket\n\n"
+            f"Use `gcloud storage buckets create gs://bucket-{i}` to create a bucket in the "
+            f"**{i % 7}th** region; see [the locations page](/storage/docs/locations#{i}) and "
+            "the _Console_ guide. Buckets hold objects; a bucket's name is global, so pick a "
+            "name nobody else has taken. <br> Names may contain dashes and dots.\n\n"
+            f"- Set the default storage class to `STANDARD` for item {i}.\n"
+            "- Turn on *uniform bucket-level access* for new buckets.\n"
+            "  - Nested: check the IAM policy with `gcloud storage buckets get-iam-policy`.\n"
+            "1. Open the [Cloud console](https://console.cloud.google.com/storage).\n"
+            "2. Click **Create**.\n\n"
+            "| Flag | Meaning | Default |\n| --- | --- | --- |\n"
+            f"| `--location` | where the data lives | `US` |\n| `--uniform` | IAM only | {i} |\n\n"
+            "```sh\n"
+            f"gcloud storage buckets create gs://bucket-{i} --location=us-east1\n"
+            "gcloud storage ls\n```\n\n"
+            "> **Note:** deleting a bucket deletes every object in it.\n"
         )
-    )
-    return "".join(delimiter * count + gap for delimiter, count, gap in pieces)
+    return "\n".join(parts)

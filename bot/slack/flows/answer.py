@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import logging
 
-from aiohttp import ClientError
-from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import ErrorCode, GdocsError
@@ -30,6 +28,7 @@ from bot.slack.delivery.off_loop import answer_size, render_off_loop
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
 from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.routing import Route
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
 from bot.slack.listeners.feedback import keep_answer
@@ -167,14 +166,16 @@ async def _ask(deps: SlackDeps, reply: Reply, route: Route) -> Answer:
         per_minute = deps.quota.config.per_minute
         await reply.update_progress(render_quota_waiting(seconds, per_minute=per_minute))
 
-    return await service.ask(route.query, asker=reply.user, on_wait=on_wait)
+    answer = await service.ask(route.query, asker=reply.user, on_wait=on_wait)
+    # the commands checked against the cited pages; within its own budget, never failing
+    return await service.verify(answer)
 
 
 async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:
     """The user's Slack locale (`it-IT`) and time zone, or None when Slack will not say."""
     try:
         response = await client.users_info(user=user, include_locale=True)
-    except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
+    except SLACK_CALL_FAILURES as exc:
         logger.info("users.info failed: %s", type(exc).__name__)
         return None
     info = response.get("user")

@@ -11,7 +11,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.boundary import Outcome, handle, ignored
+from bot.slack.boundary import Outcome, ignored
 from bot.slack.delivery.replies import ThreadReply
 from bot.slack.delivery.status import DmReply, work_kind
 from bot.slack.deps import SlackDeps
@@ -74,8 +74,8 @@ async def _accept(
     record = await deps.work.accept(kind, payload, key=delivery_key(body))
     await ack()
     if record is not None:
-        work = handle_question(deps, client, event, bot_user_id, kind=kind, record=record)
-        deps.inflight.spawn(work)
+        job = handle_question(deps, client, event, bot_user_id, kind=kind, record=record)
+        deps.inflight.spawn(job)
 
 
 def _not_a_person_asking(event: dict[str, Any], context: AsyncBoltContext) -> bool:
@@ -134,7 +134,7 @@ async def handle_question(
     direct = kind_of_reply(client, channel, event.get("user"), message_ts=ts, thread_ts=thread_ts)
     reply = track(deps.work, direct, record, resumed=resumed)
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         earlier = await deps.threads.question(channel, in_thread) if in_thread else None
         route = deps.router.route_in_thread(text, earlier)
         if isinstance(direct, DmReply):
@@ -142,6 +142,6 @@ async def handle_question(
             route = replace(route, private=False)  # a DM is private already
         return await answer_question(deps, reply, route, question=text, name_asker=False)
 
-    await handle(kind, work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary(kind, job, reply.notify_thread)
     if record is not None:
         await deps.work.finish(record)

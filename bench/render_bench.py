@@ -101,7 +101,9 @@ def render_report(results: dict[str, Any], argv: list[str], machine: str) -> str
         f"{results.get('repeats', '?')}; MB/s of Markdown source. *convert*: "
         "`markdown_to_blocks` (one conversion); *pages*: `document_page_spans` (cutting a "
         "document, which renders every page to measure it); *answer*: `render_answer` (an "
-        "answer is cut to 34,500 characters before conversion).",
+        "answer is cut to 34,500 characters before conversion). The VM is shared (load ~3 on "
+        "2 cores): absolute MB/s vary up to 2 × between runs; the ratios within one run are "
+        "the figures to compare.",
         "",
         f"- **Typical page: {typical['convert_mbs']:.2f} MB/s** converted "
         f"({typical['ms_per_100kb']:.0f} ms per 100 kB), {typical['pages_mbs']:.2f} MB/s paged.",

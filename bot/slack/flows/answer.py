@@ -46,8 +46,10 @@ async def answer_question(
     question: str,
     name_asker: bool,
     command: str = "/gdocs",
+    about: str | None = None,
 ) -> Outcome:
-    """Answer `question` (already routed) through `reply`."""
+    """Answer `question` (already routed) through `reply`; `about`: the author of the
+    message asked about (the message shortcut), named with the asker."""
     logger.debug("question routed", extra={"question": question})
     if route.kind == "help":
         await reply.notify_thread(render_help(command))
@@ -71,7 +73,8 @@ async def answer_question(
             outcome = await show_document(deps, reply, doc, page=FIRST_PAGE)
             return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
         result = await _ask(deps, reply, route)
-        await _deliver_answer(deps, reply, route, result, question if name_asker else None)
+        shown = question if name_asker else None
+        await _deliver_answer(deps, reply, route, result, shown, about=about)
         return Outcome(
             route=route.kind,
             outcome="ok_with_note" if result.fallback else "ok",
@@ -90,7 +93,13 @@ async def answer_question(
 
 
 async def _deliver_answer(
-    deps: SlackDeps, reply: Reply, route: Route, result: Answer, shown_question: str | None
+    deps: SlackDeps,
+    reply: Reply,
+    route: Route,
+    result: Answer,
+    shown_question: str | None,
+    *,
+    about: str | None = None,
 ) -> None:
     if route.private:
         # what was asked, without the `private` that asked for privacy
@@ -109,6 +118,7 @@ async def _deliver_answer(
         tz=tz,
         now=deps.clock(),
         feedback_id=answer_id,
+        about=about,
     )
     posted_ts = await reply.deliver(msg)
     await keep_answer(deps, reply, answer_id, result, posted_ts)

@@ -6,6 +6,7 @@ requests. Usage (from the repository root):
 
     python -m bench.run --scenario day       # a team's day through 3 set-ups, ~6 min (bench/day.py)
     python -m bench.run --scenario store     # cache hits and acks on memory, SQLite, Redis
+    python -m bench.run --scenario verify    # verified answers on their eval set (in-process)
     python -m bench.run                      # --scenario load: N=200 in flight, latency 1 s
     python -m bench.run [--scenario S] --smoke   # tiny and quick, writes nothing (CI smoke run)
 
@@ -107,7 +108,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
-    parser.add_argument("--scenario", choices=("load", "day", "store"), default="load")
+    parser.add_argument("--scenario", choices=("load", "day", "store", "verify"), default="load")
     parser.add_argument("--n", type=int, default=200, help="concurrent questions (default 200)")
     parser.add_argument("--latency", type=float, default=1.0, help="answer/search latency, s")
     parser.add_argument("--doc-latency", type=float, default=0.1, help="get_documents latency, s")
@@ -129,6 +130,12 @@ def main(argv: list[str] | None = None) -> int:
         args.workdir = Path(tempfile.mkdtemp(prefix="gdocs-bench-"))
     if args.scenario == "day":
         return run_day_scenario(
+            args, argv=sys.argv[1:] if argv is None else argv, machine=machine()
+        )
+    if args.scenario == "verify":
+        from bench.verify_bench import run_verify_scenario
+
+        return run_verify_scenario(
             args, argv=sys.argv[1:] if argv is None else argv, machine=machine()
         )
     if args.scenario == "store":

@@ -143,7 +143,7 @@ async def _command(args: argparse.Namespace, settings: Settings) -> int:
             return 0
         text = " ".join(args.words)
         if args.command == "ask":
-            answer = await service.ask(text)
+            answer = await service.verify(await service.ask(text))
         elif args.command == "search":
             answer = await service.search(text)
         else:

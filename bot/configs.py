@@ -120,6 +120,8 @@ def upstream_config(settings: Settings) -> UpstreamConfig:
         document_ttl=settings.cache_document_ttl_seconds,
         max_query_chars=settings.max_query_chars,
         skip_until_reset=settings.answer_quota_skip_until_reset,
+        verify_answers=settings.verify_answers,
+        verify_timeout=settings.verify_timeout_seconds,
         quota=QuotaConfig(
             per_minute=settings.answer_quota_per_minute,
             per_day=settings.answer_quota_per_day,
@@ -144,4 +146,7 @@ def slack_config(settings: Settings) -> SlackConfig:
         thread_followups=settings.thread_followups,
         answer_min_words=settings.answer_min_words,
         route_pay_questions=settings.route_pay_questions,
+        channel_settings_admins_only=settings.channel_settings_admins_only,
+        answer_channels=settings.answer_channel_ids,
+        channel_settings_retention_seconds=settings.channel_settings_retention_days * 86400.0,
     )

@@ -14,6 +14,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.channels import parse_channel_ids
 from bot.errors import ConfigError
 
 DEFAULT_DK_URL = "https://developerknowledge.googleapis.com/mcp"
@@ -105,6 +106,22 @@ class Settings(BaseSettings):
     #: kept for `gdocs-bot feedback export`; answers take votes for up to 30 days of it
     feedback_retention_days: int = Field(180, ge=1, le=3650)
 
+    # --- Verified answers -------------------------------------------------------------------
+    #: check each generated answer's commands and code blocks against the pages it cites
+    #: (one get_documents call, none when the pages are cached; nothing is run)
+    verify_answers: bool = True
+    #: the check's budget after the answer; past it the answer goes out "not checked"
+    verify_timeout_seconds: float = Field(2.0, gt=0, le=30)
+
+    # --- Answer channels and per-channel settings (docs/answer-channels.md) ---------------
+    #: channels (comma-separated ids, C… or G…) where every top-level question is answered in
+    #: its thread without a mention, whatever `/gdocs channel` says there
+    answer_channels: str = Field("", max_length=10_000)
+    #: only workspace admins and owners may change a channel's settings (`/gdocs channel …`)
+    channel_settings_admins_only: bool = False
+    #: a channel's settings are kept this long after their last change
+    channel_settings_retention_days: int = Field(365, ge=1, le=3650)
+
     # --- Work in flight (nothing lost on a crash) -----------------------------------------
     #: a replica owns acknowledged work this long without renewing it (it renews every third
     #: of it); work of a replica that died is taken over after this
@@ -125,6 +142,12 @@ class Settings(BaseSettings):
     event_loop: Literal["uvloop", "asyncio"] = "uvloop"
     #: how often /readyz re-checks the Developer Knowledge server (every few seconds while down)
     readiness_probe_seconds: float = Field(60.0, ge=0.5, le=3600)
+
+    @field_validator("answer_channels")
+    @classmethod
+    def _channel_ids(cls, value: str) -> str:
+        parse_channel_ids(value)  # ValueError names the first id that is not one
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -160,6 +183,10 @@ class Settings(BaseSettings):
         return value
 
     # --- derived -------------------------------------------------------------------------
+    @property
+    def answer_channel_ids(self) -> frozenset[str]:
+        return parse_channel_ids(self.answer_channels)
+
     @property
     def socket_mode(self) -> bool:
         return self.slack_app_token is not None

@@ -24,6 +24,7 @@ from bot.render.escape import escape, escape_truncated, link, mention
 from bot.render.feedback import feedback_block_for
 from bot.render.inline import plain_text
 from bot.render.markdown import markdown_to_blocks
+from bot.render.marks import mark_lines, marks_by_anchor, split_at_marks, summary_line
 from bot.render.notices import fallback_note
 from bot.text import one_line
 
@@ -57,9 +58,13 @@ def _plain_summary(markdown: str, limit: int) -> str:
     return escape_truncated(one_line(plain_text("\n".join(lines))), limit, at_word=True)
 
 
-def _asked(asker: str | None, question: str | None) -> str | None:
+def _asked(asker: str | None, question: str | None, about: str | None = None) -> str | None:
     who = mention(asker) if asker else ""
     shown = escape_truncated(one_line(question), QUESTION_CHARS, at_word=True) if question else ""
+    author = mention(about) if about else ""
+    if who and shown and author:  # the message shortcut: someone's message asked about
+        whose = "their own" if about == asker else f"{author}'s"
+        return f"{who} asked about {whose} message:\n> {shown}"
     if who and shown:
         return f"{who} asked:\n> {shown}"
     if shown:
@@ -118,15 +123,17 @@ def render_answer(
     tz: str | None = None,
     now: datetime | None = None,
     feedback_id: str | None = None,
+    about: str | None = None,
 ) -> Message:
-    """An answer or search results as a message: who asked what (when given), the answer or
+    """An answer or search results as a message: who asked what (when given; with `about`,
+    the author of the message asked about, "@ana asked about @ben's message"), the answer or
     hits, numbered sources, a note (e.g. the quota fallback: when answers come back, in the
     reader's time zone `tz` as of `now`), "Show full doc" buttons, and with `feedback_id`
     (an answer id) the 👍 / 👎 feedback buttons last."""
     if asker and question is None:
         question = answer.query
     head: list[Block] = []
-    asked = _asked(asker, question)
+    asked = _asked(asker, question, about)
     if asked:
         head.append(section(asked))
     note = ""
@@ -135,6 +142,9 @@ def render_answer(
     if note:
         head.append(context(note))
     tail: list[Block] = []
+    summary = summary_line(answer.verification) if answer.kind == "answer" else None
+    if summary:  # in the fixed part: the answer may be shortened, never its summary
+        tail.append(context(escape(summary)))
     if answer.kind == "answer":
         sources = _sources(answer)
         if sources:
@@ -152,13 +162,27 @@ def render_answer(
     fixed = len(text) + blocks_chars(head + tail)
     budget_blocks = MAX_BLOCKS - len(head) - len(tail)
     if answer.kind == "answer":
-        body = markdown_to_blocks(answer.text) or [section(_no_answer(answer))]
+        body = _answer_blocks(answer) or [section(_no_answer(answer))]
         what = "answer"
     else:
         body = [_hit_block(hit) for hit in answer.hits] or [section(_no_answer(answer))]
         what = "results"
     body = _fit(body, MAX_MESSAGE_CHARS - fixed, budget_blocks, what)
     return {"text": text, "blocks": head + body + tail}
+
+
+def _answer_blocks(answer: Answer) -> list[Block]:
+    """The answer's Markdown as blocks, each checked code block followed by its marks."""
+    groups = marks_by_anchor(answer.verification)
+    if not groups:
+        return markdown_to_blocks(answer.text)
+    blocks: list[Block] = []
+    for piece, anchor in split_at_marks(answer.text, list(groups)):
+        blocks.extend(markdown_to_blocks(piece))
+        lines = mark_lines(groups[anchor]) if anchor is not None else []
+        if lines:
+            blocks.append(context("\n".join(lines)))
+    return blocks
 
 
 def _no_answer(answer: Answer) -> str:

@@ -16,6 +16,7 @@ from bot.service import DocsService
 from bot.slack.boundary import Boundary
 from bot.slack.flows.routing import Router
 from bot.slack.identity import SlackIdentity
+from bot.slack.memory.channels import ChannelSettingsStore
 from bot.slack.memory.recent import RecentQuestions
 from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
 from bot.store import Store
@@ -45,6 +46,12 @@ class SlackConfig:
     #: the routing policy (bot/slack/flows/routing.py)
     answer_min_words: int = 4
     route_pay_questions: bool = True
+    #: only workspace admins and owners may change a channel's settings
+    channel_settings_admins_only: bool = False
+    #: channels answered without a mention whatever `/gdocs channel` says (ANSWER_CHANNELS)
+    answer_channels: frozenset[str] = frozenset()
+    #: how long a channel's settings are kept after their last change
+    channel_settings_retention_seconds: float = 365 * 86400.0
 
 
 @dataclass(frozen=True)
@@ -73,3 +80,5 @@ class SlackDeps:
     docs_status: DocsStatus
     #: runs each request's job: one log line and one metric, never an escaped exception
     boundary: Boundary
+    #: per-channel settings (`/gdocs channel …`, ANSWER_CHANNELS)
+    channels: ChannelSettingsStore

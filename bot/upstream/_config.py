@@ -29,6 +29,9 @@ class UpstreamConfig:
     #: after a quota error, search instead of answer_query until the quota resets
     skip_until_reset: bool = True
     quota: QuotaConfig = field(default_factory=QuotaConfig)
+    #: check generated answers' commands against their cited pages, within this budget
+    verify_answers: bool = True
+    verify_timeout: float = 2.0
 
     @property
     def oauth_configured(self) -> bool:

@@ -28,6 +28,7 @@ from bot.upstream._retrieval import DocumentFetcher
 from bot.upstream._text import normalise
 from bot.upstream._tools import Heartbeat, deadline
 from bot.upstream._transport import McpClient
+from bot.upstream._verifying import Verifier
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +79,14 @@ class GoogleDocsService:
             metrics=metrics,
             clock=clock,
         )
+        self._verifier = Verifier(
+            self._documents,
+            store,
+            metrics,
+            timeout=config.verify_timeout,
+            max_query_chars=config.max_query_chars,
+            keep_for=self._work.keep_for,
+        )
         # a replica that dies while computing holds the others back no longer than this
         self._flights = SharedFlight(store, lock_ttl=self._timeout)
         self._closed = False
@@ -108,6 +117,15 @@ class GoogleDocsService:
             return answer.model_copy(update={"fallback": fallback})
         compute = partial(self._bounded, self._dk.server, self._work.answer, query, asker, on_wait)
         return await self._shared(key, query, compute)
+
+    async def verify(self, answer: Answer) -> Answer:
+        """A generated answer with its commands checked against the pages it cites (one
+        get_documents call, none when they are cached; the result is cached with the
+        answer). Within VERIFY_TIMEOUT_SECONDS; never fails: "unchecked" instead. With
+        VERIFY_ANSWERS=false, or for search results, the answer as it is."""
+        if not self._config.verify_answers:
+            return answer
+        return await self._verifier.verify(answer)
 
     async def search(self, query: str) -> Answer:
         text = clean_query(query, self._config.max_query_chars)

@@ -16,7 +16,7 @@ from bench.day_upstream import Call
 from bench.driver import pct
 from bench.replica import metric_sum
 from bench.stream import Question
-from bot.upstream._question_key import question_key
+from bot.upstream import question_key
 
 #: a question whose first upstream call came this long after it was sent waited for a
 #: per-minute slot (the bot's own path to its first call takes ~5–10 ms; its quota waits,

@@ -25,7 +25,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.upstream._question_key import question_key
+from bot.upstream import question_key
 from tests.fakes.quota import QuotaEnforcer
 
 #: how the bot joins a follow-up to its thread's question (bot/slack/flows/routing.py)

@@ -6,6 +6,7 @@ requests. Usage (from the repository root):
 
     python -m bench.run --scenario day       # a team's day through 3 set-ups, ~6 min (bench/day.py)
     python -m bench.run --scenario store     # cache hits and acks on memory, SQLite, Redis
+    python -m bench.run --scenario render    # rendering's MB/s, typical and worst (in process)
     python -m bench.run --scenario verify    # verified answers on their eval set (in-process)
     python -m bench.run                      # --scenario load: N=200 in flight, latency 1 s
     python -m bench.run [--scenario S] --smoke   # tiny and quick, writes nothing (CI smoke run)
@@ -108,7 +109,9 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n")[0])
-    parser.add_argument("--scenario", choices=("load", "day", "store", "verify"), default="load")
+    parser.add_argument(
+        "--scenario", choices=("load", "day", "store", "verify", "render"), default="load"
+    )
     parser.add_argument("--n", type=int, default=200, help="concurrent questions (default 200)")
     parser.add_argument("--latency", type=float, default=1.0, help="answer/search latency, s")
     parser.add_argument("--doc-latency", type=float, default=0.1, help="get_documents latency, s")
@@ -118,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--cli-runs", type=int, default=3)
     parser.add_argument("--store-passes", type=int, default=2, help="--scenario store rounds")
+    parser.add_argument("--render-repeats", type=int, default=3, help="--scenario render")
     parser.add_argument("--smoke", action="store_true", help="tiny run for CI; writes nothing")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     parser.add_argument("--workdir", type=Path, default=None, help="cwd of the bot (no .env)")
@@ -142,6 +146,12 @@ def main(argv: list[str] | None = None) -> int:
         from bench.store_bench import run_store_scenario
 
         return run_store_scenario(
+            args, argv=sys.argv[1:] if argv is None else argv, machine=machine()
+        )
+    if args.scenario == "render":
+        from bench.render_bench import run_render_scenario
+
+        return run_render_scenario(
             args, argv=sys.argv[1:] if argv is None else argv, machine=machine()
         )
     if args.smoke:

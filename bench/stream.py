@@ -23,7 +23,7 @@ from bench.topics import Topic
 
 # the bot's own rule, used here only to label the stream (which wordings are form-only
 # paraphrases), never to judge the answers
-from bot.upstream._question_key import question_key
+from bot.upstream import question_key
 
 Surface = Literal["mention", "command"]
 Retry = Literal["none", "race", "late"]

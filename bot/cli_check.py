@@ -133,9 +133,10 @@ async def _slack_row(settings: Settings) -> CheckRow:
     slack = slack_client_config(settings)
     if slack.token is None:
         return CheckRow("slack", "not configured", "set SLACK_BOT_TOKEN to run the bot")
-    import aiohttp
     from slack_sdk.errors import SlackApiError
     from slack_sdk.web.async_client import AsyncWebClient
+
+    from bot.slack.failures import SLACK_UNREACHABLE
 
     client = AsyncWebClient(token=slack.token, base_url=slack.api_url, timeout=10)
     try:
@@ -144,7 +145,7 @@ async def _slack_row(settings: Settings) -> CheckRow:
     except SlackApiError as exc:
         error = exc.response.get("error", "error") if exc.response is not None else "error"
         return CheckRow("slack", "FAIL", f"auth.test: {error} — check SLACK_BOT_TOKEN")
-    except (aiohttp.ClientError, TimeoutError, OSError):
+    except SLACK_UNREACHABLE:
         return CheckRow("slack", "FAIL", f"cannot reach {slack.api_url} (SLACK_API_URL)")
     detail = f"team {response.get('team', '?')} as @{response.get('user', '?')}"
     problems = settings.slack_problems()

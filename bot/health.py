@@ -7,6 +7,7 @@
   `service.status()`) keeps the Google half fresh without waiting for user traffic. The state
   store's health is in the body too, but never makes the bot unready: a store outage
   degrades to per-process state and answers go on.
+  A line `event_loop` appears while the event loop has lately run over a second late.
 - `GET /metrics`: Prometheus text from `Metrics.render()`, after `refresh` (if any) has set
   the gauges that live in the shared store (answers left), bounded by REFRESH_SECONDS.
 """
@@ -22,6 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.errors import GdocsError
+from bot.observability.loop_lag import LoopLagMonitor
 from bot.observability.metrics import Metrics
 from bot.service import DocsService
 from bot.store import Store
@@ -69,6 +71,8 @@ class Readiness:
         self._dk_detail = "not checked yet"
         self._dk_tools: tuple[str, ...] = ()
         self.probe_count = 0
+        #: the event loop's lag (set by the runtime): a slow loop is a line in the report
+        self.loop_lag: LoopLagMonitor | None = None
 
     @property
     def window_seconds(self) -> float:
@@ -168,7 +172,7 @@ class Readiness:
     async def report(self) -> dict[str, Any]:
         slack_ok, slack_detail = await self.slack_ready()
         dk_ok = self.dk_ready()
-        return {
+        report = {
             "ready": slack_ok and dk_ok and not self.shutting_down,
             "mode": self.mode,
             "shutting_down": self.shutting_down,
@@ -180,6 +184,10 @@ class Readiness:
                 "tools": list(self._dk_tools),
             },
         }
+        slow = self.loop_lag.slow_report() if self.loop_lag is not None else None
+        if slow is not None:  # reported, but no reason to leave rotation: the loop runs
+            report["event_loop"] = slow
+        return report
 
 
 Refresh = Callable[[], Awaitable[None]]

@@ -11,7 +11,9 @@ from bot.errors import InvalidInput
 MAX_NAME_CHARS = 500
 MAX_NAMES_PER_CALL = 20
 
-# host, then an optional path of safe URL characters; no "..", no whitespace, no markup
+# host, then an optional path of safe URL characters; no "..", no whitespace, no markup.
+# A label's `{0,61}` may backtrack 62 ways, but labels are split at dots and a name over
+# MAX_NAME_CHARS is refused before the regex runs: bounded, whatever a user types.
 _NAME_RE = re.compile(
     r"^documents/"
     r"(?P<host>[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+)"

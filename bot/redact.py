@@ -16,6 +16,12 @@ from collections.abc import Callable, Iterable
 
 REDACTED = "[redacted]"
 
+# Linear in the text (it runs on every log line and upstream error): each shape is a fixed
+# prefix then one greedy character class, so a failed attempt reads at most its minimum
+# length and a match consumes what it read; `bearer`'s lookahead reads one token once; the
+# PEM pattern's lazy body always matches (to its END line or the end), and no `[A-Z ]*` run
+# can hold the `-----` that starts another attempt; a redis URL's parts stop at `/` and `@`.
+#
 # Token shapes worth hiding even when they are not ours (a pasted token in a question, a
 # token echoed by a server). Each needs enough characters after its prefix that prose like
 # "a token starting with xoxb-" stays readable.

@@ -1,9 +1,10 @@
 """`gdocs-bot serve`: run the bot until SIGTERM/SIGINT, then shut down gracefully.
 
 Start-up order: settings problems (exit 2) → the operational HTTP server on HOST:PORT
-(/healthz, /readyz, /metrics; plus POST /slack/events in HTTP mode) → a background readiness
-probe of the Developer Knowledge server → Slack auth.test (bad token: exit 2; Slack
-unreachable: a few retries, then exit 1) → in Socket Mode, the WebSocket connection.
+(/healthz, /readyz, /metrics; plus POST /slack/events in HTTP mode) and the event loop's
+lag monitor → a background readiness probe of the Developer Knowledge server → Slack
+auth.test (bad token: exit 2; Slack unreachable: a few retries, then exit 1) → in Socket
+Mode, the WebSocket connection.
 
 Shutdown on the first SIGTERM/SIGINT: /readyz turns 503, Socket Mode stops receiving, new
 requests are still acknowledged in HTTP mode (the Slack listeners tell the user to retry in a
@@ -28,6 +29,7 @@ from aiohttp import web
 from bot.assembly import Bot, open_bot
 from bot.health import build_web_app
 from bot.observability.logging import configure_logging
+from bot.observability.loop_lag import LoopLagMonitor
 from bot.settings import Settings
 from bot.startup import StartupError, check_bot_token, open_socket_url
 from bot.store import StoreConfigError
@@ -123,6 +125,10 @@ class _Runtime:
         if not settings.socket_mode:
             web_app.add_routes([slack_events_route(bot.app)])
         await self._listen(web_app, stack)
+        # how late the loop runs (a render or a blocking call holding it): /metrics, /readyz
+        readiness.loop_lag = LoopLagMonitor(bot.metrics)
+        lag = asyncio.create_task(readiness.loop_lag.run(), name="event-loop-lag")
+        stack.push_async_callback(_cancel, lag)
         # Google is probed in the background: a slow upstream never holds start-up
         probes = asyncio.create_task(readiness.run_probes(), name="readiness-probes")
         stack.push_async_callback(_cancel, probes)

@@ -11,9 +11,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.slack.failures import SLACK_UNREACHABLE
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ async def _call_slack(
             if exc.response.status_code < 500 and error != "ratelimited":
                 raise StartupError(f"Slack {what} failed: {error}", 1) from None
             last = f"{error} (HTTP {exc.response.status_code})"
-        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+        except SLACK_UNREACHABLE as exc:
             last = type(exc).__name__
         if attempt < ATTEMPTS:
             logger.warning(

@@ -22,6 +22,7 @@ import unicodedata
 
 from bot.errors import InvalidInput
 
+# linear: single character classes (`_LANGUAGE_RE` runs on a tag of at most 35 characters)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
 #: BCP-47-ish: "it", "it-IT", "pt-BR", "zh-Hant-TW", "es-419"
 _LANGUAGE_RE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,4}$")

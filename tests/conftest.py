@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
 from bot.settings import Settings
+from tests.fakes.bot_process import BotProcess
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 from tests.fakes.redis_server import RedisServer
+from tests.fakes.slack_api import FakeSlack
 from tests.sitecustomize.sitecustomize import guarded
 
 # google-auth probes the GCE metadata server when nothing else is configured; point it at a
@@ -108,3 +111,29 @@ def redis_server(_redis_server_for_session: RedisServer) -> RedisServer:
     `redis-server` is missing, unless GDOCS_REQUIRE_REDIS=1."""
     _redis_server_for_session.flush()
     return _redis_server_for_session
+
+
+@pytest.fixture
+def slack() -> Iterator[FakeSlack]:
+    """The recording fake Slack Web API on loopback (a module may override it: module-scoped,
+    or with a Socket Mode URL)."""
+    fake = FakeSlack().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def start_bot(tmp_path: Path) -> Iterator[Callable[[dict[str, str]], BotProcess]]:
+    """Start `python -m bot serve` with the given settings, once it listens; whatever is still
+    running at the end is killed."""
+    started: list[BotProcess] = []
+
+    def start(env: dict[str, str]) -> BotProcess:
+        bot = BotProcess(env, tmp_path, "serve")
+        started.append(bot)
+        bot.wait_listening()
+        return bot
+
+    yield start
+    for bot in started:
+        bot.kill()

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import MemoryStore, SqliteStore, Store
-from bot.store._open import redis_store
+from bot.store import MemoryStore, SqliteStore, Store, redis_store
 
 #: the size bound of every namespace in these tests
 MAX_ENTRIES = 3

@@ -40,3 +40,23 @@ def test_benchmark_smoke_run_answers_every_question(tmp_path: Path) -> None:
     assert re.search(r"\| Acknowledged \(HTTP 200\) / answered \| (\d+) / \1 of \1 \|", proc.stdout)
     assert "| 4 identical questions: answer_query calls | 1 |" in proc.stdout
     assert not out.exists(), "a smoke run must not overwrite the committed results"
+
+
+def test_render_benchmark_smoke_run_reports_every_input(tmp_path: Path) -> None:
+    """`--scenario render --smoke` reports the typical page and each input, writes nothing."""
+    out = tmp_path / "RESULTS.md"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.run", "--scenario", "render", "--smoke", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert 0 == proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "## What rendering costs (`--scenario render`)" in proc.stdout
+    assert re.search(
+        r"^\| typical page \| \d+ \| [\d.]+ \| [\d.]+ \| [\d.,]+ \|$", proc.stdout, re.M
+    )
+    assert "| backticks_100k |" in proc.stdout
+    assert not out.exists(), "a smoke run must not overwrite the committed results"

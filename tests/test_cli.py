@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -55,13 +54,6 @@ def _one_clean_line(stderr: str) -> str:
     assert 1 == len(lines), stderr
     assert "Traceback" not in stderr
     return lines[0]
-
-
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    fake = FakeSlack().start()
-    yield fake
-    fake.stop()
 
 
 def test_ask_prints_the_answer_then_numbered_sources(

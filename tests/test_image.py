@@ -56,13 +56,6 @@ def engine() -> Engine:
 
 
 @pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    fake = FakeSlack().start()
-    yield fake
-    fake.stop()
-
-
-@pytest.fixture
 def volume(engine: Engine) -> Iterator[str]:
     """A fresh named volume for /data (the engine copies the image's /data owner into it)."""
     name = unique_name("gdocs-image-test-data")

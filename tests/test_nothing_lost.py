@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -29,13 +28,6 @@ pytestmark = pytest.mark.timeout(90)
 
 
 @pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    fake = FakeSlack().start()
-    yield fake
-    fake.stop()
-
-
-@pytest.fixture
 def env(slack: FakeSlack, dk_server: FakeDeveloperKnowledge, tmp_path: Path) -> dict[str, str]:
     return {
         "SLACK_BOT_TOKEN": "xoxb-4242-4343-DurableToken",
@@ -51,21 +43,6 @@ def env(slack: FakeSlack, dk_server: FakeDeveloperKnowledge, tmp_path: Path) -> 
         # a dead replica's single-flight lock holds the question back this long at most
         "MCP_TIMEOUT_SECONDS": "4",
     }
-
-
-@pytest.fixture
-def start_bot(tmp_path: Path) -> Iterator[Callable[[dict[str, str]], BotProcess]]:
-    started: list[BotProcess] = []
-
-    def start(env: dict[str, str]) -> BotProcess:
-        bot = BotProcess(env, tmp_path, "serve")
-        started.append(bot)
-        bot.wait_listening()
-        return bot
-
-    yield start
-    for bot in started:
-        bot.kill()
 
 
 def _hang(server: FakeDeveloperKnowledge) -> Fault:

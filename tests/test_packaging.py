@@ -172,18 +172,30 @@ def test_readme_quickstart_is_the_two_commands() -> None:
     assert ["scripts/dev serve", "scripts/dev test"] == commands
 
 
-def test_readme_states_the_coverage_floor_ci_enforces() -> None:
-    """The floor in scripts/dev is the one the README promises."""
+def _doc(page: str) -> str:
+    return (ROOT / "docs" / page).read_text(encoding="utf-8")
+
+
+def test_development_page_states_the_coverage_floor_ci_enforces() -> None:
+    """The floor in scripts/dev is the one docs/development.md promises."""
     floor = re.search(r"^COVERAGE_FLOOR=(\d+)$", (ROOT / "scripts" / "dev").read_text(), re.M)
     assert floor
-    assert f"{floor.group(1)}%" in _readme()
+    assert f"{floor.group(1)}%" in _doc("development.md")
 
 
-def test_readme_documents_every_setting() -> None:
-    """The configuration table names every setting."""
-    readme = _readme()
-    missing = [n.upper() for n in Settings.model_fields if f"`{n.upper()}`" not in readme]
+def test_configuration_page_documents_every_setting() -> None:
+    """docs/configuration.md's table names every setting."""
+    page = _doc("configuration.md")
+    missing = [n.upper() for n in Settings.model_fields if f"`{n.upper()}`" not in page]
     assert [] == missing
+
+
+def test_readme_links_to_pages_that_exist() -> None:
+    """Every docs/ page the README links to is there, and every docs/ page is linked."""
+    linked = set(re.findall(r"\]\((docs/[a-z_-]+\.md)\)", _readme()))
+    assert linked, "README links to no docs/ page"
+    assert all((ROOT / page).is_file() for page in linked), linked
+    assert {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} == linked
 
 
 def test_readme_conversation_example_is_the_renderers_real_output() -> None:

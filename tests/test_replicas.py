@@ -278,7 +278,6 @@ def test_everything_the_replicas_keep_in_redis_expires(
     finally:
         client.close()
     assert ttls
-    # the report's day counters are kept as long as the answer records (bot/report/tally.py)
     kept_longer = ("gdocs:answer_record:", "gdocs:recent:", "gdocs:feedback:", "gdocs:report:")
 
     def bound(key: str) -> int:

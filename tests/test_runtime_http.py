@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import signal
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -33,13 +32,6 @@ pytestmark = pytest.mark.timeout(60)
 
 
 @pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    fake = FakeSlack().start()
-    yield fake
-    fake.stop()
-
-
-@pytest.fixture
 def env(slack: FakeSlack, dk_server: FakeDeveloperKnowledge, pay_server: FakePay) -> dict[str, str]:
     """Settings for a bot in HTTP mode wired to the loopback fakes."""
     return {
@@ -54,22 +46,6 @@ def env(slack: FakeSlack, dk_server: FakeDeveloperKnowledge, pay_server: FakePay
         "READINESS_PROBE_SECONDS": "1",
         "SHUTDOWN_GRACE_SECONDS": "10",
     }
-
-
-@pytest.fixture
-def start_bot(tmp_path: Path) -> Iterator[Callable[[dict[str, str]], BotProcess]]:
-    """Start `python -m bot serve`; whatever is still running at the end is killed."""
-    started: list[BotProcess] = []
-
-    def start(env: dict[str, str]) -> BotProcess:
-        bot = BotProcess(env, tmp_path, "serve")
-        started.append(bot)
-        bot.wait_listening()
-        return bot
-
-    yield start
-    for bot in started:
-        bot.kill()
 
 
 def _post_command(bot: BotProcess, slack: FakeSlack, text: str) -> httpx.Response:
@@ -195,6 +171,8 @@ def test_metrics_count_a_handled_command_in_prometheus_text(start_bot, env, slac
     response = bot.get("/metrics")
     assert "text/plain; version=0.0.4" == response.headers["content-type"]
     assert "# TYPE gdocs_requests_total counter" in response.text
+    # the runtime measures its event loop's lag from start-up on
+    assert "# TYPE gdocs_event_loop_lag_seconds histogram" in response.text
 
 
 # --- shutdown --------------------------------------------------------------------------

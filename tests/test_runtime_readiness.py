@@ -4,7 +4,7 @@ Knowledge server come and go, and how start-up treats a refused token or an outa
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -233,13 +233,6 @@ async def test_routes_answer_health_readiness_and_metrics(
 
 
 # --- start-up checks against the fake Slack ---------------------------------------------------
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    fake = FakeSlack().start()
-    yield fake
-    fake.stop()
-
-
 def _client(slack: FakeSlack) -> AsyncWebClient:
     return AsyncWebClient(token="xoxb-1-2-3", base_url=slack.url, timeout=5)
 

@@ -5,7 +5,6 @@ up) and a wrong password (exit 2 with one line naming STATE_URL, never the passw
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,13 +16,6 @@ from tests.fakes.slack_api import FakeSlack
 from tests.process_harness import ServedBot, env_for
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture
-def slack() -> Iterator[FakeSlack]:
-    fake = FakeSlack().start()
-    yield fake
-    fake.stop()
 
 
 def _post_for(slack: FakeSlack, question: str) -> str:

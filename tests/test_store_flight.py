@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.store import JSON, TEXT, MemoryStore, RedisStore, SharedFlight, Store
-from bot.store._open import redis_store
+from bot.store import JSON, TEXT, MemoryStore, RedisStore, SharedFlight, Store, redis_store
 from tests.fakes.redis_server import RedisServer
 
 

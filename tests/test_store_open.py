@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.redact import redact_url
-from bot.store import TEXT, StoreConfigError, open_store
-from bot.store._open import redis_store, sqlite_path
+from bot.store import TEXT, StoreConfigError, open_store, redis_store, state_file
 
 
 async def test_memory_url_opens_a_memory_store() -> None:
@@ -34,8 +33,9 @@ async def test_an_absolute_sqlite_url_has_four_slashes(tmp_path: Path) -> None:
     store = await open_store(f"sqlite:///{target}", prefix="gdocs:", max_entries=10)
     await store.aclose()
     assert target.is_file()
-    assert Path("/data/state.db") == sqlite_path("sqlite:////data/state.db")
-    assert Path("state.db") == sqlite_path("sqlite:///state.db")
+    assert Path("/data/state.db") == state_file("sqlite:////data/state.db")
+    assert Path("state.db") == state_file("sqlite:///state.db")
+    assert state_file("redis://cache:6379/0") is None  # no file to speak of
 
 
 @pytest.mark.parametrize(

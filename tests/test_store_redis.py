@@ -9,8 +9,16 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import redis
 
-from bot.store import JSON, TEXT, RedisStore, StoreConfigError, StoreError, StoreUnavailable
-from bot.store._open import open_store, redis_store
+from bot.store import (
+    JSON,
+    TEXT,
+    RedisStore,
+    StoreConfigError,
+    StoreError,
+    StoreUnavailable,
+    open_store,
+    redis_store,
+)
 from tests.fakes.redis_server import RedisServer, _free_port
 
 

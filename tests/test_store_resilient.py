@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.observability.metrics import Metrics
-from bot.store import JSON, TEXT, ResilientStore, SqliteStore
-from bot.store._open import redis_store
+from bot.store import JSON, TEXT, ResilientStore, SqliteStore, redis_store
 from tests.fakes.redis_server import RedisServer
 from tests.store_backends import FakeClock
 

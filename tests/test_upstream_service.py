@@ -14,7 +14,7 @@ from bot.models import Answer
 from bot.observability.metrics import Metrics
 from bot.render import fallback_note
 from bot.store import MemoryStore
-from bot.upstream._question_key import question_key
+from bot.upstream import question_key
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay, Fault
 from tests.fakes.upstream import service_for, settings_for
 

@@ -95,3 +95,20 @@ def test_any_text_is_checked_without_error(text: str) -> None:
     result = check_answer(text, [_PAGE])
     assert len(result.snippets) == count_commands(text)
     assert all(s.result in ("found", "partly", "not_found") for s in result.snippets)
+
+
+def test_a_long_fence_line_and_a_long_blank_run_are_read_in_linear_time() -> None:
+    """Catastrophe guard (the former patterns took ~40 s on these 100 kB lines): 2 s."""
+    import time
+
+    from bot.verify._parse import fences
+
+    started = time.perf_counter()
+    assert [] == list(fences(["```" + "a" * 100_000 + "`"]))  # a backtick after: no fence
+    assert ["gcloud run" + " " * 100_000 + "x"] == list(
+        logical_lines(["gcloud run" + " " * 100_000 + "x"])
+    )
+    assert ["gcloud run deploy"] == list(
+        logical_lines(["gcloud run deploy" + " " * 50_000 + "# x"])
+    )
+    assert time.perf_counter() - started < 2.0

@@ -4,9 +4,14 @@ answer unchanged when there is nothing to check."""
 
 from __future__ import annotations
 
-from bot.models import Answer, Reference
+import threading
+
+import pytest
+
+from bot.models import Answer, Document, Reference, Verification
 from bot.observability.metrics import Metrics
 from bot.store import MemoryStore
+from bot.upstream import _verifying
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.upstream import service_for, settings_for
 
@@ -93,3 +98,26 @@ async def test_a_missing_page_leaves_the_answer_unchecked_and_uncached(
     assert ["unchecked"] == [s.result for s in first.verification.snippets]
     assert 2 == len(dk_server.tool_calls("get_documents"))
     assert first == second
+
+
+async def test_long_cited_pages_are_checked_in_a_worker_thread_with_the_same_marks(
+    dk_server: FakeDeveloperKnowledge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages over 8,000 characters are checked off the event loop, with the same result."""
+    name = "documents/docs.cloud.google.com/storage/docs/long-page"
+    dk_server.add_document(name, "Long page", PAGE + "\n\nBuckets hold objects. " * 600)
+    threads: list[threading.Thread] = []
+    original = _verifying.check_answer
+
+    def recording(text: str, pages: list[Document]) -> Verification:
+        threads.append(threading.current_thread())
+        return original(text, pages)
+
+    monkeypatch.setattr(_verifying, "check_answer", recording)
+    async with service_for(settings_for(dk_server)) as service:
+        checked = await service.verify(_answer([name]))
+
+    assert checked.verification is not None
+    assert ["found"] == [s.result for s in checked.verification.snippets]
+    assert 1 == len(threads)
+    assert threading.main_thread() is not threads[0]

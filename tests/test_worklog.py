@@ -7,8 +7,7 @@ import asyncio
 from pathlib import Path
 
 from bot.observability.metrics import Metrics
-from bot.store import MemoryStore, SqliteStore, Store
-from bot.store._open import redis_store
+from bot.store import MemoryStore, SqliteStore, Store, redis_store
 from bot.worklog import _RECORD, WorkLog
 from tests.fakes.redis_server import RedisServer
 from tests.store_backends import FakeClock

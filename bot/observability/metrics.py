@@ -35,7 +35,8 @@ def _fmt_labels(labels: _Labels) -> str:
 
 
 class Metrics:
-    """Counters and one latency histogram; `render()` gives Prometheus exposition text."""
+    """Counters, gauges, the upstream latency histogram and unlabelled histograms (the
+    event loop's lag); `render()` gives Prometheus exposition text."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -43,6 +44,8 @@ class Metrics:
         self._hist_counts: dict[_Labels, list[int]] = {}
         self._hist_sum: dict[_Labels, float] = defaultdict(float)
         self._gauges: dict[str, dict[_Labels, float]] = defaultdict(dict)
+        #: histograms without labels: name -> (bounds, counts per bound and +Inf, sum)
+        self._plain_hists: dict[str, tuple[tuple[float, ...], list[int], list[float]]] = {}
         self._help = {
             "gdocs_requests_total": "Slack requests handled, by kind and outcome.",
             "gdocs_cache_total": "Cache lookups, by cache and result (hit or miss).",
@@ -73,6 +76,25 @@ class Metrics:
         with self._lock:
             self._help.setdefault(name, help_text)
             self._gauges[name][tuple(sorted(labels.items()))] = float(value)
+
+    def observe(self, name: str, help_text: str, value: float, buckets: tuple[float, ...]) -> None:
+        """One observation of histogram `name` (created with `help_text` and `buckets`)."""
+        with self._lock:
+            self._help.setdefault(name, help_text)
+            bounds, counts, total = self._plain_hists.setdefault(
+                name, (buckets, [0] * (len(buckets) + 1), [0.0])
+            )
+            for i, bound in enumerate(bounds):
+                if value <= bound:
+                    counts[i] += 1
+            counts[-1] += 1
+            total[0] += value
+
+    def histogram_count(self, name: str) -> int:
+        """How many observations histogram `name` has had (for tests)."""
+        with self._lock:
+            hist = self._plain_hists.get(name)
+            return hist[1][-1] if hist is not None else 0
 
     def gauge_value(self, name: str, **labels: str) -> float | None:
         with self._lock:
@@ -133,4 +155,12 @@ class Metrics:
                 out.append(f"{hname}_bucket{_fmt_labels(inf)} {counts[-1]}")
                 out.append(f"{hname}_sum{_fmt_labels(labels)} {_fmt_value(self._hist_sum[labels])}")
                 out.append(f"{hname}_count{_fmt_labels(labels)} {counts[-1]}")
+            for name, (bounds, counts, total) in sorted(self._plain_hists.items()):
+                out.append(f"# HELP {name} {self._help.get(name, name)}")
+                out.append(f"# TYPE {name} histogram")
+                for bound, count in zip(bounds, counts, strict=False):
+                    out.append(f'{name}_bucket{{le="{bound:g}"}} {count}')
+                out.append(f'{name}_bucket{{le="+Inf"}} {counts[-1]}')
+                out.append(f"{name}_sum {_fmt_value(total[0])}")
+                out.append(f"{name}_count {counts[-1]}")
         return "\n".join(out) + "\n"

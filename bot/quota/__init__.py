@@ -9,7 +9,7 @@ state = await quota.state(user)        # for /gdocs quota, gdocs-bot check, /met
 from __future__ import annotations
 
 from bot.quota._keys import WINDOW_SECONDS
-from bot.quota._ledger import UNKNOWN_SIGNAL, AnswerQuota
+from bot.quota._ledger import UNKNOWN_SIGNAL, AnswerQuota, Tally
 from bot.quota._pacific import PACIFIC, next_pacific_midnight, pacific_day
 from bot.quota._types import Limit, Pause, PauseKind, Permit, QuotaConfig, QuotaState, Refusal
 
@@ -25,6 +25,7 @@ __all__ = [
     "QuotaConfig",
     "QuotaState",
     "Refusal",
+    "Tally",
     "next_pacific_midnight",
     "pacific_day",
 ]

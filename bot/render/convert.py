@@ -14,9 +14,16 @@ from bot.render.inline import inline_mrkdwn
 from bot.render.parts import Part, code_part, text_part
 from bot.render.tables import is_delimiter_row, split_row, table_part
 
+# Every pattern here is matched at the start of one line and is linear in it: runs of one
+# class (`#`, `>`, `-`, blanks) are separated by characters outside it, so backtracking gives
+# each character back once; the fence's lookahead reads the rest of the line once. The two
+# that were not (a heading's lazy text, and its closing marks searched from every position)
+# are `ATX_RE`'s `(?:.*[^ \t])?` and `strip_heading_tail` now.
 FENCE_OPEN_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}(?=[^`]*$)|~{3,})(?P<info>.*)$")
-ATX_RE = re.compile(r"^ {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<text>.*?))?[ \t]*$")
-_HEADING_TAIL_RE = re.compile(r"(?:[ \t]+#+|[ \t]*\{:?[ \t]*[#.][^{}]*\})[ \t]*$")
+#: the heading's text ends at its last non-blank character: `(?:.*[^ \t])?` finds it by giving
+#: back the trailing blanks once (a lazy `.*?` before `[ \t]*$` re-reads a run of blanks
+#: from each of its positions: quadratic in a line with a long blank run)
+ATX_RE = re.compile(r"^ {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<text>(?:.*[^ \t\n])?))?[ \t]*$")
 HR_RE = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _SETEXT_RE = re.compile(r"^ {0,3}(?P<level>=+|-+)[ \t]*$")
 _ITEM_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,9}[.)])(?:[ \t]+(?P<text>.*))?$")
@@ -31,6 +38,24 @@ def closes_fence(line: str, fence: str) -> bool:
     """True when `line` closes a code block opened with `fence` (same character, as long)."""
     marker = line.strip()
     return len(marker) >= len(fence) and marker == fence[0] * len(marker)
+
+
+def strip_heading_tail(text: str) -> str:
+    """`text` without a closing `#` run (`## Title ##`) or a trailing `{: #id}` / `{.class}`
+    attribute. Read from the end, once (a regex searched from every position re-reads each
+    run of blanks from each of its positions)."""
+    body = text.rstrip(" \t")
+    if body.endswith("#"):
+        core = body.rstrip("#")
+        return core.rstrip(" \t") if core != core.rstrip(" \t") else text
+    if body.endswith("}"):
+        opening = max(body.rfind("{", 0, len(body) - 1), body.rfind("}", 0, len(body) - 1))
+        if opening >= 0 and body[opening] == "{":
+            inside = body[opening + 1 : -1]
+            after_colon = inside[1:] if inside.startswith(":") else inside
+            if after_colon.lstrip(" \t")[:1] in ("#", ".") and after_colon.lstrip(" \t"):
+                return body[:opening].rstrip(" \t")
+    return text
 
 
 def normalize_newlines(markdown: str) -> str:
@@ -145,7 +170,7 @@ class _Reader:
         return not self.paragraph or not marker[0].isdigit() or int(marker[:-1]) == 1
 
     def heading(self, text: str) -> None:
-        text = _HEADING_TAIL_RE.sub("", text).strip()
+        text = strip_heading_tail(text).strip()
         rendered = inline_mrkdwn(text, self.base_url, plain_emphasis=True).strip()
         if rendered:
             self.parts.append(text_part([f"*{rendered}*"], tight=True))

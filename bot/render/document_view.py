@@ -24,8 +24,9 @@ from bot.render.blocks import (
 from bot.render.convert import ATX_RE
 from bot.render.escape import display_url, escape, escape_truncated, link
 from bot.render.inline import plain_text
-from bot.render.markdown import markdown_to_blocks
+from bot.render.markdown import cut_source, markdown_to_blocks
 from bot.render.pages import PageSpan, page_spans, scan_units
+from bot.text import truncate
 
 #: rendered size of one page's body; with the title, link, page counter and button a page
 #: message stays well under Slack's ~12,000-character limit
@@ -33,13 +34,18 @@ PAGE_CHARS = 8000
 #: blocks a page's body may use: 50 minus header, link, page counter and button
 PAGE_BODY_BLOCKS = MAX_BLOCKS - 4
 _INTRO_CHARS = 2500
+#: a title is shown cut to this (a header block shows 150 characters; escaped, the page
+#: counter line stays short), and read no further than _TITLE_SOURCE_CHARS
+_TITLE_CHARS = 300
+_TITLE_SOURCE_CHARS = 2000
 _INTRO_BLOCKS = 6
+#: one class, greedy: linear in a document's name (at most 500 characters)
 _FILENAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def doc_title(doc: Document) -> str:
     """A human title: the document's own, else the last part of its name."""
-    title = " ".join(plain_text(doc.title).split())
+    title = truncate(" ".join(plain_text(doc.title[:_TITLE_SOURCE_CHARS]).split()), _TITLE_CHARS)
     return title or doc.name.rstrip("/").rsplit("/", 1)[-1] or "Document"
 
 
@@ -131,7 +137,10 @@ def first_section(markdown: str) -> str:
 def render_document_file_intro(doc: Document) -> Message:
     """The message that goes with a document uploaded as a file: title, link, first section."""
     title = doc_title(doc)
-    intro_md = _without_title_heading(first_section(doc.content), title)
+    # at most _INTRO_CHARS are shown: the rest of a long first section is never converted
+    intro_md, _ = cut_source(
+        _without_title_heading(first_section(doc.content), title), 4 * _INTRO_CHARS
+    )
     blocks: list[Block] = [header(title), _source_line(doc)]
     shown = 0
     body = markdown_to_blocks(intro_md, max_chars=SECTION_CHARS, base_url=doc.uri)

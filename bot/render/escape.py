@@ -12,6 +12,9 @@ from urllib.parse import urlsplit
 
 from bot.text import strip_controls, truncate
 
+# `_USER_ID_RE` is anchored and bounded. `_HOSTLIKE_RE` runs on a link label: host labels
+# are split at dots (not in their class), so giving back a label costs one character each;
+# linear in the label, which `link` has already cleaned of whitespace runs.
 _USER_ID_RE = re.compile(r"^[UW][A-Z0-9]{2,20}$")
 #: a label that reads like a host name or URL ("google.com", "https://cloud.google.com/x")
 _HOSTLIKE_RE = re.compile(

@@ -45,6 +45,7 @@ EXAMPLE_QUESTIONS = (
     "How do I ask for the location permission in an Android app?",
 )
 _ASK_PREFIX = "ask1:"
+# linear and bounded: a time zone of at most 64 characters (checked first), and a command
 _TZ_KEY_RE = re.compile(r"[A-Za-z0-9_+\-]+(?:/[A-Za-z0-9_+\-]+){0,3}")
 _FORGED = "That Ask again button is out of date or was not made by this bot."
 _COMMAND_RE = re.compile(r"/[a-z0-9_-]{1,31}")

@@ -1,41 +1,18 @@
 """Inline Markdown (emphasis, code spans, links, images, HTML) to Slack mrkdwn or plain text.
 
-One left-to-right scan with one regex: text between matches is escaped, each match is
-rebuilt from its parts, and only `link()` may produce `<…>` markup.
+One left-to-right scan (`inline_scan.scan`, linear in the text): text between constructs is
+escaped, each construct is rebuilt from its parts, and only `link()` may produce `<…>`
+markup. Emphasis bodies are rendered again inside, at most `_MAX_DEPTH` levels deep, so the
+whole costs at most that many passes over the text. No regex here.
 """
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urljoin
 
 from bot.render.escape import escape, is_http_url, link
+from bot.render.inline_scan import Token, scan
 
-_URL_PART = r"(?:<[^<>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)"
-_TITLE_PART = r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?"
-_INLINE_RE = re.compile(
-    r"(?P<code>(?P<ticks>`+)(?P<code_body>.{1,2000}?)(?<!`)(?P=ticks)(?!`))"
-    r"|(?P<image>!\[(?P<img_alt>[^\]\n]*)\]\((?P<img_url>"
-    + _URL_PART
-    + r")"
-    + _TITLE_PART
-    + r"\s*\))"
-    r"|(?P<link>\[(?P<link_label>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
-    r"\((?P<link_url>" + _URL_PART + r")" + _TITLE_PART + r"\s*\))"
-    r"|(?P<autolink><(?P<auto_url>https?://[^\s<>|]+)>)"
-    r"|(?P<comment><!--.{0,5000}?-->)"
-    r"|(?P<ial>\{:[ \t]*[.#][^{}\n]{0,200}\})"
-    r"|(?P<br><br\s*/?>)"
-    r"|(?P<anchor><a\s[^<>]*?href=\"(?P<a_url>[^\"<>]*)\"[^<>]*>(?P<a_label>[^<>]*)</a>)"
-    r"|(?P<html></?(?P<tag>[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?:\s[^<>]*)?/?>)"
-    r"|(?P<strong>(?<![\w*])\*\*(?=\S)(?P<strong_body>.{1,1000}?)(?<=\S)\*\*(?!\*)"
-    r"|(?<!\w)__(?=\S)(?P<strong_body2>.{1,1000}?)(?<=\S)__(?!\w))"
-    r"|(?P<em>(?<![\w*])\*(?=[^\s*])(?P<em_body>.{1,1000}?)(?<=[^\s*])\*(?![\w*])"
-    r"|(?<!\w)_(?=[^\s_])(?P<em_body2>.{1,1000}?)(?<=[^\s_])_(?!\w))"
-    r"|(?P<strike>~~(?=\S)(?P<strike_body>.{1,1000}?)(?<=\S)~~)"
-    r"|(?P<escaped>\\(?P<esc_char>[!-/:-@\[-`{-~]))",
-    re.DOTALL,
-)
 #: tags stripped (their text kept); any other `<word>` is shown literally, e.g. `List<String>`
 _HTML_TAG_NAMES = (
     "a abbr article aside b big blockquote body caption center cite code col colgroup dd del "
@@ -78,54 +55,50 @@ def _render(text: str, base_url: str | None, plain_emphasis: bool, depth: int) -
         return escape(text)
     out: list[str] = []
     pos = 0
-    for match in _INLINE_RE.finditer(text):
-        out.append(escape(text[pos : match.start()]))
-        out.append(_convert(match, base_url, plain_emphasis, depth))
-        pos = match.end()
+    for token in scan(text):
+        out.append(escape(text[pos : token.start]))
+        out.append(_convert(text, token, base_url, plain_emphasis, depth))
+        pos = token.end
     out.append(escape(text[pos:]))
     return "".join(out)
 
 
-def _convert(match: re.Match[str], base_url: str | None, plain_emphasis: bool, depth: int) -> str:
-    kind = match.lastgroup
-    group = match.group
-
-    def inner(body: str) -> str:
-        return _render(body, base_url, plain_emphasis, depth + 1)
+def _convert(
+    text: str, token: Token, base_url: str | None, plain_emphasis: bool, depth: int
+) -> str:
+    kind = token.kind
 
     def wrap(marker: str, body: str) -> str:
-        rendered = inner(body)
+        rendered = _render(body, base_url, plain_emphasis, depth + 1)
         return rendered if plain_emphasis else f"{marker}{rendered}{marker}"
 
     if kind == "code":
-        body = group("code_body")
+        body = token.a
         # Slack has no escape for a backtick inside `code`; a spaced body is still readable
         stripped = body.strip() if body.strip() else body
         return f"`{escape(stripped)}`"
     if kind == "image":
-        alt = plain_text(group("img_alt"))
-        return link(resolve_url(group("img_url"), base_url), alt or "image")
+        alt = plain_text(token.a)
+        return link(resolve_url(token.b, base_url), alt or "image")
     if kind == "link":
-        label = plain_text(group("link_label"))
-        url = resolve_url(group("link_url"), base_url)
-        return link(url, label) if label or is_http_url(url) else escape(group("link"))
+        label = plain_text(token.a)
+        url = resolve_url(token.b, base_url)
+        if label or is_http_url(url):
+            return link(url, label)
+        return escape(text[token.start : token.end])
     if kind == "autolink":
-        return link(group("auto_url"))
+        return link(token.a)
     if kind == "anchor":
-        return link(resolve_url(group("a_url"), base_url), plain_text(group("a_label")))
+        return link(resolve_url(token.a, base_url), plain_text(token.b))
     if kind in ("comment", "ial"):  # an HTML comment, a kramdown `{: .external}` attribute
         return ""
     if kind == "br":
         return "\n"
     if kind == "html":
-        return "" if _is_stripped_tag(group("tag")) else escape(group("html"))
-    if kind == "strong":
-        return wrap("*", group("strong_body") or group("strong_body2"))
-    if kind == "em":
-        return wrap("_", group("em_body") or group("em_body2"))
-    if kind == "strike":
-        return wrap("~", group("strike_body"))
-    return escape(group("esc_char"))  # a backslash-escaped character, shown as itself
+        return "" if _is_stripped_tag(token.a) else escape(text[token.start : token.end])
+    if kind in ("strong", "em", "strike"):
+        return wrap({"strong": "*", "em": "_", "strike": "~"}[kind], token.a)
+    return escape(token.a)  # a backslash-escaped character, shown as itself
 
 
 def plain_text(text: str) -> str:
@@ -139,35 +112,28 @@ def _plain(text: str, depth: int) -> str:
         return text
     out: list[str] = []
     pos = 0
-    for match in _INLINE_RE.finditer(text):
-        out.append(text[pos : match.start()])
-        out.append(_plain_piece(match, depth))
-        pos = match.end()
+    for token in scan(text):
+        out.append(text[pos : token.start])
+        out.append(_plain_piece(text, token, depth))
+        pos = token.end
     out.append(text[pos:])
     return "".join(out)
 
 
-def _plain_piece(match: re.Match[str], depth: int) -> str:
-    kind = match.lastgroup
-    group = match.group
+def _plain_piece(text: str, token: Token, depth: int) -> str:
+    kind = token.kind
     if kind == "code":
-        return group("code_body").strip() or group("code_body")
+        return token.a.strip() or token.a
     if kind == "image":
-        return _plain(group("img_alt"), depth + 1)
+        return _plain(token.a, depth + 1)
     if kind == "link":
-        return _plain(group("link_label"), depth + 1) or group("link_url").strip("<>")
-    if kind == "autolink":
-        return group("auto_url")
+        return _plain(token.a, depth + 1) or token.b.strip("<>")
+    if kind in ("autolink", "escaped"):
+        return token.a
     if kind == "anchor":
-        return group("a_label")
+        return token.b
     if kind in ("comment", "ial", "br"):
         return " " if kind == "br" else ""
     if kind == "html":
-        return "" if _is_stripped_tag(group("tag")) else group("html")
-    if kind == "escaped":
-        return group("esc_char")
-    for name in ("strong_body", "strong_body2", "em_body", "em_body2", "strike_body"):
-        body = group(name)
-        if body is not None:
-            return _plain(body, depth + 1)
-    return group(0)
+        return "" if _is_stripped_tag(token.a) else text[token.start : token.end]
+    return _plain(token.a, depth + 1)  # strong, em, strike

@@ -16,11 +16,24 @@ from bot.render.blocks import SECTION_CHARS, Block, divider, section
 from bot.render.convert import to_parts
 from bot.render.parts import Part, join_parts, part_text
 
+# Both patterns read a `<…>` token up to the next `<`, `>` or newline (which cannot be inside
+# it) or a fixed entity: linear in the line; they only run on lines longer than a section.
 #: markup the renderer itself wrote: a link or mention, or an entity; never cut inside one
 _TOKEN_RE = re.compile(r"<[^<>\n]*>|&(?:amp|lt|gt);")
 _LINK_TOKEN_RE = re.compile(r"<[^<>|\n]*\|(?P<label>[^<>\n]*)>")
 _OPEN, _CLOSE = "```\n", "\n```"
 _MIN_MAX_CHARS = 40
+
+
+def cut_source(md: str, limit: int) -> tuple[str, int]:
+    """`md` cut before conversion to at most `limit` characters (at a line break when one
+    is in the last quarter), and how many characters were left out. For text that is shown
+    shortened anyway (answers, a file's intro): what Slack cannot show is never converted."""
+    if len(md) <= limit:
+        return md, 0
+    cut = md.rfind("\n", limit * 3 // 4, limit)
+    cut = cut if cut > 0 else limit
+    return md[:cut], len(md) - cut
 
 
 def markdown_to_mrkdwn(md: str, *, base_url: str | None = None) -> str:

@@ -23,7 +23,7 @@ from bot.render.convert import FENCE_OPEN_RE
 from bot.render.escape import escape, escape_truncated, link, mention
 from bot.render.feedback import feedback_block_for
 from bot.render.inline import plain_text
-from bot.render.markdown import markdown_to_blocks
+from bot.render.markdown import cut_source, markdown_to_blocks
 from bot.render.marks import mark_lines, marks_by_anchor, split_at_marks, summary_line
 from bot.render.notices import fallback_note
 from bot.text import one_line
@@ -32,6 +32,16 @@ from bot.text import one_line
 QUESTION_CHARS = 300
 #: a search hit's snippet is cut to this many characters (at a word)
 SNIPPET_CHARS = 300
+#: a source's or hit's title is shown cut to this many characters (escaped, it still fits
+#: a section), and read no further than TITLE_SOURCE_CHARS
+TITLE_CHARS = 300
+TITLE_SOURCE_CHARS = 2000
+#: an answer's Markdown beyond this is cut before it is converted: a message shows at most
+#: MAX_MESSAGE_CHARS, and converting keeps the text (markup that disappears, such as HTML
+#: comments, is rarely two thirds of an answer)
+ANSWER_SOURCE_CHARS = 3 * MAX_MESSAGE_CHARS
+# `_COMMAND_RE` is anchored and bounded (32 characters); `_LINE_MARKS_RE` is anchored at
+# a line's start and reads runs of disjoint classes once: both linear.
 _COMMAND_RE = re.compile(r"^/[a-z0-9_-]{1,31}$")
 _LINE_MARKS_RE = re.compile(r"^\s*(?:#{1,6}\s+|>\s?|[-*+]\s+(?:\[[ xX]\]\s+)?|\|)")
 _HINTS: dict[ErrorCode, str] = {
@@ -51,7 +61,8 @@ def _plain_summary(markdown: str, limit: int) -> str:
     """A short, plain, escaped one-line summary of some Markdown (fences, heading and quote
     marks dropped), at most `limit` characters."""
     lines = []
-    for line in markdown.splitlines():
+    # only the start is shown: a few times the limit is plenty to read it from
+    for line in cut_source(markdown, max(20 * limit, 4000))[0].splitlines():
         if FENCE_OPEN_RE.match(line):
             continue
         lines.append(_LINE_MARKS_RE.sub("", line))
@@ -75,7 +86,9 @@ def _asked(asker: str | None, question: str | None, about: str | None = None) ->
 def _sources(answer: Answer) -> Block | None:
     lines: list[str] = []
     for index, ref in enumerate(answer.references, start=1):
-        title = one_line(plain_text(ref.title))  # empty: link() shows the address
+        title = one_line(
+            plain_text(ref.title[:TITLE_SOURCE_CHARS]), TITLE_CHARS
+        )  # empty: link() shows the address
         line = f"{index}. {link(ref.uri, title)}"
         if len("\n".join(["*Sources*", *lines, line])) > SECTION_CHARS - 40:
             lines.append(f"…and {len(answer.references) - index + 1} more")
@@ -85,17 +98,20 @@ def _sources(answer: Answer) -> Block | None:
 
 
 def _hit_block(hit: SearchHit) -> Block:
-    title = one_line(plain_text(hit.title))
+    title = one_line(plain_text(hit.title[:TITLE_SOURCE_CHARS]), TITLE_CHARS)
     head = f"*{link(hit.uri, title) or 'Untitled page'}*"
     snippet = _plain_summary(hit.snippet, SNIPPET_CHARS)
     text = f"{head}\n{snippet}" if snippet else head
     return section(text if len(text) <= SECTION_CHARS else head)
 
 
-def _fit(body: list[Block], budget_chars: int, budget_blocks: int, what: str) -> list[Block]:
+def _fit(
+    body: list[Block], budget_chars: int, budget_blocks: int, what: str, left_out: int = 0
+) -> list[Block]:
     """All of `body` if it fits, else as many leading blocks as fit and a note saying how
-    much was left out (answers and result lists may be shortened; documents never are)."""
-    if len(body) <= budget_blocks and blocks_chars(body) <= budget_chars:
+    much was left out (answers and result lists may be shortened; documents never are).
+    `left_out`: source characters cut before conversion (the note counts them too)."""
+    if not left_out and len(body) <= budget_blocks and blocks_chars(body) <= budget_chars:
         return body
     note_room = 120
     shown: list[Block] = []
@@ -108,7 +124,7 @@ def _fit(body: list[Block], budget_chars: int, budget_blocks: int, what: str) ->
         used += size
     rest = body[len(shown) :]
     if what == "answer":
-        more = sum(len(block.get("text", {}).get("text", "")) for block in rest)
+        more = left_out + sum(len(block.get("text", {}).get("text", "")) for block in rest)
         note = f"(answer shortened — {more} more characters)"
     else:
         note = f"({len(rest)} more {what} not shown)"
@@ -161,23 +177,26 @@ def render_answer(
     text = _fallback_text(answer, question)
     fixed = len(text) + blocks_chars(head + tail)
     budget_blocks = MAX_BLOCKS - len(head) - len(tail)
+    left_out = 0
     if answer.kind == "answer":
-        body = _answer_blocks(answer) or [section(_no_answer(answer))]
+        source, left_out = cut_source(answer.text, ANSWER_SOURCE_CHARS)
+        body = _answer_blocks(answer, source) or [section(_no_answer(answer))]
         what = "answer"
     else:
         body = [_hit_block(hit) for hit in answer.hits] or [section(_no_answer(answer))]
         what = "results"
-    body = _fit(body, MAX_MESSAGE_CHARS - fixed, budget_blocks, what)
+    body = _fit(body, MAX_MESSAGE_CHARS - fixed, budget_blocks, what, left_out)
     return {"text": text, "blocks": head + body + tail}
 
 
-def _answer_blocks(answer: Answer) -> list[Block]:
-    """The answer's Markdown as blocks, each checked code block followed by its marks."""
+def _answer_blocks(answer: Answer, source: str) -> list[Block]:
+    """The answer's Markdown (`source`: its text, cut before conversion) as blocks, each
+    checked code block followed by its marks (anchors past the cut have no block)."""
     groups = marks_by_anchor(answer.verification)
     if not groups:
-        return markdown_to_blocks(answer.text)
+        return markdown_to_blocks(source)
     blocks: list[Block] = []
-    for piece, anchor in split_at_marks(answer.text, list(groups)):
+    for piece, anchor in split_at_marks(source, list(groups)):
         blocks.extend(markdown_to_blocks(piece))
         lines = mark_lines(groups[anchor]) if anchor is not None else []
         if lines:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 #: Slack ends a code block at any ``` run; a zero-width space keeps one inside the block
+#: (one greedy class: linear)
 _FENCE_RUN_RE = re.compile(r"`{3,}")
 DIVIDER_TEXT = "───"
 

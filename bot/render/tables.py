@@ -8,6 +8,7 @@ from bot.render.escape import escape
 from bot.render.inline import inline_mrkdwn, plain_text
 from bot.render.parts import Part, code_part, text_part
 
+#: anchored, runs of disjoint classes (blanks, `:`, `-`): linear in the cell
 _DELIMITER_CELL_RE = re.compile(r"^\s*:?-+:?\s*$")
 #: widest grid shown as a code block; wider tables wrap badly on phones, so become a list
 MAX_GRID_WIDTH = 72

@@ -82,8 +82,13 @@ def doc_name_for_url(url: str) -> str | None:
     return name if is_valid_name(name) else None
 
 
+#: a title or description is read no further than this (a few times what is shown): the
+#: rest of an oversized one is never cleaned up, escaped or cut at a word
+_READ_CHARS = 8 * DESCRIPTION_CHARS
+
+
 def _one_line(text: str) -> str:
-    return " ".join(strip_controls(text).split())
+    return " ".join(strip_controls(text[:_READ_CHARS]).split())
 
 
 def render_unfurl(doc_title: str, description: str, url: str, name: str) -> dict[str, Any]:

@@ -37,7 +37,7 @@ from bot.report.tally import (
     RATE_LIMITED,
 )
 from bot.text import strip_controls, truncate
-from bot.upstream._question_key import question_key
+from bot.upstream import question_key
 
 #: rows kept in the topics, gaps and pages tables
 MAX_ROWS = 25

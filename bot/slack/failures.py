@@ -3,6 +3,8 @@
 `SlackClientError` covers Slack's answers (`SlackApiError`: not_in_channel, ratelimited, …)
 and the SDK's own checks; aiohttp's `ClientError` and `OSError` a connection that broke;
 `TimeoutError` a call that took too long. Anything else is a bug and reaches the boundary.
+`SLACK_UNREACHABLE` is the connection part alone, for start-up and `gdocs-bot check`, which
+read `SlackApiError` first.
 """
 
 from __future__ import annotations
@@ -10,11 +12,8 @@ from __future__ import annotations
 from aiohttp import ClientError
 from slack_sdk.errors import SlackClientError
 
-SLACK_CALL_FAILURES: tuple[type[Exception], ...] = (
-    SlackClientError,
-    ClientError,
-    OSError,
-    TimeoutError,
-)
+#: the connection to Slack failed (for callers that read Slack's own answers first)
+SLACK_UNREACHABLE: tuple[type[Exception], ...] = (ClientError, OSError, TimeoutError)
+SLACK_CALL_FAILURES: tuple[type[Exception], ...] = (SlackClientError, *SLACK_UNREACHABLE)
 
-__all__ = ["SLACK_CALL_FAILURES"]
+__all__ = ["SLACK_CALL_FAILURES", "SLACK_UNREACHABLE"]

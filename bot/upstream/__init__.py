@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from bot.upstream._build import build_service
 from bot.upstream._config import UpstreamConfig
+from bot.upstream._question_key import question_key
 from bot.upstream._service import GoogleDocsService
 from bot.upstream._tools import missing_tools
 
-__all__ = ["GoogleDocsService", "UpstreamConfig", "build_service", "missing_tools"]
+__all__ = [
+    "GoogleDocsService",
+    "UpstreamConfig",
+    "build_service",
+    "missing_tools",
+    "question_key",
+]

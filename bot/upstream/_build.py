@@ -9,8 +9,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from bot.observability.metrics import Metrics
-from bot.quota import AnswerQuota
-from bot.quota._ledger import Tally
+from bot.quota import AnswerQuota, Tally
 from bot.redact import Redactor
 from bot.store import MemoryStore, Store
 from bot.upstream._aiohttp import AiohttpTransport

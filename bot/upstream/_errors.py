@@ -29,6 +29,8 @@ from bot.upstream._quota_kind import http_quota_signal, rpc_quota_signal, text_q
 
 AuthKind = Literal["api_key", "oauth", "none"]
 
+# Linear in an error text: alternations of fixed words; the only gaps (`.{0,40}`, `.{0,20}`)
+# are bounded, so each start re-reads at most that many characters.
 _QUOTA = re.compile(
     r"RESOURCE_EXHAUSTED|\b429\b|quota\s+(?:exceeded|exhausted|limit)"
     r"|(?:exceeded|exhausted|out\s+of)\b.{0,40}\bquota|rate\s*limit",

@@ -54,6 +54,7 @@ _CLOSERS = ")]}\"'`”’»"
 _PAIRS = dict(zip("([{“‘«", ")]}”’»", strict=True))
 #: sentence punctuation that ends a word without being part of it
 _TRAILING = "?!.,;:…"
+#: one character class, greedy: linear in the question (the rest of the key is str methods)
 _LETTERS = re.compile(r"[^\W\d_]+")
 #: the control characters that are whitespace: they separate words, so they stay
 _CONTROL_SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85"

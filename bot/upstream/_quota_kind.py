@@ -34,6 +34,9 @@ from bot.errors import QuotaSignal
 
 Window = Literal["minute", "day", "unknown"]
 
+# Linear in the 429 text: `_CAMEL` inspects two characters per position; `_WINDOW`,
+# `_RETRY_TEXT` and `_LIMIT_TEXT` start at a word and read runs of disjoint classes (spaces,
+# digits, letters) once; `_DELAY` is anchored on one short header value.
 # "PerMinutePerProject" -> "Per Minute Per Project", "Per100Seconds" -> "Per 100 Seconds"
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])")
 _WINDOW = re.compile(

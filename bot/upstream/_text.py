@@ -8,6 +8,7 @@ from urllib.parse import unquote, urlsplit
 
 from bot.text import collapse_whitespace
 
+# linear: a line-anchored prefix of at most 10 characters before `[ \t]+`
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
 
 

@@ -21,6 +21,8 @@ from bot.upstream._tools import deadline
 from bot.verify import check_answer, count_commands, unchecked
 
 logger = logging.getLogger(__name__)
+#: answer and pages (characters) from which the check runs in a worker thread
+OFF_LOOP_CHARS = 8_000
 
 SNIPPETS_METRIC = "gdocs_snippets_total"
 SNIPPETS_HELP = (
@@ -88,7 +90,11 @@ class Verifier:
             return unchecked(answer.text)
         finally:
             deadline.reset(token)
-        return check_answer(answer.text, [found[name] for name in names])
+        pages = [found[name] for name in names]
+        if len(answer.text) + sum(len(page.content) for page in pages) < OFF_LOOP_CHARS:
+            return check_answer(answer.text, pages)
+        # CPU over up to 20 whole pages: in a worker thread, so the acks never wait for it
+        return await asyncio.to_thread(check_answer, answer.text, pages)
 
     async def _keep(self, answer: Answer) -> None:
         """The checked answer back in the answer cache: a cached answer keeps its marks."""

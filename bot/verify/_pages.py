@@ -6,6 +6,7 @@ shows many lines). Kept in a small in-process LRU: the same pages are cited agai
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -142,22 +143,29 @@ def build_index(doc: Document) -> PageIndex:
 
 
 _CACHE: OrderedDict[tuple[str, int, int], PageIndex] = OrderedDict()
+#: checks of big pages run in worker threads (bot/upstream/_verifying.py): the LRU's
+#: move/pop pairs must not interleave (a PageIndex's own memos are compute-if-absent of
+#: equal values, safe as they are)
+_LOCK = threading.Lock()
 
 
 def page_index(doc: Document) -> PageIndex:
     """The page's index, from the LRU when its content was seen before."""
     key = (doc.name, len(doc.content), hash(doc.content))
-    found = _CACHE.get(key)
-    if found is not None:
-        _CACHE.move_to_end(key)
-        return found
+    with _LOCK:
+        found = _CACHE.get(key)
+        if found is not None:
+            _CACHE.move_to_end(key)
+            return found
     built = build_index(doc)
-    _CACHE[key] = built
-    if len(_CACHE) > MAX_INDEXED_PAGES:
-        _CACHE.popitem(last=False)
+    with _LOCK:
+        _CACHE[key] = built
+        if len(_CACHE) > MAX_INDEXED_PAGES:
+            _CACHE.popitem(last=False)
     return built
 
 
 def forget_pages() -> None:
     """Empty the LRU (the benchmark measures cold checks with it)."""
-    _CACHE.clear()
+    with _LOCK:
+        _CACHE.clear()

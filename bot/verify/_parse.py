@@ -31,11 +31,20 @@ CODE_LANGS = frozenset(
      "c++", "csharp", "cs", "ruby", "rb", "php", "rust", "rs", "node", "mjs", "groovy"}
 )  # fmt: skip
 
-FENCE_RE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\s]*)[^`]*$")
+# Linear in a line: anchored patterns read runs of one class once; the token patterns
+# (`_SHELL_TOKEN_RE`, `_CODE_TOKEN_RE`) always match greedily and move on, never backtrack
+# into a failure; `word_pattern` starts with a literal. `HEADING_RE` (lazy text before
+# `[ \t#]*$`) is quadratic on a long blank run and unused by the bot: do not use it on
+# upstream text as it is. The two that were quadratic, fixed:
+#: the lookahead checks once that no backtick follows, before the info string is read (a
+#: trailing `[^`]*$` alone re-read the line once per character of the info: quadratic)
+FENCE_RE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?=[^`]*$)[ \t]*(?P<info>[^`\s]*)[^`]*$")
 INLINE_RE = re.compile(r"`([^`\n]+)`")
 HEADING_RE = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
 _PROMPT_RE = re.compile(r"^(?:\([\w.-]+\)\s*)?(?:[\w.@~:/-]*[$%>❯]|PS>|PS [^>]*>)\s+")
-_TRAILING_COMMENT_RE = re.compile(r"\s+#\s.*$")
+#: starts only where a blank run starts (`(?<!\s)`): searched from every position of a long
+#: blank run, `\s+` would re-read the rest of the run from each (quadratic)
+_TRAILING_COMMENT_RE = re.compile(r"(?<!\s)\s+#\s.*$")
 # a shell word (quoted parts kept together) or a control operator
 _SHELL_TOKEN_RE = re.compile(r"&&|\|\||[|;]|(?:[^\s\"'|;&]|\"(?:[^\"\\]|\\.)*\"?|'[^']*'?|&(?!&))+")
 _ASSIGNMENT_RE = re.compile(r"^[A-Za-z_]\w*=")

@@ -27,6 +27,7 @@ from bot.render.share import render_private_doc_refused
 from bot.report import tally
 from bot.report.outcome import answered_counts
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
+from bot.slack.delivery.off_loop import answer_size, render_off_loop
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
 from bot.slack.deps import SlackDeps
@@ -136,7 +137,9 @@ async def _deliver_answer(
     # a quota note says when answers come back: in the asker's own time
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
     answer_id = new_answer_id()  # the feedback buttons name the answer by it
-    msg = render_answer(
+    msg = await render_off_loop(
+        answer_size(result),
+        render_answer,
         result,
         asker=asker,
         question=shown_question,
@@ -173,7 +176,9 @@ async def _deliver_answer(
 
 async def _deliver_privately(deps: SlackDeps, reply: Reply, result: Answer, question: str) -> None:
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
-    body = render_answer(result, tz=tz, now=deps.clock())
+    body = await render_off_loop(
+        answer_size(result), render_answer, result, tz=tz, now=deps.clock()
+    )
     await answer_privately(deps, reply, body, question)
 
 

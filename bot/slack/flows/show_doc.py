@@ -19,6 +19,7 @@ from slack_sdk.errors import SlackApiError
 from bot import keys
 from bot.models import Document
 from bot.render import (
+    Message,
     PageSpan,
     document_file,
     document_page_spans,
@@ -28,6 +29,7 @@ from bot.render import (
     wants_file,
 )
 from bot.slack.delivery import posting
+from bot.slack.delivery.off_loop import render_off_loop
 from bot.slack.delivery.replies import Reply
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
@@ -59,7 +61,7 @@ async def show_document(deps: SlackDeps, reply: Reply, doc: Document, *, page: i
     if not FIRST_PAGE <= page < FIRST_PAGE + len(pages):
         await reply.notify_asker(render_no_more_pages())
         return outcome
-    await reply.deliver(render_document_page(doc, page, pages=pages))
+    await reply.deliver(await _page_message(doc, page, pages))
     return outcome
 
 
@@ -69,16 +71,24 @@ async def _pages(deps: SlackDeps, doc: Document) -> list[str]:
     key = keys.PAGES.key(doc.name, digest)
     spans = await deps.store.get(key, _SPANS)
     if spans is None:
-        spans = document_page_spans(doc)
+        # cutting renders every page to measure it: in a worker thread for a long document
+        spans = await render_off_loop(len(doc.content), document_page_spans, doc)
         await deps.store.set(key, spans, _SPANS, deps.config.document_ttl_seconds)
     return [span.text(doc.content) for span in spans]
+
+
+async def _page_message(doc: Document, page: int, pages: list[str]) -> Message:
+    """Page `page` rendered (only that page is converted), off the loop when it is long."""
+    size = len(pages[page - 1]) if 1 <= page <= len(pages) else 0
+    return await render_off_loop(size, render_document_page, doc, page, pages=pages)
 
 
 async def _show_as_file(deps: SlackDeps, reply: Reply, doc: Document) -> tuple[bool, str]:
     """Intro, then the file in its thread. (False, …) when nothing was shown, so the caller
     pages the document instead."""
     channel = reply.channel
-    intro_ts = await reply.post_visibly(render_document_file_intro(doc))
+    intro = await render_off_loop(len(doc.content), render_document_file_intro, doc)
+    intro_ts = await reply.post_visibly(intro)
     if not intro_ts or channel is None:
         return False, "ok"  # no visible conversation to upload into: nothing was sent
     filename, content = document_file(doc)
@@ -95,7 +105,7 @@ async def _show_as_file(deps: SlackDeps, reply: Reply, doc: Document) -> tuple[b
     except SLACK_CALL_FAILURES as exc:
         logger.warning("file upload failed (%s); showing the document in pages", _why(exc))
     # the intro says the document is attached: turn it into page 1, with its Next page button
-    page_one = render_document_page(doc, FIRST_PAGE, pages=await _pages(deps, doc))
+    page_one = await _page_message(doc, FIRST_PAGE, await _pages(deps, doc))
     try:
         await posting.update(reply.client, channel=channel, ts=intro_ts, msg=page_one)
     except SLACK_CALL_FAILURES as exc:

@@ -105,6 +105,11 @@ class Settings(BaseSettings):
     #: kept for `gdocs-bot feedback export`; answers take votes for up to 30 days of it
     feedback_retention_days: int = Field(180, ge=1, le=3650)
 
+    # --- Streamed answers ------------------------------------------------------------------
+    #: stream threaded answers (mentions, DMs, follow-ups) with a live task timeline and a
+    #: Stop button (chat.startStream); false, or a refused stream: one finished message
+    stream_answers: bool = True
+
     # --- Work in flight (nothing lost on a crash) -----------------------------------------
     #: a replica owns acknowledged work this long without renewing it (it renews every third
     #: of it); work of a replica that died is taken over after this

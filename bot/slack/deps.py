@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -13,6 +13,7 @@ from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
 from bot.service import DocsService
 from bot.settings import Settings
+from bot.slack.delivery.streams import ActiveStreams
 from bot.slack.flows.routing import Router
 from bot.slack.identity import SlackIdentity
 from bot.slack.memory.recent import RecentQuestions
@@ -41,6 +42,8 @@ class SlackConfig:
     document_ttl_seconds: float
     #: whose follow-ups in the bot's threads are answered without a mention
     thread_followups: Literal["asker", "anyone", "off"] = "asker"
+    #: threaded answers streamed with a task timeline (STREAM_ANSWERS)
+    stream_answers: bool = True
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SlackConfig:
@@ -54,6 +57,7 @@ class SlackConfig:
             work_recovery_seconds=settings.work_recovery_seconds,
             document_ttl_seconds=settings.cache_document_ttl_seconds,
             thread_followups=settings.thread_followups,
+            stream_answers=settings.stream_answers,
         )
 
 
@@ -81,6 +85,8 @@ class SlackDeps:
     #: each person's last questions (the Home tab's Ask again)
     recent: RecentQuestions
     docs_status: DocsStatus
+    #: streamed answers being worked on, by thread (the Stop button cancels one)
+    streams: ActiveStreams = field(default_factory=lambda: ActiveStreams())
 
 
 def _utc_now() -> datetime:

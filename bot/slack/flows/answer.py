@@ -15,6 +15,7 @@ from bot.feedback import new_answer_id
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.render import (
+    Message,
     render_answer,
     render_error,
     render_help,
@@ -24,10 +25,13 @@ from bot.render import (
     render_quota_waiting,
     render_rate_limited,
 )
+from bot.render.messages import answer_parts
 from bot.render.share import render_private_doc_refused
+from bot.render.stream import fallback_title, step_title, streamed_answer, task_sources, wait_title
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
+from bot.slack.delivery.streams import Progress, Step, progress_of
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.routing import Route
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
@@ -63,6 +67,8 @@ async def answer_question(
             await reply.notify_asker(render_rate_limited(deps.limiter.per_minute, retry_after))
             return Outcome(route=route.kind, outcome="rate_limited")
         await deps.recent.remember(reply.user, question)  # the Home tab's Ask again
+    if route.kind == "doc" or route.private:
+        progress_of(reply).decline()  # a whole page, or an answer for the asker alone
     await reply.start_progress(render_progress(question))
     server = "pay" if route.kind == "pay" and deps.service.pay_configured else DEVELOPER_KNOWLEDGE
     try:
@@ -100,9 +106,11 @@ async def _deliver_answer(
     # a quota note says when answers come back: in the asker's own time
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
     answer_id = new_answer_id()  # the feedback buttons name the answer by it
-    msg = render_answer(
+    parts = answer_parts(
         result, asker=asker, question=shown_question, tz=tz, now=deps.clock(), feedback_id=answer_id
     )
+    msg: Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
+    progress_of(reply).stage(streamed_answer(result, parts))
     posted_ts = await reply.deliver(msg)
     await keep_answer(deps, reply, answer_id, result, posted_ts)
     root = reply.thread_ts or posted_ts
@@ -143,6 +151,19 @@ async def _quota_status(deps: SlackDeps, reply: Reply) -> Outcome:
 
 
 async def _ask(deps: SlackDeps, reply: Reply, route: Route) -> Answer:
+    """The upstream call, shown as one step (its sources the pages it used), with a quota
+    wait before it as a step of its own."""
+    progress = progress_of(reply)
+    async with progress.step(step_title(route.kind)) as step:
+        result = await _call(deps, reply, route, progress)
+        step.sources = task_sources(result)
+        instead = fallback_title(result.fallback) if result.fallback else None
+        if instead:
+            step.title = instead
+    return result
+
+
+async def _call(deps: SlackDeps, reply: Reply, route: Route, progress: Progress) -> Answer:
     service = deps.service
     if route.kind == "search":
         return await service.search(route.query)
@@ -152,12 +173,20 @@ async def _ask(deps: SlackDeps, reply: Reply, route: Route) -> Answer:
             client = reply.client
             language = await deps.profiles.locale(reply.user, lambda u: user_profile(client, u))
         return await service.pay(route.query, language)
+    waits: list[Step] = []
 
     async def on_wait(seconds: float) -> None:
+        for earlier in waits:
+            await progress.close_step(earlier, "complete")
+        waits.append(await progress.open_step(wait_title(seconds)))
         per_minute = deps.quota.config.per_minute
         await reply.update_progress(render_quota_waiting(seconds, per_minute=per_minute))
 
-    return await service.ask(route.query, asker=reply.user, on_wait=on_wait)
+    try:
+        return await service.ask(route.query, asker=reply.user, on_wait=on_wait)
+    finally:
+        for wait in waits:  # the wait is over once the answer (or the failure) is here
+            await progress.close_step(wait, "complete")
 
 
 async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:

@@ -4,6 +4,7 @@ answered in (bot/slack/listeners/followups.py decides which)."""
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import replace
 from typing import Any
@@ -14,13 +15,18 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.slack.boundary import Outcome, handle, ignored
 from bot.slack.delivery.replies import ThreadReply
 from bot.slack.delivery.status import DmReply, work_kind
+from bot.slack.delivery.streams import StreamReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.answer import answer_question
 from bot.slack.flows.routing import strip_mention
+from bot.slack.listeners import stops
 from bot.slack.listeners.followups import THREAD_CHANNEL_TYPES, why_not_a_follow_up, why_not_ours
 from bot.slack.memory.state import delivery_key
 from bot.slack.work.durable import event_payload, track
+from bot.store import StoreError
 from bot.worklog import WorkRecord
+
+logger = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -55,6 +61,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
     app.event("app_mention")(on_mention)
     app.event("message")(on_message)
+    stops.register(app, deps)  # before the catch-all below
     app.event(re.compile(r".*"))(on_other_event)
 
 
@@ -70,12 +77,42 @@ async def _accept(
 ) -> None:
     """Record the question, then acknowledge it, then work on it: a crash after the ack
     loses nothing (a retry of recorded work is acknowledged and left to its owner)."""
+    if not isinstance(event.get("team"), str) and isinstance(body.get("team_id"), str):
+        event = {**event, "team": body["team_id"]}  # a stream in a channel names the team
     payload = event_payload(event, bot_user_id)
     record = await deps.work.accept(kind, payload, key=delivery_key(body))
     await ack()
     if record is not None:
         work = handle_question(deps, client, event, bot_user_id, kind=kind, record=record)
         deps.inflight.spawn(work)
+
+
+def streamed(
+    deps: SlackDeps,
+    direct: ThreadReply,
+    event: dict[str, Any],
+    record: WorkRecord | None,
+    *,
+    resumed: bool,
+) -> StreamReply | None:
+    """`direct` streamed (STREAM_ANSWERS), its message's ts kept with the work record; a
+    resumed one finishes the message the stopped process had started."""
+    if not deps.config.stream_answers:
+        return None
+    team = event.get("team") if isinstance(event.get("team"), str) else None
+
+    async def keep_ts(ts: str) -> None:
+        if record is None:
+            return
+        try:
+            await deps.work.note_reply(record, ts)
+        except StoreError as exc:  # a restart would post anew: worse, not broken
+            logger.info("could not keep the stream's ts with its work: %s", exc.message)
+
+    existing = record.reply_ts if record is not None and resumed else None
+    return StreamReply(
+        direct, team_id=team, existing_ts=existing, resumed=resumed, on_started=keep_ts
+    )
 
 
 def _not_a_person_asking(event: dict[str, Any], context: AsyncBoltContext) -> bool:
@@ -132,7 +169,8 @@ async def handle_question(
     thread_ts = in_thread or ts if kind == "mention" else in_thread
     kind_of_reply = DmReply if kind == "dm" else ThreadReply
     direct = kind_of_reply(client, channel, event.get("user"), message_ts=ts, thread_ts=thread_ts)
-    reply = track(deps.work, direct, record, resumed=resumed)
+    stream = streamed(deps, direct, event, record, resumed=resumed)
+    reply = track(deps.work, stream or direct, record, resumed=resumed)
 
     async def work() -> Outcome:
         earlier = await deps.threads.question(channel, in_thread) if in_thread else None
@@ -140,7 +178,10 @@ async def handle_question(
         if isinstance(direct, DmReply):
             direct.status_kind = work_kind(route.kind)
             route = replace(route, private=False)  # a DM is private already
-        return await answer_question(deps, reply, route, question=text, name_asker=False)
+        answering = answer_question(deps, reply, route, question=text, name_asker=False)
+        if stream is None:
+            return await answering
+        return await deps.streams.run(stream, answering, route.kind)
 
     await handle(kind, work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
     if record is not None:

@@ -17,6 +17,7 @@ step shows nothing, so a flow never asks which kind of reply it has.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -244,8 +245,8 @@ class StreamReply(Progress):
 
     async def _start(self, chunks: list[dict[str, Any]]) -> None:
         in_dm = self.channel.startswith("D")
-        try:
-            response = await self.client.chat_startStream(
+        started = asyncio.ensure_future(
+            self.client.chat_startStream(
                 channel=self.channel,
                 thread_ts=self.stream_thread,
                 chunks=chunks,
@@ -253,6 +254,14 @@ class StreamReply(Progress):
                 recipient_user_id=None if in_dm else self.user,
                 recipient_team_id=None if in_dm else self.team_id,
             )
+        )
+        try:
+            response = await asyncio.shield(started)
+        except asyncio.CancelledError:
+            # Stop pressed while Slack opens the stream: learn its ts, so it can be ended
+            with contextlib.suppress(*_SLACK_FAILURES):
+                self._opened((await started).get("ts"))
+            raise
         except _SLACK_FAILURES as exc:
             # never worse than today: the reaction or status line, then one message
             logger.info("chat.startStream refused (%s): answering as a message", _why(exc))
@@ -260,13 +269,15 @@ class StreamReply(Progress):
             if self._progress_msg is not None:
                 await self.inner.start_progress(self._progress_msg)
             return
-        ts = response.get("ts")
+        if self._opened(response.get("ts")) and self.on_started is not None:
+            await self.on_started(self._ts or "")
+
+    def _opened(self, ts: object) -> bool:
         if not isinstance(ts, str):
             self._state = "classic"
-            return
+            return False
         self._state, self._ts = "open", ts
-        if self.on_started is not None:
-            await self.on_started(ts)
+        return True
 
     async def _append(self, chunks: list[dict[str, Any]]) -> None:
         assert self._ts is not None
@@ -356,6 +367,9 @@ class ActiveStreams:
         finally:
             if self._active.get(key) is active:
                 del self._active[key]
+
+    def working_on(self, channel: str, thread_ts: str) -> bool:
+        return (channel, thread_ts) in self._active
 
     def stop(self, channel: str, thread_ts: str) -> StreamReply | None:
         """The Stop button in this thread: cancel its work; the stream it was on (None when

@@ -34,8 +34,10 @@ _STEP_TITLES = {
     "search": "Searching Google's documentation",
     "pay": "Searching Google Pay & Wallet docs",
 }
-_MD_LINK_RE = re.compile(r"(?<!\!)\[(?P<label>[^\[\]\n]{0,1000})\]\((?P<url>[^()\s]{1,3000})\)")
-_WHITESPACE_RE = re.compile(r"\s")
+#: `[label](url)`, the URL with balanced parentheses one deep (`javascript:alert(1)`)
+_MD_LINK_RE = re.compile(
+    r"(?<!\!)\[(?P<label>[^\[\]\n]{0,1000})\]\((?P<url>(?:[^()\s]|\([^()\s]{0,200}\)){1,3000})\)"
+)
 
 
 def task_text(text: str, limit: int = MAX_TASK_CHARS) -> str:

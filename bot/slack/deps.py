@@ -13,11 +13,11 @@ from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
 from bot.service import DocsService
 from bot.settings import Settings
-from bot.slack.delivery.streams import ActiveStreams
 from bot.slack.flows.routing import Router
 from bot.slack.identity import SlackIdentity
 from bot.slack.memory.recent import RecentQuestions
 from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
+from bot.slack.work.active import ActiveStreams
 from bot.store import Store
 from bot.worklog import WorkLog
 

@@ -10,8 +10,7 @@ to the wrapped reply (🔍 reaction, DM status line) and the answer is posted as
 stream that ends early (expired, `message_not_in_streaming_state`) is finished by
 `chat.update` of its message, with every block, once.
 
-Flows show steps with `progress_of(reply).step(title)`; on replies that do not stream the
-step shows nothing, so a flow never asks which kind of reply it has.
+Flows show steps with `progress_of(reply).step(title)` (bot/slack/delivery/progress.py).
 """
 
 from __future__ import annotations
@@ -19,9 +18,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from aiohttp import ClientError
@@ -30,7 +28,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import Message, with_restart_note
 from bot.render.stream import STOPPED_TEXT, StreamedAnswer, task_chunk, task_text
-from bot.slack.boundary import Outcome
+from bot.slack.delivery.progress import Progress, Step
 from bot.slack.delivery.replies import ThreadReply
 
 logger = logging.getLogger(__name__)
@@ -38,60 +36,6 @@ logger = logging.getLogger(__name__)
 _SLACK_FAILURES = (SlackClientError, ClientError, OSError, TimeoutError)
 State = Literal["idle", "open", "gone", "classic"]
 OnStarted = Callable[[str], Awaitable[None]]
-
-
-@dataclass
-class Step:
-    """One step of the timeline; the work sets what it found before the step ends."""
-
-    title: str
-    output: str | None = None
-    sources: list[dict[str, Any]] = field(default_factory=list)
-    #: "complete" unless the work says the step failed without raising
-    status: Literal["complete", "error"] = "complete"
-    task_id: str = ""
-    closed: bool = False
-
-
-class Progress:
-    """Steps on a reply that shows no timeline: nothing is sent."""
-
-    @property
-    def streaming(self) -> bool:
-        return False
-
-    def decline(self) -> None:
-        """This request shows no timeline (a whole page, a private answer)."""
-
-    def stage(self, answer: StreamedAnswer) -> None:
-        """The answer as a stream would send it, for the next `deliver`."""
-
-    @asynccontextmanager
-    async def step(self, title: str) -> AsyncIterator[Step]:
-        """A step shown from its start to its end (error when the work raises)."""
-        opened = await self.open_step(title)
-        try:
-            yield opened
-        except BaseException:
-            await self.close_step(opened, "error")
-            raise
-        await self.close_step(opened, opened.status)
-
-    async def open_step(self, title: str) -> Step:
-        """A step whose end the caller sees only later (a quota wait)."""
-        return Step(title)
-
-    async def close_step(self, step: Step, status: str) -> None:
-        """The step's end: its status, output and sources shown."""
-
-
-NO_PROGRESS = Progress()
-
-
-def progress_of(reply: object) -> Progress:
-    """The reply's timeline, or one that shows nothing."""
-    found = getattr(reply, "progress", None)
-    return found if isinstance(found, Progress) else NO_PROGRESS
 
 
 @dataclass
@@ -335,48 +279,3 @@ def _why(exc: BaseException) -> str:
     if isinstance(exc, SlackApiError):
         return str(exc.response.get("error") or "slack_error")
     return type(exc).__name__
-
-
-@dataclass
-class _Active:
-    task: asyncio.Task[Outcome]
-    stream: StreamReply
-
-
-@dataclass
-class ActiveStreams:
-    """The streamed answers this process is working on, by (channel, thread): Stop (the
-    `agent_session_stopped` event) cancels the one in its thread."""
-
-    _active: dict[tuple[str, str], _Active] = field(default_factory=dict)
-
-    async def run(self, stream: StreamReply, work: Awaitable[Outcome], route: str) -> Outcome:
-        """`work` (answering through `stream`), until it is done or the person stops it."""
-        key = (stream.channel, stream.stream_thread)
-        task = asyncio.ensure_future(work)
-        active = _Active(task, stream)
-        self._active[key] = active
-        try:
-            return await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if not stream.stopped or (current is not None and current.cancelling()):
-                raise  # a shutdown, not the Stop button
-            await stream.stop_by_person()
-            return Outcome(route=route, outcome="stopped")
-        finally:
-            if self._active.get(key) is active:
-                del self._active[key]
-
-    def working_on(self, channel: str, thread_ts: str) -> bool:
-        return (channel, thread_ts) in self._active
-
-    def stop(self, channel: str, thread_ts: str) -> StreamReply | None:
-        """The Stop button in this thread: cancel its work; the stream it was on (None when
-        nothing here works on that thread)."""
-        active = self._active.get((channel, thread_ts))
-        if active is None:
-            return None
-        active.stream.stopped = True
-        active.task.cancel()
-        return active.stream

@@ -29,9 +29,9 @@ from bot.render.messages import answer_parts
 from bot.render.share import render_private_doc_refused
 from bot.render.stream import fallback_title, step_title, streamed_answer, task_sources, wait_title
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
+from bot.slack.delivery.progress import Progress, Step, progress_of
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
-from bot.slack.delivery.streams import Progress, Step, progress_of
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.routing import Route
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document

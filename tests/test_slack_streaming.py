@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.clock import TestClock
-from tests.fakes.mcp_servers import FakeDeveloperKnowledge
+from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.fakes.slack_api import FakeSlack
 from tests.fakes.slack_streams import Stream
 from tests.quota_e2e_support import NO_RATE_LIMIT, T0, ask
@@ -312,6 +312,52 @@ async def test_stop_while_google_answers_ends_the_stream_and_nothing_follows(
         assert 1 == len(bot.fake.calls_to("chat.stopStream"))
         assert [] == bot.fake.calls_to("chat.appendStream")
         assert [] == bot.fake.calls_to("chat.postMessage") + bot.fake.calls_to("chat.update")
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_an_outage_marks_the_step_failed_and_ends_the_stream_with_the_reason(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """The docs server is down: the ask step turns to error, the stream ends with the
+    short reason as its blocks, the session active again; nothing is posted besides."""
+    dk_server.faults.extend(Fault(status=503) for _ in range(4))
+    async with running_bot(dk_server, mcp_max_retries=1, stream_answers=True) as bot:
+        await bot.mention("how do I create a bucket?", ts="1710000000.001100")
+        outcomes = await bot.finished(1)
+        stream = only_stream(bot.fake)
+
+        assert [("mention", "unavailable")] == outcomes
+        assert ["in_progress", "error"] == [status for _, _, status in stream.tasks()]
+        assert "unavailable" in json.dumps(stream.final_blocks).lower()
+        assert "active" == stream.session_status
+        assert [] == bot.fake.calls_to("chat.postMessage")
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_a_long_answer_is_appended_in_pieces_within_slacks_per_call_limit(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """A 30,000-character answer: three appends of its text, each within 12,000 characters
+    (the fake refuses a longer one), together the whole answer."""
+    question = "how do I create a bucket?"
+    paragraphs = [f"Paragraph {n}: " + "word " * 196 for n in range(30)]
+    dk_server.answers[question] = ("\n\n".join(paragraphs), [BUCKET])
+    async with running_bot(dk_server, stream_answers=True) as bot:
+        await bot.mention(question, ts="1710000000.001200")
+        await bot.finished(1)
+        stream = only_stream(bot.fake)
+        texts = [
+            chunk["text"]
+            for call in bot.fake.calls_to("chat.appendStream")
+            for chunk in call.args["chunks"]
+            if chunk["type"] == "markdown_text"
+        ]
+
+        assert 3 == len(texts)
+        assert all(len(text) <= 12_000 for text in texts)
+        assert "Paragraph 0:" in texts[0]
+        assert "Paragraph 29:" in texts[-1]
+        assert 30 == stream.text().count("Paragraph ")
         assert [] == bot.fake.invalid_payloads
 
 

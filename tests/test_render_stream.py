@@ -4,7 +4,11 @@ chat.stopStream ends with."""
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -20,6 +24,7 @@ from bot.render.stream import (
     step_title,
     stream_markdown,
     streamed_answer,
+    task_chunk,
     task_sources,
     task_text,
     verify_output,
@@ -216,3 +221,45 @@ def test_search_results_and_no_answer_keep_their_body_as_final_blocks() -> None:
         streamed = streamed_answer(answer, answer_parts(answer, feedback_id="a1"))
         assert () == streamed.markdown
         assert render_answer(answer, feedback_id="a1")["blocks"] == streamed.end["blocks"]
+
+
+def _docs_example() -> list[dict[str, Any]]:
+    """docs/streaming.md's conversation, from the same functions the bot streams with."""
+    answer = Answer(
+        query="How do I create a Cloud Storage bucket?",
+        kind="answer",
+        text=(
+            "Use `gcloud storage buckets create`:\n\n```\n"
+            "gcloud storage buckets create gs://BUCKET_NAME --location=US\n```\n\n"
+            "Bucket names are **globally unique**; see "
+            "[naming rules](https://docs.cloud.google.com/storage/docs/buckets#naming)."
+        ),
+        references=(BUCKETS,),
+    )
+    streamed = streamed_answer(answer, answer_parts(answer, feedback_id="a1b2c3d4"))
+    title = step_title("answer")
+    channel, ts = "C0DEV", "1764626401.000200"
+    return [
+        {"method": "chat.startStream", "args": {
+            "channel": channel, "thread_ts": "1764626400.000100",
+            "recipient_user_id": "U012AB3CD", "recipient_team_id": "T0TEAM",
+            "task_display_mode": "timeline",
+            "chunks": [task_chunk("step-1", title, "in_progress")]}},
+        {"method": "chat.appendStream", "args": {"channel": channel, "ts": ts, "chunks": [
+            task_chunk("step-1", title, "complete", sources=task_sources(answer))]}},
+        {"method": "chat.appendStream", "args": {"channel": channel, "ts": ts, "chunks": [
+            {"type": "markdown_text", "text": text} for text in streamed.markdown]}},
+        {"method": "chat.stopStream", "args": {"channel": channel, "ts": ts,
+            "blocks": streamed.end["blocks"], "session_status": "active"}},
+    ]  # fmt: skip
+
+
+def test_the_streaming_page_shows_what_the_bot_streams() -> None:
+    """docs/streaming.md's "A conversation" is the code's real output for that answer."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "streaming.md").read_text()
+    match = re.search(
+        r"<!-- stream-example:start -->\n```json\n(.*?)```\n<!-- stream-example:end -->", page, re.S
+    )
+    assert match, "docs/streaming.md has no example block"
+    expected = json.dumps(_docs_example(), indent=2, ensure_ascii=False)
+    assert json.loads(match.group(1)) == _docs_example(), f"update the example to:\n{expected}"

@@ -36,15 +36,13 @@ class ActiveStreams:
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if not stream.stopped or (current is not None and current.cancelling()):
-                raise  # a shutdown, not the Stop button
+                task.cancel()  # a shutdown, not the Stop button: the work stops with it
+                raise
             await stream.stop_by_person()
             return Outcome(route=route, outcome="stopped")
         finally:
             if self._active.get(key) is active:
                 del self._active[key]
-
-    def working_on(self, channel: str, thread_ts: str) -> bool:
-        return (channel, thread_ts) in self._active
 
     def stop(self, channel: str, thread_ts: str) -> StreamReply | None:
         """The Stop button in this thread: cancel its work; the stream it was on (None when

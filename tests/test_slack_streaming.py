@@ -361,6 +361,49 @@ async def test_a_long_answer_is_appended_in_pieces_within_slacks_per_call_limit(
         assert [] == bot.fake.invalid_payloads
 
 
+async def test_stop_after_slack_ended_the_stream_still_takes_the_session_off_processing(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Slack already stopped the stream (it lists it in `streaming_message_ts`): the bot's
+    "Stopped." cannot be appended, so agents.sessions.setStatus moves the session to active;
+    nothing is posted."""
+    dk_server.latency = 1.0
+    async with running_bot(dk_server, stream_answers=True) as bot:
+        await bot.mention("how do I create a bucket?", ts="1710000000.001300")
+        await bot.fake.await_calls("chat.startStream")
+        await _until(lambda: bool(dk_server.tool_calls("answer_query")))
+        stream = only_stream(bot.fake)
+        stream.open = False
+        await bot.event(
+            {**_stopped("C1", "1710000000.001300"), "streaming_message_ts": [stream.ts]}
+        )
+        await bot.finished(2)
+        [status] = await bot.fake.await_calls("agents.sessions.setStatus")
+
+        assert ("C1", "active", "1710000000.001300") == (
+            status.args["channel_id"],
+            status.args["status"],
+            status.args["thread_ts"],
+        )
+        assert [] == bot.fake.calls_to("chat.postMessage") + bot.fake.calls_to("chat.update")
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_an_append_refused_as_stopped_by_the_user_posts_nothing_more(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """An append answered `stopped_by_user` (Stop pressed, its event not here yet): the
+    answer is neither appended nor posted nor updated anywhere."""
+    async with running_bot(dk_server, stream_answers=True) as bot:
+        bot.fake.fail("chat.appendStream", "stopped_by_user", times=5)
+        await bot.mention("how do I create a bucket?", ts="1710000000.001400")
+        await bot.finished(1)
+
+        assert 1 == len(bot.fake.calls_to("chat.appendStream"))
+        assert [] == bot.fake.calls_to("chat.stopStream")
+        assert [] == bot.fake.calls_to("chat.postMessage") + bot.fake.calls_to("chat.update")
+
+
 async def test_stream_answers_false_answers_with_one_message_as_before(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:

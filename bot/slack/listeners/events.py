@@ -4,7 +4,6 @@ answered in (bot/slack/listeners/followups.py decides which)."""
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import replace
 from typing import Any
@@ -15,18 +14,15 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.slack.boundary import Outcome, handle, ignored
 from bot.slack.delivery.replies import ThreadReply
 from bot.slack.delivery.status import DmReply, work_kind
-from bot.slack.delivery.streams import StreamReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.answer import answer_question
 from bot.slack.flows.routing import strip_mention
+from bot.slack.flows.threaded import streamed_reply
 from bot.slack.listeners import stops
 from bot.slack.listeners.followups import THREAD_CHANNEL_TYPES, why_not_a_follow_up, why_not_ours
 from bot.slack.memory.state import delivery_key
 from bot.slack.work.durable import event_payload, track
-from bot.store import StoreError
 from bot.worklog import WorkRecord
-
-logger = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -87,34 +83,6 @@ async def _accept(
         deps.inflight.spawn(work)
 
 
-def streamed(
-    deps: SlackDeps,
-    direct: ThreadReply,
-    event: dict[str, Any],
-    record: WorkRecord | None,
-    *,
-    resumed: bool,
-) -> StreamReply | None:
-    """`direct` streamed (STREAM_ANSWERS), its message's ts kept with the work record; a
-    resumed one finishes the message the stopped process had started."""
-    if not deps.config.stream_answers:
-        return None
-    team = event.get("team") if isinstance(event.get("team"), str) else None
-
-    async def keep_ts(ts: str) -> None:
-        if record is None:
-            return
-        try:
-            await deps.work.note_reply(record, ts)
-        except StoreError as exc:  # a restart would post anew: worse, not broken
-            logger.info("could not keep the stream's ts with its work: %s", exc.message)
-
-    existing = record.reply_ts if record is not None and resumed else None
-    return StreamReply(
-        direct, team_id=team, existing_ts=existing, resumed=resumed, on_started=keep_ts
-    )
-
-
 def _not_a_person_asking(event: dict[str, Any], context: AsyncBoltContext) -> bool:
     """Edits, joins, bot posts (ours or another bot's): anything but a person's new message."""
     return (
@@ -169,7 +137,8 @@ async def handle_question(
     thread_ts = in_thread or ts if kind == "mention" else in_thread
     kind_of_reply = DmReply if kind == "dm" else ThreadReply
     direct = kind_of_reply(client, channel, event.get("user"), message_ts=ts, thread_ts=thread_ts)
-    stream = streamed(deps, direct, event, record, resumed=resumed)
+    team = event.get("team") if isinstance(event.get("team"), str) else None
+    stream = streamed_reply(deps, direct, team=team, record=record, resumed=resumed)
     reply = track(deps.work, stream or direct, record, resumed=resumed)
 
     async def work() -> Outcome:

@@ -13,12 +13,14 @@ from typing import Any
 
 import pytest
 
+from bot.render import decode_vote
 from tests.fakes.clock import TestClock
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.fakes.slack_api import FakeSlack
 from tests.fakes.slack_streams import Stream
 from tests.quota_e2e_support import NO_RATE_LIMIT, T0, ask
 from tests.slack_harness import ASKER, running_bot
+from tests.test_slack_feedback import feedback_values
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -402,6 +404,26 @@ async def test_an_append_refused_as_stopped_by_the_user_posts_nothing_more(
         assert 1 == len(bot.fake.calls_to("chat.appendStream"))
         assert [] == bot.fake.calls_to("chat.stopStream")
         assert [] == bot.fake.calls_to("chat.postMessage") + bot.fake.calls_to("chat.update")
+
+
+async def test_a_vote_on_a_streamed_answer_is_recorded_against_the_stream_message(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """The feedback buttons at the end of a stream name an answer the bot kept with the
+    stream's own message ts, and a 👍 click on that message is recorded."""
+    async with running_bot(dk_server, stream_answers=True) as bot:
+        await bot.mention("how do I create a bucket?", ts="1710000000.001500")
+        await bot.finished(1)
+        stream = only_stream(bot.fake)
+        up, _ = feedback_values({"blocks": stream.final_blocks})
+        record = await bot.deps.feedback.answer(decode_vote(up).answer_id)
+        await bot.feedback_click(up, user="U0VOTER", message_ts=stream.ts)
+        await bot.finished(2)
+        votes = await bot.deps.feedback.votes()
+
+        assert record is not None
+        assert ("answer", "C1", stream.ts) == (record.kind, record.channel, record.ts)
+        assert ["up"] == [vote.vote for vote in votes]
 
 
 async def test_stream_answers_false_answers_with_one_message_as_before(

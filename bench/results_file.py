@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-SECTIONS = ("day", "store", "load")
+SECTIONS = ("day", "store", "load", "verify")
 FINDINGS = Path(__file__).with_name("FINDINGS.md")
 TITLE = "# Benchmark results"
 _SECTION = re.compile(r"<!-- section:(\w+) -->\n(.*?)\n<!-- /section:\1 -->", re.DOTALL)

@@ -23,7 +23,7 @@ from typing import Any
 from bench.day import redis_or_reason
 from bench.driver import Bench, pct
 from bench.results_file import update_results
-from bench.run import _sustained_round
+from bench.rounds import sustained_round
 
 #: "nothing measurable" on this shared 2-core VM: acks vary by a few ms from run to run
 ACK_NOISE_MS = 5.0
@@ -57,7 +57,7 @@ async def _one(args: argparse.Namespace, name: str, url: str, base: int) -> dict
     try:
         await bench.start_bot(cap=2 * args.n)
         await bench.burst(["how do I warm up q999999 please?"], ["CWARM"], timeout=15)
-        steady = await _sustained_round(bench, base)
+        steady = await sustained_round(bench, base)
         hits = await _cache_hits(bench, base + 10 * args.n)
         rss = bench.stop_bot()
     finally:

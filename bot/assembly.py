@@ -3,8 +3,8 @@ them, in reverse (an `AsyncExitStack`). `serve`, the CLI and the tests all build
 
     async with open_core(settings) as core:      # the CLI: store + docs service
         await core.service.ask("…")
-    async with open_state(settings) as store:    # the CLI's read of what the bot stored
-        await store.scan("feedback:", …)
+    async with open_feedback(settings) as log:   # the CLI's read of the stored votes
+        await log.votes()
     async with open_bot(settings) as bot:        # serve and the tests: + Slack and health
         ...
 
@@ -19,22 +19,36 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from bot.configs import (
+    FeedbackConfig,
+    StateConfig,
+    feedback_config,
+    readiness_config,
+    slack_client_config,
+    slack_config,
+    state_config,
+    upstream_config,
+    work_config,
+)
+from bot.feedback import FeedbackLog
 from bot.health import Readiness
 from bot.observability.metrics import Metrics
+from bot.redact import redact_url
 from bot.settings import Settings
 from bot.store import (
     MemoryStore,
     ResilientStore,
     Store,
     StoreUnavailable,
-    describe_url,
     open_store,
+    redis_store,
+    state_file,
 )
-from bot.store._open import redis_store
-from bot.upstream import GoogleDocsService, UpstreamConfig, build_service
+from bot.upstream import GoogleDocsService, build_service
+from bot.worklog import WorkLog
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +56,7 @@ if TYPE_CHECKING:  # the CLI never loads the Slack side
     from slack_bolt.async_app import AsyncApp
     from slack_sdk.web.async_client import AsyncWebClient
 
-    from bot.slack.deps import SlackDeps
+    from bot.slack.deps import DocsStatus, SlackDeps
 
 
 @dataclass(frozen=True)
@@ -53,6 +67,9 @@ class Core:
     metrics: Metrics
     store: Store
     service: GoogleDocsService
+    #: the SQLite file STATE_URL names did not exist and was not created (a look-only command
+    #: ran on per-process state): `check` says so
+    state_file_missing: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,6 +100,7 @@ async def open_core(
     clock: Callable[[], datetime] | None = None,
     backoff_base: float = 0.5,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    create_state_file: bool = True,
 ) -> AsyncIterator[Core]:
     """Build the store and the docs service; close them (service first) on exit.
 
@@ -90,13 +108,21 @@ async def open_core(
     a database): start-up stops with its one line. A store that does not answer yet (Redis
     down) is not fatal: the bot starts on per-process state and uses the store once it is up.
     `clock` (aware UTC) and `sleep` (how the quota waits for a minute slot) are for tests.
+    `create_state_file=False` (commands that only look: `check`, `search`): an SQLite file
+    that does not exist yet is not created; the command runs on per-process state.
     """
     metrics = Metrics() if metrics is None else metrics
+    state = state_config(settings)
+    path = state_file(state.url)
+    missing = not create_state_file and path is not None and not path.exists()
     async with AsyncExitStack() as stack:
-        store = await _open_state(settings, metrics)
+        if missing:
+            store: Store = MemoryStore(max_entries=state.max_entries)
+        else:
+            store = await _open_resilient_store(state, metrics)
         stack.push_async_callback(store.aclose)
         service = build_service(
-            UpstreamConfig.from_settings(settings),
+            upstream_config(settings),
             store=store,
             metrics=metrics,
             clock=clock,
@@ -104,7 +130,13 @@ async def open_core(
             sleep=sleep,
         )
         stack.push_async_callback(service.aclose)
-        yield Core(settings=settings, metrics=metrics, store=store, service=service)
+        yield Core(
+            settings=settings,
+            metrics=metrics,
+            store=store,
+            service=service,
+            state_file_missing=missing,
+        )
 
 
 @asynccontextmanager
@@ -119,7 +151,6 @@ async def open_bot(
     """The core, Slack's Web API client, the listeners' dependencies, the Bolt app and the
     readiness state. Building it makes no Slack call."""
     from bot.slack.app import build_bolt_app, build_web_client
-    from bot.slack.deps import build_deps
 
     async with AsyncExitStack() as stack:
         core = await stack.enter_async_context(
@@ -127,58 +158,106 @@ async def open_bot(
                 settings, metrics=metrics, clock=clock, backoff_base=backoff_base, sleep=sleep
             )
         )
-        token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
-        client = build_web_client(token, str(settings.slack_api_url))
+        slack_client = slack_client_config(settings)
+        client = build_web_client(slack_client.token, slack_client.api_url)
         stack.push_async_callback(_close_session, client)
+        ready = readiness_config(settings)
         readiness = Readiness(
             core.service,
             store=core.store,
-            mode="socket" if settings.socket_mode else "http",
-            probe_interval=settings.readiness_probe_seconds,
-            # the service bounds each server's check by MCP_TIMEOUT_SECONDS; this is a backstop
-            probe_timeout=settings.mcp_timeout_seconds + 5,
+            mode=ready.mode,
+            probe_interval=ready.probe_interval,
+            probe_timeout=ready.probe_timeout,
         )
-        deps = build_deps(
-            settings,
-            service=core.service,
-            quota=core.service.quota,
-            metrics=core.metrics,
-            store=core.store,
-            clock=clock,
-            docs_status=readiness.dk_status,
-        )
+        deps = _slack_deps(settings, core, clock=clock, docs_status=readiness.dk_status)
         app = build_bolt_app(deps, client)
         yield Bot(core=core, client=client, app=app, deps=deps, readiness=readiness)
 
 
 @asynccontextmanager
-async def open_state(settings: Settings) -> AsyncIterator[Store]:
-    """The store STATE_URL names, as it is: no per-process fallback and no per-call timeout.
-    For a command that reads what the bot wrote (`gdocs-bot feedback export`), a store that
-    does not answer is an error (StoreError), never an empty result."""
-    store = await open_store(
-        settings.state_url.get_secret_value(),
-        prefix=settings.state_prefix,
-        max_entries=settings.cache_max_entries,
-    )
+async def open_feedback(settings: Settings) -> AsyncIterator[FeedbackLog]:
+    """The votes and answer records in the store STATE_URL names, read as they are: no
+    per-process fallback and no per-call timeout. For `gdocs-bot feedback export`, a store
+    that does not answer is an error (StoreError), never an empty result."""
+    state = state_config(settings)
+    store = await open_store(state.url, prefix=state.prefix, max_entries=state.max_entries)
     try:
-        yield store
+        yield _feedback_log(feedback_config(settings), store, _utc_now)
     finally:
         await store.aclose()
 
 
-async def _open_state(settings: Settings, metrics: Metrics) -> Store:
-    url = settings.state_url.get_secret_value()
-    prefix, bound = settings.state_prefix, settings.cache_max_entries
+def _slack_deps(
+    settings: Settings,
+    core: Core,
+    *,
+    clock: Callable[[], datetime] | None,
+    docs_status: DocsStatus,
+) -> SlackDeps:
+    """What the listeners share, built on the core (nothing is contacted)."""
+    from bot.inflight import InFlight
+    from bot.slack.boundary import Boundary
+    from bot.slack.deps import SlackDeps
+    from bot.slack.flows.routing import Router
+    from bot.slack.identity import SlackIdentity
+    from bot.slack.memory.recent import RecentQuestions
+    from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
+
+    config = slack_config(settings)
+    work = work_config(settings)
+    now = clock or _utc_now
+    store, metrics = core.store, core.metrics
+    inflight = InFlight()
+    return SlackDeps(
+        config=config,
+        service=core.service,
+        metrics=metrics,
+        inflight=inflight,
+        store=store,
+        router=Router(config.answer_min_words, config.route_pay_questions),
+        limiter=RateLimiter(store, config.rate_limit_per_user_per_minute),
+        profiles=UserProfiles(store),
+        threads=ThreadMemory(store),
+        identity=SlackIdentity(),
+        quota=core.service.quota,
+        clock=now,
+        work=WorkLog(
+            store,
+            lease_seconds=work.lease_seconds,
+            max_age_seconds=work.max_age_seconds,
+            done_seconds=work.done_seconds,
+            metrics=metrics,
+        ),
+        feedback=_feedback_log(feedback_config(settings), store, now),
+        recent=RecentQuestions(store, now),
+        docs_status=docs_status,
+        boundary=Boundary(inflight=inflight, metrics=metrics),
+    )
+
+
+def _feedback_log(
+    config: FeedbackConfig, store: Store, clock: Callable[[], datetime]
+) -> FeedbackLog:
+    return FeedbackLog(store, retention_days=config.retention_days, clock=clock)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def _open_resilient_store(state: StateConfig, metrics: Metrics) -> Store:
+    """The store the bot runs on: each call bounded and, while the store does not answer,
+    per-process state (a memory:// store is used as it is)."""
+    url, prefix = state.url, state.prefix
     try:
-        primary = await open_store(url, prefix=prefix, max_entries=bound)
+        primary = await open_store(url, prefix=prefix, max_entries=state.max_entries)
     except StoreUnavailable as exc:
         logger.warning("%s; starting on per-process state until it answers", exc.message)
         primary = redis_store(url, prefix=prefix)  # only Redis is ever "unavailable"
     if isinstance(primary, MemoryStore):
         return primary
-    logger.info("state store: %s", describe_url(url), extra={"store": primary.kind})
-    return ResilientStore(primary, timeout=settings.state_timeout_seconds, metrics=metrics, url=url)
+    logger.info("state store: %s", redact_url(url), extra={"store": primary.kind})
+    return ResilientStore(primary, timeout=state.timeout_seconds, metrics=metrics, url=url)
 
 
 async def _close_session(client: AsyncWebClient) -> None:

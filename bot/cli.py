@@ -13,7 +13,6 @@ import json
 import logging
 import sys
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from bot.errors import ConfigError, GdocsError, InvalidInput
 from bot.models import Answer
@@ -27,10 +26,10 @@ from bot.settings import Settings, load_settings
 from bot.store import StoreConfigError, StoreError
 from bot.text import terminal_safe
 
-if TYPE_CHECKING:
-    pass
-
 logger = logging.getLogger("bot.cli")
+
+#: commands that read or cache but record nothing the bot needs later
+_LOOK_ONLY = frozenset({"check", "search", "pay", "doc"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,7 +128,9 @@ async def _command(args: argparse.Namespace, settings: Settings) -> int:
     as_json: bool = args.json
     if args.command == "doc":
         names = [normalize_doc_ref(ref) for ref in args.refs]  # refuse typos before any call
-    async with open_core(settings) as core:
+    # a command that only looks does not create the bot's state file (`ask` records quota)
+    looks_only = args.command in _LOOK_ONLY
+    async with open_core(settings, create_state_file=not looks_only) as core:
         service = core.service
         if args.command == "check":
             status, report = await run_check(core, as_json)
@@ -142,7 +143,7 @@ async def _command(args: argparse.Namespace, settings: Settings) -> int:
             return 0
         text = " ".join(args.words)
         if args.command == "ask":
-            answer = await service.ask(text)
+            answer = await service.verify(await service.ask(text))
         elif args.command == "search":
             answer = await service.search(text)
         else:

@@ -10,16 +10,20 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from bot.configs import slack_client_config, state_config
 from bot.errors import GdocsError
+from bot.redact import redact_url
 from bot.render.terminal import (
     CheckRow,
     check_table,
+    missing_tools_detail,
     quota_detail,
     quota_unknown_detail,
     store_detail,
 )
 from bot.settings import Settings
 from bot.store import ResilientStore, StoreError
+from bot.upstream import missing_tools
 
 if TYPE_CHECKING:
     from bot.assembly import Core
@@ -35,8 +39,12 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
     rows = [CheckRow("configuration", "ok", "settings loaded")]
     rows += [CheckRow("configuration", "FAIL", p) for p in settings.google_problems()]
     dk_status, pay_status = await service.status()
-    dk_ok = dk_status.ok
-    rows.append(_status_row("developer knowledge", dk_status.ok, dk_status.tools, dk_status.detail))
+    missing = missing_tools(dk_status.tools) if dk_status.ok else ()
+    dk_ok = dk_status.ok and not missing
+    if missing:
+        rows.append(_missing_row("developer knowledge", missing, dk_status.tools))
+    else:
+        rows.append(_status_row("developer knowledge", dk_ok, dk_status.tools, dk_status.detail))
     if dk_ok:
         try:
             hits = (await service.search(PROBE_QUERY)).hits
@@ -57,7 +65,8 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
         )
     rows.append(await _slack_row(settings))
     store = await _store_report(core)
-    rows.append(CheckRow("state store", "ok" if store["ok"] else "FAIL", store_detail(store)))
+    status = "not yet" if store.get("missing") else "ok" if store["ok"] else "FAIL"
+    rows.append(CheckRow("state store", status, store_detail(store)))
     now = datetime.now(UTC)
     quota = await _quota_state(core) if store["ok"] else None
     detail = quota_detail(quota, now=now) if quota is not None else quota_unknown_detail()
@@ -77,6 +86,9 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
 async def _store_report(core: Core) -> dict[str, object]:
     """The state store STATE_URL names: backend, URL (password hidden), whether it answers."""
     store = core.store
+    if core.state_file_missing:  # a look is no reason to create the bot's state file
+        url = redact_url(state_config(core.settings).url)
+        return {"backend": "sqlite", "url": url, "ok": True, "detail": "no file", "missing": True}
     if not isinstance(store, ResilientStore):  # memory://: nothing to reach
         return {"backend": store.kind, "url": f"{store.kind}://", "ok": True, "detail": "ok"}
     await store.ping()  # bounded, never raises: the outcome is in state()
@@ -107,6 +119,10 @@ def _quota_json(state: QuotaState) -> dict[str, object]:
     }
 
 
+def _missing_row(name: str, missing: Sequence[str], tools: Sequence[str]) -> CheckRow:
+    return CheckRow(name, "FAIL", missing_tools_detail(missing, tools))
+
+
 def _status_row(name: str, ok: bool, tools: Sequence[str], detail: str) -> CheckRow:
     if not ok:
         return CheckRow(name, "FAIL", detail)
@@ -114,17 +130,14 @@ def _status_row(name: str, ok: bool, tools: Sequence[str], detail: str) -> Check
 
 
 async def _slack_row(settings: Settings) -> CheckRow:
-    if settings.slack_bot_token is None:
+    slack = slack_client_config(settings)
+    if slack.token is None:
         return CheckRow("slack", "not configured", "set SLACK_BOT_TOKEN to run the bot")
     import aiohttp
     from slack_sdk.errors import SlackApiError
     from slack_sdk.web.async_client import AsyncWebClient
 
-    client = AsyncWebClient(
-        token=settings.slack_bot_token.get_secret_value(),
-        base_url=str(settings.slack_api_url),
-        timeout=10,
-    )
+    client = AsyncWebClient(token=slack.token, base_url=slack.api_url, timeout=10)
     try:
         async with asyncio.timeout(15):
             response = await client.auth_test()
@@ -132,7 +145,7 @@ async def _slack_row(settings: Settings) -> CheckRow:
         error = exc.response.get("error", "error") if exc.response is not None else "error"
         return CheckRow("slack", "FAIL", f"auth.test: {error} — check SLACK_BOT_TOKEN")
     except (aiohttp.ClientError, TimeoutError, OSError):
-        return CheckRow("slack", "FAIL", f"cannot reach {settings.slack_api_url} (SLACK_API_URL)")
+        return CheckRow("slack", "FAIL", f"cannot reach {slack.api_url} (SLACK_API_URL)")
     detail = f"team {response.get('team', '?')} as @{response.get('user', '?')}"
     problems = settings.slack_problems()
     if problems:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 
 from bot.errors import InvalidInput
-from bot.feedback import FeedbackLog, VoteKind, VoteRecord, export_object, since_start
+from bot.feedback import VoteKind, VoteRecord, export_object, since_start
 from bot.settings import Settings
 
 _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -63,13 +63,8 @@ def export_line(vote: VoteRecord) -> str:
 async def export_lines(settings: Settings, wanted: ExportFilter) -> list[str]:
     """The JSON lines of the votes `wanted` keeps, oldest first. StoreError when the store
     cannot be read (StoreConfigError when STATE_URL is wrong)."""
-    from bot.assembly import open_state
+    from bot.assembly import open_feedback
 
-    async with open_state(settings) as store:
-        log = FeedbackLog(
-            store,
-            retention_days=settings.feedback_retention_days,
-            clock=lambda: datetime.now(UTC),
-        )
+    async with open_feedback(settings) as log:
         votes = await log.votes()
     return [export_line(vote) for vote in votes if wanted.keeps(vote)]

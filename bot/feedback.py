@@ -23,7 +23,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.models import Answer
+from bot import keys
+from bot.models import Answer, Verification
 from bot.store import ModelCodec, Store
 from bot.text import truncate
 
@@ -36,10 +37,13 @@ MAX_ANSWER_CHARS = 12_000
 MAX_QUESTION_CHARS = 2_000
 #: references kept per answer
 MAX_REFERENCES = 30
+#: commands named in an answer record's `checks` (not found or partly), each cut to
+MAX_FLAGGED = 5
+MAX_FLAGGED_CHARS = 200
 #: most votes one export reads (the memory and SQLite backends hold fewer anyway)
 EXPORT_LIMIT = 100_000
-ANSWER_PREFIX = "answer_record:"
-VOTE_PREFIX = "feedback:"
+ANSWER_PREFIX = keys.ANSWER_RECORD.prefix
+VOTE_PREFIX = keys.FEEDBACK.prefix
 
 
 class _Record(BaseModel):
@@ -59,6 +63,9 @@ class AboutAnswer(_Record):
     channel: str | None = None
     #: the answer message's ts (None when it went ephemerally)
     ts: str | None = None
+    #: its commands checked against the cited pages: {"found", "partly", "not_found",
+    #: "unchecked": counts, "flagged": the not-found / partly commands}; None: no code
+    checks: dict[str, Any] | None = None
 
 
 class AnswerRecord(AboutAnswer):
@@ -91,6 +98,24 @@ def new_answer_id() -> str:
     return secrets.token_urlsafe(12)
 
 
+def checks_summary(verification: Verification | None) -> dict[str, Any] | None:
+    """What the eval set keeps of an answer's check (None when it had no code)."""
+    if verification is None or not verification.snippets:
+        return None
+    flagged = [
+        truncate(s.snippet, MAX_FLAGGED_CHARS)
+        for s in verification.snippets
+        if s.result in ("not_found", "partly")
+    ]
+    return {
+        "found": verification.count("found"),
+        "partly": verification.count("partly"),
+        "not_found": verification.count("not_found"),
+        "unchecked": verification.count("unchecked"),
+        "flagged": flagged[:MAX_FLAGGED],
+    }
+
+
 def answer_record(
     answer: Answer,
     *,
@@ -116,6 +141,7 @@ def answer_record(
         tool=answer.tool,
         answer=truncate(text, MAX_ANSWER_CHARS),
         references=tuple(dict.fromkeys(urls))[:MAX_REFERENCES],
+        checks=checks_summary(answer.verification) if answer.kind == "answer" else None,
         channel=channel,
         ts=ts,
         thread_ts=thread_ts,
@@ -192,6 +218,7 @@ def export_object(vote: VoteRecord) -> dict[str, Any]:
         "answer": vote.answer,
         "references": list(vote.references),
         "comment": vote.comment,
+        "checks": vote.checks,
         "channel": vote.channel,
         "ts": vote.ts,
         "answer_id": vote.answer_id,

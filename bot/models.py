@@ -61,6 +61,42 @@ class Fallback(_Model):
     limit_value: int | None = None
 
 
+SnippetResult = Literal["found", "partly", "not_found", "unchecked"]
+
+
+class SnippetCheck(_Model):
+    """One command or code block of a generated answer, checked against the cited pages."""
+
+    #: the command as checked (one line, prompts and continuations gone) or a code block's
+    #: first significant line
+    snippet: str
+    #: "command" (a shell line), "code" (a block in a programming language), "flag" (`--x`)
+    kind: Literal["command", "code", "flag"]
+    result: SnippetResult
+    #: where it was found (or found in part): the document's title, URL and page section
+    title: str = ""
+    uri: str = ""
+    section: str = ""
+    #: what is not in the cited pages (flags, words, calls), or not shown with this command
+    missing: tuple[str, ...] = ()
+    #: True when `missing` is in the pages, only not with this command
+    elsewhere: bool = False
+    #: the answer's line after which the mark belongs (a code block's closing fence, an
+    #: inline span's paragraph end)
+    anchor: int = 0
+
+
+class Verification(_Model):
+    """The check of an answer's commands: per snippet, or why it could not be made."""
+
+    #: "checked"; "unchecked": the cited pages could not be fetched (in time)
+    status: Literal["checked", "unchecked"]
+    snippets: tuple[SnippetCheck, ...] = ()
+
+    def count(self, result: SnippetResult) -> int:
+        return sum(1 for s in self.snippets if s.result == result)
+
+
 class Answer(_Model):
     """What a question produced, whichever route it took."""
 
@@ -77,6 +113,8 @@ class Answer(_Model):
     cached: bool = False
     #: the MCP tool whose result this is (answer_query, search_documents, …), when known
     tool: str | None = None
+    #: a generated answer's commands checked against its cited pages (None: not checked)
+    verification: Verification | None = None
 
 
 class ServerStatus(_Model):

@@ -5,7 +5,8 @@ cannot drift apart.
 Shapes: Slack tokens (`xox?-…`, `xapp-…`), Google API keys (`AIza…`), OAuth access tokens
 (`ya29.…`) and refresh tokens (`1//…`), `Bearer …` credentials, PEM private keys, Slack
 response URLs (anyone holding one may post into the channel for 30 minutes) and the password
-in a `redis://` / `rediss://` URL.
+in a `redis://` / `rediss://` URL. `redact_url` shows STATE_URL safely (log lines, start-up
+errors, /readyz, `gdocs-bot check`).
 """
 
 from __future__ import annotations
@@ -57,15 +58,21 @@ class Redactor:
     """
 
     def __init__(
-        self, secrets: Iterable[str] = (), *, current: Callable[[], Iterable[str]] | None = None
+        self,
+        secrets: Iterable[str] = (),
+        *,
+        current: Callable[[], Iterable[str]] | None = None,
+        min_chars: int = MIN_SECRET_CHARS,
     ) -> None:
-        self._fixed = _longest_first(secrets)
+        # `min_chars`=1 where every value is a secret (a store password), never prose
+        self._min = min_chars
+        self._fixed = _longest_first(secrets, min_chars)
         self._current = current
 
     def __call__(self, text: str) -> str:
         secrets = self._fixed
         if self._current is not None:
-            secrets = _longest_first([*secrets, *self._current()])
+            secrets = _longest_first([*secrets, *self._current()], self._min)
         for secret in secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
@@ -89,6 +96,23 @@ class Redactor:
         return self(str(value))
 
 
-def _longest_first(secrets: Iterable[str]) -> list[str]:
+def _longest_first(secrets: Iterable[str], min_chars: int) -> list[str]:
     # longest first, so a secret containing another is replaced whole
-    return sorted({s for s in secrets if len(s) >= MIN_SECRET_CHARS}, key=len, reverse=True)
+    return sorted({s for s in secrets if len(s) >= min_chars}, key=len, reverse=True)
+
+
+def redact_url(url: str) -> str:
+    """`url` safe to log: any password (or a lone user part, which may be one) redacted.
+
+    redact_url("redis://:s3cret@cache:6379/0") == "redis://:[redacted]@cache:6379/0"
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return re.sub(r"[^@/]*@", REDACTED + "@", url, count=1)
+    authority, slash, tail = rest.partition("/")
+    if "@" in authority:
+        userinfo, _, host = authority.rpartition("@")
+        user, colon, _password = userinfo.partition(":")
+        authority = f"{user}:{REDACTED}@{host}" if colon else f"{REDACTED}@{host}"
+    tail = re.sub(r"(?i)(password=)[^&]*", r"\1" + REDACTED, tail)
+    return f"{scheme}://{authority}{slash}{tail}"

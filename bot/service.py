@@ -27,6 +27,12 @@ class DocsService(Protocol):
         `asker` (a Slack user id) is counted against the per-person allowance; `on_wait` is
         told the seconds the answer will wait for a per-minute slot, before it waits."""
 
+    async def verify(self, answer: Answer) -> Answer:
+        """A generated answer with `verification`: its commands and code blocks checked
+        against the pages it cites (one get_documents call at most), within
+        VERIFY_TIMEOUT_SECONDS; "unchecked" when the pages cannot be had. Never raises for
+        upstream trouble. Other answers, or VERIFY_ANSWERS=false: unchanged."""
+
     async def search(self, query: str) -> Answer:
         """search_documents, hits with titles and fetchable names."""
 

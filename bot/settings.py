@@ -105,6 +105,13 @@ class Settings(BaseSettings):
     #: kept for `gdocs-bot feedback export`; answers take votes for up to 30 days of it
     feedback_retention_days: int = Field(180, ge=1, le=3650)
 
+    # --- Verified answers -------------------------------------------------------------------
+    #: check each generated answer's commands and code blocks against the pages it cites
+    #: (one get_documents call, none when the pages are cached; nothing is run)
+    verify_answers: bool = True
+    #: the check's budget after the answer; past it the answer goes out "not checked"
+    verify_timeout_seconds: float = Field(2.0, gt=0, le=30)
+
     # --- Streamed answers ------------------------------------------------------------------
     #: stream threaded answers (mentions, DMs, follow-ups) with a live task timeline and a
     #: Stop button (chat.startStream); false, or a refused stream: one finished message

@@ -3,7 +3,9 @@
 - `strip_controls`: C0 controls (tab and newline kept), DEL, and the bidi embeddings,
   overrides and isolates that make text read in another order than it is written
   ("Trojan Source"). LRM/RLM/ALM and zero-width joiners stay: scripts and emoji need them.
-- `one_line`: `strip_controls`, then all whitespace runs as one space; optionally cut.
+- `one_line`: `strip_controls`, then `collapse_whitespace` (every run one space); optionally cut.
+- `without_invisible`: control and format characters dropped (`clean_query` and the
+  question key's words use it).
 - `terminal_safe`: only printable characters, newlines and tabs, for the CLI's output, so
   no escape sequence from a document or a server reaches a terminal.
 - `clean_query`: a user's question as sent upstream: every control and format character
@@ -21,7 +23,6 @@ import unicodedata
 from bot.errors import InvalidInput
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
-_WHITESPACE_RE = re.compile(r"\s+")
 #: BCP-47-ish: "it", "it-IT", "pt-BR", "zh-Hant-TW", "es-419"
 _LANGUAGE_RE = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,4}$")
 _MAX_LANGUAGE_CHARS = 35
@@ -51,7 +52,7 @@ def truncate(text: str, limit: int, *, at_word: bool = False) -> str:
 
 def one_line(text: str, limit: int | None = None) -> str:
     """Text on one line, control characters gone (so "\\x08" is empty, not a blank)."""
-    flat = " ".join(strip_controls(text).split())
+    flat = collapse_whitespace(strip_controls(text))
     return flat if limit is None else truncate(flat, limit)
 
 
@@ -68,13 +69,8 @@ def clean_text(text: str) -> str:
 def clean_query(text: str, max_chars: int) -> str:
     """The user's text without control or format characters; InvalidInput when empty or too
     long. Tabs and carriage returns become spaces; newlines stay."""
-    kept = []
-    for ch in text:
-        if ch in "\t\n\r":
-            kept.append(" " if ch != "\n" else "\n")
-        elif unicodedata.category(ch) not in _INVISIBLE:
-            kept.append(ch)
-    cleaned = "".join(kept).strip()
+    spaced = text.replace("\t", " ").replace("\r", " ")
+    cleaned = without_invisible(spaced, keep="\n").strip()
     if not cleaned:
         raise InvalidInput("There is nothing to look up: the text is empty.")
     if len(cleaned) > max_chars:
@@ -85,7 +81,14 @@ def clean_query(text: str, max_chars: int) -> str:
 
 
 def collapse_whitespace(text: str) -> str:
-    return _WHITESPACE_RE.sub(" ", text).strip()
+    """Every whitespace run as one space, none at the ends (no other character touched)."""
+    return " ".join(text.split())
+
+
+def without_invisible(text: str, *, keep: str = "") -> str:
+    """`text` without control or format characters (zero-width ones included), except those
+    in `keep`."""
+    return "".join(c for c in text if c in keep or unicodedata.category(c) not in _INVISIBLE)
 
 
 def is_language_tag(tag: str) -> bool:

@@ -29,6 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from bot import keys
 from bot.observability.metrics import Metrics
 from bot.store import TEXT, ModelCodec, Store
 
@@ -100,7 +101,7 @@ class WorkLog:
     async def claim(self, key: str) -> bool:
         """Claim a delivery as it arrives: False when it was claimed before (a retry of one
         being worked on, or answered within `done_seconds`)."""
-        if not await self._store.add(f"lease:{key}", self.owner, TEXT, self._lease):
+        if not await self._store.add(keys.LEASE.key(key), self.owner, TEXT, self._lease):
             return False
         self._claimed[key] = None
         while len(self._claimed) > MAX_REMEMBERED_IDS:
@@ -115,7 +116,7 @@ class WorkLog:
         record = WorkRecord(
             id=key or uuid.uuid4().hex, kind=kind, payload=payload, accepted_at=self._clock()
         )
-        lease = f"lease:{record.id}"
+        lease = keys.LEASE.key(record.id)
         # the lease first (unless the delivery's claim took it): should the store fail between
         # the two writes, a lease without a record is harmless (it expires), a record without
         # its lease would be taken over
@@ -125,7 +126,7 @@ class WorkLog:
         if not claimed and not await self._store.add(lease, self.owner, TEXT, self._lease):
             return None  # a live owner has it: this is a retry
         # the record outlives max_age by a little, so a scan sees it and counts the drop
-        if not await self._store.add(f"work:{record.id}", record, _RECORD, self._max_age + 60):
+        if not await self._store.add(keys.WORK.key(record.id), record, _RECORD, self._max_age + 60):
             await self._store.delete_if(lease, self.owner, TEXT)  # an orphan: recovery's
             return None
         self._mine[record.id] = record
@@ -136,7 +137,7 @@ class WorkLog:
         answers; this one must not answer twice)."""
         if record.id not in self._mine:
             return False
-        lease = f"lease:{record.id}"
+        lease = keys.LEASE.key(record.id)
         if await self._store.replace(lease, self.owner, self.owner, TEXT, self._lease):
             return True
         # gone (expired while the store was out, or evicted from a full store) rather than
@@ -158,9 +159,9 @@ class WorkLog:
         if self._mine.pop(record.id, None) is None:
             return
         self._remember_finished(record.id)
-        await self._store.delete(f"work:{record.id}")
+        await self._store.delete(keys.WORK.key(record.id))
         # a Slack retry arriving late must not find the delivery new again
-        await self._store.replace(f"lease:{record.id}", self.owner, "done", TEXT, self._done)
+        await self._store.replace(keys.LEASE.key(record.id), self.owner, "done", TEXT, self._done)
 
     async def renew_all(self) -> None:
         """Keep the leases of the work this process is doing (every lease/3 or so)."""
@@ -175,7 +176,7 @@ class WorkLog:
         left = list(self._mine.values())
         self._mine.clear()
         for record in left:
-            await self._store.delete_if(f"lease:{record.id}", self.owner, TEXT)
+            await self._store.delete_if(keys.LEASE.key(record.id), self.owner, TEXT)
         return len(left)
 
     async def claim_orphans(self) -> list[WorkRecord]:
@@ -183,7 +184,7 @@ class WorkLog:
         all replicas); records past max_age are dropped and counted."""
         now = self._clock()
         claimed: list[WorkRecord] = []
-        for key, record in await self._store.scan("work:", _RECORD, SCAN_LIMIT):
+        for key, record in await self._store.scan(keys.WORK.prefix, _RECORD, SCAN_LIMIT):
             if record.id in self._mine:
                 continue
             if record.id in self._finished:  # answered here: only its delete was lost
@@ -192,7 +193,7 @@ class WorkLog:
             if now - record.accepted_at > self._max_age:
                 await self._drop(key, record, "too_old")
                 continue
-            if await self._store.add(f"lease:{record.id}", self.owner, TEXT, self._lease):
+            if await self._store.add(keys.LEASE.key(record.id), self.owner, TEXT, self._lease):
                 taken = record.model_copy(update={"takeovers": record.takeovers + 1})
                 await self._store.set(key, taken, _RECORD, self._max_age + 60)
                 self._mine[record.id] = taken
@@ -204,11 +205,11 @@ class WorkLog:
         """Give up on work that cannot be finished (e.g. nowhere left to post the reply)."""
         self._mine.pop(record.id, None)
         self._remember_finished(record.id)
-        await self._drop(f"work:{record.id}", record, reason)
+        await self._drop(keys.WORK.key(record.id), record, reason)
 
     async def _drop(self, key: str, record: WorkRecord, reason: str) -> None:
         await self._store.delete(key)
-        await self._store.delete(f"lease:{record.id}")
+        await self._store.delete(keys.LEASE.key(record.id))
         logger.warning(
             "dropped unfinished work (%s)",
             reason,

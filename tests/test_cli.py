@@ -67,7 +67,8 @@ def slack() -> Iterator[FakeSlack]:
 def test_ask_prints_the_answer_then_numbered_sources(
     dk_server: FakeDeveloperKnowledge, tmp_path: Path
 ) -> None:
-    """The answer's Markdown, then its sources with titles and URLs."""
+    """The answer's Markdown (its command marked as found in the cited page), then its
+    sources with titles and URLs."""
     dk_server.answers["How do I create a bucket?"] = (
         "Run `gcloud storage buckets create`.",
         [BUCKETS, PRICING],
@@ -77,7 +78,9 @@ def test_ask_prints_the_answer_then_numbered_sources(
     )
     assert 0 == result.returncode, result.stderr
     assert (
-        "Run `gcloud storage buckets create`.\n\n"
+        "Run `gcloud storage buckets create`.\n"
+        f"> ✓ in [Create buckets]({BUCKETS_URL})\n\n"
+        "> 1 of 1 command appears in the cited pages\n\n"
         "Sources:\n"
         f"1. [Create buckets]({BUCKETS_URL})\n"
         "2. [Cloud Firestore pricing](https://firebase.google.com/docs/firestore/pricing)\n"
@@ -93,6 +96,33 @@ def test_ask_json_is_the_answer_model(dk_server: FakeDeveloperKnowledge, tmp_pat
         data = json.loads(result.stdout)
         assert ("answer", "Create buckets") == (data["kind"], data["query"])
         assert BUCKETS_URL == data["references"][0]["uri"]
+
+
+def test_ask_marks_a_command_the_cited_pages_do_not_have(
+    dk_server: FakeDeveloperKnowledge, tmp_path: Path
+) -> None:
+    """A misspelled flag is marked ⚠ under its block; --json has every snippet's check."""
+    dk_server.answers["How do I make a bucket?"] = (
+        "```sh\ngcloud storage buckets create gs://my-bucket\n"
+        "gcloud storage buckets create gs://my-bucket --locaton=US\n```\n",
+        [BUCKETS],
+    )
+    text = gdocs(tmp_path, "ask", "How do I make a bucket?", **_dk_env(dk_server))
+    as_json = gdocs(tmp_path, "ask", "How do I make a bucket?", "--json", **_dk_env(dk_server))
+
+    assert 0 == text.returncode, text.stderr
+    assert (
+        "```\n"
+        f"> ✓ in [Create buckets]({BUCKETS_URL})\n"
+        "> ⚠ `--locaton` is not in the cited pages — check before running\n\n"
+        "> 1 of 2 commands appear in the cited pages, 1 only in part\n"
+    ) in text.stdout
+    checks = json.loads(as_json.stdout)["verification"]
+    assert "checked" == checks["status"]
+    assert [("found", []), ("partly", ["--locaton"])] == [
+        (s["result"], s["missing"]) for s in checks["snippets"]
+    ]
+    assert BUCKETS_URL == checks["snippets"][0]["uri"]
 
 
 def test_ask_out_of_quota_prints_the_note_and_search_hits(

@@ -65,7 +65,7 @@ def test_check_json_has_the_store_and_the_quota(
 def test_check_names_a_redis_store_without_its_password(
     dk_server: FakeDeveloperKnowledge, tmp_path: Path
 ) -> None:
-    """STATE_URL with a password: the store row shows *** in its place."""
+    """STATE_URL with a password: the store row shows [redacted] in its place."""
     server = RedisServer(password="pw-for-check-7731").start()
     try:
         result = gdocs(tmp_path, "check", **_env(dk_server, STATE_URL=server.url))
@@ -73,7 +73,9 @@ def test_check_names_a_redis_store_without_its_password(
         server.kill()
     rows = _rows(result.stdout)
     assert 0 == result.returncode, result.stdout + result.stderr
-    assert f"redis at redis://:***@127.0.0.1:{server.port}/0: reachable" in rows["state store"]
+    assert (
+        f"redis at redis://:[redacted]@127.0.0.1:{server.port}/0: reachable" in rows["state store"]
+    )
     assert "50 of 50 left today" in rows["answer quota"]
     assert "pw-for-check-7731" not in result.stdout + result.stderr
 
@@ -91,3 +93,48 @@ def test_check_fails_when_the_redis_store_does_not_answer(
     assert "not answering" in rows["state store"]
     assert "FAIL" in rows["answer quota"]
     assert "unknown" in rows["answer quota"]
+
+
+def test_check_and_search_in_an_empty_folder_create_no_state_file(
+    dk_server: FakeDeveloperKnowledge, tmp_path: Path
+) -> None:
+    """`check` and `search` only look: no ./gdocs-state.db appears, and check says `serve`
+    creates it (exit 0); `ask` then creates it, as before."""
+    state = tmp_path / "gdocs-state.db"
+    result = gdocs(tmp_path, "check", **_env(dk_server))
+    assert 0 == result.returncode, result.stdout + result.stderr
+    row = _rows(result.stdout)["state store"]
+    assert "no state file yet — `serve` creates it" in row
+    assert "FAIL" not in row
+    searched = gdocs(tmp_path, "search", "buckets", **_env(dk_server))
+    assert 0 == searched.returncode, searched.stderr
+    assert not state.exists()
+    asked = gdocs(tmp_path, "ask", "how do I create a bucket?", **_env(dk_server))
+    assert 0 == asked.returncode, asked.stderr
+    assert state.exists()
+
+
+@pytest.mark.parametrize(
+    ("tools", "missing"),
+    [
+        ((), "answer_query, search_documents, get_documents"),
+        (("search_documents", "get_documents"), "answer_query"),
+    ],
+)
+def test_check_fails_naming_the_tools_a_server_lacks(
+    tmp_path: Path, tools: tuple[str, ...], missing: str
+) -> None:
+    """A server that answers but lacks answer_query, search_documents or get_documents is
+    not OK: check names the missing tools and exits 1."""
+    server = FakeDeveloperKnowledge(tool_names=tools)
+    server.api_key = "test-key"
+    server.start()
+    try:
+        result = gdocs(tmp_path, "check", **_env(server))
+    finally:
+        server.stop()
+    assert 1 == result.returncode, result.stdout + result.stderr
+    row = _rows(result.stdout)["developer knowledge"]
+    assert "FAIL" in row
+    assert f"missing tools: {missing} " in row
+    assert "dk search" not in _rows(result.stdout)

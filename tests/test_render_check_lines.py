@@ -18,8 +18,8 @@ MIDNIGHT_PT = datetime(2026, 12, 2, 8, 0, tzinfo=UTC)
     ("report", "said"),
     [
         (
-            {"backend": "redis", "url": "redis://:***@cache:6379/0", "ok": True},
-            "redis at redis://:***@cache:6379/0: reachable",
+            {"backend": "redis", "url": "redis://:[redacted]@cache:6379/0", "ok": True},
+            "redis at redis://:[redacted]@cache:6379/0: reachable",
         ),
         (
             {"backend": "redis", "url": "redis://cache:6379/0", "ok": False, "detail": "refused"},

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.models import Answer, Fallback, Reference, SearchHit
+from bot.models import Answer, Document, Fallback, Reference, SearchHit
 from bot.render.messages import answer_parts, render_answer
 from bot.render.stream import (
     MAX_APPEND_CHARS,
@@ -28,9 +28,11 @@ from bot.render.stream import (
     task_sources,
     task_text,
     verify_output,
+    verify_summary,
     verify_title,
     wait_title,
 )
+from bot.verify import check_answer, count_commands
 
 BUCKETS = Reference(
     name="documents/docs.cloud.google.com/storage/docs/creating-buckets",
@@ -205,7 +207,7 @@ def test_a_streamed_answer_ends_with_todays_blocks_but_its_text() -> None:
     streamed = streamed_answer(answer, parts)
     today = render_answer(answer, feedback_id="a1")
 
-    assert ("Use **gcloud**.",) == streamed.markdown
+    assert ({"type": "markdown_text", "text": "Use **gcloud**."},) == streamed.chunks
     assert today["blocks"][-len(parts.tail) :] == streamed.end["blocks"]
     assert ["section", "actions", "context_actions"] == [b["type"] for b in streamed.end["blocks"]]
     assert today["text"] == streamed.end["text"]
@@ -219,36 +221,53 @@ def test_search_results_and_no_answer_keep_their_body_as_final_blocks() -> None:
         Answer(query="q", kind="answer", text="  "),
     ):
         streamed = streamed_answer(answer, answer_parts(answer, feedback_id="a1"))
-        assert () == streamed.markdown
+        assert () == streamed.chunks
         assert render_answer(answer, feedback_id="a1")["blocks"] == streamed.end["blocks"]
 
 
 def _docs_example() -> list[dict[str, Any]]:
-    """docs/streaming.md's conversation, from the same functions the bot streams with."""
+    """docs/streaming.md's conversation, from the same functions the bot streams with: the
+    answer checked against its cited page (bot.verify), as the flow does."""
+    text = (
+        "Use `gcloud storage buckets create`:\n\n```\n"
+        "gcloud storage buckets create gs://BUCKET_NAME --location=US\n```\n\n"
+        "Bucket names are **globally unique**; see "
+        "[naming rules](https://docs.cloud.google.com/storage/docs/buckets#naming)."
+    )
+    page = Document(
+        name=BUCKETS.name,
+        uri=BUCKETS.uri,
+        title=BUCKETS.title,
+        content="# Create buckets\n\n```\ngcloud storage buckets create gs://BUCKET_NAME "
+        "--location=BUCKET_LOCATION\n```\n",
+    )
     answer = Answer(
         query="How do I create a Cloud Storage bucket?",
         kind="answer",
-        text=(
-            "Use `gcloud storage buckets create`:\n\n```\n"
-            "gcloud storage buckets create gs://BUCKET_NAME --location=US\n```\n\n"
-            "Bucket names are **globally unique**; see "
-            "[naming rules](https://docs.cloud.google.com/storage/docs/buckets#naming)."
-        ),
+        text=text,
         references=(BUCKETS,),
+        verification=check_answer(text, [page]),
     )
     streamed = streamed_answer(answer, answer_parts(answer, feedback_id="a1b2c3d4"))
-    title = step_title("answer")
+    ask, check = step_title("answer"), verify_title(count_commands(text))
     channel, ts = "C0DEV", "1764626401.000200"
+
+    def append(*chunks: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "method": "chat.appendStream",
+            "args": {"channel": channel, "ts": ts, "chunks": list(chunks)},
+        }
+
     return [
         {"method": "chat.startStream", "args": {
             "channel": channel, "thread_ts": "1764626400.000100",
             "recipient_user_id": "U012AB3CD", "recipient_team_id": "T0TEAM",
             "task_display_mode": "timeline",
-            "chunks": [task_chunk("step-1", title, "in_progress")]}},
-        {"method": "chat.appendStream", "args": {"channel": channel, "ts": ts, "chunks": [
-            task_chunk("step-1", title, "complete", sources=task_sources(answer))]}},
-        {"method": "chat.appendStream", "args": {"channel": channel, "ts": ts, "chunks": [
-            {"type": "markdown_text", "text": text} for text in streamed.markdown]}},
+            "chunks": [task_chunk("step-1", ask, "in_progress")]}},
+        append(task_chunk("step-1", ask, "complete", sources=task_sources(answer))),
+        append(task_chunk("step-2", check, "in_progress")),
+        append(task_chunk("step-2", check, "complete", output=verify_summary(answer.verification))),
+        *(append(chunk) for chunk in streamed.chunks),
         {"method": "chat.stopStream", "args": {"channel": channel, "ts": ts,
             "blocks": streamed.end["blocks"], "session_status": "active"}},
     ]  # fmt: skip

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import TEXT, StoreConfigError, describe_url, open_store
+from bot.redact import redact_url
+from bot.store import TEXT, StoreConfigError, open_store
 from bot.store._open import redis_store, sqlite_path
 
 
@@ -75,17 +76,17 @@ def test_rediss_urls_ask_for_tls() -> None:
 @pytest.mark.parametrize(
     ("url", "shown"),
     [
-        ("redis://:s3cret@cache:6379/0", "redis://:***@cache:6379/0"),
-        ("redis://bot:s3cret@cache:6379/0", "redis://bot:***@cache:6379/0"),
-        ("rediss://s3cret@cache:6379/0", "rediss://***@cache:6379/0"),
-        ("redis://:p@ss:w@rd@cache:6379/0", "redis://:***@cache:6379/0"),
+        ("redis://:s3cret@cache:6379/0", "redis://:[redacted]@cache:6379/0"),
+        ("redis://bot:s3cret@cache:6379/0", "redis://bot:[redacted]@cache:6379/0"),
+        ("rediss://s3cret@cache:6379/0", "rediss://[redacted]@cache:6379/0"),
+        ("redis://:p@ss:w@rd@cache:6379/0", "redis://:[redacted]@cache:6379/0"),
         ("redis://cache:6379/0", "redis://cache:6379/0"),
-        ("redis://cache/0?password=s3cret", "redis://cache/0?password=***"),
+        ("redis://cache/0?password=s3cret", "redis://cache/0?password=[redacted]"),
         ("sqlite:////data/state.db", "sqlite:////data/state.db"),
         ("memory://", "memory://"),
-        ("user:s3cret@cache", "***@cache"),
+        ("user:s3cret@cache", "[redacted]@cache"),
     ],
 )
 def test_urls_are_shown_without_their_password(url: str, shown: str) -> None:
-    """describe_url replaces the password (or a lone user part, which may be one) by ***."""
-    assert shown == describe_url(url)
+    """redact_url replaces the password (or a lone user part, which may be one) by [redacted]."""
+    assert shown == redact_url(url)

@@ -103,7 +103,7 @@ async def test_a_wrong_password_is_a_config_error_without_the_password() -> None
         with pytest.raises(StoreConfigError) as caught:
             await open_store(url, prefix="gdocs:", max_entries=10)
         message = str(caught.value)
-        assert message.startswith(f"STATE_URL=redis://:***@127.0.0.1:{server.port}/0")
+        assert message.startswith(f"STATE_URL=redis://:[redacted]@127.0.0.1:{server.port}/0")
         assert "wrong-staple-secret" not in message
         assert "right-horse-battery" not in message
         assert "password" in message
@@ -129,7 +129,7 @@ async def test_no_server_at_start_up_is_retryable_and_keeps_the_password_out() -
     with pytest.raises(StoreUnavailable) as caught:
         await open_store(url, prefix="gdocs:", max_entries=10)
     assert "refused-secret" not in str(caught.value)
-    assert str(caught.value).startswith("STATE_URL=redis://:***@")
+    assert str(caught.value).startswith("STATE_URL=redis://:[redacted]@")
 
 
 async def test_errors_during_an_outage_never_carry_the_password() -> None:

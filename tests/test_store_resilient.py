@@ -62,7 +62,7 @@ async def test_a_redis_outage_is_served_locally_and_the_store_is_used_again_afte
         assert 1 == len(_store_logs(caplog, logging.WARNING))
         state = store.state()
         assert (state["backend"], state["ok"]) == ("redis", False)
-        assert f"redis://:***@127.0.0.1:{server.port}/0" == state["url"]
+        assert f"redis://:[redacted]@127.0.0.1:{server.port}/0" == state["url"]
         assert _PASSWORD not in repr(state) + caplog.text
 
         server.start()

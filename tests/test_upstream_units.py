@@ -1,11 +1,10 @@
 """The pure parts of the MCP client: the SSE parser, the memory cache, single flight, retry
-backoff, and the text helpers (query cleaning, cache keys, titles from URLs, UTC midnight)."""
+backoff, and the text helpers (query cleaning, cache keys, titles from URLs)."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given
@@ -20,7 +19,6 @@ from bot.upstream._errors import ServerContext
 from bot.upstream._single_flight import SingleFlight
 from bot.upstream._sse import SSEEvent, SSEParser
 from bot.upstream._text import (
-    next_utc_midnight,
     normalise,
     snippet,
     title_from_uri,
@@ -228,19 +226,3 @@ def test_snippet_drops_heading_marks() -> None:
 def test_snippet_cuts_at_a_word() -> None:
     """Long chunks are shortened at a word boundary with an ellipsis."""
     assert "alpha beta…" == snippet("alpha beta gamma", limit=12)
-
-
-@pytest.mark.parametrize(
-    ("now", "midnight"),
-    [
-        (datetime(2026, 11, 30, 23, 59, tzinfo=UTC), datetime(2026, 12, 1, tzinfo=UTC)),
-        (datetime(2026, 12, 31, 0, 0, tzinfo=UTC), datetime(2027, 1, 1, tzinfo=UTC)),
-        (
-            datetime(2026, 11, 30, 20, 0, tzinfo=timezone(timedelta(hours=-8))),
-            datetime(2026, 12, 2, tzinfo=UTC),
-        ),
-    ],
-)
-def test_next_utc_midnight(now: datetime, midnight: datetime) -> None:
-    """The next 00:00 UTC, whatever zone `now` is in."""
-    assert midnight == next_utc_midnight(now)

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from bot import keys
 from bot.quota._types import PAUSE_KINDS, Pause
 
 WINDOW_SECONDS = 60.0
-PAUSE_KEY = "quota:pause"
-MINUTE_KEY = "quota:minute"
+PAUSE_KEY = keys.QUOTA.key("pause")
+MINUTE_KEY = keys.QUOTA.key("minute")
 
 
 def day_key(day: str) -> str:
-    return f"quota:day:{day}"
+    return keys.QUOTA.key("day", day)
 
 
 def day_ttl(now: datetime, reset: datetime) -> float:

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from bot import keys
 from bot.errors import QuotaSignal
 from bot.observability.metrics import Metrics
 from bot.quota._keys import (
@@ -295,7 +296,7 @@ class AnswerQuota:
     def _user_key(self, day: str, user: str | None) -> str | None:
         if not user or not self.config.per_user_per_day:
             return None
-        return f"quota:user:{day}:{user[:_USER_CHARS]}"
+        return keys.QUOTA.key("user", day, user[:_USER_CHARS])
 
     async def _pause(self, now: datetime) -> Pause | None:
         pause = read_pause(await self._store.get(PAUSE_KEY, JSON))

@@ -25,6 +25,7 @@ from bot.render.escape import escape, escape_truncated, link, mention
 from bot.render.feedback import feedback_block_for
 from bot.render.inline import plain_text
 from bot.render.markdown import markdown_to_blocks
+from bot.render.marks import mark_lines, marks_by_anchor, split_at_marks, summary_line
 from bot.render.notices import fallback_note
 from bot.text import one_line
 
@@ -162,6 +163,9 @@ def answer_parts(
     if note:
         head.append(context(note))
     tail: list[Block] = []
+    summary = summary_line(answer.verification) if answer.kind == "answer" else None
+    if summary:  # in the fixed part: the answer may be shortened, never its summary
+        tail.append(context(escape(summary)))
     if answer.kind == "answer":
         sources = _sources(answer)
         if sources:
@@ -179,13 +183,27 @@ def answer_parts(
     fixed = len(text) + blocks_chars(head + tail)
     budget_blocks = MAX_BLOCKS - len(head) - len(tail)
     if answer.kind == "answer":
-        body = markdown_to_blocks(answer.text) or [section(_no_answer(answer))]
+        body = _answer_blocks(answer) or [section(_no_answer(answer))]
         what = "answer"
     else:
         body = [_hit_block(hit) for hit in answer.hits] or [section(_no_answer(answer))]
         what = "results"
     body = _fit(body, MAX_MESSAGE_CHARS - fixed, budget_blocks, what)
     return AnswerParts(text, head, body, tail)
+
+
+def _answer_blocks(answer: Answer) -> list[Block]:
+    """The answer's Markdown as blocks, each checked code block followed by its marks."""
+    groups = marks_by_anchor(answer.verification)
+    if not groups:
+        return markdown_to_blocks(answer.text)
+    blocks: list[Block] = []
+    for piece, anchor in split_at_marks(answer.text, list(groups)):
+        blocks.extend(markdown_to_blocks(piece))
+        lines = mark_lines(groups[anchor]) if anchor is not None else []
+        if lines:
+            blocks.append(context("\n".join(lines)))
+    return blocks
 
 
 def _no_answer(answer: Answer) -> str:

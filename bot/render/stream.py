@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bot.models import Answer, Fallback
-from bot.render.blocks import Message
+from bot.models import Answer, Fallback, Verification
+from bot.render.blocks import Message, context
 from bot.render.escape import display_url, escape, escape_truncated, is_http_url, spoofs_host
+from bot.render.marks import mark_lines, marks_by_anchor, split_at_marks
 from bot.render.messages import AnswerParts
 from bot.text import one_line
 
@@ -74,6 +75,16 @@ def verify_title(commands: int) -> str:
 
 def verify_output(found: int, checked: int) -> str:
     return task_text(f"{found} of {checked} found")
+
+
+def verify_summary(verification: Verification | None) -> str | None:
+    """The verify step's output: "2 of 3 found", "not checked", or None (not checked at
+    all: VERIFY_ANSWERS is off)."""
+    if verification is None:
+        return None
+    if verification.status == "unchecked":
+        return task_text("not checked: the cited pages could not be read in time")
+    return verify_output(verification.count("found"), len(verification.snippets))
 
 
 def task_sources(answer: Answer) -> list[dict[str, Any]]:
@@ -153,20 +164,35 @@ def _cut_at(text: str, limit: int) -> int:
 
 @dataclass(frozen=True)
 class StreamedAnswer:
-    """An answer as a stream sends it: Markdown pieces to append (one call each), then the
-    blocks chat.stopStream puts under them (Sources, Show full doc, feedback)."""
+    """An answer as a stream sends it: chunks to append (one call each: a piece of the
+    answer's Markdown, or the marks a checked command gets under it as a `blocks` chunk),
+    then the blocks chat.stopStream puts under them (Sources, Show full doc, feedback)."""
 
-    markdown: tuple[str, ...]
+    chunks: tuple[dict[str, Any], ...]
     end: Message
+
+    @property
+    def markdown(self) -> str:
+        """All the Markdown streamed, joined."""
+        return "".join(c["text"] for c in self.chunks if c["type"] == "markdown_text")
 
 
 def streamed_answer(answer: Answer, parts: AnswerParts) -> StreamedAnswer:
-    """`parts` (render_answer's) as a stream: a generated answer's text streamed, search
-    hits (which have no text) and "no answer found" kept as blocks at the end."""
-    if answer.kind == "answer" and answer.text.strip():
-        pieces = tuple(split_markdown(stream_markdown(answer.text)))
-        blocks = parts.head + parts.tail
-    else:
-        pieces = ()
-        blocks = parts.head + parts.body + parts.tail
-    return StreamedAnswer(pieces, {"text": parts.text, "blocks": blocks})
+    """`parts` (render_answer's) as a stream: a generated answer's text streamed (each
+    checked code block followed by its marks, as in today's message), search hits (which
+    have no text) and "no answer found" kept as blocks at the end."""
+    if answer.kind != "answer" or not answer.text.strip():
+        return StreamedAnswer(
+            (), {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
+        )
+    groups = marks_by_anchor(answer.verification)
+    chunks: list[dict[str, Any]] = []
+    for piece, anchor in (
+        split_at_marks(answer.text, list(groups)) if groups else [(answer.text, None)]
+    ):
+        for text in split_markdown(stream_markdown(piece)):
+            chunks.append({"type": "markdown_text", "text": text})
+        lines = mark_lines(groups[anchor]) if anchor is not None else []
+        if lines:
+            chunks.append({"type": "blocks", "blocks": [context("\n".join(lines))]})
+    return StreamedAnswer(tuple(chunks), {"text": parts.text, "blocks": parts.head + parts.tail})

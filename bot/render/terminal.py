@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from bot.models import Answer, Document, SearchHit
+from bot.render.marks import TERMINAL, mark_lines, marks_by_anchor, split_at_marks, summary_line
 from bot.render.notices import fallback_note
 from bot.render.quota import PauseView, QuotaStatus, at_time, in_about
 
@@ -19,7 +20,10 @@ def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
     if answer.fallback:
         parts.append(f"> Note: {fallback_note(answer.fallback, now=now)}")
     if answer.kind == "answer":
-        parts.append(answer.text.strip())
+        parts.append(_marked_text(answer))
+        summary = summary_line(answer.verification)
+        if summary:
+            parts.append(f"> {summary}")
         if answer.references:
             sources = [f"{i}. [{r.title}]({r.uri})" for i, r in enumerate(answer.references, 1)]
             parts.append("Sources:\n" + "\n".join(sources))
@@ -28,6 +32,18 @@ def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
     else:
         parts.append(f"No results for “{answer.query}”.")
     return "\n\n".join(parts)
+
+
+def _marked_text(answer: Answer) -> str:
+    """The answer's Markdown with a quoted mark line under each checked code block."""
+    groups = marks_by_anchor(answer.verification)
+    if not groups:
+        return answer.text.strip()
+    pieces = []
+    for piece, anchor in split_at_marks(answer.text, list(groups)):
+        lines = mark_lines(groups[anchor], TERMINAL) if anchor is not None else []
+        pieces.append(piece.strip("\n") + "".join(f"\n> {line}" for line in lines))
+    return "\n\n".join(p for p in pieces if p.strip()).strip()
 
 
 def _hit(number: int, hit: SearchHit) -> str:
@@ -67,11 +83,20 @@ def store_detail(report: Mapping[str, object]) -> str:
     """`check`'s line about the state store: which one (its URL without the password), and
     whether it answers. `report` is the store's state: backend, url, ok, detail."""
     backend, url = str(report.get("backend", "?")), str(report.get("url", ""))
+    if report.get("missing"):
+        return f"no state file yet — `serve` creates it ({url})"
     if backend == "memory":
         return "memory:// (this process only: nothing is kept or shared)"
     if report.get("ok"):
         return f"{backend} at {url}: reachable"
     return f"{backend} at {url}: not answering ({report.get('detail', 'no answer')})"
+
+
+def missing_tools_detail(missing: Sequence[str], listed: Sequence[str]) -> str:
+    """`check`'s line for a server that answers but lacks tools the bot calls (a wrong URL
+    that happens to speak JSON-RPC, say)."""
+    offered = f"it lists {len(listed)}: {', '.join(listed)}" if listed else "it lists none"
+    return f"missing tools: {', '.join(missing)} ({offered}) — check DEVELOPER_KNOWLEDGE_MCP_URL"
 
 
 def quota_detail(state: QuotaStatus, *, now: datetime) -> str:

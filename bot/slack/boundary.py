@@ -35,46 +35,58 @@ class Outcome:
     tool: str = "-"
 
 
-Work = Callable[[], Awaitable[Outcome]]
+#: one request's job (a closure over what it was asked), run once by the boundary
+Job = Callable[[], Awaitable[Outcome]]
 Notify = Callable[[Message], Awaitable[object]]
 
 
-async def handle(
-    kind: str, work: Work, notify: Notify, *, inflight: InFlight, metrics: Metrics
-) -> None:
-    """Run `work`; log and count its outcome; never let an exception escape.
-
-    `notify` reaches the asker (ephemerally where possible) for "restarting" and internal
-    errors.
+class Boundary:
+    """`await deps.boundary(kind, job, notify)`: runs one request's job, logs and counts its
+    outcome, and never lets an exception escape. Built once by the composition root with
+    the in-flight tracker and the metrics (a small callable class, as Bolt's
+    `AsyncSetStatus`), so a listener names only what differs: the kind, the job and how to
+    reach the asker.
     """
-    request_id = start_request()
-    started = time.perf_counter()
-    outcome = Outcome(outcome="internal_error")
-    try:
-        # run by inflight.spawn: shutdown waits for the "restarting" notice as for an answer
-        if not inflight.accepting:
-            outcome = Outcome(outcome="restarting")
-            await notify(render_restarting())
-        else:
-            outcome = await work()
-    except Exception:  # the boundary: a bug becomes a polite message and one log entry
-        logger.exception("slack %s failed", kind)
-        await _notify_safely(notify)
-    finally:
-        logger.info(
-            "slack %s handled",
-            kind,
-            extra={
-                "request_id": request_id,
-                "kind": kind,
-                "route": outcome.route,
-                "server": outcome.server,
-                "tool": outcome.tool,
-                "latency_ms": round((time.perf_counter() - started) * 1000),
-                "outcome": outcome.outcome,
-            },
-        )
-        metrics.request(kind, outcome.outcome)
+
+    def __init__(self, *, inflight: InFlight, metrics: Metrics) -> None:
+        self._inflight = inflight
+        self._metrics = metrics
+
+    async def __call__(self, kind: str, job: Job, notify: Notify) -> None:
+        """Run `job`. `notify` reaches the asker (ephemerally where possible) for
+        "restarting" and internal errors."""
+        request_id = start_request()
+        started = time.perf_counter()
+        outcome = Outcome(outcome="internal_error")
+        try:
+            # run by inflight.spawn: shutdown waits for the "restarting" notice as for an answer
+            if not self._inflight.accepting:
+                outcome = Outcome(outcome="restarting")
+                await notify(render_restarting())
+            else:
+                outcome = await job()
+        except Exception:  # the boundary: a bug becomes a polite message and one log entry
+            logger.exception("slack %s failed", kind)
+            await _notify_safely(notify)
+        finally:
+            _log_outcome(kind, request_id, outcome, started)
+            self._metrics.request(kind, outcome.outcome)
+
+
+def _log_outcome(kind: str, request_id: str, outcome: Outcome, started: float) -> None:
+    logger.info(
+        "slack %s handled",
+        kind,
+        extra={
+            "request_id": request_id,
+            "kind": kind,
+            "route": outcome.route,
+            "server": outcome.server,
+            "tool": outcome.tool,
+            "latency_ms": round((time.perf_counter() - started) * 1000),
+            "outcome": outcome.outcome,
+        },
+    )
 
 
 def ignored(metrics: Metrics, kind: str, why: str) -> None:
@@ -89,3 +101,8 @@ async def _notify_safely(notify: Notify) -> None:
         await notify(render_internal_error())
     except Exception:  # the boundary: nothing more we can tell the user
         logger.exception("could not tell the user about a failure")
+
+
+async def say_nothing(msg: Message) -> None:
+    """The `notify` for requests with nowhere to say a failure (opening the Home tab, a link
+    preview, a closed form): it is logged and counted by `handle`, never posted."""

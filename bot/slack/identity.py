@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import ClientError
 from slack_bolt.authorization import AuthorizeResult
-from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.slack.failures import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class SlackIdentity:
             if self._identity is None:
                 try:
                     response = await client.auth_test()
-                except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
+                except SLACK_CALL_FAILURES as exc:
                     logger.error("auth.test failed: %s", type(exc).__name__)
                     return None
                 self.prime(response.data if isinstance(response.data, dict) else {})

@@ -27,11 +27,10 @@ from bot.store._api import (
 )
 from bot.store._flight import SharedFlight
 from bot.store._memory import MemoryStore
-from bot.store._open import open_store
+from bot.store._open import open_store, redis_store, state_file
 from bot.store._redis import RedisStore
 from bot.store._resilient import ResilientStore
 from bot.store._sqlite import SqliteStore
-from bot.store._url import describe_url
 
 __all__ = [
     "JSON",
@@ -50,7 +49,8 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "TextCodec",
-    "describe_url",
     "namespace",
     "open_store",
+    "redis_store",
+    "state_file",
 ]

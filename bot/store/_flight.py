@@ -22,9 +22,10 @@ import socket
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
+from bot import keys
 from bot.store._api import TEXT, Codec, Store, T
 
-_LOCK = "lock:"
+_LOCK = keys.LOCK.prefix
 #: how long to keep a result: seconds, or a function of the result
 Ttl = float | Callable[[T], float]
 

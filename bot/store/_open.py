@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from bot.redact import redact_url
 from bot.store._api import Store, StoreConfigError
 from bot.store._memory import Clock, MemoryStore
 from bot.store._redis import RedisStore
 from bot.store._sqlite import SqliteStore
-from bot.store._url import describe_url
 
 _FORMS = (
     "memory://, sqlite:///relative/path.db, sqlite:////absolute/path.db,"
@@ -37,7 +37,7 @@ async def open_store(url: str, *, prefix: str, max_entries: int, clock: Clock = 
         return await SqliteStore.open(sqlite_path(url), max_entries=max_entries, clock=clock)
     if scheme in ("redis", "rediss"):
         store = redis_store(url, prefix=prefix)
-        await store.verify(describe_url(url))
+        await store.verify(redact_url(url))
         return store
     raise _bad(url, f"unknown kind of store; use one of {_FORMS}")
 
@@ -54,6 +54,13 @@ def sqlite_path(url: str) -> Path:
     if "?" in rest or "#" in rest:
         raise _bad(url, "an SQLite URL takes no options")
     return Path(unquote(rest))
+
+
+def state_file(url: str) -> Path | None:
+    """The file an `sqlite:` STATE_URL keeps state in, or None for any other kind of store."""
+    if url.partition("://")[0].lower() != "sqlite":
+        return None
+    return sqlite_path(url)
 
 
 def redis_store(url: str, *, prefix: str) -> RedisStore:
@@ -89,4 +96,4 @@ def redis_store(url: str, *, prefix: str) -> RedisStore:
 
 
 def _bad(url: str, why: str) -> StoreConfigError:
-    return StoreConfigError(f"STATE_URL={describe_url(url)}: {why}")
+    return StoreConfigError(f"STATE_URL={redact_url(url)}: {why}")

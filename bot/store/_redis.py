@@ -25,6 +25,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import AuthenticationError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from bot.redact import Redactor
 from bot.store._api import Codec, StoreConfigError, StoreError, StoreUnavailable, T
 
 _REPLACE = """
@@ -96,7 +97,7 @@ class RedisStore:
         self.tls = tls
         self._prefix = prefix
         self._windows = f"{prefix}~window:"
-        self._secrets = tuple(s for s in secrets if s)
+        self._redact = Redactor(secrets, min_chars=1)
         self._replace = client.register_script(_REPLACE)
         self._delete_if = client.register_script(_DELETE_IF)
         self._incr = client.register_script(_INCR)
@@ -152,9 +153,7 @@ class RedisStore:
 
     def safe_message(self, what: str, exc: BaseException) -> str:
         """`what: ErrorType: first line of the error`, with any password blanked out."""
-        text = str(exc)
-        for secret in self._secrets:  # before cutting, so no part of one can be left
-            text = text.replace(secret, "***")
+        text = self._redact(str(exc))  # before cutting, so no part of one can be left
         lines = text.strip().splitlines()
         return f"{what}: {type(exc).__name__}: {lines[0] if lines else 'no detail'}"[:300]
 

@@ -22,9 +22,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from bot.observability.metrics import Metrics
+from bot.redact import redact_url
 from bot.store._api import Codec, Store, StoreError, T
 from bot.store._memory import Clock, MemoryStore
-from bot.store._url import describe_url
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class ResilientStore:
         self._timeout = timeout
         self._retry_after = retry_after
         self._metrics = metrics
-        self._url = describe_url(url if url is not None else f"{primary.kind}://")
+        self._url = redact_url(url if url is not None else f"{primary.kind}://")
         self._clock = clock
         self._up = True
         self._detail = "ok"
@@ -74,8 +74,8 @@ class ResilientStore:
         return self._up
 
     def state(self) -> dict[str, object]:
-        """For /readyz, e.g.
-        {"backend": "redis", "url": "redis://:***@host:6379/0", "ok": True, "detail": "ok"}"""
+        """For /readyz, e.g. {"backend": "redis", "url": "redis://:[redacted]@host:6379/0",
+        "ok": True, "detail": "ok"}"""
         return {"backend": self.kind, "url": self._url, "ok": self._up, "detail": self._detail}
 
     # --- the circuit ---------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The settings the docs service and its MCP clients use, as one small frozen config."""
+"""The settings the docs service and its MCP clients use, as one small frozen config
+(mapped from Settings by bot/configs.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.quota import QuotaConfig
-from bot.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -29,35 +29,12 @@ class UpstreamConfig:
     #: after a quota error, search instead of answer_query until the quota resets
     skip_until_reset: bool = True
     quota: QuotaConfig = field(default_factory=QuotaConfig)
+    #: check generated answers' commands against their cited pages, within this budget
+    verify_answers: bool = True
+    verify_timeout: float = 2.0
 
     @property
     def oauth_configured(self) -> bool:
         """OAuth only when asked for (a key file, or a project on Google Cloud): nothing
         probes the metadata server otherwise."""
         return self.credentials_file is not None or bool(self.project)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> UpstreamConfig:
-        key = settings.google_api_key
-        return cls(
-            developer_knowledge_url=str(settings.developer_knowledge_mcp_url),
-            pay_url=str(settings.pay_mcp_url),
-            api_key=key.get_secret_value() if key is not None else None,
-            credentials_file=settings.google_application_credentials,
-            project=settings.google_cloud_project,
-            timeout=settings.mcp_timeout_seconds,
-            max_concurrency=settings.mcp_max_concurrency,
-            max_retries=settings.mcp_max_retries,
-            max_response_bytes=settings.mcp_max_response_bytes,
-            answer_ttl=settings.cache_answer_ttl_seconds,
-            search_ttl=settings.cache_search_ttl_seconds,
-            document_ttl=settings.cache_document_ttl_seconds,
-            max_query_chars=settings.max_query_chars,
-            skip_until_reset=settings.answer_quota_skip_until_reset,
-            quota=QuotaConfig(
-                per_minute=settings.answer_quota_per_minute,
-                per_day=settings.answer_quota_per_day,
-                per_user_per_day=settings.answer_quota_per_user_per_day,
-                wait_seconds=settings.answer_quota_wait_seconds,
-            ),
-        )

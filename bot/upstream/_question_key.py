@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from bot.text import without_invisible
+
 #: filler phrases, longest first so that "how do i" wins over a shorter overlap
 FILLERS: tuple[tuple[str, ...], ...] = (
     ("how", "do", "i"),
@@ -53,6 +55,8 @@ _PAIRS = dict(zip("([{“‘«", ")]}”’»", strict=True))
 #: sentence punctuation that ends a word without being part of it
 _TRAILING = "?!.,;:…"
 _LETTERS = re.compile(r"[^\W\d_]+")
+#: the control characters that are whitespace: they separate words, so they stay
+_CONTROL_SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85"
 
 
 def question_key(text: str) -> str:
@@ -65,10 +69,7 @@ def question_key(text: str) -> str:
 def _words(text: str) -> list[str]:
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
     # control and format characters (zero-width spaces, bidi marks) go; whitespace stays
-    visible = "".join(
-        c for c in folded if c.isspace() or unicodedata.category(c) not in ("Cc", "Cf")
-    )
-    return visible.split()
+    return without_invisible(folded, keep=_CONTROL_SPACES).split()
 
 
 def _strip(word: str) -> str:

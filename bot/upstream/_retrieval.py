@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from bot import keys
 from bot.errors import GdocsError, NotFound, ProtocolError
 from bot.models import Document
 from bot.names import MAX_NAMES_PER_CALL, uri_for_name
@@ -58,7 +59,7 @@ class DocumentFetcher:
     async def get(self, names: list[str]) -> dict[str, Document]:
         """Documents by name (names valid and unique), from the cache or fetched."""
         found: dict[str, Document] = {}
-        cached_docs = await self._store.get_many(["doc:" + name for name in names], _DOCUMENT)
+        cached_docs = await self._store.get_many([keys.DOC.key(name) for name in names], _DOCUMENT)
         for name, cached in zip(names, cached_docs, strict=True):
             self._metrics.cache("document", cached is not None)
             if cached is not None:
@@ -73,7 +74,7 @@ class DocumentFetcher:
         """Titles of the documents that could be had in time; never fails the caller."""
         titles: dict[str, str] = {}
         missing = []
-        cached_titles = await self._store.get_many(["title:" + name for name in names], TEXT)
+        cached_titles = await self._store.get_many([keys.TITLE.key(name) for name in names], TEXT)
         for name, title in zip(names, cached_titles, strict=True):
             self._metrics.cache("title", title is not None)
             if title is None:
@@ -117,9 +118,9 @@ class DocumentFetcher:
             name: self._document(name, out) for name, out in zip(names, documents, strict=True)
         }
         for name, doc in result.items():
-            await self._store.set("doc:" + name, doc, _DOCUMENT, self._ttl)
+            await self._store.set(keys.DOC.key(name), doc, _DOCUMENT, self._ttl)
             if doc.title:
-                await self._store.set("title:" + name, doc.title, TEXT, self._ttl)
+                await self._store.set(keys.TITLE.key(name), doc.title, TEXT, self._ttl)
         return result
 
     async def _get_batch(self, tool: str, names: list[str]) -> list[DocumentOutput]:

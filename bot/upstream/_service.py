@@ -11,6 +11,7 @@ from typing import TypeVar
 
 import httpx
 
+from bot import keys
 from bot.errors import GdocsError
 from bot.models import Answer, Document, Fallback, ServerStatus
 from bot.names import normalize_doc_ref
@@ -27,6 +28,7 @@ from bot.upstream._retrieval import DocumentFetcher
 from bot.upstream._text import normalise
 from bot.upstream._tools import Heartbeat, deadline
 from bot.upstream._transport import McpClient
+from bot.upstream._verifying import Verifier
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +79,14 @@ class GoogleDocsService:
             metrics=metrics,
             clock=clock,
         )
+        self._verifier = Verifier(
+            self._documents,
+            store,
+            metrics,
+            timeout=config.verify_timeout,
+            max_query_chars=config.max_query_chars,
+            keep_for=self._work.keep_for,
+        )
         # a replica that dies while computing holds the others back no longer than this
         self._flights = SharedFlight(store, lock_ttl=self._timeout)
         self._closed = False
@@ -90,7 +100,7 @@ class GoogleDocsService:
         self, question: str, *, asker: str | None = None, on_wait: OnWait | None = None
     ) -> Answer:
         query = clean_query(question, self._config.max_query_chars)
-        key = "answer:" + question_key(query)
+        key = keys.ANSWER.key(question_key(query))
         cached = await self._cached(key, query)
         if cached is not None:
             return cached
@@ -108,9 +118,18 @@ class GoogleDocsService:
         compute = partial(self._bounded, self._dk.server, self._work.answer, query, asker, on_wait)
         return await self._shared(key, query, compute)
 
+    async def verify(self, answer: Answer) -> Answer:
+        """A generated answer with its commands checked against the pages it cites (one
+        get_documents call, none when they are cached; the result is cached with the
+        answer). Within VERIFY_TIMEOUT_SECONDS; never fails: "unchecked" instead. With
+        VERIFY_ANSWERS=false, or for search results, the answer as it is."""
+        if not self._config.verify_answers:
+            return answer
+        return await self._verifier.verify(answer)
+
     async def search(self, query: str) -> Answer:
         text = clean_query(query, self._config.max_query_chars)
-        key = "search:" + normalise(text)
+        key = keys.SEARCH.key(normalise(text))
         cached = await self._cached(key, text)
         if cached is not None:
             return cached
@@ -123,7 +142,7 @@ class GoogleDocsService:
         if not self._pay_configured:
             answer = await self.search(text)
             return answer.model_copy(update={"fallback": Fallback(reason="pay_not_configured")})
-        key = f"pay:{(tag or '').casefold()}:{normalise(text)}"
+        key = keys.PAY.key((tag or "").casefold(), normalise(text))
         cached = await self._cached(key, text)
         if cached is not None:
             return cached

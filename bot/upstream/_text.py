@@ -1,18 +1,19 @@
-"""Pure text helpers of the docs service: cache keys, titles from URLs, snippets, UTC midnight."""
+"""Pure text helpers of the docs service: cache keys, titles from URLs, snippets (the
+whitespace rule is `bot.text.collapse_whitespace`)."""
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
 from urllib.parse import unquote, urlsplit
 
-_WHITESPACE = re.compile(r"\s+")
+from bot.text import collapse_whitespace
+
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
 
 
 def normalise(text: str) -> str:
     """Cache-key form of a query: case-folded, whitespace collapsed."""
-    return _WHITESPACE.sub(" ", text.casefold()).strip()
+    return collapse_whitespace(text.casefold())
 
 
 def title_from_uri(uri: str) -> str:
@@ -24,7 +25,7 @@ def title_from_uri(uri: str) -> str:
     last = unquote(segments[-1])
     for suffix in (".html", ".htm", ".md"):
         last = last.removesuffix(suffix)
-    words = _WHITESPACE.sub(" ", re.sub(r"[-_]+", " ", last)).strip()
+    words = collapse_whitespace(re.sub(r"[-_]+", " ", last))
     if not words:
         return parts.hostname or uri
     return words[0].upper() + words[1:]
@@ -36,18 +37,8 @@ def snippet(text: str, limit: int = 500) -> str:
     Chunks often start with a Markdown heading; its `#` marks mean nothing once the lines
     are joined, so they go.
     """
-    flat = _WHITESPACE.sub(" ", _HEADING.sub("", text)).strip()
+    flat = collapse_whitespace(_HEADING.sub("", text))
     if len(flat) <= limit:
         return flat
     cut = flat[:limit].rsplit(" ", 1)[0]
     return cut.rstrip(" ,;:.") + "…"
-
-
-def next_utc_midnight(now: datetime) -> datetime:
-    """The next 00:00 UTC after `now`.
-
-    Google documents per-day quotas as resetting at midnight Pacific time, which is later than
-    UTC midnight: trying answer_query too early costs one refused call, then search again.
-    """
-    utc = now.astimezone(UTC) if now.tzinfo else now.replace(tzinfo=UTC)
-    return datetime(utc.year, utc.month, utc.day, tzinfo=UTC) + timedelta(days=1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextvars
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,18 @@ class DkTools:
             get_one=first("get_document"),
             answer=first("answer_query"),
         )
+
+
+def missing_tools(names: Sequence[str]) -> tuple[str, ...]:
+    """The jobs a Developer Knowledge server listing `names` cannot do, by their tool's name:
+    answer_query, search_documents, get_documents (older names count)."""
+    tools = DkTools.from_names(list(names))
+    missing = [
+        ("answer_query", tools.answer is None),
+        ("search_documents", tools.search is None),
+        ("get_documents", tools.get_many is None and tools.get_one is None),
+    ]
+    return tuple(name for name, absent in missing if absent)
 
 
 async def timed_call(

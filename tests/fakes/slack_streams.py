@@ -15,7 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slack_sdk.models.blocks.block_elements import UrlSourceElement
-from slack_sdk.models.messages.chunk import Chunk, MarkdownTextChunk, TaskUpdateChunk
+from slack_sdk.models.messages.chunk import (
+    BlocksChunk,
+    Chunk,
+    MarkdownTextChunk,
+    TaskUpdateChunk,
+)
 
 from tests.fakes.slack_checks import MAX_MESSAGE_BLOCKS, Refusal, check_blocks
 
@@ -51,6 +56,10 @@ class Stream:
         return [
             (c["id"], c["title"], c["status"]) for c in self.chunks if c["type"] == "task_update"
         ]
+
+    def blocks(self) -> list[dict[str, Any]]:
+        """The blocks of every `blocks` chunk, in order."""
+        return [b for c in self.chunks if c["type"] == "blocks" for b in c["blocks"]]
 
     def text(self) -> str:
         """All markdown_text streamed, joined."""
@@ -211,6 +220,8 @@ def _check_chunk(raw: Any) -> str | None:
         return None if isinstance(chunk.text, str) and chunk.text else "empty markdown_text"
     if isinstance(chunk, TaskUpdateChunk):
         return _check_task(chunk)
+    if isinstance(chunk, BlocksChunk):
+        return check_blocks(raw.get("blocks"), max_blocks=MAX_MESSAGE_BLOCKS)
     return None
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from aiohttp import ClientError, ClientSession
-from slack_sdk.errors import SlackApiError, SlackClientError
+from aiohttp import ClientSession
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -19,6 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.render import Message, with_not_in_channel_hint
+from bot.slack.failures import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ async def respond(
     )
     try:
         response = await webhook.send_dict(body)
-    except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
+    except SLACK_CALL_FAILURES as exc:
         logger.warning("response_url post failed: %s", type(exc).__name__)
         return False
     if response.status_code != 200:
@@ -165,5 +166,5 @@ async def react(client: AsyncWebClient, *, channel: str, ts: str, name: str, add
             await client.reactions_add(channel=channel, timestamp=ts, name=name)
         else:
             await client.reactions_remove(channel=channel, timestamp=ts, name=name)
-    except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
+    except SLACK_CALL_FAILURES as exc:
         logger.debug("reaction %s failed: %s", "add" if add else "remove", type(exc).__name__)

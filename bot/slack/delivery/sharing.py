@@ -23,6 +23,7 @@ from pydantic import TypeAdapter
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import keys
 from bot.errors import InvalidInput
 from bot.render import Message
 from bot.render.share import (
@@ -35,7 +36,7 @@ from bot.render.share import (
     render_shared_answer,
     render_shared_note,
 )
-from bot.slack.boundary import Outcome, handle
+from bot.slack.boundary import Outcome
 from bot.slack.delivery import posting
 from bot.slack.delivery.replies import ActionReply, Reply
 from bot.slack.deps import SlackDeps
@@ -75,19 +76,19 @@ class PrivateAnswers:
     async def keep(self, answer: PrivateAnswer) -> str:
         """Store the answer; its id (URL-safe, unguessable, fits the button's value)."""
         answer_id = secrets.token_urlsafe(12)
-        await self._store.set(f"share:{answer_id}", answer, _CODEC, self.ttl_seconds)
+        await self._store.set(keys.SHARE.key(answer_id), answer, _CODEC, self.ttl_seconds)
         return answer_id
 
     async def take(self, answer_id: str) -> PrivateAnswer | None:
         """The answer, removed from the store; None when gone (expired, or taken already)."""
-        key = f"share:{answer_id}"
+        key = keys.SHARE.key(answer_id)
         found = await self._store.get(key, _CODEC)
         if found is None or not await self._store.delete_if(key, found, _CODEC):
             return None
         return found
 
     async def put_back(self, answer_id: str, answer: PrivateAnswer) -> None:
-        await self._store.set(f"share:{answer_id}", answer, _CODEC, self.ttl_seconds)
+        await self._store.set(keys.SHARE.key(answer_id), answer, _CODEC, self.ttl_seconds)
 
 
 async def answer_privately(deps: SlackDeps, reply: Reply, body: Message, question: str) -> None:
@@ -125,7 +126,7 @@ def _clicked_value(body: dict[str, Any]) -> object:
 async def handle_share_click(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> None:
     reply = reply_for_click(client, body)
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         try:
             answer_id = decode_share_value(_clicked_value(body))
         except InvalidInput:
@@ -133,7 +134,7 @@ async def handle_share_click(deps: SlackDeps, client: AsyncWebClient, body: dict
             return Outcome(route="share", outcome="invalid_input")
         return await _share(deps, reply, answer_id)
 
-    await handle("action", work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("action", job, reply.notify_thread)
 
 
 async def _share(deps: SlackDeps, reply: ActionReply, answer_id: str) -> Outcome:

@@ -14,13 +14,12 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
-from aiohttp import ClientError
-from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import Message
 from bot.render.agent import CLEARED_STATUS, WorkKind, assistant_status, loading_messages
 from bot.slack.delivery.replies import ThreadReply
+from bot.slack.failures import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +70,7 @@ class ThreadStatus:
                 status=status,
                 loading_messages=loading,
             )
-        except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
+        except SLACK_CALL_FAILURES as exc:
             # a progress signal: the answer still comes without it
             logger.info("assistant.threads.setStatus failed: %s", type(exc).__name__)
 

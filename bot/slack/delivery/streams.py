@@ -22,18 +22,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from aiohttp import ClientError
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import Message, with_restart_note
 from bot.render.stream import STOPPED_TEXT, StreamedAnswer, task_chunk, task_text
 from bot.slack.delivery.progress import Progress, Step
 from bot.slack.delivery.replies import ThreadReply
+from bot.slack.failures import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
 
-_SLACK_FAILURES = (SlackClientError, ClientError, OSError, TimeoutError)
+_SLACK_FAILURES = SLACK_CALL_FAILURES
 State = Literal["idle", "open", "gone", "classic"]
 OnStarted = Callable[[str], Awaitable[None]]
 
@@ -129,8 +129,8 @@ class StreamReply(Progress):
             return self._ts  # the person stopped it: nothing more is posted
         staged, self._staged = self._staged, None
         if self._state == "open" and staged is not None:
-            for piece in staged.markdown:
-                await self._append([{"type": "markdown_text", "text": piece}])
+            for chunk in staged.chunks:  # one call each: within the per-call limit
+                await self._append([chunk])
             end = with_restart_note(staged.end) if self.resumed else staged.end
             if self._state == "open" and await self._stop(blocks=end.get("blocks")):
                 return self._ts

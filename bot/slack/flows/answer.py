@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import logging
 
-from aiohttp import ClientError
-from slack_sdk.errors import SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import ErrorCode, GdocsError
@@ -27,17 +25,27 @@ from bot.render import (
 )
 from bot.render.messages import answer_parts
 from bot.render.share import render_private_doc_refused
-from bot.render.stream import fallback_title, step_title, streamed_answer, task_sources, wait_title
+from bot.render.stream import (
+    fallback_title,
+    step_title,
+    streamed_answer,
+    task_sources,
+    verify_summary,
+    verify_title,
+    wait_title,
+)
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.progress import Progress, Step, progress_of
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
 from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.routing import Route
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
 from bot.slack.listeners.feedback import keep_answer
 from bot.slack.memory.state import UserProfile
 from bot.store import StoreError
+from bot.verify import count_commands
 
 logger = logging.getLogger(__name__)
 
@@ -160,7 +168,21 @@ async def _ask(deps: SlackDeps, reply: Reply, route: Route) -> Answer:
         instead = fallback_title(result.fallback) if result.fallback else None
         if instead:
             step.title = instead
-    return result
+    if route.kind in ("search", "pay"):
+        return result
+    return await _verify(deps, progress, result)
+
+
+async def _verify(deps: SlackDeps, progress: Progress, result: Answer) -> Answer:
+    """The commands checked against the cited pages (within its own budget, never failing),
+    shown as a step when there is something to check."""
+    commands = count_commands(result.text) if result.kind == "answer" else 0
+    if not commands or result.fallback or result.verification is not None:
+        return await deps.service.verify(result)
+    async with progress.step(verify_title(commands)) as step:
+        checked = await deps.service.verify(result)
+        step.output = verify_summary(checked.verification)
+    return checked
 
 
 async def _call(deps: SlackDeps, reply: Reply, route: Route, progress: Progress) -> Answer:
@@ -193,7 +215,7 @@ async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:
     """The user's Slack locale (`it-IT`) and time zone, or None when Slack will not say."""
     try:
         response = await client.users_info(user=user, include_locale=True)
-    except (SlackClientError, ClientError, OSError, TimeoutError) as exc:
+    except SLACK_CALL_FAILURES as exc:
         logger.info("users.info failed: %s", type(exc).__name__)
         return None
     info = response.get("user")

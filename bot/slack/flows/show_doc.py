@@ -13,10 +13,10 @@ from __future__ import annotations
 import hashlib
 import logging
 
-from aiohttp import ClientError
 from pydantic import TypeAdapter
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 
+from bot import keys
 from bot.models import Document
 from bot.render import (
     PageSpan,
@@ -30,6 +30,7 @@ from bot.render import (
 from bot.slack.delivery import posting
 from bot.slack.delivery.replies import Reply
 from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.store import AdapterCodec
 
 logger = logging.getLogger(__name__)
@@ -37,7 +38,6 @@ logger = logging.getLogger(__name__)
 FIRST_PAGE = 1
 #: the request's outcome when the file could not be uploaded and the pages went instead
 UPLOAD_FAILED = "upload_failed"
-_SLACK_FAILURES = (SlackClientError, ClientError, OSError, TimeoutError)
 _SPANS = AdapterCodec(TypeAdapter(list[PageSpan]))
 
 
@@ -66,7 +66,7 @@ async def show_document(deps: SlackDeps, reply: Reply, doc: Document, *, page: i
 async def _pages(deps: SlackDeps, doc: Document) -> list[str]:
     """The document's pages, cut once per version of its content."""
     digest = hashlib.sha256(doc.content.encode()).hexdigest()[:16]
-    key = f"pages:{doc.name}:{digest}"
+    key = keys.PAGES.key(doc.name, digest)
     spans = await deps.store.get(key, _SPANS)
     if spans is None:
         spans = document_page_spans(doc)
@@ -92,13 +92,13 @@ async def _show_as_file(deps: SlackDeps, reply: Reply, doc: Document) -> tuple[b
             request_file_info=False,
         )
         return True, "ok"
-    except _SLACK_FAILURES as exc:
+    except SLACK_CALL_FAILURES as exc:
         logger.warning("file upload failed (%s); showing the document in pages", _why(exc))
     # the intro says the document is attached: turn it into page 1, with its Next page button
     page_one = render_document_page(doc, FIRST_PAGE, pages=await _pages(deps, doc))
     try:
         await posting.update(reply.client, channel=channel, ts=intro_ts, msg=page_one)
-    except _SLACK_FAILURES as exc:
+    except SLACK_CALL_FAILURES as exc:
         logger.warning("could not replace the file intro (%s); posting page 1", _why(exc))
         return False, UPLOAD_FAILED
     return True, UPLOAD_FAILED

@@ -24,7 +24,7 @@ from bot.render import (
     render_fetching,
     render_stale_button,
 )
-from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, handle, ignored
+from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, ignored
 from bot.slack.delivery.replies import ActionReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
@@ -112,7 +112,7 @@ async def handle_doc_click(
     actions = body.get("actions")
     action = _dict(actions[0]) if isinstance(actions, list) and actions else {}
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         requested = requested_page(action)
         if requested is None:
             await reply.notify_asker(render_stale_button())
@@ -132,6 +132,6 @@ async def handle_doc_click(
         finally:
             await reply.finish()
 
-    await handle("action", work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("action", job, reply.notify_thread)
     if record is not None:
         await deps.work.finish(record)

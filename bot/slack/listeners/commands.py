@@ -7,7 +7,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.boundary import Outcome, handle
+from bot.slack.boundary import Outcome
 from bot.slack.delivery.replies import CommandReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.answer import answer_question
@@ -31,8 +31,8 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         if record is None:  # its work is recorded already (and being answered)
             await once()
             return
-        work = handle_command(deps, client, body, once, record=record)
-        await deps.inflight.start(work, until=once.done, within=FIRST_REPLY_WITHIN)
+        job = handle_command(deps, client, body, once, record=record)
+        await deps.inflight.start(job, until=once.done, within=FIRST_REPLY_WITHIN)
         await once()  # no reply in time: a bare acknowledgement (no-op once replied)
 
     for command in COMMANDS:
@@ -59,7 +59,7 @@ async def handle_command(
     )
     reply = track(deps.work, command_reply, record, resumed=resumed)
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         return await answer_question(
             deps,
             reply,
@@ -69,6 +69,6 @@ async def handle_command(
             command=command,
         )
 
-    await handle("command", work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("command", job, reply.notify_thread)
     if record is not None:
         await deps.work.finish(record)

@@ -11,7 +11,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.boundary import Outcome, handle, ignored
+from bot.slack.boundary import Outcome, ignored
 from bot.slack.delivery.replies import ThreadReply
 from bot.slack.delivery.status import DmReply, work_kind
 from bot.slack.deps import SlackDeps
@@ -79,8 +79,8 @@ async def _accept(
     record = await deps.work.accept(kind, payload, key=delivery_key(body))
     await ack()
     if record is not None:
-        work = handle_question(deps, client, event, bot_user_id, kind=kind, record=record)
-        deps.inflight.spawn(work)
+        job = handle_question(deps, client, event, bot_user_id, kind=kind, record=record)
+        deps.inflight.spawn(job)
 
 
 def _not_a_person_asking(event: dict[str, Any], context: AsyncBoltContext) -> bool:
@@ -141,7 +141,7 @@ async def handle_question(
     stream = streamed_reply(deps, direct, team=team, record=record, resumed=resumed)
     reply = track(deps.work, stream or direct, record, resumed=resumed)
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         earlier = await deps.threads.question(channel, in_thread) if in_thread else None
         route = deps.router.route_in_thread(text, earlier)
         if isinstance(direct, DmReply):
@@ -152,6 +152,6 @@ async def handle_question(
             return await answering
         return await deps.streams.run(stream, answering, route.kind)
 
-    await handle(kind, work, reply.notify_thread, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary(kind, job, reply.notify_thread)
     if record is not None:
         await deps.work.finish(record)

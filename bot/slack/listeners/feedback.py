@@ -13,9 +13,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from aiohttp import ClientError
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import InvalidInput
@@ -37,16 +36,16 @@ from bot.render import (
     render_internal_error,
     vote_from_view,
 )
-from bot.slack.boundary import Outcome, handle
+from bot.slack.boundary import Outcome, say_nothing
 from bot.slack.delivery import posting
 from bot.slack.delivery.replies import ActionReply, Reply
 from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
 
 VOTES_METRIC = "gdocs_feedback_votes_total"
 VOTES_HELP = "Feedback votes recorded, by answer kind (answer, search, pay) and vote (up, down)."
-_SLACK_FAILURES = (SlackClientError, ClientError, OSError, TimeoutError)
 
 
 async def keep_answer(
@@ -117,7 +116,7 @@ async def handle_vote(deps: SlackDeps, client: AsyncWebClient, body: dict[str, A
     reply = reply_in_place(client, body)
     voter = reply.user
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         try:
             vote = decode_vote(_action(body).get("value"))
         except InvalidInput:
@@ -132,7 +131,7 @@ async def handle_vote(deps: SlackDeps, client: AsyncWebClient, body: dict[str, A
         await reply.notify_asker(render_feedback_thanks(vote))
         return Outcome(route=answer.kind, outcome=f"vote_{vote.vote}", tool=answer.tool or "-")
 
-    await handle("feedback", work, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("feedback", job, reply.notify_asker)
 
 
 async def open_comment_form(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> None:
@@ -140,7 +139,7 @@ async def open_comment_form(deps: SlackDeps, client: AsyncWebClient, body: dict[
     good for 3 seconds)."""
     reply = reply_in_place(client, body)
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         trigger_id = body.get("trigger_id")
         try:
             vote = decode_vote(_action(body).get("value"))
@@ -151,13 +150,13 @@ async def open_comment_form(deps: SlackDeps, client: AsyncWebClient, body: dict[
             return Outcome(route="feedback", outcome="invalid_input")
         try:
             await client.views_open(trigger_id=trigger_id, view=feedback_comment_modal(vote))
-        except _SLACK_FAILURES as exc:  # e.g. the trigger expired: the click can be repeated
+        except SLACK_CALL_FAILURES as exc:  # e.g. the trigger expired: the click can be repeated
             logger.info("feedback form not opened: %s", _why(exc))
             await reply.notify_asker(render_internal_error())
             return Outcome(route="feedback", outcome="form_failed")
         return Outcome(route="feedback", outcome="form_opened")
 
-    await handle("feedback", work, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics)
+    await deps.boundary("feedback", job, reply.notify_asker)
 
 
 async def submit_comment(
@@ -182,16 +181,10 @@ async def submit_comment(
         async def refused() -> Outcome:
             return Outcome(route="feedback", outcome="stale")
 
-        await handle(
-            "feedback_comment", refused, _say_nothing, inflight=deps.inflight, metrics=deps.metrics
-        )
+        await deps.boundary("feedback_comment", refused, say_nothing)
         return
     await ack()
     deps.inflight.spawn(_store_comment(deps, client, answer, vote, voter, comment_from_view(view)))
-
-
-async def _say_nothing(msg: Message) -> None:
-    """Nowhere to say it: the form is closed and the answer's conversation is not ours."""
 
 
 async def _store_comment(
@@ -202,16 +195,14 @@ async def _store_comment(
     voter: str,
     comment: str,
 ) -> None:
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         if not comment:
             return Outcome(route=answer.kind, outcome="no_comment")
         await deps.feedback.record_vote(answer, vote.vote, voter, comment=comment)
         await _thank(client, answer, voter, render_feedback_recorded())
         return Outcome(route=answer.kind, outcome="commented", tool=answer.tool or "-")
 
-    await handle(
-        "feedback_comment", work, _say_nothing, inflight=deps.inflight, metrics=deps.metrics
-    )
+    await deps.boundary("feedback_comment", job, say_nothing)
 
 
 async def _thank(client: AsyncWebClient, answer: AnswerRecord, voter: str, msg: Message) -> None:
@@ -222,7 +213,7 @@ async def _thank(client: AsyncWebClient, answer: AnswerRecord, voter: str, msg: 
         await posting.post_ephemeral(
             client, channel=answer.channel, user=voter, msg=msg, thread_ts=answer.thread_ts
         )
-    except _SLACK_FAILURES as exc:
+    except SLACK_CALL_FAILURES as exc:
         logger.info("feedback thanks not sent: %s", _why(exc))
 
 

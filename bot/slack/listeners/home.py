@@ -15,25 +15,25 @@ import logging
 from functools import partial
 from typing import Any, Literal
 
-from aiohttp import ClientError
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import keys
 from bot.errors import InvalidInput
 from bot.quota import next_pacific_midnight
 from bot.render import (
     ASK_AGAIN_ACTION_RE,
     HomeInput,
-    Message,
     RecentQuestion,
     decode_ask_again,
     render_error,
     render_home,
 )
-from bot.slack.boundary import Outcome, Work, handle, ignored
+from bot.slack.boundary import Job, Outcome, ignored, say_nothing
 from bot.slack.delivery.direct_reply import DirectReply
 from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.answer import answer_question, user_profile
 from bot.slack.listeners.prompts import set_prompts
 from bot.store import TEXT, StoreError
@@ -41,7 +41,6 @@ from bot.store import TEXT, StoreError
 logger = logging.getLogger(__name__)
 
 HOME_REPUBLISH_SECONDS = 60.0
-_SLACK_FAILURES = (SlackClientError, ClientError, OSError, TimeoutError)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -67,23 +66,19 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     app.action(ASK_AGAIN_ACTION_RE)(on_ask_again)
 
 
-async def _handled(deps: SlackDeps, kind: str, work: Work) -> None:
-    await handle(kind, work, _say_nothing, inflight=deps.inflight, metrics=deps.metrics)
-
-
-async def _say_nothing(msg: Message) -> None:
-    """Opening a tab is not a request: a failure there is logged, never posted."""
+async def _handled(deps: SlackDeps, kind: str, job: Job) -> None:
+    await deps.boundary(kind, job, say_nothing)
 
 
 async def publish_home(deps: SlackDeps, client: AsyncWebClient, user: str) -> Outcome:
     """The viewer's Home view, unless it was published less than a minute ago."""
-    claim = f"home:{user}"
+    claim = keys.HOME.key(user)
     if not await deps.store.add(claim, "1", TEXT, HOME_REPUBLISH_SECONDS):
         return Outcome(route="home", outcome="recently_published")
     view = render_home(await home_input(deps, client, user))
     try:
         await client.views_publish(user_id=user, view=view)
-    except _SLACK_FAILURES as exc:
+    except SLACK_CALL_FAILURES as exc:
         why = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
         logger.warning("Home tab not published: %s", why)
         await deps.store.delete(claim)  # the next opening tries again
@@ -129,7 +124,7 @@ async def ask_again(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any
     action = actions[0] if isinstance(actions, list) and actions else {}
     reply = DirectReply(client, user)
 
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         try:
             question = decode_ask_again(action.get("value") if isinstance(action, dict) else None)
         except InvalidInput as exc:
@@ -138,6 +133,4 @@ async def ask_again(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any
         route = deps.router.route(question)
         return await answer_question(deps, reply, route, question=question, name_asker=True)
 
-    await handle(
-        "home_action", work, reply.notify_asker, inflight=deps.inflight, metrics=deps.metrics
-    )
+    await deps.boundary("home_action", job, reply.notify_asker)

@@ -22,17 +22,18 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import ClientError
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import keys
 from bot.errors import GdocsError, NotFound
 from bot.models import Document
 from bot.names import MAX_NAMES_PER_CALL
-from bot.render import Message, doc_name_for_url, render_unfurl
-from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, handle
+from bot.render import doc_name_for_url, render_unfurl
+from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, say_nothing
 from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.store import TEXT
 
 logger = logging.getLogger(__name__)
@@ -43,7 +44,6 @@ MAX_PREVIEWS = MAX_NAMES_PER_CALL
 MAX_LOOKUPS = 8
 UNKNOWN_TTL_SECONDS = 3600.0
 MAX_URL_CHARS = 3000
-_SLACK_FAILURES = (SlackClientError, ClientError, OSError, TimeoutError)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -105,7 +105,7 @@ class KnownDocuments:
 
     async def among(self, names: list[str]) -> dict[str, Document]:
         store = self._deps.store
-        unknown = await store.get_many([f"nodoc:{name}" for name in names], TEXT)
+        unknown = await store.get_many([keys.NODOC.key(name) for name in names], TEXT)
         return await self._fetch([n for n, gone in zip(names, unknown, strict=True) if not gone])
 
     async def _fetch(self, names: list[str]) -> dict[str, Document]:
@@ -116,7 +116,7 @@ class KnownDocuments:
             documents = await self._deps.service.docs(names)
         except NotFound:
             if len(names) == 1:
-                await self._deps.store.set(f"nodoc:{names[0]}", "1", TEXT, UNKNOWN_TTL_SECONDS)
+                await self._deps.store.set(keys.NODOC.key(names[0]), "1", TEXT, UNKNOWN_TTL_SECONDS)
                 return {}
             half = (len(names) + 1) // 2
             found = await self._fetch(names[:half])
@@ -125,7 +125,7 @@ class KnownDocuments:
 
 
 async def unfurl(deps: SlackDeps, client: AsyncWebClient, event: dict[str, Any]) -> None:
-    async def work() -> Outcome:
+    async def job() -> Outcome:
         links, target = wanted_links(event), unfurl_target(event)
         if not links or target is None:
             return Outcome(route="unfurl", outcome="no_docs")
@@ -149,7 +149,7 @@ async def unfurl(deps: SlackDeps, client: AsyncWebClient, event: dict[str, Any])
                 source=target.source,
                 unfurls=unfurls,
             )
-        except _SLACK_FAILURES as exc:
+        except SLACK_CALL_FAILURES as exc:
             why = (
                 exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
             )
@@ -157,8 +157,4 @@ async def unfurl(deps: SlackDeps, client: AsyncWebClient, event: dict[str, Any])
             return Outcome("unfurl", "unfurl_failed", DEVELOPER_KNOWLEDGE, "get_documents")
         return Outcome("unfurl", "ok", DEVELOPER_KNOWLEDGE, "get_documents")
 
-    await handle("unfurl", work, _say_nothing, inflight=deps.inflight, metrics=deps.metrics)
-
-
-async def _say_nothing(msg: Message) -> None:
-    """Previews never shout: a failure is logged and counted, never posted."""
+    await deps.boundary("unfurl", job, say_nothing)

@@ -14,6 +14,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from bot import keys
 from bot.store import AdapterCodec, Store, StoreError
 from bot.text import one_line
 
@@ -37,7 +38,7 @@ _RECENT = AdapterCodec(TypeAdapter(list[Asked]))
 
 
 def _key(user: str) -> str:
-    return f"recent:{user}"
+    return keys.RECENT.key(user)
 
 
 class RecentQuestions:

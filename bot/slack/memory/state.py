@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from bot import keys
 from bot.store import AdapterCodec, Store
 from bot.text import is_language_tag
 
@@ -49,7 +50,7 @@ class RateLimiter:
         if self.per_minute <= 0:
             return None
         return await self._store.hit(
-            f"rate:{user}", self.per_minute, RATE_WINDOW_SECONDS, self._clock()
+            keys.RATE.key(user), self.per_minute, RATE_WINDOW_SECONDS, self._clock()
         )
 
 
@@ -78,7 +79,7 @@ class UserProfiles:
         self._pending: dict[str, asyncio.Future[UserProfile | None]] = {}
 
     async def get(self, user: str, fetch: Fetch) -> UserProfile | None:
-        cached = await self._store.get(f"profile:{user}", _PROFILE)
+        cached = await self._store.get(keys.PROFILE.key(user), _PROFILE)
         if cached is not None:
             return cached
         pending = self._pending.get(user)
@@ -100,7 +101,7 @@ class UserProfiles:
         profile = UserProfile(locale=locale, tz=found.tz if _is_zone_name(found.tz) else None)
         if profile == UserProfile():
             return None  # nothing usable: ask again next time
-        await self._store.set(f"profile:{user}", profile, _PROFILE, self._ttl)
+        await self._store.set(keys.PROFILE.key(user), profile, _PROFILE, self._ttl)
         return profile
 
 
@@ -134,7 +135,7 @@ class ThreadMemory:
         self._ttl = ttl_seconds
 
     async def topic(self, channel: str, thread_ts: str) -> ThreadTopic | None:
-        return await self._store.get(f"thread:{channel}:{thread_ts}", _TOPIC)
+        return await self._store.get(keys.THREAD.key(channel, thread_ts), _TOPIC)
 
     async def question(self, channel: str, thread_ts: str) -> str | None:
         found = await self.topic(channel, thread_ts)
@@ -144,7 +145,7 @@ class ThreadMemory:
         self, channel: str, thread_ts: str, question: str, asker: str | None = None
     ) -> None:
         """Record the thread's latest question; the first asker stays its asker."""
-        key = f"thread:{channel}:{thread_ts}"
+        key = keys.THREAD.key(channel, thread_ts)
         earlier = await self._store.get(key, _TOPIC)
         first = earlier.asker if earlier is not None and earlier.asker else asker
         await self._store.set(key, ThreadTopic(question, first), _TOPIC, self._ttl)

@@ -1,0 +1,84 @@
+"""Every key family the bot keeps in the state store, in one place: its prefix, what it holds
+and how long it is kept. SECURITY.md's table of what is stored is tested against this list
+(tests/test_keys.py), so a new family cannot be stored without being listed there.
+
+    key = keys.PROFILE.key(user)             # "profile:U123"
+    await store.scan(keys.WORK.prefix, …)    # every "work:" record
+
+The store adds STATE_PREFIX (`gdocs:`) in front and bounds each family (the part before the
+first colon) by CACHE_MAX_ENTRIES in memory and SQLite. Core: imports nothing of the bot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KeyFamily:
+    """One kind of stored key."""
+
+    #: "answer:": the family's namespace, as SECURITY.md names it
+    prefix: str
+    #: what its values hold, in a few words
+    holds: str
+    #: how long a key lives: the setting or constant its TTL comes from, as SECURITY.md says it
+    retention: str
+
+    def key(self, *parts: str) -> str:
+        """`prefix` then the parts, colon-separated: `THREAD.key("C1", "171.2")`."""
+        return self.prefix + ":".join(parts)
+
+
+# --- the docs service's cache (bot/upstream) ------------------------------------------
+ANSWER = KeyFamily("answer:", "generated answers by question", "CACHE_ANSWER_TTL_SECONDS")
+SEARCH = KeyFamily("search:", "search results by query", "CACHE_SEARCH_TTL_SECONDS")
+PAY = KeyFamily("pay:", "Pay search results by language, query", "CACHE_SEARCH_TTL_SECONDS")
+DOC = KeyFamily("doc:", "fetched documents", "CACHE_DOCUMENT_TTL_SECONDS")
+TITLE = KeyFamily("title:", "document titles", "CACHE_DOCUMENT_TTL_SECONDS")
+#: the shared single flight's claim (bot/store/_flight.py)
+LOCK = KeyFamily("lock:", "who is computing an answer now", "MCP_TIMEOUT_SECONDS")
+#: answer_query's ledger (bot/quota)
+QUOTA = KeyFamily("quota:", "answer_query calls; Google's pause", "as said")
+
+# --- durable work (bot/worklog.py) -----------------------------------------------------
+LEASE = KeyFamily("lease:", "a delivery's claim, then a done marker", "WORK_LEASE_SECONDS")
+WORK = KeyFamily("work:", "acknowledged work not yet answered", "WORK_MAX_AGE_SECONDS")
+
+# --- feedback (bot/feedback.py) ----------------------------------------------------------
+ANSWER_RECORD = KeyFamily("answer_record:", "each posted answer", "FEEDBACK_RETENTION_DAYS")
+FEEDBACK = KeyFamily("feedback:", "each vote", "FEEDBACK_RETENTION_DAYS")
+
+# --- the Slack side (bot/slack) ------------------------------------------------------------
+PAGES = KeyFamily("pages:", "where a document's Slack pages are cut", "CACHE_DOCUMENT_TTL_SECONDS")
+RATE = KeyFamily("rate:", "each user's question times", "1 minute")
+PROFILE = KeyFamily("profile:", "each user's Slack locale and time zone", "6 hours")
+THREAD = KeyFamily("thread:", "the question a thread is about, and its asker", "24 hours")
+SHARE = KeyFamily("share:", "a private answer waiting for Share in channel", "1 hour")
+RECENT = KeyFamily("recent:", "each person's last 10 questions", "30 days")
+HOME = KeyFamily("home:", "Home tab published claims", "60 s")
+PROMPTS = KeyFamily("prompts:", "prompts set today claims", "1 day")
+NODOC = KeyFamily("nodoc:", "document names a link preview found unknown", "1 hour")
+
+FAMILIES: tuple[KeyFamily, ...] = (
+    ANSWER,
+    SEARCH,
+    PAY,
+    DOC,
+    TITLE,
+    LOCK,
+    QUOTA,
+    LEASE,
+    WORK,
+    ANSWER_RECORD,
+    FEEDBACK,
+    PAGES,
+    RATE,
+    PROFILE,
+    THREAD,
+    SHARE,
+    RECENT,
+    HOME,
+    PROMPTS,
+    NODOC,
+)

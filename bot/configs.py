@@ -146,4 +146,5 @@ def slack_config(settings: Settings) -> SlackConfig:
         thread_followups=settings.thread_followups,
         answer_min_words=settings.answer_min_words,
         route_pay_questions=settings.route_pay_questions,
+        stream_answers=settings.stream_answers,
     )

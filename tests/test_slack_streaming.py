@@ -426,6 +426,35 @@ async def test_a_vote_on_a_streamed_answer_is_recorded_against_the_stream_messag
         assert ["up"] == [vote.vote for vote in votes]
 
 
+async def test_the_verify_step_and_each_commands_mark_are_streamed(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """An answer with two commands: after the ask step, "Checking 2 commands against the
+    cited pages" runs and ends with what it found; each command's mark follows its code
+    block in the stream (a blocks chunk), the summary is in the final blocks."""
+    from tests.test_slack_verify import QUESTION, _with_run_page
+
+    _with_run_page(dk_server)
+    async with running_bot(dk_server, stream_answers=True) as bot:
+        await bot.mention(QUESTION, ts="1710000000.001600")
+        await bot.finished(1)
+        stream = only_stream(bot.fake)
+        marks = [e["text"] for b in stream.blocks() for e in b["elements"]]
+
+        assert [
+            ("step-1", "Asking Developer Knowledge", "in_progress"),
+            ("step-1", "Asking Developer Knowledge", "complete"),
+            ("step-2", "Checking 2 commands against the cited pages", "in_progress"),
+            ("step-2", "Checking 2 commands against the cited pages", "complete"),
+        ] == stream.tasks()
+        [checked] = [c for c in stream.chunks if c.get("id") == "step-2" and "output" in c]
+        assert "1 of 2 found" == checked["output"]
+        assert marks[0].startswith("✓ in _<https://docs.cloud.google.com/run/docs/deploying|")
+        assert "⚠ `--service-acount` is not in the cited pages — check before running" == marks[1]
+        assert "1 of 2 commands appear in the cited pages" in json.dumps(stream.final_blocks)
+        assert [] == bot.fake.invalid_payloads
+
+
 async def test_stream_answers_false_answers_with_one_message_as_before(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:

@@ -200,6 +200,7 @@ def _slack_deps(
     from bot.slack.deps import SlackDeps
     from bot.slack.flows.routing import Router
     from bot.slack.identity import SlackIdentity
+    from bot.slack.memory.channels import ChannelSettingsStore
     from bot.slack.memory.recent import RecentQuestions
     from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
 
@@ -232,6 +233,11 @@ def _slack_deps(
         recent=RecentQuestions(store, now),
         docs_status=docs_status,
         boundary=Boundary(inflight=inflight, metrics=metrics),
+        channels=ChannelSettingsStore(
+            store,
+            answer_channels=config.answer_channels,
+            retention_seconds=config.channel_settings_retention_seconds,
+        ),
     )
 
 

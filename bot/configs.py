@@ -146,5 +146,8 @@ def slack_config(settings: Settings) -> SlackConfig:
         thread_followups=settings.thread_followups,
         answer_min_words=settings.answer_min_words,
         route_pay_questions=settings.route_pay_questions,
+        channel_settings_admins_only=settings.channel_settings_admins_only,
+        answer_channels=settings.answer_channel_ids,
+        channel_settings_retention_seconds=settings.channel_settings_retention_days * 86400.0,
         stream_answers=settings.stream_answers,
     )

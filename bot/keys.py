@@ -59,6 +59,7 @@ RECENT = KeyFamily("recent:", "each person's last 10 questions", "30 days")
 HOME = KeyFamily("home:", "Home tab published claims", "60 s")
 PROMPTS = KeyFamily("prompts:", "prompts set today claims", "1 day")
 NODOC = KeyFamily("nodoc:", "document names a link preview found unknown", "1 hour")
+CHANNEL = KeyFamily("channel:", "a channel's settings", "CHANNEL_SETTINGS_RETENTION_DAYS")
 
 FAMILIES: tuple[KeyFamily, ...] = (
     ANSWER,
@@ -81,4 +82,5 @@ FAMILIES: tuple[KeyFamily, ...] = (
     HOME,
     PROMPTS,
     NODOC,
+    CHANNEL,
 )

@@ -14,6 +14,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.channels import parse_channel_ids
 from bot.errors import ConfigError
 
 DEFAULT_DK_URL = "https://developerknowledge.googleapis.com/mcp"
@@ -112,6 +113,15 @@ class Settings(BaseSettings):
     #: the check's budget after the answer; past it the answer goes out "not checked"
     verify_timeout_seconds: float = Field(2.0, gt=0, le=30)
 
+    # --- Answer channels and per-channel settings (docs/answer-channels.md) ---------------
+    #: channels (comma-separated ids, C… or G…) where every top-level question is answered in
+    #: its thread without a mention, whatever `/gdocs channel` says there
+    answer_channels: str = Field("", max_length=10_000)
+    #: only workspace admins and owners may change a channel's settings (`/gdocs channel …`)
+    channel_settings_admins_only: bool = False
+    #: a channel's settings are kept this long after their last change
+    channel_settings_retention_days: int = Field(365, ge=1, le=3650)
+
     # --- Streamed answers ------------------------------------------------------------------
     #: stream threaded answers (mentions, DMs, follow-ups) with a live task timeline and a
     #: Stop button (chat.startStream); false, or a refused stream: one finished message
@@ -137,6 +147,12 @@ class Settings(BaseSettings):
     event_loop: Literal["uvloop", "asyncio"] = "uvloop"
     #: how often /readyz re-checks the Developer Knowledge server (every few seconds while down)
     readiness_probe_seconds: float = Field(60.0, ge=0.5, le=3600)
+
+    @field_validator("answer_channels")
+    @classmethod
+    def _channel_ids(cls, value: str) -> str:
+        parse_channel_ids(value)  # ValueError names the first id that is not one
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -172,6 +188,10 @@ class Settings(BaseSettings):
         return value
 
     # --- derived -------------------------------------------------------------------------
+    @property
+    def answer_channel_ids(self) -> frozenset[str]:
+        return parse_channel_ids(self.answer_channels)
+
     @property
     def socket_mode(self) -> bool:
         return self.slack_app_token is not None

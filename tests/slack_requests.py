@@ -308,6 +308,44 @@ class SlackRequests:
             key=key,
         )
 
+    def shortcut_payload(
+        self,
+        text: str,
+        *,
+        author: str,
+        user: str = ASKER,
+        channel: str = "C1",
+        ts: str | None = None,
+        thread_ts: str | None = None,
+        key: str | None = None,
+        callback_id: str = "ask_gdocs",
+    ) -> tuple[dict[str, Any], str]:
+        """The payload of "Ask Google's docs" used by `user` on `author`'s message, and the
+        key of its response_url."""
+        n = self.next_id()
+        key = key or f"sc{n}"
+        message: dict[str, Any] = {"user": author, "text": text}
+        message["ts"] = ts or f"1710000300.{n:06d}"
+        if thread_ts:
+            message["thread_ts"] = thread_ts
+        payload = payloads.message_shortcut(
+            user=user,
+            channel=channel,
+            message=message,
+            callback_id=callback_id,
+            response_url=self.fake.response_url(key),
+            trigger_id=f"trigger-s{n}.{time.time_ns()}",
+        )
+        return payload, key
+
+    async def message_shortcut(self, text: str, *, author: str, **how: Any) -> Sent:
+        """A signed message shortcut ("Ask Google's docs") on `author`'s message."""
+        payload, key = self.shortcut_payload(text, author=author, **how)
+        body = urlencode({"payload": json.dumps(payload)})
+        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
+        sent.key = key
+        return sent
+
     async def home_click(
         self, action: dict[str, Any], *, view: dict[str, Any], user: str = ASKER
     ) -> Sent:

@@ -50,6 +50,8 @@ SCOPES_FOR_METHOD: dict[str, frozenset[str]] = {
     "files_getUploadURLExternal": frozenset({"files:write"}),
     "files_completeUploadExternal": frozenset({"files:write"}),
     "conversations_replies": frozenset({"channels:history", "groups:history", "im:history"}),
+    # the Home tab's channels with settings: public and private channels the viewer is in
+    "users_conversations": frozenset({"channels:read", "groups:read"}),
     "chat_unfurl": frozenset({"links:write"}),
     # views.* need no scope of their own: a bot token may publish Home tabs and open modals
     "views_publish": frozenset(),
@@ -107,7 +109,12 @@ def _registrations() -> dict[str, set[str]]:
     A registration whose argument is not a literal (a regex catch-all that only acks unknown
     events, or a loop over `manifest_facts.COMMANDS`) is resolved as what it refers to.
     """
-    found: dict[str, set[str]] = {"command": set(), "event": set(), "message": set()}
+    found: dict[str, set[str]] = {
+        "command": set(),
+        "event": set(),
+        "message": set(),
+        "message_shortcut": set(),
+    }
     for path, source in _sources().items():
         for node in ast.walk(ast.parse(source, str(path))):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
@@ -125,6 +132,8 @@ def _registrations() -> dict[str, set[str]]:
                 found[kind].add(arg.value)
             elif kind == "command" and "COMMANDS" in source:
                 found[kind].update(manifest_facts.COMMANDS)
+            elif kind == "message_shortcut" and isinstance(arg, ast.Name):
+                found[kind].add(getattr(manifest_facts, arg.id))
     return found
 
 
@@ -149,8 +158,8 @@ def _code_requirements() -> tuple[set[str], set[str], set[str]]:
     if "message" in event_types and _code_reads_thread_followups():
         events |= CHANNEL_MESSAGES[0]
         scopes |= CHANNEL_MESSAGES[1]
-    if registered["command"]:
-        scopes.add("commands")
+    if registered["command"] or registered["message_shortcut"]:
+        scopes.add("commands")  # slash commands and shortcuts both need it
     return registered["command"], events, scopes
 
 
@@ -230,6 +239,35 @@ def test_manifest_declares_exactly_the_commands_events_and_scopes_the_code_uses(
     assert commands == {c["command"] for c in manifest["features"]["slash_commands"]}
     assert events == declared_events - (AWAITING_LISTENERS["events"] - events)
     assert scopes == declared_scopes - (AWAITING_LISTENERS["scopes"] - scopes)
+
+
+def _manifest_shortcuts() -> dict[str, dict[str, Any]]:
+    return {s["callback_id"]: s for s in _manifest()["features"].get("shortcuts", [])}
+
+
+def test_manifest_declares_exactly_the_message_shortcuts_the_code_listens_to() -> None:
+    """Each `app.message_shortcut(...)` in bot/ is a `type: message` shortcut in
+    manifest.yml with the name and description of manifest_facts.SHORTCUTS, and nothing
+    more is declared: both ways."""
+    registered = _registrations()["message_shortcut"]
+    declared = _manifest_shortcuts()
+    assert registered == set(declared) == set(manifest_facts.SHORTCUTS)
+    for callback_id, (name, description) in manifest_facts.SHORTCUTS.items():
+        shortcut = declared[callback_id]
+        assert ("message", name, description) == (
+            shortcut["type"],
+            shortcut["name"],
+            shortcut["description"],
+        )
+        assert len(name) <= 24
+        assert len(description) <= 150
+        assert len(callback_id) <= 255
+
+
+def test_the_shortcut_scan_is_not_vacuous() -> None:
+    """The scan finds the shortcut listener, and `commands` would be needed for it alone."""
+    assert manifest_facts.ASK_SHORTCUT in _registrations()["message_shortcut"]
+    assert "commands" in _code_requirements()[2]
 
 
 def test_awaiting_listeners_are_declared_and_not_in_the_code_yet() -> None:

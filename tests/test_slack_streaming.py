@@ -455,6 +455,29 @@ async def test_the_verify_step_and_each_commands_mark_are_streamed(
         assert [] == bot.fake.invalid_payloads
 
 
+async def test_the_message_shortcut_streams_under_the_message_naming_both_people(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """ "Ask Google's docs" on Ben's message: the same streamed thread reply, the person who
+    used the shortcut as the recipient, "asked about Ben's message" above the answer."""
+    async with running_bot(dk_server, stream_answers=True) as bot:
+        await bot.message_shortcut(
+            "how do I create a Cloud Storage bucket?", author="UBEN0001", ts="1710000000.001700"
+        )
+        await bot.finished(1)
+        stream = only_stream(bot.fake)
+        [start] = bot.fake.calls_to("chat.startStream")
+
+        assert ("C1", "1710000000.001700") == (stream.channel, stream.thread_ts)
+        assert (ASKER, "T1") == (start.args["recipient_user_id"], start.args["recipient_team_id"])
+        head = stream.blocks()[0]["text"]["text"]
+        assert head.startswith(f"<@{ASKER}> asked about <@UBEN0001>'s message:")
+        assert "create a Cloud Storage bucket" in stream.text()
+        assert "context_actions" == block_types(stream.final_blocks)[-1]
+        assert [] == bot.fake.calls_to("chat.postMessage")
+        assert [] == bot.fake.invalid_payloads
+
+
 async def test_stream_answers_false_answers_with_one_message_as_before(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:

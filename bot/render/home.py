@@ -1,6 +1,7 @@
 """The bot's Home tab (`views.publish`): what it does, the team's generated answers left
 today and when they come back (in the viewer's time zone), whether Google's documentation
-servers answer, and the viewer's recent questions with an "Ask again" button each.
+servers answer, the settings of the channels the viewer is in that have any (at most ten),
+and the viewer's recent questions with an "Ask again" button each.
 
 Everything here takes plain values; nothing reads a clock or a store. The "Ask again" value
 is the question itself (`ask1:<question>`), checked strictly by `decode_ask_again`.
@@ -15,6 +16,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from bot.channels import Followups
 from bot.errors import InvalidInput
 from bot.render.blocks import (
     MAX_BUTTON_VALUE_CHARS,
@@ -25,6 +27,7 @@ from bot.render.blocks import (
     header,
     section,
 )
+from bot.render.channel import ChannelLine, render_home_channels
 from bot.render.escape import escape, escape_truncated
 from bot.text import strip_controls, truncate
 
@@ -73,6 +76,10 @@ class HomeInput:
     #: the viewer's own recent questions, newest first
     recent: Sequence[RecentQuestion] = field(default_factory=tuple)
     command: str = "/gdocs"
+    #: channels the viewer is in that have settings (`/gdocs channel`, ANSWER_CHANNELS)
+    channels: Sequence[ChannelLine] = field(default_factory=tuple)
+    #: THREAD_FOLLOWUPS, what a channel without its own `followups` follows
+    default_followups: Followups = "asker"
 
 
 def _one_line(text: str) -> str:
@@ -249,5 +256,11 @@ def _recent(view_input: HomeInput) -> list[Block]:
 def render_home(view_input: HomeInput) -> dict[str, Any]:
     """The Home tab view: `{"type": "home", "blocks": [...]}`, at most 100 blocks."""
     command = view_input.command if _COMMAND_RE.fullmatch(view_input.command) else "/gdocs"
-    blocks = [*_about(command), divider(), *_status(view_input), divider(), *_recent(view_input)]
+    channels = render_home_channels(
+        view_input.channels, default_followups=view_input.default_followups
+    )
+    blocks = [*_about(command), divider(), *_status(view_input), divider()]
+    if channels:
+        blocks += [*channels, divider()]
+    blocks += _recent(view_input)
     return {"type": "home", "blocks": blocks[:MAX_HOME_BLOCKS]}

@@ -59,9 +59,13 @@ def _plain_summary(markdown: str, limit: int) -> str:
     return escape_truncated(one_line(plain_text("\n".join(lines))), limit, at_word=True)
 
 
-def _asked(asker: str | None, question: str | None) -> str | None:
+def _asked(asker: str | None, question: str | None, about: str | None = None) -> str | None:
     who = mention(asker) if asker else ""
     shown = escape_truncated(one_line(question), QUESTION_CHARS, at_word=True) if question else ""
+    author = mention(about) if about else ""
+    if who and shown and author:  # the message shortcut: someone's message asked about
+        whose = "their own" if about == asker else f"{author}'s"
+        return f"{who} asked about {whose} message:\n> {shown}"
     if who and shown:
         return f"{who} asked:\n> {shown}"
     if shown:
@@ -130,13 +134,21 @@ def render_answer(
     tz: str | None = None,
     now: datetime | None = None,
     feedback_id: str | None = None,
+    about: str | None = None,
 ) -> Message:
-    """An answer or search results as a message: who asked what (when given), the answer or
+    """An answer or search results as a message: who asked what (when given; with `about`,
+    the author of the message asked about, "@ana asked about @ben's message"), the answer or
     hits, numbered sources, a note (e.g. the quota fallback: when answers come back, in the
     reader's time zone `tz` as of `now`), "Show full doc" buttons, and with `feedback_id`
     (an answer id) the 👍 / 👎 feedback buttons last."""
     parts = answer_parts(
-        answer, asker=asker, question=question, tz=tz, now=now, feedback_id=feedback_id
+        answer,
+        asker=asker,
+        question=question,
+        tz=tz,
+        now=now,
+        feedback_id=feedback_id,
+        about=about,
     )
     return {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
 
@@ -149,12 +161,13 @@ def answer_parts(
     tz: str | None = None,
     now: datetime | None = None,
     feedback_id: str | None = None,
+    about: str | None = None,
 ) -> AnswerParts:
     """`render_answer`'s message, in parts (a streamed answer sends its body as text)."""
     if asker and question is None:
         question = answer.query
     head: list[Block] = []
-    asked = _asked(asker, question)
+    asked = _asked(asker, question, about)
     if asked:
         head.append(section(asked))
     note = ""

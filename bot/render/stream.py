@@ -178,21 +178,20 @@ class StreamedAnswer:
 
 
 def streamed_answer(answer: Answer, parts: AnswerParts) -> StreamedAnswer:
-    """`parts` (render_answer's) as a stream: a generated answer's text streamed (each
-    checked code block followed by its marks, as in today's message), search hits (which
-    have no text) and "no answer found" kept as blocks at the end."""
+    """`parts` (render_answer's) as a stream: who asked about what and a quota note first
+    (as today, above the answer), a generated answer's text streamed (each checked code
+    block followed by its marks), then the end's sources, buttons and feedback. Search
+    hits (which have no text) and "no answer found" are kept as blocks at the end."""
     if answer.kind != "answer" or not answer.text.strip():
-        return StreamedAnswer(
-            (), {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
-        )
+        whole = parts.head + parts.body + parts.tail
+        return StreamedAnswer((), {"text": parts.text, "blocks": whole})
     groups = marks_by_anchor(answer.verification)
-    chunks: list[dict[str, Any]] = []
-    for piece, anchor in (
-        split_at_marks(answer.text, list(groups)) if groups else [(answer.text, None)]
-    ):
+    pieces = split_at_marks(answer.text, list(groups)) if groups else [(answer.text, None)]
+    chunks: list[dict[str, Any]] = [{"type": "blocks", "blocks": parts.head}] if parts.head else []
+    for piece, anchor in pieces:
         for text in split_markdown(stream_markdown(piece)):
             chunks.append({"type": "markdown_text", "text": text})
         lines = mark_lines(groups[anchor]) if anchor is not None else []
         if lines:
             chunks.append({"type": "blocks", "blocks": [context("\n".join(lines))]})
-    return StreamedAnswer(tuple(chunks), {"text": parts.text, "blocks": parts.head + parts.tail})
+    return StreamedAnswer(tuple(chunks), {"text": parts.text, "blocks": parts.tail})

@@ -16,7 +16,7 @@ from bot.render import AUTHORIZE_FAILED
 from bot.slack.delivery import sharing
 from bot.slack.delivery.posting import retry_handlers
 from bot.slack.deps import SlackDeps
-from bot.slack.listeners import actions, commands, events, feedback, home, unfurls
+from bot.slack.listeners import actions, commands, events, feedback, home, shortcuts, unfurls
 from bot.slack.memory.state import delivery_key
 
 logger = logging.getLogger(__name__)
@@ -106,6 +106,7 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
 
     app.use(drop_repeated_deliveries)
     commands.register(app, deps)
+    shortcuts.register(app, deps)
     # before events and actions: Bolt runs the first listener that matches, and those two
     # tables end with catch-alls for what the bot does not handle
     home.register(app, deps)

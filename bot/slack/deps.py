@@ -16,6 +16,7 @@ from bot.service import DocsService
 from bot.slack.boundary import Boundary
 from bot.slack.flows.routing import Router
 from bot.slack.identity import SlackIdentity
+from bot.slack.memory.channels import ChannelSettingsStore
 from bot.slack.memory.recent import RecentQuestions
 from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
 from bot.slack.work.active import ActiveStreams
@@ -46,6 +47,12 @@ class SlackConfig:
     #: the routing policy (bot/slack/flows/routing.py)
     answer_min_words: int = 4
     route_pay_questions: bool = True
+    #: only workspace admins and owners may change a channel's settings
+    channel_settings_admins_only: bool = False
+    #: channels answered without a mention whatever `/gdocs channel` says (ANSWER_CHANNELS)
+    answer_channels: frozenset[str] = frozenset()
+    #: how long a channel's settings are kept after their last change
+    channel_settings_retention_seconds: float = 365 * 86400.0
     #: threaded answers streamed with a task timeline (STREAM_ANSWERS)
     stream_answers: bool = True
 
@@ -76,5 +83,7 @@ class SlackDeps:
     docs_status: DocsStatus
     #: runs each request's job: one log line and one metric, never an escaped exception
     boundary: Boundary
+    #: per-channel settings (`/gdocs channel …`, ANSWER_CHANNELS)
+    channels: ChannelSettingsStore
     #: streamed answers being worked on, by thread (the Stop button cancels one)
     streams: ActiveStreams = field(default_factory=lambda: ActiveStreams())

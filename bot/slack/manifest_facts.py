@@ -30,14 +30,32 @@ BOT_SCOPES: dict[str, str] = {
     ),
     "app_mentions:read": "app_mention events",
     "im:history": "message.im events (direct messages)",
-    "users:read": "users.info for the asker's locale (Pay language) and time zone (Home tab)",
+    "users:read": (
+        "users.info for the asker's locale (Pay language), time zone (Home tab) and, with "
+        "CHANNEL_SETTINGS_ADMINS_ONLY, whether they are a workspace admin"
+    ),
     "files:write": "files.getUploadURLExternal / completeUploadExternal (long documents)",
     "reactions:write": "reactions.add / reactions.remove (progress on mentions)",
     "assistant:write": "assistant.threads.setSuggestedPrompts (the Messages tab's prompts)",
     "links:read": "link_shared events (links to Google's docs)",
     "links:write": "chat.unfurl (link previews)",
-    "channels:history": "message.channels events (follow-ups in public channel threads)",
-    "groups:history": "message.groups events (follow-ups in private channel threads)",
+    "channels:history": (
+        "message.channels events (follow-ups, answer channels), conversations.replies "
+        "(a thread's first message for the message shortcut)"
+    ),
+    "groups:history": "message.groups events and conversations.replies in private channels",
+    "channels:read": "users.conversations (the Home tab's public channels with settings)",
+    "groups:read": "users.conversations (the Home tab's private channels with settings)",
+}
+
+#: the message shortcut "Ask Google's docs" (`features.shortcuts`, type message)
+ASK_SHORTCUT = "ask_gdocs"
+#: message shortcuts: callback_id -> (name, description), as manifest.yml declares them
+SHORTCUTS: dict[str, tuple[str, str]] = {
+    ASK_SHORTCUT: (
+        "Ask Google's docs",
+        "Answer this message's question from Google's developer documentation, in its thread",
+    ),
 }
 
 #: hosts whose links get a preview (`features.unfurl_domains`; Slack allows at most five):

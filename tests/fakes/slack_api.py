@@ -27,6 +27,16 @@ from tests.fakes.slack_checks import Refusal, check_message, refusal, silently_i
 from tests.fakes.slack_streams import STREAM_METHODS, Streams, check_session_status
 
 BOT_USER_ID = "UBOT"
+#: methods Slack refuses in a conversation the bot is not a member of
+_MEMBERS_ONLY = frozenset(
+    {
+        "chat.postMessage",
+        "chat.postEphemeral",
+        "reactions.add",
+        "reactions.remove",
+        "conversations.replies",
+    }
+)
 BOT_ID = "BBOT"
 
 
@@ -56,6 +66,16 @@ class FakeSlack:
     #: user id -> IANA time zone returned by users.info (`tz`, with `tz_offset`); default
     #: America/Los_Angeles, None: no `tz` at all (as for some bots and deleted users)
     timezones: dict[str, str | None] = field(default_factory=dict)
+    #: users.info says these users are workspace admins (`is_admin`) / owners (`is_owner`)
+    admins: set[str] = field(default_factory=set)
+    owners: set[str] = field(default_factory=set)
+    #: channels the bot is not a member of: posting, reacting and reading there is refused
+    #: (`not_in_channel` for a public C…, `channel_not_found` for a private G… channel)
+    outside: set[str] = field(default_factory=set)
+    #: (channel, thread_ts) -> the thread's messages, oldest first (conversations.replies)
+    threads: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    #: user id -> ids of the channels they are in (users.conversations)
+    memberships: dict[str, list[str]] = field(default_factory=dict)
     #: whether auth.test succeeds
     auth_ok: bool = True
     #: ws:// URL handed out by apps.connections.open (Socket Mode tests)
@@ -245,6 +265,16 @@ class FakeSlack:
     def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         self._ts += 1
         ts = f"1700000000.{self._ts:06d}"
+        channel = args.get("channel")
+        if method in _MEMBERS_ONLY and channel in self.outside:
+            error = "channel_not_found" if str(channel).startswith("G") else "not_in_channel"
+            return {"ok": False, "error": error}
+        if method == "conversations.replies":
+            return self._replies(str(channel), str(args.get("ts", "")), args.get("limit"))
+        if method == "users.conversations":
+            found = self.memberships.get(str(args.get("user", "")), [])
+            channels = [{"id": c, "is_member": c not in self.outside} for c in found]
+            return {"ok": True, "channels": channels, "response_metadata": {"next_cursor": ""}}
         if method == "auth.test":
             if not self.auth_ok:
                 return {"ok": False, "error": "invalid_auth"}
@@ -295,9 +325,23 @@ class FakeSlack:
             }
         return {"ok": True}
 
+    def _replies(self, channel: str, ts: str, limit: Any) -> dict[str, Any]:
+        """conversations.replies: the thread's messages from its first, up to `limit`."""
+        messages = self.threads.get((channel, ts))
+        if messages is None:
+            return {"ok": False, "error": "thread_not_found"}
+        count = int(limit) if str(limit or "").isdigit() else len(messages)
+        return {"ok": True, "messages": messages[: max(count, 1)], "has_more": False}
+
     def _user(self, user: str) -> dict[str, Any]:
-        """users.info's `user`: id, locale and, like Slack, the time zone and its offset."""
-        found: dict[str, Any] = {"id": user, "locale": self.locales.get(user, "en-US")}
+        """users.info's `user`: id, locale, whether an admin or owner and, like Slack, the
+        time zone and its offset."""
+        found: dict[str, Any] = {
+            "id": user,
+            "locale": self.locales.get(user, "en-US"),
+            "is_admin": user in self.admins or user in self.owners,
+            "is_owner": user in self.owners,
+        }
         tz = self.timezones.get(user, "America/Los_Angeles")
         if tz is not None:
             offset = datetime.now(ZoneInfo(tz)).utcoffset()

@@ -299,3 +299,33 @@ def view_submission(
         "is_enterprise_install": False,
         "enterprise": None,
     }
+
+
+def message_shortcut(
+    *,
+    user: str,
+    channel: str,
+    message: dict[str, Any],
+    callback_id: str,
+    response_url: str,
+    trigger_id: str,
+) -> dict[str, Any]:
+    """A message shortcut used on `message` (api.slack.com/reference/interaction-payloads/
+    shortcuts, bolt-js src/types/shortcuts/message-shortcut.ts `MessageShortcut`):
+    `type: message_action`, the message as Slack shows it, who used it, where, and a
+    response_url."""
+    return {
+        "type": "message_action",
+        "callback_id": callback_id,
+        "trigger_id": trigger_id,
+        "message_ts": message.get("ts"),
+        "response_url": response_url,
+        "message": {"type": "message", **message},
+        "user": {"id": user, "username": f"user-{user}", "name": f"user-{user}", "team_id": "T1"},
+        "channel": {"id": channel, "name": "general"},
+        "team": TEAM,
+        "token": "deprecated-verification-token",
+        "action_ts": str(time.time()),
+        "is_enterprise_install": False,
+        "enterprise": None,
+    }

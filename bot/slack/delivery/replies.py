@@ -177,7 +177,9 @@ async def _already_on_screen() -> bool:
 
 @dataclass
 class ThreadReply:
-    """Replies to a mention or DM, in the thread (or DM) it came from."""
+    """Replies to a mention or DM, in the thread (or DM) it came from. With a `response_url`
+    (the message shortcut), where the bot may not post the replies go to the asker through
+    it instead, with the hint to invite the bot."""
 
     client: AsyncWebClient
     channel: str
@@ -197,13 +199,29 @@ class ThreadReply:
 
     async def notify_asker(self, msg: Message) -> None:
         await posting.post_ephemeral(
-            self.client, channel=self.channel, user=self.user, msg=msg, thread_ts=self.thread_ts
+            self.client,
+            channel=self.channel,
+            user=self.user,
+            msg=msg,
+            thread_ts=self.thread_ts,
+            response_url=self.response_url,
         )
 
     async def notify_thread(self, msg: Message) -> None:
-        await posting.post(self.client, channel=self.channel, msg=msg, thread_ts=self.thread_ts)
+        await self._post(msg)
 
     async def deliver(self, msg: Message) -> str | None:
+        return await self._post(msg)
+
+    async def _post(self, msg: Message) -> str | None:
+        if self.response_url:
+            return await posting.post_or_fallback(
+                self.client,
+                channel=self.channel,
+                msg=msg,
+                response_url=self.response_url,
+                thread_ts=self.thread_ts,
+            )
         return await posting.post(
             self.client, channel=self.channel, msg=msg, thread_ts=self.thread_ts
         )

@@ -58,8 +58,10 @@ async def answer_question(
     question: str,
     name_asker: bool,
     command: str = "/gdocs",
+    about: str | None = None,
 ) -> Outcome:
-    """Answer `question` (already routed) through `reply`."""
+    """Answer `question` (already routed) through `reply`; `about`: the author of the
+    message asked about (the message shortcut), named with the asker."""
     logger.debug("question routed", extra={"question": question})
     if route.kind == "help":
         await reply.notify_thread(render_help(command))
@@ -85,7 +87,8 @@ async def answer_question(
             outcome = await show_document(deps, reply, doc, page=FIRST_PAGE)
             return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
         result = await _ask(deps, reply, route)
-        await _deliver_answer(deps, reply, route, result, question if name_asker else None)
+        shown = question if name_asker else None
+        await _deliver_answer(deps, reply, route, result, shown, about=about)
         return Outcome(
             route=route.kind,
             outcome="ok_with_note" if result.fallback else "ok",
@@ -104,7 +107,13 @@ async def answer_question(
 
 
 async def _deliver_answer(
-    deps: SlackDeps, reply: Reply, route: Route, result: Answer, shown_question: str | None
+    deps: SlackDeps,
+    reply: Reply,
+    route: Route,
+    result: Answer,
+    shown_question: str | None,
+    *,
+    about: str | None = None,
 ) -> None:
     if route.private:
         # what was asked, without the `private` that asked for privacy
@@ -115,7 +124,13 @@ async def _deliver_answer(
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
     answer_id = new_answer_id()  # the feedback buttons name the answer by it
     parts = answer_parts(
-        result, asker=asker, question=shown_question, tz=tz, now=deps.clock(), feedback_id=answer_id
+        result,
+        asker=asker,
+        question=shown_question,
+        tz=tz,
+        now=deps.clock(),
+        feedback_id=answer_id,
+        about=about,
     )
     msg: Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
     progress_of(reply).stage(streamed_answer(result, parts))

@@ -145,6 +145,36 @@ def route_in_thread(
     return Route(routed.kind, routed.query, topic=earlier)
 
 
+def channel_words(text: str) -> str | None:
+    """The words after `channel` in `/gdocs channel …` (the channel's settings), else None."""
+    first, _, rest = clean_text(text).partition(" ")
+    return rest.strip() if first.lower() == "channel" else None
+
+
+#: routes a channel's `private` setting makes private: not help or quota (the asker's
+#: alone already), nor a whole page (posted where it was asked, `/gdocs doc`)
+_PRIVATE_KINDS = frozenset({"answer", "search", "pay"})
+
+
+def with_channel_privacy(route: Route, private: bool) -> Route:
+    """`route`, private when the channel's answers are (`/gdocs channel private on`)."""
+    if not private or route.private or route.kind not in _PRIVATE_KINDS:
+        return route
+    return Route(route.kind, route.query, route.topic, private=True)
+
+
+#: how much of a thread's first message goes with a question about one of its replies
+ROOT_CONTEXT_CHARS = 500
+
+
+def with_root_context(root: str | None, text: str) -> str:
+    """A reply asked about with its thread's first message: "<root> — follow-up: <text>"."""
+    first = clean_text(root or "")[:ROOT_CONTEXT_CHARS].strip()
+    if not first or first == clean_text(text):
+        return text
+    return f"{first} — follow-up: {text}"
+
+
 def is_follow_up(text: str) -> bool:
     """A short text that opens like a follow-up or refers back ("what about in Go?")."""
     found = words(text)
@@ -173,6 +203,14 @@ class Router:
     def route(self, text: str) -> Route:
         return route_text(
             text,
+            answer_min_words=self.answer_min_words,
+            route_pay_questions=self.route_pay_questions,
+        )
+
+    def route_message(self, text: str) -> Route:
+        """Someone's message asked about (the message shortcut): never a command's keyword."""
+        return _route_free_text(
+            clean_text(text),
             answer_min_words=self.answer_min_words,
             route_pay_questions=self.route_pay_questions,
         )

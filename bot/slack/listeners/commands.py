@@ -11,6 +11,8 @@ from bot.slack.boundary import Outcome
 from bot.slack.delivery.replies import CommandReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.answer import answer_question
+from bot.slack.flows.channel_command import channel_command
+from bot.slack.flows.routing import channel_words, with_channel_privacy
 from bot.slack.listeners.acks import OnceAck
 from bot.slack.manifest_facts import COMMANDS
 from bot.slack.memory.state import delivery_key
@@ -58,15 +60,17 @@ async def handle_command(
         ack=ack,
     )
     reply = track(deps.work, command_reply, record, resumed=resumed)
+    settings_words = channel_words(text or "")
 
     async def job() -> Outcome:
+        if settings_words is not None:  # `/gdocs channel …`: the channel's settings
+            return await channel_command(deps, reply, settings_words, command=command)
+        route = deps.router.route(text or "")
+        channel = reply.channel
+        if channel and not channel.startswith("D"):  # `/gdocs channel private on`
+            route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
         return await answer_question(
-            deps,
-            reply,
-            deps.router.route(text or ""),
-            question=clean_text(text or ""),
-            name_asker=True,
-            command=command,
+            deps, reply, route, question=clean_text(text or ""), name_asker=True, command=command
         )
 
     await deps.boundary("command", job, reply.notify_thread)

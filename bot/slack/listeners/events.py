@@ -1,6 +1,7 @@
 """`@gdocs …` mentions (answered in the thread), direct messages (answered in the DM, with the
-thread status while the bot works) and follow-ups without a mention in threads the bot
-answered in (bot/slack/listeners/followups.py decides which)."""
+thread status while the bot works), follow-ups without a mention in threads the bot
+answered in, and top-level questions in answer channels (`/gdocs channel auto`,
+ANSWER_CHANNELS; bot/slack/listeners/followups.py decides which)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,16 @@ from bot.slack.delivery.replies import ThreadReply
 from bot.slack.delivery.status import DmReply, work_kind
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.answer import answer_question
-from bot.slack.flows.routing import strip_mention
+from bot.slack.flows.routing import strip_mention, with_channel_privacy
 from bot.slack.flows.threaded import streamed_reply
 from bot.slack.listeners import stops
-from bot.slack.listeners.followups import THREAD_CHANNEL_TYPES, why_not_a_follow_up, why_not_ours
+from bot.slack.listeners.followups import (
+    THREAD_CHANNEL_TYPES,
+    is_top_level,
+    why_not_a_follow_up,
+    why_not_an_auto_question,
+    why_not_ours,
+)
 from bot.slack.memory.state import delivery_key
 from bot.slack.work.durable import event_payload, track
 from bot.worklog import WorkRecord
@@ -103,18 +110,47 @@ async def hear_in_channel(
     event: dict[str, Any],
     bot_user_id: str | None,
 ) -> None:
-    """A channel message: a follow-up in the bot's thread is answered there (recorded before
-    the ack, like any question); everything else is dropped here without a call (only the
-    thread check reads the store)."""
-    policy = deps.config.thread_followups
-    why = why_not_a_follow_up(event, bot_user_id, policy)
-    if why is None:
-        why = await why_not_ours(deps.threads, event, policy)
+    """A channel message: a top-level question in an answer channel, or a follow-up in the
+    bot's thread, is answered in its thread (recorded before the ack, like any question);
+    everything else is dropped here without a call. Only messages that pass the pure checks
+    read the channel's settings (cached) and, for follow-ups, the thread's record."""
+    top_level = is_top_level(event)
+    kind = "auto" if top_level else "thread"
+    if top_level:
+        why = await _why_not_auto(deps, event, bot_user_id)
+    else:
+        why = await _why_not_follow_up(deps, event, bot_user_id)
     if why is not None:
         await ack()
         ignored(deps.metrics, "thread", why)
         return
-    await _accept(deps, ack, body, client, event, bot_user_id, kind="thread")
+    await _accept(deps, ack, body, client, event, bot_user_id, kind=kind)
+
+
+async def _why_not_auto(
+    deps: SlackDeps, event: dict[str, Any], bot_user_id: str | None
+) -> str | None:
+    """Why a top-level message is not answered (None: a question in an answer channel)."""
+    why = why_not_an_auto_question(event, bot_user_id)
+    if why is None and (await deps.channels.get(event["channel"])).mode != "auto":
+        why = "not a reply in a thread (and not an answer channel)"
+    return why
+
+
+async def _why_not_follow_up(
+    deps: SlackDeps, event: dict[str, Any], bot_user_id: str | None
+) -> str | None:
+    """Why a thread reply is not answered (None: a follow-up the bot answers)."""
+    # the channel may override THREAD_FOLLOWUPS: its settings are read only for a reply
+    # that may be a follow-up at all
+    why = why_not_a_follow_up(event, bot_user_id, "anyone")
+    if why is not None:
+        return why
+    channel_policy = (await deps.channels.get(event["channel"])).followups
+    policy = channel_policy or deps.config.thread_followups
+    if policy == "off":
+        return "thread follow-ups are off"
+    return await why_not_ours(deps.threads, event, policy)
 
 
 async def handle_question(
@@ -132,9 +168,9 @@ async def handle_question(
     in_thread = event.get("thread_ts") if isinstance(event.get("thread_ts"), str) else None
     raw = event.get("text") if isinstance(event.get("text"), str) else ""
     text = strip_mention(raw or "", bot_user_id)
-    # a mention always gets a thread; a DM is answered in the DM (in its thread, if any); a
-    # follow-up is a reply in a thread already
-    thread_ts = in_thread or ts if kind == "mention" else in_thread
+    # a mention or an answer channel's question always gets a thread; a DM is answered in
+    # the DM (in its thread, if any); a follow-up is a reply in a thread already
+    thread_ts = in_thread or ts if kind in ("mention", "auto") else in_thread
     kind_of_reply = DmReply if kind == "dm" else ThreadReply
     direct = kind_of_reply(client, channel, event.get("user"), message_ts=ts, thread_ts=thread_ts)
     team = event.get("team") if isinstance(event.get("team"), str) else None
@@ -147,6 +183,8 @@ async def handle_question(
         if isinstance(direct, DmReply):
             direct.status_kind = work_kind(route.kind)
             route = replace(route, private=False)  # a DM is private already
+        else:  # `/gdocs channel private on`
+            route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
         answering = answer_question(deps, reply, route, question=text, name_asker=False)
         if stream is None:
             return await answering

@@ -1,11 +1,12 @@
-"""Follow-ups without a mention: which channel messages the bot answers (`message.channels`,
-`message.groups`).
+"""Follow-ups without a mention, and questions in answer channels: which channel messages
+the bot answers (`message.channels`, `message.groups`).
 
 Subscribing to channel messages means hearing every message in every channel the bot is in,
 so nearly everything is dropped here, fast and without a Slack or upstream call. A message
 is a follow-up only when all of these hold:
 
-- THREAD_FOLLOWUPS is not `off`;
+- THREAD_FOLLOWUPS (or the channel's own `followups`, `/gdocs channel followups …`) is not
+  `off`;
 - it is a person's new message: no `subtype` (edits, joins, bot posts), no `bot_id` (apps
   post *without* a subtype), not the bot's own;
 - it is a reply in a thread (`thread_ts`, and not the thread's first message);
@@ -17,6 +18,10 @@ is a follow-up only when all of these hold:
   answer_query is scarce); "thanks!" is not one;
 - and, from the store alone: the bot answered in that thread (`ThreadMemory`), and with
   `asker` the message is from the person who asked there first.
+
+A top-level message (`is_top_level`) is answered only in an answer channel (`/gdocs channel
+auto`, ANSWER_CHANNELS), by the same test without the thread: a person's new message that
+mentions nobody and reads as a question (`why_not_an_auto_question`).
 
 The reasons returned are fixed words for the DEBUG log: never the message text.
 """
@@ -68,6 +73,28 @@ def why_not_a_follow_up(
         return "not a person's new message"
     if thread_ts is None or thread_ts == ts:
         return "not a reply in a thread"
+    text = event.get("text") if isinstance(event.get("text"), str) else ""
+    if addresses_someone(text or ""):
+        return "mentions someone (the bot's own mentions come as app_mention)"
+    if not reads_as_question(text or ""):
+        return "does not read as a question"
+    return None
+
+
+def is_top_level(event: dict[str, Any]) -> bool:
+    """A channel's own message, not a reply in a thread."""
+    thread_ts = _str(event, "thread_ts")
+    return thread_ts is None or thread_ts == _str(event, "ts")
+
+
+def why_not_an_auto_question(event: dict[str, Any], bot_user_id: str | None) -> str | None:
+    """Why this top-level channel message is not one an answer channel answers (None: it
+    is, if the channel is one). The same test as follow-ups, without the thread. No I/O."""
+    if "subtype" in event or _str(event, "bot_id"):
+        return "not a person's new message"
+    user, ts = _str(event, "user"), _str(event, "ts")
+    if user is None or user == bot_user_id or _str(event, "channel") is None or ts is None:
+        return "not a person's new message"
     text = event.get("text") if isinstance(event.get("text"), str) else ""
     if addresses_someone(text or ""):
         return "mentions someone (the bot's own mentions come as app_mention)"

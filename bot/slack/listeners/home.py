@@ -5,7 +5,8 @@ Ask again buttons, answered in the viewer's DM (`bot/slack/delivery/direct_reply
 The Home view (`render_home`) shows the team's generated answers left today and when they
 come back in the viewer's time zone (the quota ledger; users.info's `tz`), whether the
 documentation servers answer (the readiness state behind /readyz), and the viewer's last
-questions. It is published at most once a minute per person: the claim `home:<user>`
+questions, and the settings of the channels they are in that have any (users.conversations,
+one page). It is published at most once a minute per person: the claim `home:<user>`
 (TTL 60 s) is taken first, and given back when views.publish fails.
 """
 
@@ -30,6 +31,7 @@ from bot.render import (
     render_error,
     render_home,
 )
+from bot.render.channel import MAX_HOME_CHANNELS, ChannelLine
 from bot.slack.boundary import Job, Outcome, ignored, say_nothing
 from bot.slack.delivery.direct_reply import DirectReply
 from bot.slack.deps import SlackDeps
@@ -41,6 +43,8 @@ from bot.store import TEXT, StoreError
 logger = logging.getLogger(__name__)
 
 HOME_REPUBLISH_SECONDS = 60.0
+#: how many of the viewer's channels the Home tab looks at for settings (one Slack page)
+VIEWER_CHANNELS_PAGE = 200
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -101,6 +105,7 @@ async def home_input(deps: SlackDeps, client: AsyncWebClient, user: str) -> Home
     profile = await deps.profiles.get(user, lambda u: user_profile(client, u))
     ready, detail = deps.docs_status()
     recent = [RecentQuestion(asked.text, asked.at) for asked in await deps.recent.of(user)]
+    channels = await viewer_channels(deps, client, user)
     return HomeInput(
         answers_left=left,
         per_day=per_day,
@@ -111,7 +116,33 @@ async def home_input(deps: SlackDeps, client: AsyncWebClient, user: str) -> Home
         ready=ready,
         ready_detail=detail,
         recent=recent,
+        channels=channels,
+        default_followups=deps.config.thread_followups,
     )
+
+
+async def viewer_channels(deps: SlackDeps, client: AsyncWebClient, user: str) -> list[ChannelLine]:
+    """The channels `user` is in (one users.conversations page: the first
+    VIEWER_CHANNELS_PAGE) that have settings, at most MAX_HOME_CHANNELS; none when Slack
+    will not say."""
+    try:
+        response = await client.users_conversations(
+            user=user,
+            types="public_channel,private_channel",
+            exclude_archived=True,
+            limit=VIEWER_CHANNELS_PAGE,
+        )
+    except SLACK_CALL_FAILURES as exc:
+        why = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
+        logger.info("users.conversations failed: %s", why)
+        return []
+    found = response.get("channels")
+    ids = [c.get("id") for c in found if isinstance(c, dict)] if isinstance(found, list) else []
+    settings = await deps.channels.of_many(c for c in ids if isinstance(c, str))
+    return [
+        ChannelLine(channel, kept, fixed_auto=deps.channels.is_fixed_auto(channel))
+        for channel, kept in list(settings.items())[:MAX_HOME_CHANNELS]
+    ]
 
 
 async def ask_again(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> None:

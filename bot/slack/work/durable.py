@@ -4,9 +4,10 @@ after), and a replica that finds work whose owner died finishes it with a short 
 
 What is recorded is only what finishing needs: for a command its text, channel, asker and
 `response_url`; for a mention or DM the event's channel, ts, thread, user and text; for a
-click the action, its message and `response_url`. A `response_url` lives 30 minutes: past
-that a resumed reply is posted in the channel or thread when the bot may post there, and the
-work is dropped (with a log line and a metric) when it may not.
+click the action, its message and `response_url`; for the message shortcut the message's
+ts, thread, author and text, who used it, the channel and `response_url`. A `response_url`
+lives 30 minutes: past that a resumed reply is posted in the channel or thread when the bot
+may post there, and the work is dropped (with a log line and a metric) when it may not.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ RESPONSE_URL_SECONDS = 30 * 60
 _COMMAND_FIELDS = ("command", "text", "channel_id", "user_id", "response_url", "team_id")
 _EVENT_FIELDS = ("type", "channel", "channel_type", "user", "text", "ts", "thread_ts", "team")
 _MESSAGE_FIELDS = ("ts", "thread_ts")
+_SHORTCUT_FIELDS = ("ts", "thread_ts", "text", "user")
 
 
 def command_payload(body: dict[str, Any]) -> dict[str, Any]:
@@ -51,6 +53,22 @@ def action_payload(body: dict[str, Any]) -> dict[str, Any]:
         "user": body.get("user") if isinstance(body.get("user"), dict) else {},
         "message": {k: message[k] for k in _MESSAGE_FIELDS if isinstance(message.get(k), str)},
         "response_url": body.get("response_url"),
+    }
+
+
+def shortcut_payload(body: dict[str, Any]) -> dict[str, Any]:
+    """The message shortcut: the message asked about, who asked, where, and the response_url."""
+    found = body.get("message")
+    message: dict[str, Any] = found if isinstance(found, dict) else {}
+    channel = body.get("channel") if isinstance(body.get("channel"), dict) else {}
+    user = body.get("user") if isinstance(body.get("user"), dict) else {}
+    return {
+        "channel": (channel or {}).get("id"),
+        "user": (user or {}).get("id"),
+        "message": {k: message[k] for k in _SHORTCUT_FIELDS if isinstance(message.get(k), str)},
+        "response_url": body.get("response_url"),
+        # a streamed answer in a channel names the asker's team
+        "team": team.get("id") if isinstance(team := body.get("team"), dict) else None,
     }
 
 

@@ -17,6 +17,7 @@ from bot.slack.listeners.acks import OnceAck
 from bot.slack.listeners.actions import handle_doc_click
 from bot.slack.listeners.commands import handle_command
 from bot.slack.listeners.events import handle_question
+from bot.slack.listeners.shortcuts import handle_shortcut
 from bot.slack.work.durable import without_stale_response_url
 from bot.store import StoreError
 from bot.worklog import WorkRecord
@@ -34,7 +35,7 @@ async def resume(deps: SlackDeps, client: AsyncWebClient, record: WorkRecord) ->
     if record.kind == "command":
         already_acked = OnceAck(None)
         await handle_command(deps, client, payload, already_acked, record=record, resumed=True)
-    elif record.kind in ("mention", "dm", "thread"):
+    elif record.kind in ("mention", "dm", "thread", "auto"):
         event: dict[str, Any] = payload.get("event") or {}
         if not isinstance(event.get("channel"), str) or not isinstance(event.get("ts"), str):
             await deps.work.drop(record, "unreadable")
@@ -43,6 +44,8 @@ async def resume(deps: SlackDeps, client: AsyncWebClient, record: WorkRecord) ->
         await handle_question(
             deps, client, event, bot_user_id, kind=record.kind, record=record, resumed=True
         )
+    elif record.kind == "shortcut":
+        await handle_shortcut(deps, client, payload, record=record, resumed=True)
     elif record.kind == "action":
         await handle_doc_click(deps, client, payload, record=record, resumed=True)
     else:  # written by a newer version: leave nothing behind

@@ -1,0 +1,101 @@
+"""Per-channel settings and the words of `/gdocs channel …`: plain values and pure parsing
+(no I/O), shared by the Slack side (bot/slack/memory/channels.py keeps them) and the
+renderer (bot/render/channel.py shows them).
+
+A channel has three settings:
+
+- `mode`: `mentions` (the default: the bot answers when called) or `auto` (an *answer
+  channel*: every top-level question from a person is answered in its thread);
+- `private`: answers in the channel go to the asker alone (with Share), as `/gdocs private`;
+- `followups`: whose follow-ups in the bot's threads are answered without a mention there
+  (`asker`, `anyone`, `off`), or None: THREAD_FOLLOWUPS applies.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Literal
+
+Mode = Literal["auto", "mentions"]
+Followups = Literal["asker", "anyone", "off"]
+Field = Literal["mode", "private", "followups"]
+
+#: a Slack conversation id of a public (C…) or private (G…, or C… in newer workspaces) channel
+CHANNEL_ID_RE = re.compile(r"[CG][A-Z0-9]{1,20}")
+_FOLLOWUPS: tuple[Followups, ...] = ("asker", "anyone", "off")
+_ON = frozenset({"on", "yes", "true"})
+_OFF = frozenset({"off", "no", "false"})
+
+
+@dataclass(frozen=True)
+class ChannelSettings:
+    """One channel's settings; the default is how every channel starts."""
+
+    mode: Mode = "mentions"
+    private: bool = False
+    #: None: the bot's THREAD_FOLLOWUPS setting applies in this channel
+    followups: Followups | None = None
+
+    @property
+    def is_default(self) -> bool:
+        return self == ChannelSettings()
+
+
+@dataclass(frozen=True)
+class ShowSettings:
+    """`/gdocs channel`: show the channel's settings."""
+
+
+@dataclass(frozen=True)
+class ChangeSetting:
+    """`/gdocs channel auto`, `… private on`, `… followups anyone`: one setting changed."""
+
+    field: Field
+    mode: Mode | None = None
+    private: bool | None = None
+    followups: Followups | None = None
+
+    def apply(self, settings: ChannelSettings) -> ChannelSettings:
+        if self.field == "mode" and self.mode is not None:
+            return replace(settings, mode=self.mode)
+        if self.field == "private" and self.private is not None:
+            return replace(settings, private=self.private)
+        # followups: a policy, or None (`default`): back to THREAD_FOLLOWUPS
+        return replace(settings, followups=self.followups)
+
+
+@dataclass(frozen=True)
+class ChannelUsage:
+    """Anything else: the usage, never a guess."""
+
+
+ChannelRequest = ShowSettings | ChangeSetting | ChannelUsage
+
+
+def parse_channel_request(words: str) -> ChannelRequest:
+    """What the words after `/gdocs channel` ask for."""
+    tokens = words.lower().split()
+    if not tokens:
+        return ShowSettings()
+    if tokens in (["auto"], ["mentions"]):
+        return ChangeSetting("mode", mode="auto" if tokens[0] == "auto" else "mentions")
+    if len(tokens) == 2 and tokens[0] == "private" and tokens[1] in _ON | _OFF:
+        return ChangeSetting("private", private=tokens[1] in _ON)
+    if len(tokens) == 2 and tokens[0] == "followups":
+        if tokens[1] == "default":
+            return ChangeSetting("followups", followups=None)
+        for policy in _FOLLOWUPS:
+            if tokens[1] == policy:
+                return ChangeSetting("followups", followups=policy)
+    return ChannelUsage()
+
+
+def parse_channel_ids(text: str) -> frozenset[str]:
+    """ANSWER_CHANNELS: comma- (or space-) separated channel ids; ValueError naming the
+    first one that is not a channel id."""
+    ids = [part.strip() for part in re.split(r"[,\s]+", text) if part.strip()]
+    for channel in ids:
+        if not CHANNEL_ID_RE.fullmatch(channel):
+            raise ValueError(f"not a channel id (like C0123ABCD): {channel[:24]!r}")
+    return frozenset(ids)

@@ -1,0 +1,194 @@
+"""What people read about channel settings: `/gdocs channel` (the settings, the usage, the
+refusals), the notice a change posts in the channel, and the Home tab's lines. Pure: plain
+values in, safe text out. User and channel ids are shown only when well-formed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.channels import CHANNEL_ID_RE, ChannelSettings, Field, Followups
+from bot.render.blocks import Block, Message, context, header, section, text_message
+from bot.render.escape import mention
+
+#: most channels the Home tab lists
+MAX_HOME_CHANNELS = 10
+
+_FOLLOWUP_WORDS: dict[Followups, str] = {
+    "asker": "from the person who asked first",
+    "anyone": "from anyone in the thread",
+    "off": "never (a mention is needed for every answer)",
+}
+
+
+@dataclass(frozen=True)
+class ChannelLine:
+    """One channel on the Home tab: its id, its settings, and whether ANSWER_CHANNELS makes
+    it an answer channel."""
+
+    channel: str
+    settings: ChannelSettings
+    fixed_auto: bool = False
+
+
+def channel_ref(channel: str) -> str:
+    """`<#C…>` for a well-formed channel id; "this channel" for anything else."""
+    return f"<#{channel}>" if CHANNEL_ID_RE.fullmatch(channel) else "this channel"
+
+
+def describe(
+    settings: ChannelSettings, *, default_followups: Followups, fixed_auto: bool
+) -> list[str]:
+    """The settings as three short lines (mrkdwn, no untrusted text)."""
+    if fixed_auto:
+        mode = (
+            "*Answers:* automatic — every question asked here is answered in its thread "
+            "(set by the bot's configuration, ANSWER_CHANNELS)"
+        )
+    elif settings.mode == "auto":
+        mode = "*Answers:* automatic — every question asked here is answered in its thread"
+    else:
+        mode = "*Answers:* when someone mentions me or uses the command"
+    private = (
+        "*Private:* on — each answer goes to its asker alone, with a Share button"
+        if settings.private
+        else "*Private:* off — answers are posted for everyone"
+    )
+    policy = settings.followups or default_followups
+    origin = "" if settings.followups else " (the bot's default)"
+    followups = f"*Follow-ups without a mention:* {_FOLLOWUP_WORDS[policy]}{origin}"
+    return [mode, private, followups]
+
+
+def render_channel_usage(command: str = "/gdocs") -> Message:
+    lines = [
+        f"`{command} channel` — show this channel's settings",
+        f"`{command} channel auto` — answer every question asked here, in its thread",
+        f"`{command} channel mentions` — answer only when mentioned (the default)",
+        f"`{command} channel private on|off` — answers here go to the asker alone",
+        f"`{command} channel followups asker|anyone|off|default` — whose follow-ups in "
+        "my threads I answer without a mention",
+    ]
+    text = "Channel settings:\n" + "\n".join(lines)
+    return {"text": text, "blocks": [section(text)]}
+
+
+def render_channel_settings(
+    channel: str,
+    settings: ChannelSettings,
+    *,
+    default_followups: Followups,
+    fixed_auto: bool,
+    command: str = "/gdocs",
+) -> Message:
+    """`/gdocs channel`: the channel's settings, and how to change them."""
+    lines = describe(settings, default_followups=default_followups, fixed_auto=fixed_auto)
+    title = f"Settings in {channel_ref(channel)}"
+    blocks: list[Block] = [
+        section(f"*{title}*\n" + "\n".join(lines)),
+        context(f"`{command} channel help` lists the ways to change them."),
+    ]
+    return {
+        "text": f"{title}: " + "; ".join(line.replace("*", "") for line in lines),
+        "blocks": blocks,
+    }
+
+
+def render_channel_notice(
+    user: str, field: Field, settings: ChannelSettings, command: str = "/gdocs"
+) -> Message:
+    """What a change posts in the channel, so everyone sees it and how to undo it."""
+    who = mention(user) or "Someone"
+    if field == "mode" and settings.mode == "auto":
+        text = (
+            f"{who} turned on automatic answers here: I answer every question asked in this "
+            f"channel, in its thread — `{command} channel mentions` turns them off."
+        )
+    elif field == "mode":
+        text = (
+            f"{who} turned off automatic answers here: mention me to ask — "
+            f"`{command} channel auto` turns them back on."
+        )
+    elif field == "private" and settings.private:
+        text = (
+            f"{who} made my answers here private: each asker sees their answer alone and may "
+            f"share it — `{command} channel private off` undoes it."
+        )
+    elif field == "private":
+        text = (
+            f"{who} made my answers here visible to everyone again — "
+            f"`{command} channel private on` makes them private."
+        )
+    else:
+        policy = settings.followups
+        words = _FOLLOWUP_WORDS[policy] if policy else "as the bot's default says"
+        text = (
+            f"{who} changed which follow-ups I answer here without a mention: {words} — "
+            f"`{command} channel` shows the settings."
+        )
+    return text_message(text)
+
+
+def render_channel_unchanged(command: str = "/gdocs") -> Message:
+    return text_message(
+        f"That is this channel's setting already (`{command} channel` shows them all)."
+    )
+
+
+def render_channel_admins_only() -> Message:
+    return text_message(
+        "Only workspace admins and owners may change this channel's settings "
+        "(the bot is set up with CHANNEL_SETTINGS_ADMINS_ONLY). Ask one of them."
+    )
+
+
+def render_channel_role_unknown() -> Message:
+    return text_message(
+        "Only workspace admins and owners may change this channel's settings, and I can't "
+        "check your role with Slack right now. Try again in a moment."
+    )
+
+
+def render_channel_not_member() -> Message:
+    return text_message(
+        "I'm not in this channel, so its settings would do nothing: invite me with "
+        "`/invite @gdocs`, then try again. Nothing was changed."
+    )
+
+
+def render_channel_fixed(command: str = "/gdocs") -> Message:
+    return text_message(
+        "This channel is an answer channel by the bot's configuration (ANSWER_CHANNELS): "
+        f"whoever runs the bot can change that. `{command} channel private` and "
+        "`followups` still work here."
+    )
+
+
+def render_channel_not_a_channel() -> Message:
+    return text_message(
+        "Channel settings are for channels: use `/gdocs channel …` in the channel you mean."
+    )
+
+
+def render_channel_unavailable() -> Message:
+    return text_message(
+        "I can't read or save channel settings right now (the bot's state store is not "
+        "answering). Nothing was changed; try again in a moment."
+    )
+
+
+def render_home_channels(
+    lines: Sequence[ChannelLine], *, default_followups: Followups
+) -> list[Block]:
+    """The Home tab's "Your channels" part: at most MAX_HOME_CHANNELS channels."""
+    shown = [line for line in lines if CHANNEL_ID_RE.fullmatch(line.channel)][:MAX_HOME_CHANNELS]
+    if not shown:
+        return []
+    blocks: list[Block] = [header("Channel settings")]
+    for line in shown:
+        words = describe(
+            line.settings, default_followups=default_followups, fixed_auto=line.fixed_auto
+        )
+        blocks.append(section(f"{channel_ref(line.channel)}\n" + "\n".join(words)))
+    blocks.append(context("`/gdocs channel help` in a channel changes its settings."))
+    return blocks

@@ -1,0 +1,122 @@
+"""`/gdocs channel …`: show or change the channel's settings (bot/channels.py).
+
+A change is checked (a channel, not a DM; CHANNEL_SETTINGS_ADMINS_ONLY: the asker is a
+workspace admin or owner, by users.info), saved, then announced in the channel. When the bot
+may not post there it is not in the channel, and its settings would do nothing: the change
+is undone and the asker told how to invite it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.channels import (
+    ChangeSetting,
+    ChannelSettings,
+    ChannelUsage,
+    ShowSettings,
+    parse_channel_request,
+)
+from bot.render.channel import (
+    render_channel_admins_only,
+    render_channel_fixed,
+    render_channel_not_a_channel,
+    render_channel_not_member,
+    render_channel_notice,
+    render_channel_role_unknown,
+    render_channel_settings,
+    render_channel_unavailable,
+    render_channel_unchanged,
+    render_channel_usage,
+)
+from bot.slack.boundary import Outcome
+from bot.slack.delivery.replies import Reply
+from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
+from bot.store import StoreError
+
+logger = logging.getLogger(__name__)
+
+
+async def channel_command(deps: SlackDeps, reply: Reply, words: str, *, command: str) -> Outcome:
+    """Answer `/gdocs channel <words>` through the command's `reply`."""
+    channel, user = reply.channel, reply.user
+    request = parse_channel_request(words)
+    if isinstance(request, ChannelUsage):
+        await reply.notify_asker(render_channel_usage(command))
+        return Outcome(route="channel", outcome="help")
+    if not channel or not user or channel.startswith("D"):
+        await reply.notify_asker(render_channel_not_a_channel())
+        return Outcome(route="channel", outcome="invalid_input")
+    try:
+        current = await deps.channels.stored(channel)
+    except StoreError:
+        await reply.notify_asker(render_channel_unavailable())
+        return Outcome(route="channel", outcome="unavailable")
+    if isinstance(request, ShowSettings):
+        shown = render_channel_settings(
+            channel,
+            current,
+            default_followups=deps.config.thread_followups,
+            fixed_auto=deps.channels.is_fixed_auto(channel),
+            command=command,
+        )
+        await reply.notify_asker(shown)
+        return Outcome(route="channel", outcome="ok")
+    return await _change(deps, reply, request, current, command=command)
+
+
+async def _change(
+    deps: SlackDeps,
+    reply: Reply,
+    request: ChangeSetting,
+    current: ChannelSettings,
+    *,
+    command: str,
+) -> Outcome:
+    channel, user = reply.channel or "", reply.user or ""
+    if request.field == "mode" and deps.channels.is_fixed_auto(channel):
+        await reply.notify_asker(render_channel_fixed(command))
+        return Outcome(route="channel", outcome="refused")
+    if deps.config.channel_settings_admins_only:
+        admin = await is_workspace_admin(reply.client, user)
+        if not admin:
+            refusal = (
+                render_channel_role_unknown() if admin is None else render_channel_admins_only()
+            )
+            await reply.notify_asker(refusal)
+            return Outcome(route="channel", outcome="refused")
+    changed = request.apply(current)
+    if changed == current:
+        await reply.notify_asker(render_channel_unchanged(command))
+        return Outcome(route="channel", outcome="ok")
+    try:
+        await deps.channels.save(channel, changed)
+    except StoreError:
+        await reply.notify_asker(render_channel_unavailable())
+        return Outcome(route="channel", outcome="unavailable")
+    notice = render_channel_notice(user, request.field, changed, command)
+    if await reply.post_visibly(notice) is None:
+        # not in the channel: the settings would do nothing there, so they are not kept
+        try:
+            await deps.channels.save(channel, current)
+        except StoreError:
+            logger.info("channel setting not undone: the store did not answer")
+        await reply.notify_asker(render_channel_not_member())
+        return Outcome(route="channel", outcome="not_in_channel")
+    return Outcome(route="channel", outcome="ok")
+
+
+async def is_workspace_admin(client: AsyncWebClient, user: str) -> bool | None:
+    """Whether Slack says `user` is a workspace admin or owner (None: it would not say)."""
+    try:
+        response = await client.users_info(user=user)
+    except SLACK_CALL_FAILURES as exc:
+        logger.info("users.info failed: %s", type(exc).__name__)
+        return None
+    info = response.get("user")
+    if not isinstance(info, dict):
+        return None
+    return bool(info.get("is_admin") or info.get("is_owner") or info.get("is_primary_owner"))

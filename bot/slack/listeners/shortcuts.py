@@ -1,0 +1,127 @@
+"""The message shortcut "Ask Google's docs" (`ask_gdocs`): on anyone's message, its text is
+the question (with the thread's first message as context when it is a reply), answered in
+that message's thread and headed "@ana asked about @ben's message".
+
+It is durable work like a mention: recorded before the acknowledgement (work kind
+`shortcut`), answered through the same `ThreadReply` and answer flow. Where the bot may not
+post (it is not in the channel), the answer goes to the person who used the shortcut alone,
+through the payload's `response_url`, with the hint to invite the bot.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.render import text_message
+from bot.slack.boundary import Outcome
+from bot.slack.delivery.replies import ThreadReply
+from bot.slack.deps import SlackDeps
+from bot.slack.failures import SLACK_CALL_FAILURES
+from bot.slack.flows.answer import answer_question
+from bot.slack.flows.routing import strip_mention, with_channel_privacy, with_root_context
+from bot.slack.flows.threaded import streamed_reply
+from bot.slack.manifest_facts import ASK_SHORTCUT
+from bot.slack.memory.state import delivery_key
+from bot.slack.work.durable import shortcut_payload, track
+from bot.worklog import WorkRecord
+
+logger = logging.getLogger(__name__)
+
+NO_TEXT = "That message has no text I could ask Google's docs about."
+OWN_ANSWER = (
+    "That is one of my own answers: to ask more, reply in its thread (or mention me there)."
+)
+
+
+def register(app: AsyncApp, deps: SlackDeps) -> None:
+    async def on_ask(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        # recorded before the acknowledgement: a crash after it loses nothing
+        payload = shortcut_payload(body)
+        record = await deps.work.accept("shortcut", payload, key=delivery_key(body))
+        await ack()
+        if record is not None:
+            deps.inflight.spawn(handle_shortcut(deps, client, payload, record=record))
+
+    app.message_shortcut(ASK_SHORTCUT)(on_ask)
+
+
+def _str(found: object) -> str | None:
+    return found if isinstance(found, str) and found else None
+
+
+async def handle_shortcut(
+    deps: SlackDeps,
+    client: AsyncWebClient,
+    payload: dict[str, Any],
+    *,
+    record: WorkRecord | None = None,
+    resumed: bool = False,
+) -> None:
+    """Answer the message a shortcut was used on (`shortcut_payload`'s fields)."""
+    found = payload.get("message")
+    message: dict[str, Any] = found if isinstance(found, dict) else {}
+    channel, ts = _str(payload.get("channel")), _str(message.get("ts"))
+    if channel is None or ts is None:
+        if record is not None:
+            await deps.work.drop(record, "unreadable")
+        return
+    thread = _str(message.get("thread_ts"))
+    in_reply = thread if thread is not None and thread != ts else None
+    direct = ThreadReply(
+        client,
+        channel,
+        _str(payload.get("user")),
+        message_ts=ts,
+        thread_ts=in_reply or ts,
+        response_url=_str(payload.get("response_url")),
+    )
+    team = _str(payload.get("team"))
+    stream = streamed_reply(deps, direct, team=team, record=record, resumed=resumed)
+    reply = track(deps.work, stream or direct, record, resumed=resumed)
+
+    async def job() -> Outcome:
+        identity = await deps.identity.get(client)
+        bot_user_id = identity.user_id if identity is not None else None
+        text = strip_mention(_str(message.get("text")) or "", bot_user_id)
+        author = _str(message.get("user"))
+        if not text or (author is not None and author == bot_user_id):
+            await reply.notify_asker(text_message(OWN_ANSWER if text else NO_TEXT))
+            return Outcome(route="-", outcome="invalid_input")
+        root = await thread_root(deps, client, channel, in_reply) if in_reply else None
+        route = deps.router.route_message(with_root_context(root, text))
+        route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
+        answering = answer_question(
+            deps, reply, route, question=text, name_asker=True, about=author
+        )
+        if stream is None:
+            return await answering
+        return await deps.streams.run(stream, answering, route.kind)
+
+    await deps.boundary("shortcut", job, reply.notify_thread)
+    if record is not None:
+        await deps.work.finish(record)
+
+
+async def thread_root(
+    deps: SlackDeps, client: AsyncWebClient, channel: str, thread_ts: str
+) -> str | None:
+    """The text of a thread's first message: what the bot remembers the thread is about,
+    else conversations.replies (None when Slack will not say, e.g. the bot is not in the
+    channel: the reply is then asked about alone)."""
+    known = await deps.threads.question(channel, thread_ts)
+    if known:
+        return known
+    try:
+        response = await client.conversations_replies(
+            channel=channel, ts=thread_ts, limit=1, inclusive=True
+        )
+    except SLACK_CALL_FAILURES as exc:
+        logger.info("conversations.replies failed: %s", type(exc).__name__)
+        return None
+    messages = response.get("messages")
+    first = messages[0] if isinstance(messages, list) and messages else None
+    return _str(first.get("text")) if isinstance(first, dict) else None

@@ -5,6 +5,8 @@ them, in reverse (an `AsyncExitStack`). `serve`, the CLI and the tests all build
         await core.service.ask("…")
     async with open_feedback(settings) as log:   # the CLI's read of the stored votes
         await log.votes()
+    async with open_report_store(settings) as store:  # `gdocs-bot report`'s reads
+        ...
     async with open_bot(settings) as bot:        # serve and the tests: + Slack and health
         ...
 
@@ -37,6 +39,7 @@ from bot.feedback import FeedbackLog
 from bot.health import Readiness
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
+from bot.report.tally import DailyTally
 from bot.settings import Settings
 from bot.store import (
     MemoryStore,
@@ -67,6 +70,8 @@ class Core:
     metrics: Metrics
     store: Store
     service: GoogleDocsService
+    #: the per-day counters behind `gdocs-bot report`
+    tally: DailyTally
     #: the SQLite file STATE_URL names did not exist and was not created (a look-only command
     #: ran on per-process state): `check` says so
     state_file_missing: bool = False
@@ -121,6 +126,9 @@ async def open_core(
         else:
             store = await _open_resilient_store(state, metrics)
         stack.push_async_callback(store.aclose)
+        tally = DailyTally(
+            store, retention_days=feedback_config(settings).retention_days, clock=clock or _utc_now
+        )
         service = build_service(
             upstream_config(settings),
             store=store,
@@ -128,6 +136,7 @@ async def open_core(
             clock=clock,
             backoff_base=backoff_base,
             sleep=sleep,
+            tally=tally.count,
         )
         stack.push_async_callback(service.aclose)
         yield Core(
@@ -135,6 +144,7 @@ async def open_core(
             metrics=metrics,
             store=store,
             service=service,
+            tally=tally,
             state_file_missing=missing,
         )
 
@@ -183,6 +193,19 @@ async def open_feedback(settings: Settings) -> AsyncIterator[FeedbackLog]:
     store = await open_store(state.url, prefix=state.prefix, max_entries=state.max_entries)
     try:
         yield _feedback_log(feedback_config(settings), store, _utc_now)
+    finally:
+        await store.aclose()
+
+
+@asynccontextmanager
+async def open_report_store(settings: Settings) -> AsyncIterator[Store]:
+    """The store STATE_URL names, read as it is (no per-process fallback, no per-call
+    timeout), for `gdocs-bot report`: a store that does not answer is an error
+    (StoreError), never an empty report."""
+    state = state_config(settings)
+    store = await open_store(state.url, prefix=state.prefix, max_entries=state.max_entries)
+    try:
+        yield store
     finally:
         await store.aclose()
 
@@ -238,6 +261,7 @@ def _slack_deps(
             answer_channels=config.answer_channels,
             retention_seconds=config.channel_settings_retention_seconds,
         ),
+        tally=core.tally,
     )
 
 

@@ -1,4 +1,5 @@
-"""The `gdocs-bot` command line: ask, search, pay, doc, check, serve and feedback export.
+"""The `gdocs-bot` command line: ask, search, pay, doc, check, serve, feedback export and
+report.
 
 Answers are printed as Markdown (or JSON with `--json`). Failures are one line on stderr:
 exit 2 for usage and configuration errors (an empty question included), 1 for everything
@@ -73,6 +74,12 @@ def _parser() -> argparse.ArgumentParser:
     export = actions.add_parser("export", help="print every vote as JSON Lines")
     export.add_argument("--since", metavar="YYYY-MM-DD", help="votes from this day (UTC) on")
     export.add_argument("--vote", metavar="up|down", help="only 👍 (up) or 👎 (down) votes")
+    report = sub.add_parser("report", help="what the team asks and where the docs fall short")
+    report.add_argument("--since", metavar="YYYY-MM-DD", help="from this Pacific day on")
+    report.add_argument("--until", metavar="YYYY-MM-DD", help="up to this Pacific day")
+    report.add_argument("--format", metavar="md|json|html", help="md (default), json, html")
+    report.add_argument("--out", metavar="FILE", help="write the report here, not to stdout")
+    report.add_argument("--by-channel", action="store_true", help="answers per channel id")
     return parser
 
 
@@ -94,6 +101,8 @@ def _run(argv: list[str] | None) -> int:
     _configure_quiet_logging(settings)
     if args.command == "feedback":
         return _feedback_export(args, settings)
+    if args.command == "report":
+        return _report(args, settings)
     if args.command != "check":
         problems = settings.google_problems()
         if problems:
@@ -177,6 +186,34 @@ def _feedback_export(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     for line in lines:
         _out(line)
+    return 0
+
+
+# --- report -------------------------------------------------------------------------------
+def _report(args: argparse.Namespace, settings: Settings) -> int:
+    """The usage report; exit 2 for bad options or STATE_URL, 1 when the store does not
+    answer or the file cannot be written."""
+    from bot.cli_report import build_report, rendered, report_request
+
+    try:
+        request = report_request(
+            args.since, args.until, args.format, args.out, args.by_channel, now=datetime.now(UTC)
+        )
+        text = rendered(asyncio.run(build_report(settings, request)), request.format)
+    except (InvalidInput, StoreConfigError) as exc:
+        _fail(exc.message)
+        return 2
+    except StoreError as exc:
+        _fail(exc.message)
+        return 1
+    if request.out is None:
+        sys.stdout.write(terminal_safe(text))
+        return 0
+    try:
+        request.out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _fail(f"cannot write {request.out}: {exc.strerror or type(exc).__name__}")
+        return 1
     return 0
 
 

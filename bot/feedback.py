@@ -51,7 +51,8 @@ class _Record(BaseModel):
 
 
 class AboutAnswer(_Record):
-    """What the eval set needs of an answer: the question, what came back, and where."""
+    """What the eval set needs of an answer: the question, what came back, and where; and
+    how the question was answered (for `gdocs-bot report`: nothing about who asked)."""
 
     answer_id: str
     question: str
@@ -63,6 +64,17 @@ class AboutAnswer(_Record):
     channel: str | None = None
     #: the answer message's ts (None when it went ephemerally)
     ts: str | None = None
+    #: the route the question took ("answer", "search", "pay"; None: written before routes
+    #: were kept)
+    route: str | None = None
+    #: why the result is not what was asked for: "answer_quota:<limit>", "no_answer_tool",
+    #: "pay_not_configured" (None: it is)
+    fallback: str | None = None
+    #: how a kept result was reused: "exact", "normalised" (another wording of the same
+    #: question) or "shared" (an identical question in flight); None: computed for it
+    reuse: str | None = None
+    #: how many search hits a search reply had (0: nothing found)
+    hits: int = 0
     #: its commands checked against the cited pages: {"found", "partly", "not_found",
     #: "unchecked": counts, "flagged": the not-found / partly commands}; None: no code
     checks: dict[str, Any] | None = None
@@ -125,6 +137,7 @@ def answer_record(
     thread_ts: str | None,
     asker: str | None,
     now: datetime,
+    route: str | None = None,
 ) -> AnswerRecord:
     """What is kept of `answer` for its votes: a generated answer's Markdown and its
     references' URLs, or a search reply's hits (title, URL and snippet) and their URLs."""
@@ -147,7 +160,21 @@ def answer_record(
         thread_ts=thread_ts,
         asker=asker,
         posted_at=now,
+        route=route,
+        fallback=fallback_label(answer),
+        reuse=answer.reuse,
+        hits=len(answer.hits),
     )
+
+
+def fallback_label(answer: Answer) -> str | None:
+    """The answer's fallback as one label: "answer_quota:day", "no_answer_tool", …"""
+    fallback = answer.fallback
+    if fallback is None:
+        return None
+    if fallback.reason == "answer_quota":
+        return f"answer_quota:{fallback.limit or 'unknown'}"
+    return fallback.reason
 
 
 class FeedbackLog:

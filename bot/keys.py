@@ -49,10 +49,13 @@ WORK = KeyFamily("work:", "acknowledged work not yet answered", "WORK_MAX_AGE_SE
 ANSWER_RECORD = KeyFamily("answer_record:", "each posted answer", "FEEDBACK_RETENTION_DAYS")
 FEEDBACK = KeyFamily("feedback:", "each vote", "FEEDBACK_RETENTION_DAYS")
 
+# --- gdocs-bot report (bot/report/tally.py) ----------------------------------------------
+REPORT = KeyFamily("report:", "per-day counters for the usage report", "FEEDBACK_RETENTION_DAYS")
+
 # --- the Slack side (bot/slack) ------------------------------------------------------------
 PAGES = KeyFamily("pages:", "where a document's Slack pages are cut", "CACHE_DOCUMENT_TTL_SECONDS")
 RATE = KeyFamily("rate:", "each user's question times", "1 minute")
-PROFILE = KeyFamily("profile:", "each user's Slack locale and time zone", "6 hours")
+PROFILE = KeyFamily("profile:", "each user's Slack locale, time zone, admin flag", "6 hours")
 THREAD = KeyFamily("thread:", "the question a thread is about, and its asker", "24 hours")
 SHARE = KeyFamily("share:", "a private answer waiting for Share in channel", "1 hour")
 RECENT = KeyFamily("recent:", "each person's last 10 questions", "30 days")
@@ -73,6 +76,7 @@ FAMILIES: tuple[KeyFamily, ...] = (
     WORK,
     ANSWER_RECORD,
     FEEDBACK,
+    REPORT,
     PAGES,
     RATE,
     PROFILE,

@@ -111,6 +111,10 @@ class Answer(_Model):
     fallback: Fallback | None = None
     #: True when the answer came from the cache, without an upstream call
     cached: bool = False
+    #: how a kept or shared result was reused: "exact" (the same question), "normalised"
+    #: (another wording with the same key), "shared" (an identical question in flight);
+    #: None when it was computed for this question
+    reuse: Literal["exact", "normalised", "shared"] | None = None
     #: the MCP tool whose result this is (answer_query, search_documents, …), when known
     tool: str | None = None
     #: a generated answer's commands checked against its cited pages (None: not checked)

@@ -56,6 +56,9 @@ def route(text: str, *, min_words: int = 4, pay: bool = True) -> Route:
         ("paypal", Route("search", "paypal")),
         ("wallpaper api", Route("search", "wallpaper api")),
         ("helpful tips", Route("search", "helpful tips")),
+        ("report", Route("report", "")),
+        ("REPORT", Route("report", "")),
+        ("report templates", Route("search", "report templates")),
     ],
 )
 def test_route_text_sends_keywords_to_search_and_questions_to_answer(

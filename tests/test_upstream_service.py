@@ -352,12 +352,15 @@ async def test_upstream_calls_are_measured(dk_server: FakeDeveloperKnowledge) ->
 async def test_answers_survive_a_round_trip_through_the_cache(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
-    """What the cache gives back equals what was computed (apart from `cached`)."""
+    """What the cache gives back equals what was computed (apart from `cached` and how it
+    was reused: the same words, "exact"; another wording of them, "normalised")."""
     async with service_for(settings_for(dk_server)) as service:
         first = await service.search("buckets")
         second = await service.search("buckets")
-    assert first == second.model_copy(update={"cached": False})
+        third = await service.search("Buckets")
+    assert first == second.model_copy(update={"cached": False, "reuse": None})
     assert isinstance(second, Answer)
+    assert (None, "exact", "normalised") == (first.reuse, second.reuse, third.reuse)
 
 
 class RecordingStore(MemoryStore):

@@ -44,6 +44,11 @@ from bot.store import JSON, ResilientStore, Store, StoreError
 
 logger = logging.getLogger(__name__)
 
+#: counts one event by name (never raises): `bot.report.tally.DailyTally.count`
+Tally = Callable[[str], Awaitable[None]]
+TALLY_MADE = "answer_query:made"
+TALLY_REFUSED = "answer_query:refused"
+
 #: what a QuotaExceeded without a signal means
 UNKNOWN_SIGNAL = QuotaSignal("unknown")
 
@@ -65,12 +70,16 @@ class AnswerQuota:
         clock: Callable[[], datetime],
         metrics: Metrics | None = None,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        tally: Tally | None = None,
     ) -> None:
         self._store = store
         self.config = config
         self._clock = clock
         self._metrics = metrics
         self._sleep = sleep
+        #: told of each call let out ("answer_query:made") and each the server refused
+        #: ("answer_query:refused"), for `gdocs-bot report`
+        self._tally = tally
         self._store_down = False
 
     # --- asking --------------------------------------------------------------------------
@@ -82,9 +91,12 @@ class AnswerQuota:
             decision = await self._decide(now, day, user)
         except StoreError as exc:
             self._store_failed(exc)
-            return Permit(user=user, day=day, counted=False)
-        self._store_down = False
-        await self.publish()
+            decision = Permit(user=user, day=day, counted=False)
+        else:
+            self._store_down = False
+            await self.publish()
+        if isinstance(decision, Permit) and self._tally is not None:
+            await self._tally(TALLY_MADE)
         return decision
 
     async def acquire_waiting(
@@ -161,6 +173,7 @@ class AnswerQuota:
         until Pacific midnight, the day counted as spent; unknown: a short pause, never a
         day). The refused call is given back (Google does not count it). The pause."""
         now = self._now()
+        await self.tally_refused()
         if self._metrics is not None:
             self._metrics.count(
                 "gdocs_quota_refusals_total",
@@ -190,6 +203,12 @@ class AnswerQuota:
             return Pause(signal.limit, fallback, signal.limit_value)
         await self.publish()
         return pause
+
+    async def tally_refused(self) -> None:
+        """Count one answer_query call the server refused (`refused` does; a bot told not
+        to pause calls it alone)."""
+        if self._tally is not None:
+            await self._tally(TALLY_REFUSED)
 
     async def _pause_until(self, signal: QuotaSignal, now: datetime) -> datetime:
         if signal.limit == "day":

@@ -29,6 +29,7 @@ from bot.render.blocks import (
 )
 from bot.render.channel import ChannelLine, render_home_channels
 from bot.render.escape import escape, escape_truncated
+from bot.render.report import WeekView, week_blocks
 from bot.text import strip_controls, truncate
 
 MAX_HOME_BLOCKS = 100
@@ -80,6 +81,8 @@ class HomeInput:
     channels: Sequence[ChannelLine] = field(default_factory=tuple)
     #: THREAD_FOLLOWUPS, what a channel without its own `followups` follows
     default_followups: Followups = "asker"
+    #: the week's usage, shown to workspace admins only (None: not an admin, or unknown)
+    week: WeekView | None = None
 
 
 def _one_line(text: str) -> str:
@@ -259,7 +262,8 @@ def render_home(view_input: HomeInput) -> dict[str, Any]:
     channels = render_home_channels(
         view_input.channels, default_followups=view_input.default_followups
     )
-    blocks = [*_about(command), divider(), *_status(view_input), divider()]
+    week = [*week_blocks(view_input.week, command), divider()] if view_input.week else []
+    blocks = [*_about(command), divider(), *_status(view_input), divider(), *week]
     if channels:
         blocks += [*channels, divider()]
     blocks += _recent(view_input)

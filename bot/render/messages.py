@@ -248,6 +248,7 @@ def render_help(command: str = "/gdocs") -> Message:
             f"• `{cmd} private <question>` (or `{cmd} -p …`) — an answer only you see, "
             "with a button to share it in the channel",
             f"• `{cmd} quota` — how many generated answers the team has left today",
+            f"• `{cmd} report` — the week's questions and gaps (workspace admins)",
             f"• `{cmd} help` — this message",
         ]
     )

@@ -12,6 +12,7 @@ from bot.feedback import FeedbackLog
 from bot.inflight import InFlight
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
+from bot.report.tally import DailyTally
 from bot.service import DocsService
 from bot.slack.boundary import Boundary
 from bot.slack.flows.routing import Router
@@ -85,5 +86,7 @@ class SlackDeps:
     boundary: Boundary
     #: per-channel settings (`/gdocs channel …`, ANSWER_CHANNELS)
     channels: ChannelSettingsStore
+    #: per-day counters for `gdocs-bot report` (questions, outcomes, reuse)
+    tally: DailyTally
     #: streamed answers being worked on, by thread (the Stop button cancels one)
     streams: ActiveStreams = field(default_factory=lambda: ActiveStreams())

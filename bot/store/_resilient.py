@@ -69,6 +69,12 @@ class ResilientStore:
         self._gauge(1)
 
     @property
+    def primary(self) -> Store:
+        """The shared store itself, for a slow read that must neither stall the bot nor
+        open the circuit (the caller bounds it, and takes a StoreError as "unknown")."""
+        return self._primary
+
+    @property
     def up(self) -> bool:
         """Whether the last call reached the primary (False: calls are served locally)."""
         return self._up

@@ -110,6 +110,7 @@ class Answering:
     async def _refused(self, exc: QuotaExceeded, asker: str | None) -> Pause:
         signal = exc.signal or UNKNOWN_SIGNAL
         if not self._config.skip_until_reset:  # told not to pause: the next question tries
+            await self._quota.tally_refused()
             until = signal.retry_after or self._config.quota.unknown_pause_seconds
             return Pause(signal.limit, self._clock() + _seconds(until), signal.limit_value)
         return await self._quota.refused(signal, asker)

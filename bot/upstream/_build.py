@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
+from bot.quota._ledger import Tally
 from bot.redact import Redactor
 from bot.store import MemoryStore, Store
 from bot.upstream._aiohttp import AiohttpTransport
@@ -38,13 +39,15 @@ def build_service(
     clock: Callable[[], datetime] | None = None,
     backoff_base: float = 0.5,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    tally: Tally | None = None,
 ) -> GoogleDocsService:
     """A ready service; nothing is contacted until the first call. Close it with `aclose()`.
 
     `store` keeps results (a fresh memory store by default); `clock` (aware UTC datetimes)
     decides when a spent answer quota resets and when OAuth tokens are refreshed;
     `backoff_base` is the first retry's backoff window in seconds; `sleep` is how the quota
-    governor waits for a per-minute slot.
+    governor waits for a per-minute slot; `tally` counts answer_query calls made and refused
+    (for `gdocs-bot report`).
     """
     clock = _utc_now if clock is None else clock
     metrics = Metrics() if metrics is None else metrics
@@ -62,7 +65,9 @@ def build_service(
         auths=[dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth],
         heartbeat=heartbeat,
         store=store,
-        quota=AnswerQuota(store, config.quota, clock=clock, metrics=metrics, sleep=sleep),
+        quota=AnswerQuota(
+            store, config.quota, clock=clock, metrics=metrics, sleep=sleep, tally=tally
+        ),
         metrics=metrics,
         clock=clock,
     )

@@ -191,13 +191,23 @@ class GoogleDocsService:
         self._metrics.cache(key.split(":", 1)[0], cached is not None)
         if cached is None:
             return None
-        return cached.model_copy(update={"cached": True, "query": query})
+        reuse = "exact" if cached.query == query else "normalised"
+        return cached.model_copy(update={"cached": True, "query": query, "reuse": reuse})
 
     async def _shared(
         self, key: str, query: str, compute: Callable[[], Awaitable[Answer]]
     ) -> Answer:
+        computed = False
+
+        async def computing() -> Answer:
+            nonlocal computed
+            computed = True
+            return await compute()
+
         # identical requests in flight (on any replica) share one computation
-        answer = await self._flights.run(key, compute, _ANSWER, self._work.keep_for)
+        answer = await self._flights.run(key, computing, _ANSWER, self._work.keep_for)
+        if not computed:  # another request's call (here or on another replica) answered it
+            answer = answer.model_copy(update={"reuse": "shared"})
         # each asker sees their own wording (keys ignore case, spacing and filler words)
         return answer if answer.query == query else answer.model_copy(update={"query": query})
 

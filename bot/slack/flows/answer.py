@@ -9,7 +9,7 @@ import logging
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import ErrorCode, GdocsError
-from bot.feedback import new_answer_id
+from bot.feedback import fallback_label, new_answer_id
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.render import (
@@ -34,12 +34,15 @@ from bot.render.stream import (
     verify_title,
     wait_title,
 )
+from bot.report import tally
+from bot.report.outcome import answered_counts
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.progress import Progress, Step, progress_of
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
+from bot.slack.flows.report import report_summary
 from bot.slack.flows.routing import Route
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
 from bot.slack.listeners.feedback import keep_answer
@@ -68,13 +71,20 @@ async def answer_question(
         return Outcome(route="help", outcome="help")
     if route.kind == "quota":
         return await _quota_status(deps, reply)
+    if route.kind == "report":
+        return await report_summary(deps, reply, user_profile)
     if route.kind == "doc" and route.private:  # a whole page is posted where it was asked
         await reply.notify_asker(render_private_doc_refused(command))
         return Outcome(route="doc", outcome="invalid_input")
+    question_kind = route.kind != "doc"  # a whole page is not a question to the report
+    if question_kind:
+        await deps.tally.count(tally.QUESTIONS)
     if reply.user is not None:
         retry_after = await deps.limiter.try_acquire(reply.user)
         if retry_after is not None:
             await reply.notify_asker(render_rate_limited(deps.limiter.per_minute, retry_after))
+            if question_kind:
+                await deps.tally.count(tally.RATE_LIMITED)
             return Outcome(route=route.kind, outcome="rate_limited")
         await deps.recent.remember(reply.user, question)  # the Home tab's Ask again
     if route.kind == "doc" or route.private:
@@ -89,6 +99,8 @@ async def answer_question(
         result = await _ask(deps, reply, route)
         shown = question if name_asker else None
         await _deliver_answer(deps, reply, route, result, shown, about=about)
+        fallback = fallback_label(result)
+        await deps.tally.count(*answered_counts(result.kind, fallback, route.kind, result.reuse))
         return Outcome(
             route=route.kind,
             outcome="ok_with_note" if result.fallback else "ok",
@@ -101,6 +113,8 @@ async def answer_question(
             await reply.notify_asker(render_error(error))
         else:
             await reply.notify_thread(render_error(error))
+        if question_kind:
+            await deps.tally.count(tally.FAILED)
         return Outcome(route=route.kind, outcome=error.code.value, server=server)
     finally:
         await reply.finish()
@@ -135,7 +149,7 @@ async def _deliver_answer(
     msg: Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
     progress_of(reply).stage(streamed_answer(result, parts))
     posted_ts = await reply.deliver(msg)
-    await keep_answer(deps, reply, answer_id, result, posted_ts)
+    await keep_answer(deps, reply, answer_id, result, posted_ts, route=route.kind)
     root = reply.thread_ts or posted_ts
     if reply.channel and root:
         await deps.threads.remember(
@@ -240,4 +254,5 @@ async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:
     return UserProfile(
         locale=locale if isinstance(locale, str) else None,
         tz=tz if isinstance(tz, str) else None,
+        is_admin=info.get("is_admin") is True or info.get("is_owner") is True,
     )

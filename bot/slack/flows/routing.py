@@ -14,7 +14,7 @@ from typing import Literal
 
 from bot.text import clean_text
 
-RouteKind = Literal["help", "answer", "search", "pay", "doc", "quota"]
+RouteKind = Literal["help", "answer", "search", "pay", "doc", "quota", "report"]
 
 QUESTION_WORDS = frozenset(
     {
@@ -112,6 +112,8 @@ def route_text(text: str, *, answer_min_words: int, route_pay_questions: bool) -
         return Route("help", "")  # `private` with nothing to ask: how to use it
     if keyword == "quota" and not rest.strip():
         return Route("quota", "")
+    if keyword == "report" and not rest.strip():  # the week's usage, for admins
+        return Route("report", "")
     if keyword in _EXPLICIT:
         return Route(_EXPLICIT[keyword], rest.strip())  # type: ignore[arg-type]
     return _route_free_text(

@@ -49,9 +49,15 @@ VOTES_HELP = "Feedback votes recorded, by answer kind (answer, search, pay) and 
 
 
 async def keep_answer(
-    deps: SlackDeps, reply: Reply, answer_id: str, answer: Answer, ts: str | None
+    deps: SlackDeps,
+    reply: Reply,
+    answer_id: str,
+    answer: Answer,
+    ts: str | None,
+    *,
+    route: str | None = None,
 ) -> None:
-    """Keep what a vote on this just-posted answer will need."""
+    """Keep what a vote on this just-posted answer (and the report) will need."""
     record = answer_record(
         answer,
         answer_id=answer_id,
@@ -60,6 +66,7 @@ async def keep_answer(
         thread_ts=reply.thread_ts,
         asker=reply.user,
         now=deps.clock(),
+        route=route,
     )
     await deps.feedback.keep_answer(record)
 

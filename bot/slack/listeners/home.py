@@ -4,10 +4,11 @@ Ask again buttons, answered in the viewer's DM (`bot/slack/delivery/direct_reply
 
 The Home view (`render_home`) shows the team's generated answers left today and when they
 come back in the viewer's time zone (the quota ledger; users.info's `tz`), whether the
-documentation servers answer (the readiness state behind /readyz), and the viewer's last
-questions, and the settings of the channels they are in that have any (users.conversations,
-one page). It is published at most once a minute per person: the claim `home:<user>`
-(TTL 60 s) is taken first, and given back when views.publish fails.
+documentation servers answer (the readiness state behind /readyz), the viewer's last
+questions, the settings of the channels they are in that have any (users.conversations,
+one page), and for workspace admins the week's usage ("This week",
+`bot/slack/flows/report.py`). It is published at most once a minute per person: the claim
+`home:<user>` (TTL 60 s) is taken first, and given back when views.publish fails.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from bot.slack.delivery.direct_reply import DirectReply
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.answer import answer_question, user_profile
+from bot.slack.flows.report import is_admin, this_week
 from bot.slack.listeners.prompts import set_prompts
 from bot.store import TEXT, StoreError
 
@@ -106,6 +108,7 @@ async def home_input(deps: SlackDeps, client: AsyncWebClient, user: str) -> Home
     ready, detail = deps.docs_status()
     recent = [RecentQuestion(asked.text, asked.at) for asked in await deps.recent.of(user)]
     channels = await viewer_channels(deps, client, user)
+    admin = await is_admin(deps, client, user, user_profile)
     return HomeInput(
         answers_left=left,
         per_day=per_day,
@@ -118,6 +121,7 @@ async def home_input(deps: SlackDeps, client: AsyncWebClient, user: str) -> Home
         recent=recent,
         channels=channels,
         default_followups=deps.config.thread_followups,
+        week=await this_week(deps) if admin else None,
     )
 
 

@@ -62,6 +62,9 @@ class UserProfile:
     locale: str | None = None
     #: IANA time zone, e.g. "Europe/Rome"
     tz: str | None = None
+    #: a workspace admin or owner (`is_admin`/`is_owner`); None: not known (kept before
+    #: the bot asked)
+    is_admin: bool | None = None
 
 
 _PROFILE = AdapterCodec(TypeAdapter(UserProfile))
@@ -89,6 +92,10 @@ class UserProfiles:
             pending.add_done_callback(lambda _: self._pending.pop(user, None))
         return await asyncio.shield(pending)
 
+    async def refreshed(self, user: str, fetch: Fetch) -> UserProfile | None:
+        """Ask again now (a kept profile lacks something newer code needs), and keep it."""
+        return await self._fetch(user, fetch)
+
     async def locale(self, user: str, fetch: Fetch) -> str | None:
         profile = await self.get(user, fetch)
         return profile.locale if profile is not None else None
@@ -98,7 +105,8 @@ class UserProfiles:
         if found is None:
             return None
         locale = found.locale if found.locale and is_language_tag(found.locale) else None
-        profile = UserProfile(locale=locale, tz=found.tz if _is_zone_name(found.tz) else None)
+        tz = found.tz if _is_zone_name(found.tz) else None
+        profile = UserProfile(locale=locale, tz=tz, is_admin=found.is_admin)
         if profile == UserProfile():
             return None  # nothing usable: ask again next time
         await self._store.set(keys.PROFILE.key(user), profile, _PROFILE, self._ttl)

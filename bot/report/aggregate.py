@@ -1,0 +1,257 @@
+"""The report from what was collected: pure, no I/O, no clock.
+
+Days are Pacific days (the quota's: Google's 50 generated answers a day reset at midnight
+Pacific). Per-day counts come from the bot's counters (`bot.report.tally`); topics, gaps,
+pages, votes and channels from the answer records and votes posted in the window. A topic is
+a question's normalised key (the cache's: case, punctuation, plurals and filler words do
+not matter). Nothing that names a person is carried over: mentions in question text become
+"@someone", user-id-shaped words too, and channel ids only with `by_channel`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from bot.feedback import AnswerRecord, VoteRecord
+from bot.quota import pacific_day
+from bot.report.collect import Collected
+from bot.report.model import (
+    GAP_REASONS,
+    DayRow,
+    GapRow,
+    PageRow,
+    Report,
+    TopicRow,
+    VoteRow,
+)
+from bot.report.outcome import GENERATED, REUSE_KINDS, SEARCH_WHY, classify, wanted_an_answer
+from bot.report.tally import (
+    ANSWER_QUERY_MADE,
+    ANSWER_QUERY_REFUSED,
+    FAILED,
+    QUESTIONS,
+    RATE_LIMITED,
+)
+from bot.text import strip_controls, truncate
+from bot.upstream._question_key import question_key
+
+#: rows kept in the topics, gaps and pages tables
+MAX_ROWS = 25
+#: 👎 comments and flagged commands shown per gap
+MAX_COMMENTS = 5
+EXAMPLE_CHARS = 200
+TOPIC_CHARS = 120
+COMMENT_CHARS = 300
+#: the longest window a report covers (the store keeps 30 days anyway)
+MAX_WINDOW_DAYS = 366
+_MENTION_RE = re.compile(r"<[@!][^>]*>")
+_CHANNEL_RE = re.compile(r"<#[A-Z0-9]+(?:\|([^>]*))?>")
+#: Slack user ids (U…, W…, with a digit) typed or pasted as plain words
+_USER_ID_RE = re.compile(r"\b[UW](?=[A-Z0-9]*[0-9])[A-Z0-9]{6,}\b")
+_VOTE_KINDS = {"answer": "generated", "search": "search", "pay": "pay"}
+
+
+@dataclass(frozen=True)
+class Window:
+    """Pacific days from `since` to `until`, both included."""
+
+    since: date
+    until: date
+
+    def days(self) -> list[str]:
+        count = (self.until - self.since).days + 1
+        return [(self.since + timedelta(days=i)).isoformat() for i in range(max(count, 0))]
+
+    def holds(self, moment: datetime) -> bool:
+        return self.since.isoformat() <= pacific_day(moment) <= self.until.isoformat()
+
+
+def without_people(text: str) -> str:
+    """`text` on one line, with mentions and user ids replaced (a report names nobody)."""
+    text = _CHANNEL_RE.sub(lambda m: "#" + (m.group(1) or "channel"), text)
+    text = _MENTION_RE.sub("@someone", text)
+    text = _USER_ID_RE.sub("@someone", text)
+    return " ".join(strip_controls(text).split())
+
+
+def topic_of(question: str) -> str:
+    return truncate(question_key(without_people(question)), TOPIC_CHARS) or "(empty)"
+
+
+def aggregate(
+    collected: Collected, window: Window, *, quota_per_day: int, by_channel: bool = False
+) -> Report:
+    answers = sorted(
+        (a for a in collected.answers if window.holds(a.posted_at)),
+        key=lambda a: (a.posted_at, a.answer_id),
+    )
+    votes = [v for v in collected.votes if window.holds(v.time)]
+    days = _days(collected, window)
+    return Report(
+        since=window.since.isoformat(),
+        until=window.until.isoformat(),
+        quota_per_day=quota_per_day,
+        days=tuple(days),
+        total=_total(days),
+        topics=_topics(answers),
+        gaps=_gaps(answers, votes),
+        pages=_pages(answers),
+        votes=_votes(votes),
+        channels=len({_channel(a.channel) for a in answers if a.channel}),
+        by_channel=_by_channel(answers) if by_channel else None,
+    )
+
+
+def _days(collected: Collected, window: Window) -> list[DayRow]:
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for day, name, value in collected.counters:
+        counts[day][name] += max(value, 0)
+    return [_day_row(day, counts.get(day, Counter())) for day in window.days()]
+
+
+def _day_row(day: str, c: Counter[str]) -> DayRow:
+    return DayRow(
+        day=day,
+        questions=c[QUESTIONS],
+        generated=c[GENERATED],
+        search_why={why: c[f"search:{why}"] for why in SEARCH_WHY},
+        failed=c[FAILED],
+        rate_limited=c[RATE_LIMITED],
+        answer_query_made=c[ANSWER_QUERY_MADE],
+        answer_query_refused=c[ANSWER_QUERY_REFUSED],
+        reuse={kind: c[f"reuse:{kind}"] for kind in REUSE_KINDS},
+    )
+
+
+def _total(days: list[DayRow]) -> DayRow:
+    return DayRow(
+        day="total",
+        questions=sum(d.questions for d in days),
+        generated=sum(d.generated for d in days),
+        search_why={why: sum(d.search_why.get(why, 0) for d in days) for why in SEARCH_WHY},
+        failed=sum(d.failed for d in days),
+        rate_limited=sum(d.rate_limited for d in days),
+        answer_query_made=sum(d.answer_query_made for d in days),
+        answer_query_refused=sum(d.answer_query_refused for d in days),
+        reuse={kind: sum(d.reuse.get(kind, 0) for d in days) for kind in REUSE_KINDS},
+    )
+
+
+def _ranked(counts: Counter[str]) -> list[str]:
+    """Keys most frequent first, then alphabetically (a stable order for equal counts)."""
+    return sorted(counts, key=lambda key: (-counts[key], key))[:MAX_ROWS]
+
+
+def _topics(answers: list[AnswerRecord]) -> tuple[TopicRow, ...]:
+    asked: Counter[str] = Counter()
+    generated: Counter[str] = Counter()
+    example: dict[str, str] = {}
+    for record in answers:
+        topic = topic_of(record.question)
+        asked[topic] += 1
+        if classify(record.kind, record.fallback, record.route) == GENERATED:
+            generated[topic] += 1
+        example[topic] = _example(record.question)  # the latest wording
+    return tuple(
+        TopicRow(t, asked[t], generated[t], asked[t] - generated[t], example[t])
+        for t in _ranked(asked)
+    )
+
+
+def _gap_reasons(record: AnswerRecord) -> list[str]:
+    reasons = []
+    if record.kind != "answer" and wanted_an_answer(record.route, record.fallback):
+        reasons.append("search_only")
+    if record.kind != "answer" and record.hits == 0:
+        reasons.append("no_hit")
+    if _count(record.checks, "not_found") > 0:
+        reasons.append("not_found")
+    return reasons
+
+
+def _count(checks: dict[str, Any] | None, name: str) -> int:
+    """One count of a verified-answers summary (0 when absent or not a count)."""
+    value = (checks or {}).get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _flagged(checks: dict[str, Any] | None) -> list[str]:
+    flagged = (checks or {}).get("flagged")
+    if not isinstance(flagged, list | tuple):
+        return []
+    return [truncate(without_people(one), COMMENT_CHARS) for one in flagged if isinstance(one, str)]
+
+
+def _gaps(answers: list[AnswerRecord], votes: list[VoteRecord]) -> tuple[GapRow, ...]:
+    events: Counter[str] = Counter()
+    reasons: dict[str, Counter[str]] = defaultdict(Counter)
+    example: dict[str, str] = {}
+    comments: dict[str, list[str]] = defaultdict(list)
+    flagged: dict[str, list[str]] = defaultdict(list)
+    for record in answers:
+        topic = topic_of(record.question)
+        for reason in _gap_reasons(record):
+            events[topic] += 1
+            reasons[topic][reason] += 1
+            example[topic] = _example(record.question)
+        flagged[topic].extend(_flagged(record.checks))
+    for vote in sorted(votes, key=lambda v: (v.time, v.answer_id)):
+        if vote.vote != "down":
+            continue
+        topic = topic_of(vote.question)
+        events[topic] += 1
+        reasons[topic]["thumbs_down"] += 1
+        example[topic] = _example(vote.question)
+        if vote.comment.strip():
+            comments[topic].append(truncate(without_people(vote.comment), COMMENT_CHARS))
+    return tuple(
+        GapRow(
+            topic=t,
+            count=events[t],
+            reasons={r: reasons[t][r] for r in GAP_REASONS if reasons[t][r]},
+            example=example[t],
+            comments=tuple(dict.fromkeys(comments[t]))[:MAX_COMMENTS],
+            flagged=tuple(dict.fromkeys(flagged[t]))[:MAX_COMMENTS],
+        )
+        for t in _ranked(events)
+    )
+
+
+def _pages(answers: list[AnswerRecord]) -> tuple[PageRow, ...]:
+    cited: Counter[str] = Counter()
+    listed: Counter[str] = Counter()
+    for record in answers:
+        into = cited if record.kind == "answer" else listed
+        for url in dict.fromkeys(record.references):
+            into[url] += 1
+    both = cited + listed
+    ranked = sorted(both, key=lambda url: (-cited[url], -listed[url], url))[:MAX_ROWS]
+    return tuple(PageRow(url, cited[url], listed[url]) for url in ranked)
+
+
+def _votes(votes: list[VoteRecord]) -> tuple[VoteRow, ...]:
+    up: Counter[str] = Counter()
+    down: Counter[str] = Counter()
+    for vote in votes:
+        kind = _VOTE_KINDS.get(vote.kind, "other")
+        (up if vote.vote == "up" else down)[kind] += 1
+    kinds = [k for k in (*_VOTE_KINDS.values(), "other") if up[k] or down[k]]
+    return tuple(VoteRow(k, up[k], down[k]) for k in kinds)
+
+
+def _channel(channel: str) -> str:
+    """A channel id, or "direct messages" for any DM (a DM is someone's conversation)."""
+    return "direct messages" if channel.startswith("D") else channel
+
+
+def _by_channel(answers: list[AnswerRecord]) -> dict[str, int]:
+    counts = Counter(_channel(a.channel) for a in answers if a.channel)
+    return {channel: counts[channel] for channel in _ranked(counts)}
+
+
+def _example(question: str) -> str:
+    return truncate(without_people(question), EXAMPLE_CHARS, at_word=True)

@@ -123,6 +123,8 @@ class Bench:
             ANSWER_QUOTA_PER_USER_PER_DAY="0",
             STATE_URL=os.environ.get("BENCH_STATE_URL", "memory://"),
             LOG_LEVEL="INFO",  # the production default: its per-request log line counts
+            # the bench's fake Slack reads answers from chat.postMessage: not streamed
+            STREAM_ANSWERS="false",
             HOST="127.0.0.1",
             GCE_METADATA_HOST="127.0.0.1:9",
             GCE_METADATA_IP="127.0.0.1:9",

@@ -149,4 +149,5 @@ def slack_config(settings: Settings) -> SlackConfig:
         channel_settings_admins_only=settings.channel_settings_admins_only,
         answer_channels=settings.answer_channel_ids,
         channel_settings_retention_seconds=settings.channel_settings_retention_days * 86400.0,
+        stream_answers=settings.stream_answers,
     )

@@ -124,6 +124,11 @@ class Settings(BaseSettings):
     #: a channel's settings are kept this long after their last change
     channel_settings_retention_days: int = Field(365, ge=1, le=3650)
 
+    # --- Streamed answers ------------------------------------------------------------------
+    #: stream threaded answers (mentions, DMs, follow-ups) with a live task timeline and a
+    #: Stop button (chat.startStream); false, or a refused stream: one finished message
+    stream_answers: bool = True
+
     # --- Work in flight (nothing lost on a crash) -----------------------------------------
     #: a replica owns acknowledged work this long without renewing it (it renews every third
     #: of it); work of a replica that died is taken over after this

@@ -55,6 +55,8 @@ class WorkRecord(BaseModel):
     accepted_at: float
     #: how many times a process took it over
     takeovers: int = 0
+    #: the reply's message once one exists (a streamed answer's): a restart finishes it
+    reply_ts: str | None = None
 
 
 _RECORD = ModelCodec(WorkRecord)
@@ -165,6 +167,16 @@ class WorkLog:
             self._leased[record.id] = now
             return True
         return False
+
+    async def note_reply(self, record: WorkRecord, ts: str) -> None:
+        """Keep the ts of the reply's message with the work (one write), so that a process
+        taking the work over finishes that message instead of posting another."""
+        mine = self._mine.get(record.id)
+        if mine is None:
+            return
+        noted = mine.model_copy(update={"reply_ts": ts})
+        self._mine[record.id] = noted
+        await self._store.set(keys.WORK.key(record.id), noted, _RECORD, self._max_age + 60)
 
     async def finish(self, record: WorkRecord, also: Sequence[Op] = ()) -> list[object]:
         """The reply is delivered (or the failure told): forget the work, and turn its lease

@@ -47,6 +47,8 @@ def env_for(slack: FakeSlack, dk: FakeDeveloperKnowledge, **settings: str) -> di
         "READINESS_PROBE_SECONDS": "1",
         "SHUTDOWN_GRACE_SECONDS": "5",
         "MCP_TIMEOUT_SECONDS": "10",
+        # these tests count finished messages (dedupe, replicas): the classic path
+        "STREAM_ANSWERS": "false",
         **settings,
     }
 

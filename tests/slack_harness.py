@@ -121,6 +121,9 @@ def bot_settings(
         "mcp_max_retries": 1,
         # the in-process harness keeps state in memory; tests of the store backends say so
         "state_url": "memory://",
+        # the classic path (one finished message) unless a test streams: tests/
+        # test_slack_streaming.py and the other streamed tests pass stream_answers=True
+        "stream_answers": False,
     }
     values.update(overrides)
     return Settings(**values)

@@ -38,6 +38,7 @@ SCOPES_FOR_METHOD: dict[str, frozenset[str]] = {
     "chat_appendStream": frozenset({"chat:write"}),
     "chat_stopStream": frozenset({"chat:write"}),
     "chat_stream": frozenset({"chat:write"}),
+    "agents_sessions_setStatus": frozenset({"chat:write"}),
     # accepts chat:write since 2026-03 (shared/reference/slack.md)
     "assistant_threads_setStatus": frozenset({"chat:write"}),
     "assistant_threads_setSuggestedPrompts": frozenset({"assistant:write"}),
@@ -68,6 +69,8 @@ EVENT_SUBSCRIPTIONS: dict[str, tuple[set[str], set[str]]] = {
     # Home and Messages tabs; Slack needs no scope for it
     "app_home_opened": ({"app_home_opened"}, set()),
     "link_shared": ({"link_shared"}, {"links:read"}),
+    # the Stop button of a streamed answer; Slack needs no scope of its own for it
+    "agent_session_stopped": ({"agent_session_stopped"}, set()),
 }
 #: the follow-up listener (issue 13) hears public and private channel threads
 CHANNEL_MESSAGES = ({"message.channels", "message.groups"}, {"channels:history", "groups:history"})

@@ -42,6 +42,8 @@ def env(slack: FakeSlack, dk_server: FakeDeveloperKnowledge, tmp_path: Path) -> 
         "WORK_RECOVERY_SECONDS": "0.3",
         # a dead replica's single-flight lock holds the question back this long at most
         "MCP_TIMEOUT_SECONDS": "4",
+        # one finished message (the streamed answer's restart: test_a_stream_cut_by_a_kill_…)
+        "STREAM_ANSWERS": "false",
     }
 
 
@@ -136,6 +138,57 @@ def test_another_replica_finishes_the_work_of_one_that_died(
     (post,) = [c for c in slack.calls_to("chat.postMessage") if QUESTION[:20] in str(c.args)]
     assert "C7" == post.args["channel"]
     assert post.args.get("thread_ts")  # in the mention's thread, as the first replica would
+
+
+@pytest.mark.parametrize("expired", [False, True])
+def test_a_stream_cut_by_a_kill_is_finished_in_the_same_message_after_the_restart(
+    start_bot, env, slack, dk_server, expired: bool
+) -> None:
+    """A mention streaming its answer, the bot SIGKILLed while Google answers: the stream's
+    ts was kept with the work, so the next process finishes THAT message with the note —
+    stopping the stream if it is still open, else updating it — and posts no second one."""
+    streaming = {**env, "STREAM_ANSWERS": "true"}
+    _hang(dk_server)
+    first = start_bot(streaming)
+    first.wait_ready()
+    body, headers = signed_mention(SIGNING_SECRET, QUESTION, channel="C5")
+    assert 200 == httpx.post(first.url("/slack/events"), content=body, headers=headers).status_code
+    first.wait_until(lambda: bool(dk_server.tool_calls("answer_query")), "the upstream call")
+    (stream,) = slack.streams.all()
+    first.wait_until(lambda: _kept_reply_ts(env["STATE_URL"]) == [stream.ts], "the ts kept")
+    first.kill()
+    if expired:
+        stream.open = False  # Slack's few-minute lifetime ran out meanwhile
+
+    second = start_bot(streaming)
+    _wait_until_finished(second, env["STATE_URL"])
+    assert [stream] == slack.streams.all()  # no second stream
+    assert [] == slack.calls_to("chat.postMessage")
+    if expired:
+        (update,) = slack.calls_to("chat.update")
+        assert stream.ts == update.args["ts"]
+        assert update.args["text"].startswith(RESTART_NOTE)
+        assert "context_actions" in str(update.args["blocks"])
+    else:
+        assert stream.final_blocks is not None
+        assert RESTART_NOTE == stream.final_blocks[0]["elements"][0]["text"]
+        assert "context_actions" == stream.final_blocks[-1]["type"]
+        assert QUESTION in stream.text()
+        assert [] == slack.calls_to("chat.update")
+    assert [] == slack.invalid_payloads
+
+
+def _kept_reply_ts(state_url: str) -> list[str | None]:
+    """The reply ts of each unfinished work record in the bot's store."""
+
+    async def scan() -> list[str | None]:
+        store = await open_store(state_url, prefix="gdocs:", max_entries=1000)
+        try:
+            return [record.reply_ts for _, record in await store.scan("work:", _RECORD, 100)]
+        finally:
+            await store.aclose()
+
+    return asyncio.run(scan())
 
 
 def _seed(state_url: str, record: WorkRecord) -> None:

@@ -96,6 +96,40 @@ def test_slash_command_envelope_is_acked_over_the_socket_and_answered(
     assert [] == slack.invalid_payloads
 
 
+def test_a_mention_over_the_socket_is_streamed_in_its_thread(
+    bot: BotProcess, slack: FakeSlack, socket_server: FakeSocketMode
+) -> None:
+    """An app_mention envelope is acked over the socket and its answer streamed (the
+    default): chat.startStream in the mention's thread with the asker, the steps, the
+    answer, then chat.stopStream with the final blocks; no chat.postMessage."""
+    socket_server.wait_for_connections(1)
+    bot.wait_ready()
+    mention = {
+        "type": "app_mention",
+        "user": "U1",
+        "text": "<@UBOT> how do I create a Cloud Storage bucket?",
+        "ts": "1710000000.000100",
+        "event_ts": "1710000000.000100",
+        "channel": "C1",
+    }
+    envelope_id = socket_server.send_event(mention)
+    socket_server.wait_for_ack(envelope_id)
+    (stop,) = slack.wait_for("chat.stopStream", 1, timeout=15)
+    (stream,) = slack.streams.all()
+
+    assert ("C1", "1710000000.000100", "U1") == (
+        stream.channel,
+        stream.thread_ts,
+        stream.recipient_user_id,
+    )
+    assert ["in_progress", "complete"] == [status for _, _, status in stream.tasks()]
+    assert "create a Cloud Storage bucket" in stream.text()
+    assert "context_actions" == (stream.final_blocks or [{}])[-1].get("type")
+    assert stream.ts == stop.args["ts"]
+    assert [] == slack.calls_to("chat.postMessage")
+    assert [] == slack.invalid_payloads
+
+
 def test_bot_reconnects_after_slack_drops_the_connection_and_keeps_answering(
     bot: BotProcess, slack: FakeSlack, socket_server: FakeSocketMode
 ) -> None:

@@ -180,3 +180,21 @@ async def test_a_retry_of_an_orphan_is_left_to_recovery() -> None:
     clock.advance(LEASE + 1)
     assert await alive.accept("mention", {"event": {}}, key="event:E5") is None
     assert ["event:E5"] == [r.id for r in await alive.claim_orphans()]
+
+
+async def test_the_replys_ts_is_kept_with_the_work_for_whoever_takes_it_over() -> None:
+    """A streamed reply's message ts noted on the work is what a replica taking the work
+    over reads (so it finishes that message); noting work this process no longer owns
+    writes nothing."""
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    dead, other = _log(store, clock), _log(store, clock)
+    record = await dead.accept("mention", {"event": {"text": "q"}}, key="event:E9")
+    assert record is not None
+    await dead.note_reply(record, "1710000000.000500")
+    await other.note_reply(record, "1710000000.999999")  # not its work: ignored
+    clock.advance(LEASE + 1)
+    (taken,) = await other.claim_orphans()
+    assert ("1710000000.000500", 1) == (taken.reply_ts, taken.takeovers)
+    (stored,) = await store.scan("work:", _RECORD, 10)
+    assert "1710000000.000500" == stored[1].reply_ts

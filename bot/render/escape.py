@@ -77,6 +77,11 @@ def _spoofs_host(label: str, url: str) -> bool:
     return not (real == shown or real.endswith("." + shown))
 
 
+def spoofs_host(label: str, url: str) -> bool:
+    """True when `label` (cleaned as a link label) reads like a host other than `url`'s."""
+    return _spoofs_host(_clean_label(label), url.strip())
+
+
 def link(url: str, label: str | None = None) -> str:
     """`<url|label>` for an http(s) URL; otherwise the escaped label (or URL) as plain text.
 

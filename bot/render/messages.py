@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import NamedTuple
 
 from bot.errors import ErrorCode, GdocsError
 from bot.models import Answer, SearchHit
@@ -131,6 +132,16 @@ def _fit(
     return [*shown, context(note)]
 
 
+class AnswerParts(NamedTuple):
+    """An answer message in its three parts: the head (who asked, the fallback note), the
+    body (the answer or the hits, fitted) and the tail (sources, buttons, feedback)."""
+
+    text: str
+    head: list[Block]
+    body: list[Block]
+    tail: list[Block]
+
+
 def render_answer(
     answer: Answer,
     *,
@@ -146,6 +157,29 @@ def render_answer(
     hits, numbered sources, a note (e.g. the quota fallback: when answers come back, in the
     reader's time zone `tz` as of `now`), "Show full doc" buttons, and with `feedback_id`
     (an answer id) the 👍 / 👎 feedback buttons last."""
+    parts = answer_parts(
+        answer,
+        asker=asker,
+        question=question,
+        tz=tz,
+        now=now,
+        feedback_id=feedback_id,
+        about=about,
+    )
+    return {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
+
+
+def answer_parts(
+    answer: Answer,
+    *,
+    asker: str | None = None,
+    question: str | None = None,
+    tz: str | None = None,
+    now: datetime | None = None,
+    feedback_id: str | None = None,
+    about: str | None = None,
+) -> AnswerParts:
+    """`render_answer`'s message, in parts (a streamed answer sends its body as text)."""
     if asker and question is None:
         question = answer.query
     head: list[Block] = []
@@ -186,7 +220,7 @@ def render_answer(
         body = [_hit_block(hit) for hit in answer.hits] or [section(_no_answer(answer))]
         what = "results"
     body = _fit(body, MAX_MESSAGE_CHARS - fixed, budget_blocks, what, left_out)
-    return {"text": text, "blocks": head + body + tail}
+    return AnswerParts(text, head, body, tail)
 
 
 def _answer_blocks(answer: Answer, source: str) -> list[Block]:

@@ -4,7 +4,7 @@ passed in."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
@@ -20,6 +20,7 @@ from bot.slack.identity import SlackIdentity
 from bot.slack.memory.channels import ChannelSettingsStore
 from bot.slack.memory.recent import RecentQuestions
 from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
+from bot.slack.work.active import ActiveStreams
 from bot.store import Store
 from bot.worklog import WorkLog
 
@@ -53,6 +54,8 @@ class SlackConfig:
     answer_channels: frozenset[str] = frozenset()
     #: how long a channel's settings are kept after their last change
     channel_settings_retention_seconds: float = 365 * 86400.0
+    #: threaded answers streamed with a task timeline (STREAM_ANSWERS)
+    stream_answers: bool = True
 
 
 @dataclass(frozen=True)
@@ -85,3 +88,5 @@ class SlackDeps:
     channels: ChannelSettingsStore
     #: per-day counters for `gdocs-bot report` (questions, outcomes, reuse)
     tally: DailyTally
+    #: streamed answers being worked on, by thread (the Stop button cancels one)
+    streams: ActiveStreams = field(default_factory=lambda: ActiveStreams())

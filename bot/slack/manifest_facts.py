@@ -17,13 +17,16 @@ BOT_EVENTS: tuple[str, ...] = (
     # follow-up questions in threads the bot answered in, without a mention
     "message.channels",
     "message.groups",
+    # the Stop button of a streamed answer
+    "agent_session_stopped",
 )
 
 #: bot token scopes, each with the calls that need it
 BOT_SCOPES: dict[str, str] = {
     "commands": "/gdocs",
     "chat:write": (
-        "chat.postMessage, chat.postEphemeral, chat.update, assistant.threads.setStatus"
+        "chat.postMessage, chat.postEphemeral, chat.update, assistant.threads.setStatus, "
+        "chat.startStream / appendStream / stopStream, agents.sessions.setStatus"
     ),
     "app_mentions:read": "app_mention events",
     "im:history": "message.im events (direct messages)",

@@ -23,7 +23,8 @@ from zoneinfo import ZoneInfo
 from aiohttp import web
 
 from tests.fakes.serving import ThreadedServer
-from tests.fakes.slack_checks import check_message, refusal, silently_ignored
+from tests.fakes.slack_checks import Refusal, check_message, refusal, silently_ignored
+from tests.fakes.slack_streams import STREAM_METHODS, Streams, check_session_status
 
 BOT_USER_ID = "UBOT"
 #: methods Slack refuses in a conversation the bot is not a member of
@@ -82,6 +83,8 @@ class FakeSlack:
     invalid_payloads: list[str] = field(default_factory=list)
     #: JSON bodies POSTed to response URLs (`fake.response_url(key)`), as (key, body)
     responses: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: chat.startStream / appendStream / stopStream's messages and switchable failures
+    streams: Streams = field(default_factory=Streams)
     _scripts: dict[str, deque[_Scripted]] = field(default_factory=dict)
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _server: ThreadedServer | None = None
@@ -202,7 +205,10 @@ class FakeSlack:
         args = await _read_args(request)
         headers = {k.lower(): v for k, v in request.headers.items()}
         call = SlackCall(method, args, headers)
-        refused = refusal(method, args)
+        if method == "chat.startStream" and self.streams.start_gate is not None:
+            self.streams.waiting_at_gate += 1
+            await asyncio.to_thread(self.streams.start_gate.wait, 10)
+        refused = self._refusal(method, args)
         if refused:
             self.invalid_payloads.append(f"{method}: {refused.detail}")
         ignored = silently_ignored(method, args)
@@ -229,6 +235,13 @@ class FakeSlack:
             self.calls.append(call)
             self._cond.notify_all()
         return web.json_response(call.result, status=status, headers=resp_headers)
+
+    def _refusal(self, method: str, args: dict[str, Any]) -> Refusal | None:
+        if method in STREAM_METHODS:
+            return self.streams.check(method, args)
+        if method == "agents.sessions.setStatus":
+            return check_session_status(args)
+        return refusal(method, args)
 
     async def _handle_response_url(self, request: web.Request) -> web.Response:
         """Like Slack's response_url: JSON in, validated like a message, plain `ok` out."""
@@ -273,6 +286,11 @@ class FakeSlack:
                 "user": "gdocs",
                 "team": "Test",
             }
+        if method in STREAM_METHODS:
+            return self.streams.answer(method, args, ts)
+        conflict = self.streams.conflict(method, args)
+        if conflict:
+            return {"ok": False, "error": conflict}
         if method in ("chat.postMessage", "chat.postEphemeral", "chat.update"):
             return {
                 "ok": True,

@@ -101,6 +101,28 @@ class FakeSocketMode:
         )
         return envelope_id
 
+    def send_event(self, event: dict[str, Any]) -> str:
+        """An `events_api` envelope carrying `event` (an app_mention, …); its envelope_id."""
+        envelope_id = f"env-{next(_ids)}"
+        payload = {
+            "token": "deprecated-verification-token",
+            "team_id": "T1",
+            "api_app_id": "A1",
+            "type": "event_callback",
+            "event_id": f"Ev-{envelope_id}",
+            "event_time": 1710000000,
+            "event": event,
+        }
+        self.send(
+            {
+                "envelope_id": envelope_id,
+                "type": "events_api",
+                "accepts_response_payload": False,
+                "payload": payload,
+            }
+        )
+        return envelope_id
+
     def send_disconnect(self, reason: str = "refresh_requested") -> None:
         self.send({"type": "disconnect", "reason": reason, "debug_info": {"host": "fake"}})
 

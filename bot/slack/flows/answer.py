@@ -14,6 +14,7 @@ from bot.feedback import fallback_label, new_answer_id
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.render import (
+    Message,
     render_answer,
     render_error,
     render_help,
@@ -23,11 +24,22 @@ from bot.render import (
     render_quota_waiting,
     render_rate_limited,
 )
+from bot.render.messages import answer_parts
 from bot.render.share import render_private_doc_refused
+from bot.render.stream import (
+    fallback_title,
+    step_title,
+    streamed_answer,
+    task_sources,
+    verify_summary,
+    verify_title,
+    wait_title,
+)
 from bot.report import tally
 from bot.report.outcome import answered_counts
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.off_loop import answer_size, render_off_loop
+from bot.slack.delivery.progress import Progress, Step, progress_of
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
 from bot.slack.deps import SlackDeps
@@ -39,6 +51,7 @@ from bot.slack.listeners.feedback import answer_write
 from bot.slack.memory.state import UserProfile
 from bot.slack.work.after_answer import delivering
 from bot.store import Op, StoreError
+from bot.verify import count_commands
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +90,8 @@ async def answer_question(
                 await deps.tally.count(tally.QUESTIONS, tally.RATE_LIMITED)
             return Outcome(route=route.kind, outcome="rate_limited")
     remembered = False  # the Home tab's Ask again: with the answer's writes when it is out
+    if route.kind == "doc" or route.private:
+        progress_of(reply).decline()  # a whole page, or an answer for the asker alone
     await reply.start_progress(render_progress(question))
     server = "pay" if route.kind == "pay" and deps.service.pay_configured else DEVELOPER_KNOWLEDGE
     try:
@@ -137,9 +152,9 @@ async def _deliver_answer(
     # a quota note says when answers come back: in the asker's own time
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
     answer_id = new_answer_id()  # the feedback buttons name the answer by it
-    msg = await render_off_loop(
+    parts = await render_off_loop(
         answer_size(result),
-        render_answer,
+        answer_parts,
         result,
         asker=asker,
         question=shown_question,
@@ -148,6 +163,8 @@ async def _deliver_answer(
         feedback_id=answer_id,
         about=about,
     )
+    msg: Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
+    progress_of(reply).stage(streamed_answer(result, parts))
     topic = route.topic or route.query
     recent = deps.recent.op(reply.user, question) if reply.user else None
 
@@ -207,6 +224,33 @@ async def _quota_status(deps: SlackDeps, reply: Reply) -> Outcome:
 
 
 async def _ask(deps: SlackDeps, reply: Reply, route: Route) -> Answer:
+    """The upstream call, shown as one step (its sources the pages it used), with a quota
+    wait before it as a step of its own."""
+    progress = progress_of(reply)
+    async with progress.step(step_title(route.kind)) as step:
+        result = await _call(deps, reply, route, progress)
+        step.sources = task_sources(result)
+        instead = fallback_title(result.fallback) if result.fallback else None
+        if instead:
+            step.title = instead
+    if route.kind in ("search", "pay"):
+        return result
+    return await _verify(deps, progress, result)
+
+
+async def _verify(deps: SlackDeps, progress: Progress, result: Answer) -> Answer:
+    """The commands checked against the cited pages (within its own budget, never failing),
+    shown as a step when there is something to check."""
+    commands = count_commands(result.text) if result.kind == "answer" else 0
+    if not commands or result.fallback or result.verification is not None:
+        return await deps.service.verify(result)
+    async with progress.step(verify_title(commands)) as step:
+        checked = await deps.service.verify(result)
+        step.output = verify_summary(checked.verification)
+    return checked
+
+
+async def _call(deps: SlackDeps, reply: Reply, route: Route, progress: Progress) -> Answer:
     service = deps.service
     if route.kind == "search":
         return await service.search(route.query)
@@ -216,14 +260,20 @@ async def _ask(deps: SlackDeps, reply: Reply, route: Route) -> Answer:
             client = reply.client
             language = await deps.profiles.locale(reply.user, lambda u: user_profile(client, u))
         return await service.pay(route.query, language)
+    waits: list[Step] = []
 
     async def on_wait(seconds: float) -> None:
+        for earlier in waits:
+            await progress.close_step(earlier, "complete")
+        waits.append(await progress.open_step(wait_title(seconds)))
         per_minute = deps.quota.config.per_minute
         await reply.update_progress(render_quota_waiting(seconds, per_minute=per_minute))
 
-    answer = await service.ask(route.query, asker=reply.user, on_wait=on_wait)
-    # the commands checked against the cited pages; within its own budget, never failing
-    return await service.verify(answer)
+    try:
+        return await service.ask(route.query, asker=reply.user, on_wait=on_wait)
+    finally:
+        for wait in waits:  # the wait is over once the answer (or the failure) is here
+            await progress.close_step(wait, "complete")
 
 
 async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:

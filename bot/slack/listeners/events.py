@@ -18,6 +18,8 @@ from bot.slack.delivery.status import DmReply, work_kind
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.answer import answer_question
 from bot.slack.flows.routing import strip_mention, with_channel_privacy
+from bot.slack.flows.threaded import streamed_reply
+from bot.slack.listeners import stops
 from bot.slack.listeners.followups import (
     THREAD_CHANNEL_TYPES,
     is_top_level,
@@ -62,6 +64,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
     app.event("app_mention")(on_mention)
     app.event("message")(on_message)
+    stops.register(app, deps)  # before the catch-all below
     app.event(re.compile(r".*"))(on_other_event)
 
 
@@ -77,6 +80,8 @@ async def _accept(
 ) -> None:
     """Record the question, then acknowledge it, then work on it: a crash after the ack
     loses nothing (a retry of recorded work is acknowledged and left to its owner)."""
+    if not isinstance(event.get("team"), str) and isinstance(body.get("team_id"), str):
+        event = {**event, "team": body["team_id"]}  # a stream in a channel names the team
     payload = event_payload(event, bot_user_id)
     record = await deps.work.accept(kind, payload, key=delivery_key(body))
     await ack()
@@ -170,7 +175,9 @@ async def handle_question(
     thread_ts = in_thread or ts if kind in ("mention", "auto") else in_thread
     kind_of_reply = DmReply if kind == "dm" else ThreadReply
     direct = kind_of_reply(client, channel, event.get("user"), message_ts=ts, thread_ts=thread_ts)
-    reply = track(deps.work, direct, record, resumed=resumed)
+    team = event.get("team") if isinstance(event.get("team"), str) else None
+    stream = streamed_reply(deps, direct, team=team, record=record, resumed=resumed)
+    reply = track(deps.work, stream or direct, record, resumed=resumed)
 
     async def job() -> Outcome:
         earlier = await deps.threads.question(channel, in_thread) if in_thread else None
@@ -180,7 +187,10 @@ async def handle_question(
             route = replace(route, private=False)  # a DM is private already
         else:  # `/gdocs channel private on`
             route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
-        return await answer_question(deps, reply, route, question=text, name_asker=False)
+        answering = answer_question(deps, reply, route, question=text, name_asker=False)
+        if stream is None:
+            return await answering
+        return await deps.streams.run(stream, answering, route.kind)
 
     await deps.boundary(kind, job, reply.notify_thread)
     if record is not None:

@@ -23,6 +23,7 @@ from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.answer import answer_question
 from bot.slack.flows.routing import strip_mention, with_channel_privacy, with_root_context
+from bot.slack.flows.threaded import streamed_reply
 from bot.slack.manifest_facts import ASK_SHORTCUT
 from bot.slack.memory.state import delivery_key
 from bot.slack.work.durable import shortcut_payload, track
@@ -78,7 +79,9 @@ async def handle_shortcut(
         thread_ts=in_reply or ts,
         response_url=_str(payload.get("response_url")),
     )
-    reply = track(deps.work, direct, record, resumed=resumed)
+    team = _str(payload.get("team"))
+    stream = streamed_reply(deps, direct, team=team, record=record, resumed=resumed)
+    reply = track(deps.work, stream or direct, record, resumed=resumed)
 
     async def job() -> Outcome:
         identity = await deps.identity.get(client)
@@ -91,9 +94,12 @@ async def handle_shortcut(
         root = await thread_root(deps, client, channel, in_reply) if in_reply else None
         route = deps.router.route_message(with_root_context(root, text))
         route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
-        return await answer_question(
+        answering = answer_question(
             deps, reply, route, question=text, name_asker=True, about=author
         )
+        if stream is None:
+            return await answering
+        return await deps.streams.run(stream, answering, route.kind)
 
     await deps.boundary("shortcut", job, reply.notify_thread)
     if record is not None:

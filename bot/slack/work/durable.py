@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 #: Slack's lifetime of a response_url
 RESPONSE_URL_SECONDS = 30 * 60
 _COMMAND_FIELDS = ("command", "text", "channel_id", "user_id", "response_url", "team_id")
-_EVENT_FIELDS = ("type", "channel", "channel_type", "user", "text", "ts", "thread_ts")
+_EVENT_FIELDS = ("type", "channel", "channel_type", "user", "text", "ts", "thread_ts", "team")
 _MESSAGE_FIELDS = ("ts", "thread_ts")
 _SHORTCUT_FIELDS = ("ts", "thread_ts", "text", "user")
 
@@ -68,6 +68,8 @@ def shortcut_payload(body: dict[str, Any]) -> dict[str, Any]:
         "user": (user or {}).get("id"),
         "message": {k: message[k] for k in _SHORTCUT_FIELDS if isinstance(message.get(k), str)},
         "response_url": body.get("response_url"),
+        # a streamed answer in a channel names the asker's team
+        "team": team.get("id") if isinstance(team := body.get("team"), dict) else None,
     }
 
 
@@ -111,6 +113,11 @@ class TrackedReply:
     @property
     def thread_ts(self) -> str | None:
         return self._inner.thread_ts
+
+    @property
+    def progress(self) -> object:
+        """The wrapped reply's timeline (bot.slack.delivery.streams), if it has one."""
+        return getattr(self._inner, "progress", None)
 
     async def start_progress(self, msg: Message) -> None:
         await self._inner.start_progress(msg)

@@ -1,0 +1,197 @@
+"""What a streamed answer says: the task timeline's titles, outputs and sources, the answer's
+Markdown made inert and cut to Slack's per-call limit, and the short "Stopped." ending.
+
+Streamed text is standard Markdown (Slack renders `markdown_text` like a `markdown` block),
+so the same rule holds as everywhere else: `&`, `<` and `>` are escaped (no `<!channel>`,
+`<@U…>` or `<https://evil|google.com>` can form) and a link whose label names another host
+shows its real address instead. Task titles and outputs are plain one-liners, ≤ 256
+characters as Slack's guidance keeps them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from bot.models import Answer, Fallback, Verification
+from bot.render.blocks import Message, context
+from bot.render.escape import display_url, escape, escape_truncated, is_http_url, spoofs_host
+from bot.render.marks import mark_lines, marks_by_anchor, split_at_marks
+from bot.render.messages import AnswerParts
+from bot.text import one_line
+
+#: Slack's limit of `markdown_text` in one chat.appendStream call
+MAX_APPEND_CHARS = 12_000
+#: Slack's guidance for task titles, details and outputs
+MAX_TASK_CHARS = 256
+#: cited pages shown on one task (the Sources block at the end lists them all)
+MAX_TASK_SOURCES = 10
+STOPPED_TEXT = "_Stopped._"
+#: the step each route's upstream call shows
+_STEP_TITLES = {
+    "answer": "Asking Developer Knowledge",
+    "search": "Searching Google's documentation",
+    "pay": "Searching Google Pay & Wallet docs",
+}
+#: `[label](url)`, the URL with balanced parentheses one deep (`javascript:alert(1)`)
+_MD_LINK_RE = re.compile(
+    r"(?<!\!)\[(?P<label>[^\[\]\n]{0,1000})\]\((?P<url>(?:[^()\s]|\([^()\s]{0,200}\)){1,3000})\)"
+)
+
+
+def task_text(text: str, limit: int = MAX_TASK_CHARS) -> str:
+    """Untrusted or not, a task title or output as one escaped line within `limit`."""
+    return escape_truncated(one_line(text), limit, at_word=True)
+
+
+def step_title(route_kind: str) -> str:
+    """The title of the step that asks Google for `route_kind` (answer, search, pay)."""
+    return task_text(_STEP_TITLES.get(route_kind, _STEP_TITLES["search"]))
+
+
+def wait_title(seconds: float) -> str:
+    """The step shown while the quota ledger holds the question for a free minute slot."""
+    return task_text(f"Waiting for a free answer slot (about {max(1, math.ceil(seconds))} s)")
+
+
+def fallback_title(fallback: Fallback) -> str | None:
+    """The step title of an answer that fell back to search (None: no fallback to show)."""
+    if fallback.reason != "answer_quota":
+        return None
+    if fallback.limit == "minute":
+        return task_text("Generated answers are busy this minute — searching instead")
+    if fallback.limit == "user":
+        return task_text("Your generated answers are used up today — searching instead")
+    return task_text("Generated answers are used up today — searching instead")
+
+
+def verify_title(commands: int) -> str:
+    """The verify step (issue 21): checking the answer's commands against its pages."""
+    noun = "command" if commands == 1 else "commands"
+    return task_text(f"Checking {commands} {noun} against the cited pages")
+
+
+def verify_output(found: int, checked: int) -> str:
+    return task_text(f"{found} of {checked} found")
+
+
+def verify_summary(verification: Verification | None) -> str | None:
+    """The verify step's output: "2 of 3 found", "not checked", or None (not checked at
+    all: VERIFY_ANSWERS is off)."""
+    if verification is None:
+        return None
+    if verification.status == "unchecked":
+        return task_text("not checked: the cited pages could not be read in time")
+    return verify_output(verification.count("found"), len(verification.snippets))
+
+
+def task_sources(answer: Answer) -> list[dict[str, Any]]:
+    """The pages a step used, as `url` source elements (http(s) only, titles escaped)."""
+    if answer.kind == "answer":
+        pages = [(ref.uri, ref.title) for ref in answer.references]
+    else:
+        pages = [(hit.uri, hit.title) for hit in answer.hits]
+    sources: list[dict[str, Any]] = []
+    for url, title in pages:
+        url = url.strip()
+        if not is_http_url(url) or len(url) > 3000 or any(s["url"] == url for s in sources):
+            continue
+        label = task_text(title) if title.strip() else task_text(display_url(url))
+        sources.append({"type": "url", "url": url, "text": label})
+        if len(sources) == MAX_TASK_SOURCES:
+            break
+    return sources
+
+
+def task_chunk(
+    task_id: str,
+    title: str,
+    status: str,
+    *,
+    output: str | None = None,
+    sources: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """One `task_update` chunk; `title` and `output` must come from the functions above."""
+    chunk: dict[str, Any] = {"type": "task_update", "id": task_id, "title": title}
+    chunk["status"] = status
+    if output:
+        chunk["output"] = output
+    if sources:
+        chunk["sources"] = sources
+    return chunk
+
+
+def _safe_link(match: re.Match[str]) -> str:
+    label, url = match.group("label"), match.group("url")
+    if not is_http_url(url):
+        return label  # javascript:, mailto:, relative: the words only
+    if spoofs_host(label, url):
+        label = display_url(url)
+    return f"[{label.replace('[', '(').replace(']', ')')}]({url})"
+
+
+def stream_markdown(markdown: str) -> str:
+    """An answer's Markdown, inert for Slack: links checked (http(s) only, no label naming
+    another host), then `&`, `<`, `>` escaped everywhere."""
+    return escape(_MD_LINK_RE.sub(_safe_link, markdown)).strip()
+
+
+def split_markdown(text: str, limit: int = MAX_APPEND_CHARS) -> list[str]:
+    """`text` in pieces of at most `limit` characters, cut at a paragraph, else a line,
+    else a space, never inside an entity (`&amp;`) the escaping wrote."""
+    pieces: list[str] = []
+    rest = text
+    while len(rest) > limit:
+        cut = _cut_at(rest, limit)
+        pieces.append(rest[:cut])
+        rest = rest[cut:]
+    if rest:
+        pieces.append(rest)
+    return pieces
+
+
+def _cut_at(text: str, limit: int) -> int:
+    window = text[:limit]
+    for mark in ("\n\n", "\n", " "):
+        at = window.rfind(mark)
+        if at > limit // 2:
+            return at + len(mark)
+    amp = window.rfind("&", max(0, limit - 5))
+    return amp if amp > 0 and ";" not in window[amp:] else limit
+
+
+@dataclass(frozen=True)
+class StreamedAnswer:
+    """An answer as a stream sends it: chunks to append (one call each: a piece of the
+    answer's Markdown, or the marks a checked command gets under it as a `blocks` chunk),
+    then the blocks chat.stopStream puts under them (Sources, Show full doc, feedback)."""
+
+    chunks: tuple[dict[str, Any], ...]
+    end: Message
+
+    @property
+    def markdown(self) -> str:
+        """All the Markdown streamed, joined."""
+        return "".join(c["text"] for c in self.chunks if c["type"] == "markdown_text")
+
+
+def streamed_answer(answer: Answer, parts: AnswerParts) -> StreamedAnswer:
+    """`parts` (render_answer's) as a stream: who asked about what and a quota note first
+    (as today, above the answer), a generated answer's text streamed (each checked code
+    block followed by its marks), then the end's sources, buttons and feedback. Search
+    hits (which have no text) and "no answer found" are kept as blocks at the end."""
+    if answer.kind != "answer" or not answer.text.strip():
+        whole = parts.head + parts.body + parts.tail
+        return StreamedAnswer((), {"text": parts.text, "blocks": whole})
+    groups = marks_by_anchor(answer.verification)
+    pieces = split_at_marks(answer.text, list(groups)) if groups else [(answer.text, None)]
+    chunks: list[dict[str, Any]] = [{"type": "blocks", "blocks": parts.head}] if parts.head else []
+    for piece, anchor in pieces:
+        for text in split_markdown(stream_markdown(piece)):
+            chunks.append({"type": "markdown_text", "text": text})
+        lines = mark_lines(groups[anchor]) if anchor is not None else []
+        if lines:
+            chunks.append({"type": "blocks", "blocks": [context("\n".join(lines))]})
+    return StreamedAnswer(tuple(chunks), {"text": parts.text, "blocks": parts.tail})

@@ -1,0 +1,281 @@
+"""A threaded answer streamed as Slack's AI apps show it: `chat.startStream` in the reply's
+thread with a task timeline (one `task_update` per real step, in_progress → complete or
+error), the answer's Markdown appended when it arrives, `chat.stopStream` with the blocks
+today's message ends with.
+
+Streaming is a property of the thread reply, not of a listener: `StreamReply` wraps any
+`ThreadReply` (a mention's, a DM's, a follow-up's, a message shortcut's) and keeps its
+`Reply` contract. It is never worse than the reply it wraps: a refused start leaves progress
+to the wrapped reply (🔍 reaction, DM status line) and the answer is posted as today; a
+stream that ends early (expired, `message_not_in_streaming_state`) is finished by
+`chat.update` of its message, with every block, once.
+
+Flows show steps with `progress_of(reply).step(title)` (bot/slack/delivery/progress.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.render import Message, with_restart_note
+from bot.render.stream import STOPPED_TEXT, StreamedAnswer, task_chunk, task_text
+from bot.slack.delivery.progress import Progress, Step
+from bot.slack.delivery.replies import ThreadReply
+from bot.slack.failures import SLACK_CALL_FAILURES
+
+logger = logging.getLogger(__name__)
+
+_SLACK_FAILURES = SLACK_CALL_FAILURES
+State = Literal["idle", "open", "gone", "classic"]
+OnStarted = Callable[[str], Awaitable[None]]
+
+
+@dataclass
+class StreamReply(Progress):
+    """A thread reply streamed (see the module's docstring)."""
+
+    inner: ThreadReply
+    #: the asker's team: Slack requires it (and the asker) for a stream in a channel
+    team_id: str | None = None
+    #: the message of an earlier stream of this work (a restart finishes that one)
+    existing_ts: str | None = None
+    resumed: bool = False
+    #: told the stream's ts once it exists (the work record keeps it)
+    on_started: OnStarted | None = None
+    stopped: bool = False
+    _state: State = "idle"
+    _ts: str | None = None
+    _tasks: int = 0
+    _staged: StreamedAnswer | None = None
+    _progress_msg: Message | None = None
+
+    def __post_init__(self) -> None:
+        if self.existing_ts:  # open still, or gone: the first call says which
+            self._state, self._ts = "open", self.existing_ts
+
+    # --- the Reply contract ----------------------------------------------------------
+    @property
+    def progress(self) -> Progress:
+        return self
+
+    @property
+    def client(self) -> AsyncWebClient:
+        return self.inner.client
+
+    @property
+    def channel(self) -> str:
+        return self.inner.channel
+
+    @property
+    def user(self) -> str | None:
+        return self.inner.user
+
+    @property
+    def response_url(self) -> str | None:
+        return self.inner.response_url
+
+    @property
+    def thread_ts(self) -> str | None:
+        return self.stream_thread if self._ts else self.inner.thread_ts
+
+    @property
+    def stream_thread(self) -> str:
+        """The thread the stream lives in (a top-level DM's is the asker's message)."""
+        return self.inner.thread_ts or self.inner.message_ts
+
+    @property
+    def streaming(self) -> bool:
+        return self._state == "open"
+
+    @property
+    def ts(self) -> str | None:
+        return self._ts
+
+    def decline(self) -> None:
+        if self._state == "idle":
+            self._state = "classic"
+
+    def stage(self, answer: StreamedAnswer) -> None:
+        self._staged = answer
+
+    async def start_progress(self, msg: Message) -> None:
+        self._progress_msg = msg
+        if self._state == "classic":
+            await self.inner.start_progress(msg)
+
+    async def update_progress(self, msg: Message) -> None:
+        if self._state in ("idle", "classic"):
+            await self.inner.update_progress(msg)
+
+    async def notify_asker(self, msg: Message) -> None:
+        if self._state == "open":
+            await self._stop()
+        await self.inner.notify_asker(msg)
+
+    async def notify_thread(self, msg: Message) -> None:
+        if not await self._end_with(msg):
+            await self.inner.notify_thread(msg)
+
+    async def deliver(self, msg: Message) -> str | None:
+        if self.stopped:
+            return self._ts  # the person stopped it: nothing more is posted
+        staged, self._staged = self._staged, None
+        if self._state == "open" and staged is not None:
+            for chunk in staged.chunks:  # one call each: within the per-call limit
+                await self._append([chunk])
+            end = with_restart_note(staged.end) if self.resumed else staged.end
+            if self._state == "open" and await self._stop(blocks=end.get("blocks")):
+                return self._ts
+        if await self._end_with(msg):
+            return self._ts
+        return await self.inner.deliver(msg)
+
+    async def post_visibly(self, msg: Message) -> str | None:
+        return await self.inner.post_visibly(msg)
+
+    async def finish(self) -> None:
+        if self._state == "open" and not self.stopped:
+            await self._stop()  # an ending nothing else took (a bug): leave no stream open
+        await self.inner.finish()
+
+    # --- steps -------------------------------------------------------------------------
+    async def open_step(self, title: str) -> Step:
+        self._tasks += 1
+        step = Step(title, task_id=f"step-{self._tasks}")
+        await self._send([task_chunk(step.task_id, task_text(title), "in_progress")])
+        return step
+
+    async def close_step(self, step: Step, status: str) -> None:
+        if self.stopped or step.closed:  # after Stop, nothing more is sent
+            return
+        step.closed = True
+        output = task_text(step.output) if step.output else None
+        chunk = task_chunk(
+            step.task_id, task_text(step.title), status, output=output, sources=step.sources
+        )
+        await self._send([chunk])
+
+    async def stop_by_person(self) -> None:
+        """Stop pressed: end with "Stopped." (finished steps stay), the session active."""
+        self.stopped = True
+        chunks = [{"type": "markdown_text", "text": STOPPED_TEXT}]
+        if self._state == "open" and await self._stop(chunks=chunks):
+            return
+        await self.session_idle()
+
+    async def session_idle(self) -> None:
+        """The agent session off `processing` without a stream call to carry it."""
+        try:
+            await self.client.agents_sessions_setStatus(
+                channel_id=self.channel, status="active", thread_ts=self.stream_thread
+            )
+        except _SLACK_FAILURES as exc:
+            logger.info("agents.sessions.setStatus failed: %s", type(exc).__name__)
+
+    # --- Slack calls ---------------------------------------------------------------------
+    async def _send(self, chunks: list[dict[str, Any]]) -> None:
+        if self._state == "idle":
+            await self._start(chunks)
+        elif self._state == "open":
+            await self._append(chunks)
+
+    async def _start(self, chunks: list[dict[str, Any]]) -> None:
+        in_dm = self.channel.startswith("D")
+        started = asyncio.ensure_future(
+            self.client.chat_startStream(
+                channel=self.channel,
+                thread_ts=self.stream_thread,
+                chunks=chunks,
+                task_display_mode="timeline",
+                recipient_user_id=None if in_dm else self.user,
+                recipient_team_id=None if in_dm else self.team_id,
+            )
+        )
+        try:
+            response = await asyncio.shield(started)
+        except asyncio.CancelledError:
+            # Stop pressed while Slack opens the stream: learn its ts, so it can be ended
+            with contextlib.suppress(*_SLACK_FAILURES):
+                self._opened((await started).get("ts"))
+            raise
+        except _SLACK_FAILURES as exc:
+            # never worse than today: the reaction or status line, then one message
+            logger.info("chat.startStream refused (%s): answering as a message", _why(exc))
+            self._state = "classic"
+            if self._progress_msg is not None:
+                await self.inner.start_progress(self._progress_msg)
+            return
+        if self._opened(response.get("ts")) and self.on_started is not None:
+            await self.on_started(self._ts or "")
+
+    def _opened(self, ts: object) -> bool:
+        if not isinstance(ts, str):
+            self._state = "classic"
+            return False
+        self._state, self._ts = "open", ts
+        return True
+
+    async def _append(self, chunks: list[dict[str, Any]]) -> None:
+        assert self._ts is not None
+        try:
+            await self.client.chat_appendStream(channel=self.channel, ts=self._ts, chunks=chunks)
+        except _SLACK_FAILURES as exc:
+            self._gone(exc)
+
+    async def _stop(
+        self,
+        *,
+        blocks: list[dict[str, Any]] | None = None,
+        chunks: list[dict[str, Any]] | None = None,
+    ) -> bool:
+        """End the stream (the session back to `active`); False when it was gone."""
+        assert self._ts is not None
+        try:
+            await self.client.chat_stopStream(
+                channel=self.channel,
+                ts=self._ts,
+                blocks=blocks or None,
+                chunks=chunks,
+                session_status="active",
+            )
+        except _SLACK_FAILURES as exc:
+            self._gone(exc)
+            return False
+        self._state = "gone"
+        return True
+
+    def _gone(self, exc: BaseException) -> None:
+        logger.info("the stream ended early (%s): finishing its message instead", _why(exc))
+        self._state = "gone"
+        if _why(exc) == "stopped_by_user":
+            self.stopped = True
+
+    async def _end_with(self, msg: Message) -> bool:
+        """Finish the stream's message with `msg` (stop it, or update it once gone); False
+        when there is no stream message to finish."""
+        if self._ts is None or self._state == "classic":
+            return False
+        if self._state == "open" and await self._stop(blocks=msg.get("blocks")):
+            return True
+        try:
+            await self.client.chat_update(
+                channel=self.channel, ts=self._ts, text=msg["text"], blocks=msg.get("blocks")
+            )
+        except _SLACK_FAILURES as exc:
+            logger.info("chat.update of the stream's message failed: %s", _why(exc))
+            return False
+        return True
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, SlackApiError):
+        return str(exc.response.get("error") or "slack_error")
+    return type(exc).__name__

@@ -1,0 +1,28 @@
+"""The Stop button of a streamed answer (`agent_session_stopped`): the work for that thread
+is cancelled and its stream ends with "Stopped." (bot.slack.delivery.streams)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+
+from bot.slack.boundary import ignored
+from bot.slack.deps import SlackDeps
+
+
+def register(app: AsyncApp, deps: SlackDeps) -> None:
+    async def on_stopped(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        event = body.get("event") or {}
+        channel, thread = event.get("channel"), event.get("thread_ts")
+        if not isinstance(channel, str) or not isinstance(thread, str):
+            ignored(deps.metrics, "stop", "no channel or thread")
+            return
+        if deps.streams.stop(channel, thread) is None:
+            # answered already, or worked on by another replica: nothing here to cancel
+            ignored(deps.metrics, "stop", "no answer in progress in this process")
+            return
+        deps.metrics.request("stop", "ok")
+
+    app.event("agent_session_stopped")(on_stopped)

@@ -1,0 +1,284 @@
+"""What a streamed answer says (bot/render/stream.py): task titles and outputs, the sources on
+a step, the answer's Markdown made inert and cut to Slack's per-call limit, and which blocks
+chat.stopStream ends with."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.models import Answer, Document, Fallback, Reference, SearchHit
+from bot.render.messages import answer_parts, render_answer
+from bot.render.stream import (
+    MAX_APPEND_CHARS,
+    MAX_TASK_CHARS,
+    fallback_title,
+    split_markdown,
+    step_title,
+    stream_markdown,
+    streamed_answer,
+    task_chunk,
+    task_sources,
+    task_text,
+    verify_output,
+    verify_summary,
+    verify_title,
+    wait_title,
+)
+from bot.verify import check_answer, count_commands
+
+BUCKETS = Reference(
+    name="documents/docs.cloud.google.com/storage/docs/creating-buckets",
+    uri="https://docs.cloud.google.com/storage/docs/creating-buckets",
+    title="Create buckets",
+)
+UNTIL = datetime(2026, 12, 2, 8, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("kind", "title"),
+    [
+        ("answer", "Asking Developer Knowledge"),
+        ("search", "Searching Google's documentation"),
+        ("pay", "Searching Google Pay &amp; Wallet docs"),
+        ("unknown", "Searching Google's documentation"),
+    ],
+)
+def test_each_route_names_its_step(kind: str, title: str) -> None:
+    """The upstream step says which server is asked (escaped like any task title)."""
+    assert title == step_title(kind)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "title"),
+    [
+        (8.0, "Waiting for a free answer slot (about 8 s)"),
+        (7.2, "Waiting for a free answer slot (about 8 s)"),
+        (0.1, "Waiting for a free answer slot (about 1 s)"),
+    ],
+)
+def test_a_quota_wait_says_about_how_long(seconds: float, title: str) -> None:
+    """The wait step rounds up: it never promises less than the ledger's wait."""
+    assert title == wait_title(seconds)
+
+
+@pytest.mark.parametrize(
+    ("fallback", "title"),
+    [
+        (
+            Fallback(reason="answer_quota", limit="day", until=UNTIL),
+            "Generated answers are used up today — searching instead",
+        ),
+        (
+            Fallback(reason="answer_quota", limit="minute"),
+            "Generated answers are busy this minute — searching instead",
+        ),
+        (
+            Fallback(reason="answer_quota", limit="user", until=UNTIL),
+            "Your generated answers are used up today — searching instead",
+        ),
+        (Fallback(reason="pay_not_configured"), None),
+        (Fallback(reason="no_answer_tool"), None),
+    ],
+)
+def test_a_quota_fallback_renames_the_step(fallback: Fallback, title: str | None) -> None:
+    """Only a quota fallback changes the step; other notes stay in the final blocks."""
+    assert title == fallback_title(fallback)
+
+
+@pytest.mark.parametrize(
+    ("call", "text"),
+    [
+        (lambda: verify_title(3), "Checking 3 commands against the cited pages"),
+        (lambda: verify_title(1), "Checking 1 command against the cited pages"),
+        (lambda: verify_output(2, 3), "2 of 3 found"),
+    ],
+)
+def test_the_verify_step_reads_as_the_issue_says(call: object, text: str) -> None:
+    """The verify step's title and output (for the verified-answers work)."""
+    assert callable(call)
+    assert text == call()
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("<!channel> look", "&lt;!channel&gt; look"),
+        ("ping <@U123>\nnow", "ping &lt;@U123&gt; now"),
+        ("a & b", "a &amp; b"),
+    ],
+)
+def test_task_text_is_one_escaped_line(raw: str, shown: str) -> None:
+    """Titles and outputs can carry no markup and no line breaks."""
+    assert shown == task_text(raw)
+
+
+@given(st.text(min_size=0, max_size=2000))
+def test_task_text_never_passes_slacks_guidance(raw: str) -> None:
+    """Whatever comes in, a task text is ≤ 256 characters, one line, with no `<`."""
+    shown = task_text(raw)
+    assert len(shown) <= MAX_TASK_CHARS
+    assert "<" not in shown
+    assert "\n" not in shown
+
+
+def test_sources_are_the_http_pages_with_escaped_titles_once_each() -> None:
+    """A step's sources: each cited http(s) page once, its title escaped; other schemes
+    and duplicates are left out; a page without a title shows its address."""
+    answer = Answer(
+        query="q",
+        kind="answer",
+        text="t",
+        references=(
+            BUCKETS,
+            BUCKETS,
+            Reference(name="x", uri="javascript:alert(1)", title="bad"),
+            Reference(name="y", uri="https://example.com/a", title="<!here> A"),
+            Reference(name="z", uri="https://example.com/b", title=""),
+        ),
+    )
+    assert [
+        {"type": "url", "url": BUCKETS.uri, "text": "Create buckets"},
+        {"type": "url", "url": "https://example.com/a", "text": "&lt;!here&gt; A"},
+        {"type": "url", "url": "https://example.com/b", "text": "example.com/b"},
+    ] == task_sources(answer)
+
+
+def test_search_hits_are_the_sources_of_a_search_step() -> None:
+    """Search results: the hits' pages are the step's sources."""
+    hits = tuple(SearchHit(title=f"P{n}", uri=f"https://e.com/{n}", snippet="s") for n in range(12))
+    sources = task_sources(Answer(query="q", kind="search", hits=hits))
+    assert [f"https://e.com/{n}" for n in range(10)] == [s["url"] for s in sources]
+
+
+@pytest.mark.parametrize(
+    ("markdown", "streamed"),
+    [
+        ("Hi <!channel>", "Hi &lt;!channel&gt;"),
+        ("ask <@U12345> & <!subteam^S1>", "ask &lt;@U12345&gt; &amp; &lt;!subteam^S1&gt;"),
+        ("<https://evil.example|google.com>", "&lt;https://evil.example|google.com&gt;"),
+        ("[google.com](https://evil.example/x)", "[evil.example/x](https://evil.example/x)"),
+        ("[the docs](https://cloud.google.com/run)", "[the docs](https://cloud.google.com/run)"),
+        ("[cloud.google.com](https://cloud.google.com/run)", "[cloud.google.com](https://cloud.google.com/run)"),
+        ("[click](javascript:alert(1))", "click"),
+        ("[a](https://en.wikipedia.org/wiki/Go_(language))", "[a](https://en.wikipedia.org/wiki/Go_(language))"),
+        ("**bold** and `code`", "**bold** and `code`"),
+    ],
+)  # fmt: skip
+def test_streamed_markdown_is_inert(markdown: str, streamed: str) -> None:
+    """No ping, mention, Slack link or host-spoofing label survives; Markdown stays."""
+    assert streamed == stream_markdown(markdown)
+
+
+@given(st.text(alphabet=st.sampled_from("ab <>&\n"), min_size=0, max_size=3000))
+def test_split_pieces_fit_the_limit_and_join_back(text: str) -> None:
+    """Each piece fits the per-call limit, none cuts an entity, and together they are the
+    whole text."""
+    escaped = stream_markdown(text)
+    pieces = split_markdown(escaped, limit=100)
+    assert escaped == "".join(pieces)
+    for piece in pieces:
+        assert len(piece) <= 100
+        tail = piece[piece.rfind("&") :] if "&" in piece else ";"
+        assert ";" in tail
+
+
+def test_a_long_answer_is_appended_in_pieces_under_12000_characters() -> None:
+    """A 30,000-character answer goes in three appends, cut between paragraphs."""
+    paragraph = "x" * 999
+    pieces = split_markdown("\n\n".join([paragraph] * 30))
+    assert 3 == len(pieces)
+    assert all(len(p) <= MAX_APPEND_CHARS for p in pieces)
+    assert all(p.endswith("\n\n") for p in pieces[:-1])
+
+
+def test_a_streamed_answer_ends_with_todays_blocks_but_its_text() -> None:
+    """A generated answer: its text is streamed; the end has the same sources, buttons and
+    feedback blocks as today's message, not the answer's body."""
+    answer = Answer(query="q", kind="answer", text="Use **gcloud**.", references=(BUCKETS,))
+    parts = answer_parts(answer, feedback_id="a1")
+    streamed = streamed_answer(answer, parts)
+    today = render_answer(answer, feedback_id="a1")
+
+    assert ({"type": "markdown_text", "text": "Use **gcloud**."},) == streamed.chunks
+    assert today["blocks"][-len(parts.tail) :] == streamed.end["blocks"]
+    assert ["section", "actions", "context_actions"] == [b["type"] for b in streamed.end["blocks"]]
+    assert today["text"] == streamed.end["text"]
+
+
+def test_search_results_and_no_answer_keep_their_body_as_final_blocks() -> None:
+    """Hits (no text to stream) and "no answer found" end as today's whole message."""
+    hit = SearchHit(title="P", uri="https://e.com", snippet="")
+    for answer in (
+        Answer(query="q", kind="search", hits=(hit,)),
+        Answer(query="q", kind="answer", text="  "),
+    ):
+        streamed = streamed_answer(answer, answer_parts(answer, feedback_id="a1"))
+        assert () == streamed.chunks
+        assert render_answer(answer, feedback_id="a1")["blocks"] == streamed.end["blocks"]
+
+
+def _docs_example() -> list[dict[str, Any]]:
+    """docs/streaming.md's conversation, from the same functions the bot streams with: the
+    answer checked against its cited page (bot.verify), as the flow does."""
+    text = (
+        "Use `gcloud storage buckets create`:\n\n```\n"
+        "gcloud storage buckets create gs://BUCKET_NAME --location=US\n```\n\n"
+        "Bucket names are **globally unique**; see "
+        "[naming rules](https://docs.cloud.google.com/storage/docs/buckets#naming)."
+    )
+    page = Document(
+        name=BUCKETS.name,
+        uri=BUCKETS.uri,
+        title=BUCKETS.title,
+        content="# Create buckets\n\n```\ngcloud storage buckets create gs://BUCKET_NAME "
+        "--location=BUCKET_LOCATION\n```\n",
+    )
+    answer = Answer(
+        query="How do I create a Cloud Storage bucket?",
+        kind="answer",
+        text=text,
+        references=(BUCKETS,),
+        verification=check_answer(text, [page]),
+    )
+    streamed = streamed_answer(answer, answer_parts(answer, feedback_id="a1b2c3d4"))
+    ask, check = step_title("answer"), verify_title(count_commands(text))
+    channel, ts = "C0DEV", "1764626401.000200"
+
+    def append(*chunks: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "method": "chat.appendStream",
+            "args": {"channel": channel, "ts": ts, "chunks": list(chunks)},
+        }
+
+    return [
+        {"method": "chat.startStream", "args": {
+            "channel": channel, "thread_ts": "1764626400.000100",
+            "recipient_user_id": "U012AB3CD", "recipient_team_id": "T0TEAM",
+            "task_display_mode": "timeline",
+            "chunks": [task_chunk("step-1", ask, "in_progress")]}},
+        append(task_chunk("step-1", ask, "complete", sources=task_sources(answer))),
+        append(task_chunk("step-2", check, "in_progress")),
+        append(task_chunk("step-2", check, "complete", output=verify_summary(answer.verification))),
+        *(append(chunk) for chunk in streamed.chunks),
+        {"method": "chat.stopStream", "args": {"channel": channel, "ts": ts,
+            "blocks": streamed.end["blocks"], "session_status": "active"}},
+    ]  # fmt: skip
+
+
+def test_the_streaming_page_shows_what_the_bot_streams() -> None:
+    """docs/streaming.md's "A conversation" is the code's real output for that answer."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "streaming.md").read_text()
+    match = re.search(
+        r"<!-- stream-example:start -->\n```json\n(.*?)```\n<!-- stream-example:end -->", page, re.S
+    )
+    assert match, "docs/streaming.md has no example block"
+    expected = json.dumps(_docs_example(), indent=2, ensure_ascii=False)
+    assert json.loads(match.group(1)) == _docs_example(), f"update the example to:\n{expected}"

@@ -43,6 +43,9 @@ def bot_env(settings: dict[str, str]) -> dict[str, str]:
         SLACK_SIGNING_SECRET=SIGNING_SECRET,
         GOOGLE_API_KEY="bench-api-key",
         LOG_LEVEL="INFO",
+        # the day's fake Slack reads answers from chat.postMessage: not streamed (the day
+        # measures how far the quota goes, not how an answer is delivered)
+        STREAM_ANSWERS="false",
         HOST="127.0.0.1",
         GCE_METADATA_HOST="127.0.0.1:9",
         GCE_METADATA_IP="127.0.0.1:9",

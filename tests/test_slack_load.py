@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.store import MemoryStore
+from bot.store import CountingStore, MemoryStore
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 from tests.fakes.oauth_token import FakeTokenServer
 from tests.slack_harness import BOT_TOKEN, SIGNING_SECRET, count_tool_calls, running_bot
@@ -72,7 +72,9 @@ async def test_500_concurrent_commands_are_all_acked_and_answered_within_the_ups
             service._flights.in_flight(),
             len(service._documents._flights),
         )
-        store = deps.store
+        counted = deps.store
+        assert isinstance(counted, CountingStore)  # the bot counts its store calls
+        store = counted.inner
         assert isinstance(store, MemoryStore)
         # 500 distinct deliveries, users and answer threads went through the bounded store
         assert [STORE_BOUND] * 3 == [store.count(n) for n in ("lease", "rate", "thread")]

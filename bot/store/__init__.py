@@ -25,7 +25,7 @@ from bot.store._api import (
     TextCodec,
     namespace,
 )
-from bot.store._flight import SharedFlight
+from bot.store._flight import SharedFlight, abandonable
 from bot.store._memory import MemoryStore
 from bot.store._open import open_store, redis_store, state_file
 from bot.store._redis import RedisStore
@@ -49,6 +49,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "TextCodec",
+    "abandonable",
     "namespace",
     "open_store",
     "redis_store",

@@ -19,6 +19,8 @@ from bot.slack.work.stops import StopMarks, slack_time
 class _Active:
     task: asyncio.Task[Outcome]
     stream: StreamReply
+    #: the Stop button (here or, by a marker, on another replica) cancelled it
+    stopped: bool = False
     #: stopped by a marker another replica wrote (cleared once the stream is stopped)
     marked: bool = False
 
@@ -40,12 +42,17 @@ class ActiveStreams:
         self._active[key] = active
         watcher = self._watch(key, active)
         try:
-            return await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if not stream.stopped or (current is not None and current.cancelling()):
-                task.cancel()  # a shutdown, not the Stop button: the work stops with it
-                raise
+            try:
+                outcome = await task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if not stream.stopped or (current is not None and current.cancelling()):
+                    task.cancel()  # a shutdown, not the Stop button: the work stops with it
+                    raise
+            else:
+                if not active.stopped:
+                    return outcome
+                # Stop pressed, but a callee absorbed the cancellation: end it all the same
             await stream.stop_by_person()
             if active.marked and self.marks is not None:
                 await self.marks.clear(*key)
@@ -62,7 +69,7 @@ class ActiveStreams:
         active = self._active.get((channel, thread_ts))
         if active is None:
             return None
-        active.stream.stopped = True
+        active.stopped = active.stream.stopped = True
         active.task.cancel()
         return active.stream
 
@@ -86,6 +93,10 @@ class ActiveStreams:
                 return False
             active.marked = True
             self.stop(*key)
+            if asyncio.current_task() is active.task:
+                # asked by the work itself: end it here rather than at its next suspension,
+                # which a callee may absorb (e.g. a wait whose result is already in)
+                raise asyncio.CancelledError("stopped on another replica")
             return True
 
         async def poll() -> None:

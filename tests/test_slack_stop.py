@@ -226,7 +226,7 @@ async def test_stop_during_the_quota_wait_gives_the_wait_up_without_calling_answ
         sleep.release.set()
 
         assert {("stop", "ok"), ("mention", "stopped")} == set(outcomes[2:])
-        assert ("step-2", "Waiting for a free answer slot (about 8 s)", "in_progress") in (
+        assert ("step-2", "Waiting for a free answer slot (about 9 s)", "in_progress") in (
             stream.tasks()
         )
         assert "_Stopped._" == stream.text()

@@ -131,6 +131,50 @@ async def test_a_marker_left_before_an_append_stops_the_stream_there(
         fake.stop()
 
 
+async def test_a_stop_for_a_finished_answer_does_nothing_and_spares_a_later_follow_up(
+    dk_server: FakeDeveloperKnowledge, redis_server: RedisServer
+) -> None:
+    """A has answered; Stop for that thread reaches B: nothing happens to A's message, and a
+    follow-up asked in the thread after the Stop is answered in full, not stopped."""
+    fake = FakeSlack().start()
+    try:
+        async with (
+            running_bot(dk_server, fake=fake, state_url=redis_server.url, stream_answers=True) as a,
+            running_bot(dk_server, fake=fake, state_url=redis_server.url, stream_answers=True) as b,
+        ):
+            await a.mention(QUESTION, ts="1710000000.002700")
+            await a.finished(1)
+            calls_before = len(fake.calls)
+            await b.event(_stopped("C1", "1710000000.002700"), event_id="EvStopOnB3")
+            assert [("stop", "relayed")] == await b.finished(1)
+            untouched = [
+                c.method
+                for c in fake.calls[calls_before:]
+                if c.method.startswith(("chat.", "agents."))
+            ]
+            await a.event(
+                {
+                    "type": "message",
+                    "channel_type": "channel",
+                    "channel": "C1",
+                    "user": ASKER,
+                    "text": "and in Go?",
+                    "ts": "1710000100.000001",
+                    "thread_ts": "1710000000.002700",
+                }
+            )
+            outcomes = await a.finished(2)
+            first, follow_up = fake.streams.all()
+
+            assert [] == untouched
+            assert "context_actions" == (first.final_blocks or [{}])[-1].get("type")
+            assert ("thread", "ok") == outcomes[-1]
+            assert "Here is how" in follow_up.text()
+            assert "_Stopped._" not in follow_up.text()
+    finally:
+        fake.stop()
+
+
 async def test_an_answer_nobody_stops_reads_the_marker_twice_on_redis(
     dk_server: FakeDeveloperKnowledge, redis_server: RedisServer
 ) -> None:

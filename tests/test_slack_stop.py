@@ -253,6 +253,7 @@ async def test_stop_during_the_quota_wait_gives_the_wait_up_without_calling_answ
         sleep=sleep,
         answer_quota_per_minute=2,
         stream_answers=True,
+        mcp_timeout_seconds=60.0,  # no timeout ends the wait: only the Stop can
         **NO_RATE_LIMIT,
     ) as bot:
         for n in range(2):

@@ -103,7 +103,8 @@ class ActiveStreams:
             while not active.task.done():
                 # the work's end is the event waited for; the poll period its timeout
                 await asyncio.wait({active.task}, timeout=marks.poll_seconds)
-                if not active.task.done():
+                # a reply that shows no stream (declined, refused, ended) has no Stop button
+                if not active.task.done() and active.stream.streaming:
                     await stopped_elsewhere()
 
         active.stream.stop_check = stopped_elsewhere

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from bot import keys
-from bot.store import TEXT, Codec, Store
+from bot.store import JSON, TEXT, Codec, Store
+from bot.upstream import question_key
 from tests.fakes.clock import TestClock
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.redis_server import RedisServer
@@ -77,6 +78,7 @@ async def test_a_stop_delivered_to_another_replica_stops_the_streaming_one(
             calls_at_stop = len(fake.calls)
             marker = await a.deps.store.get(keys.STOP.key("C1", "1710000000.002100"), TEXT)
             gate.set()
+            await _until_kept(a, QUESTION)  # the shared computation has kept its answer
             await b.event(_mention(QUESTION, "1710000000.002200"), event_id="EvAskOnB")
             await b.finished(2)
 
@@ -206,6 +208,14 @@ async def test_on_memory_a_stop_for_no_local_work_is_only_acknowledged(
         assert ignored[0] == ("stop", "ignored")
         [stream] = bot.fake.streams.all()
         assert "Here is how" in stream.text()
+
+
+async def _until_kept(bot: SlackBot, question: str) -> None:
+    """Until the answer to `question` is in the store (every 10 ms, 10 s at most)."""
+    key = keys.ANSWER.key(question_key(question))
+    async with asyncio.timeout(10):
+        while await bot.deps.store.get(key, JSON) is None:  # noqa: ASYNC110 - no event
+            await asyncio.sleep(0.01)
 
 
 def _mention(text: str, ts: str) -> dict[str, Any]:

@@ -236,6 +236,8 @@ def _slack_deps(
     from bot.slack.memory.channels import ChannelSettingsStore
     from bot.slack.memory.recent import RecentQuestions
     from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
+    from bot.slack.work.active import ActiveStreams
+    from bot.slack.work.stops import StopMarks
 
     config = slack_config(settings)
     work = work_config(settings)
@@ -272,6 +274,8 @@ def _slack_deps(
             retention_seconds=config.channel_settings_retention_seconds,
         ),
         tally=core.tally,
+        # replicas share only Redis: on memory:// and SQLite a Stop is always local
+        streams=ActiveStreams(StopMarks(store, shared=store.kind == "redis")),
     )
 
 

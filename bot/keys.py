@@ -63,6 +63,8 @@ HOME = KeyFamily("home:", "Home tab published claims", "60 s")
 PROMPTS = KeyFamily("prompts:", "prompts set today claims", "1 day")
 NODOC = KeyFamily("nodoc:", "document names a link preview found unknown", "1 hour")
 CHANNEL = KeyFamily("channel:", "a channel's settings", "CHANNEL_SETTINGS_RETENTION_DAYS")
+#: a Stop pressed on one replica for a thread another replica streams (bot/slack/work/stops.py)
+STOP = KeyFamily("stop:", "a Stop pressed for a thread, and when", "10 minutes")
 
 FAMILIES: tuple[KeyFamily, ...] = (
     ANSWER,
@@ -87,4 +89,5 @@ FAMILIES: tuple[KeyFamily, ...] = (
     PROMPTS,
     NODOC,
     CHANNEL,
+    STOP,
 )

@@ -9,7 +9,16 @@ from typing import Any
 
 import pytest
 
-from bot.store import JSON, TEXT, MemoryStore, RedisStore, SharedFlight, Store, redis_store
+from bot.store import (
+    JSON,
+    TEXT,
+    MemoryStore,
+    RedisStore,
+    SharedFlight,
+    Store,
+    abandonable,
+    redis_store,
+)
 from tests.fakes.redis_server import RedisServer
 
 
@@ -149,3 +158,85 @@ async def test_a_stored_result_is_returned_without_a_call() -> None:
     flight = SharedFlight(store, lock_ttl=5)
     assert {"text": "cached"} == await flight.run("answer:q", upstream.answer, JSON, ttl=60)
     assert 0 == upstream.calls
+
+
+class SlotWait:
+    """A computation that first waits for a slot (abandonable, like answer_query's quota
+    wait), then makes its upstream call."""
+
+    def __init__(self, upstream: Upstream) -> None:
+        self.upstream = upstream
+        self.waiting = asyncio.Event()
+        self.slot = asyncio.Event()
+
+    async def answer(self) -> dict[str, str]:
+        self.waiting.set()
+        await abandonable(self.slot.wait)
+        return await self.upstream.answer()
+
+
+async def test_the_only_caller_leaving_during_the_wait_gives_the_call_up() -> None:
+    """The one caller is cancelled (a Stop) while the computation waits for its slot: the
+    wait ends, the upstream call is never made, the lock is released, and a later caller
+    computes afresh."""
+    store, upstream = MemoryStore(max_entries=100), Upstream()
+    flight, work = SharedFlight(store, lock_ttl=5), SlotWait(upstream)
+    caller = asyncio.create_task(flight.run("answer:q", work.answer, JSON, ttl=60))
+    await work.waiting.wait()
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    work.slot.set()
+    async with asyncio.timeout(5):  # the given-up computation releases its lock
+        while await store.get("lock:answer:q", TEXT) is not None:  # noqa: ASYNC110
+            await asyncio.sleep(0)
+
+    assert 0 == upstream.calls
+    assert 0 == flight.in_flight()
+    upstream.release.set()
+    assert {"text": "answer #1"} == await flight.run("answer:q", work.answer, JSON, ttl=60)
+
+
+async def test_a_wait_goes_on_while_another_caller_still_waits_for_it() -> None:
+    """Two callers share the wait; one is cancelled: the other still gets the answer, from
+    one upstream call."""
+    store, upstream = MemoryStore(max_entries=100), Upstream()
+    flight, work = SharedFlight(store, lock_ttl=5), SlotWait(upstream)
+    leaving = asyncio.create_task(flight.run("answer:q", work.answer, JSON, ttl=60))
+    staying = asyncio.create_task(flight.run("answer:q", work.answer, JSON, ttl=60))
+    await work.waiting.wait()
+    leaving.cancel()
+    work.slot.set()
+    upstream.release.set()
+
+    assert {"text": "answer #1"} == await staying
+    assert leaving.cancelled()
+    assert 1 == upstream.calls
+
+
+async def test_a_caller_leaving_after_the_wait_does_not_waste_the_call() -> None:
+    """The only caller leaves once the call is out (past the wait): the call completes and
+    its result is kept for the next caller, who makes no call of its own."""
+    store, upstream = MemoryStore(max_entries=100), Upstream()
+    flight, work = SharedFlight(store, lock_ttl=5), SlotWait(upstream)
+    work.slot.set()
+    caller = asyncio.create_task(flight.run("answer:q", work.answer, JSON, ttl=60))
+    await upstream.started.wait()
+    caller.cancel()
+    upstream.release.set()
+    while flight.in_flight():  # noqa: ASYNC110 - the shielded computation has no event
+        await asyncio.sleep(0)
+
+    assert {"text": "answer #1"} == await flight.run("answer:q", work.answer, JSON, ttl=60)
+    assert 1 == upstream.calls
+
+
+async def test_outside_a_flight_an_abandonable_wait_is_just_awaited() -> None:
+    """`abandonable` outside a shared computation: the wait runs to its end."""
+    done = asyncio.Event()
+
+    async def wait() -> None:
+        done.set()
+
+    await abandonable(wait)
+    assert done.is_set()

@@ -24,6 +24,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 
 from bot import keys
@@ -41,7 +42,7 @@ from bot.quota._keys import (
 )
 from bot.quota._pacific import next_pacific_midnight, pacific_day
 from bot.quota._types import Pause, PauseKind, Permit, QuotaConfig, QuotaState, Refusal
-from bot.store import JSON, ResilientStore, Store, StoreError
+from bot.store import JSON, ResilientStore, Store, StoreError, abandonable
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +116,8 @@ class AnswerQuota:
                 return decision
             if on_wait is not None:
                 await on_wait(decision)
-            await self._sleep(pause)
+            # a shared answer whose askers all left (Stop) gives the wait up: no call for nobody
+            await abandonable(partial(self._sleep, pause))
             waited += pause
 
     async def _decide(self, now: datetime, day: str, user: str | None) -> Permit | Refusal:

@@ -28,7 +28,7 @@ from bot.store._api import (
     namespace,
 )
 from bot.store._counting import CountingStore
-from bot.store._flight import SharedFlight
+from bot.store._flight import SharedFlight, abandonable
 from bot.store._memory import MemoryStore
 from bot.store._open import open_store, redis_store, state_file
 from bot.store._ops import Op
@@ -67,6 +67,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "TextCodec",
+    "abandonable",
     "namespace",
     "open_store",
     "redis_store",

@@ -12,6 +12,12 @@ Failures are not stored. Callers in the holder's process get the holder's except
 other replicas see the lock released without a result and compute themselves (one at a time,
 through the lock again): their own call reports its own error, which another process's
 exception could not faithfully carry. Results must not be None (None reads as "no result").
+
+A computation may mark a wait before its costly call as one it can give up
+(`await abandonable(wait)`, e.g. answer_query's wait for a free minute slot): when every
+caller in this process has left (a Stop) during such a wait, the computation ends there
+(cancelled, its lock released) instead of spending the call for nobody. While any caller
+remains, it goes on; past its waits it always goes on (its result is kept for the next).
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ import asyncio
 import os
 import socket
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, cast
 
 from bot import keys
@@ -29,6 +37,44 @@ from bot.store._ops import Op
 _LOCK = keys.LOCK.prefix
 #: how long to keep a result: seconds, or a function of the result
 Ttl = float | Callable[[T], float]
+
+
+@dataclass
+class _Callers:
+    """Who waits on one computation in this process, and whether it may give up now."""
+
+    count: int = 0
+    #: in an `abandonable` wait: cancelled at once when the last caller leaves
+    waiting: bool = False
+    #: every caller left: the next `abandonable` wait ends the computation
+    abandoned: bool = False
+
+
+#: the callers of the flight whose computation runs in this task (None outside a flight)
+_callers: ContextVar[_Callers | None] = ContextVar("gdocs_flight_callers", default=None)
+
+
+async def abandonable(wait: Callable[[], Awaitable[object]]) -> None:
+    """`await wait()`, a wait the shared computation running it may give up: when every
+    caller has left, before or during it, the computation ends here (CancelledError).
+    Outside a SharedFlight computation it is simply awaited."""
+    callers = _callers.get()
+    if callers is None:
+        await wait()
+        return
+    if callers.abandoned:
+        raise asyncio.CancelledError("every caller of this computation has left")
+    callers.waiting = True
+    try:
+        await wait()
+    finally:
+        callers.waiting = False
+
+
+@dataclass
+class _Flight:
+    task: asyncio.Task[Any]
+    callers: _Callers
 
 
 class SharedFlight:
@@ -51,7 +97,7 @@ class SharedFlight:
         self._max_poll = max_poll
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
         self._count = 0
-        self._tasks: dict[str, asyncio.Task[Any]] = {}
+        self._tasks: dict[str, _Flight] = {}
 
     def in_flight(self) -> int:
         return len(self._tasks)
@@ -68,18 +114,48 @@ class SharedFlight:
         """The value under `key` if stored; else one `compute()` shared by every caller of
         this key in every replica, stored under `key` for `ttl` seconds (or `ttl(value)`:
         how long a result is worth keeping may depend on it; 0 or less: not kept)."""
-        task = self._tasks.get(key)
-        if task is None:
-            task = asyncio.ensure_future(self._lead(key, compute, codec, ttl, checked))
-            self._tasks[key] = task
+        flight = self._tasks.get(key)
+        if flight is None:
+            callers = _Callers()
+            task = asyncio.ensure_future(self._led(callers, key, compute, codec, ttl, checked))
+            flight = self._tasks[key] = _Flight(task, callers)
             task.add_done_callback(lambda done: self._finished(key, done))
-        return cast(T, await asyncio.shield(task))
+        flight.callers.count += 1
+        flight.callers.abandoned = False
+        try:
+            return cast(T, await asyncio.shield(flight.task))
+        finally:
+            flight.callers.count -= 1
+            if not flight.callers.count and not flight.task.done():
+                self._left(key, flight)
+
+    def _left(self, key: str, flight: _Flight) -> None:
+        """Every caller here left (cancelled) while the computation runs: it gives up at its
+        next abandonable wait, at once if it is in one."""
+        flight.callers.abandoned = True
+        if flight.callers.waiting:
+            flight.task.cancel()
+            if self._tasks.get(key) is flight:
+                del self._tasks[key]  # a caller arriving now starts afresh
 
     def _finished(self, key: str, task: asyncio.Task[Any]) -> None:
-        if self._tasks.get(key) is task:
+        flight = self._tasks.get(key)
+        if flight is not None and flight.task is task:
             del self._tasks[key]
         if not task.cancelled():
             task.exception()  # retrieved: every caller may have gone
+
+    async def _led(
+        self,
+        callers: _Callers,
+        key: str,
+        compute: Callable[[], Awaitable[T]],
+        codec: Codec[T],
+        ttl: Ttl[T],
+        checked: bool,
+    ) -> T:
+        _callers.set(callers)  # this task's own context: its waits see its callers
+        return await self._lead(key, compute, codec, ttl, checked)
 
     async def _lead(
         self,

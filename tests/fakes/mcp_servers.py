@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -291,6 +292,10 @@ class FakeDeveloperKnowledge(_FakeServerBase):
         #: tools to expose; older revisions had search_document_chunks, batch_get_documents and
         #: get_document
         self.tool_names = tool_names
+        #: answer_query waits until this is set (a held answer, for Stop tests)
+        self.answer_gate: threading.Event | None = None
+        #: answer_query calls waiting at the gate now
+        self.answers_held = 0
         super().__init__(**kwargs)
 
     def add_document(self, name: str, title: str, content: str, description: str = "") -> None:
@@ -329,6 +334,13 @@ class FakeDeveloperKnowledge(_FakeServerBase):
 
         async def answer_query(query: str) -> dict[str, Any]:
             await asyncio.sleep(server.latency)
+            gate = server.answer_gate
+            if gate is not None:
+                server.answers_held += 1
+                try:
+                    await asyncio.to_thread(gate.wait, 30.0)
+                finally:
+                    server.answers_held -= 1
             if server.quota is not None and server.quota.form == "result":
                 refusal = server.quota.admit()
                 if refusal is not None:

@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 _SLACK_FAILURES = SLACK_CALL_FAILURES
 State = Literal["idle", "open", "gone", "classic"]
 OnStarted = Callable[[str], Awaitable[None]]
+#: True when Stop was pressed for this work on another replica (it then cancels the work)
+StopCheck = Callable[[], Awaitable[bool]]
 
 
 @dataclass
@@ -51,6 +53,8 @@ class StreamReply(Progress):
     #: told the stream's ts once it exists (the work record keeps it)
     on_started: OnStarted | None = None
     stopped: bool = False
+    #: asked before each Slack call on an open stream (bot/slack/work/active.py)
+    stop_check: StopCheck | None = None
     _state: State = "idle"
     _ts: str | None = None
     _tasks: int = 0
@@ -128,6 +132,8 @@ class StreamReply(Progress):
         if self.stopped:
             return self._ts  # the person stopped it: nothing more is posted
         staged, self._staged = self._staged, None
+        if not await self._wanted():
+            return self._ts
         if self._state == "open" and staged is not None:
             for chunk in staged.chunks:  # one call each: within the per-call limit
                 await self._append([chunk])
@@ -150,11 +156,13 @@ class StreamReply(Progress):
     async def open_step(self, title: str) -> Step:
         self._tasks += 1
         step = Step(title, task_id=f"step-{self._tasks}")
+        if not await self._wanted():
+            return step
         await self._send([task_chunk(step.task_id, task_text(title), "in_progress")])
         return step
 
     async def close_step(self, step: Step, status: str) -> None:
-        if self.stopped or step.closed:  # after Stop, nothing more is sent
+        if step.closed or not await self._wanted():  # after Stop, nothing more is sent
             return
         step.closed = True
         output = task_text(step.output) if step.output else None
@@ -179,6 +187,15 @@ class StreamReply(Progress):
             )
         except _SLACK_FAILURES as exc:
             logger.info("agents.sessions.setStatus failed: %s", type(exc).__name__)
+
+    async def _wanted(self) -> bool:
+        """False once the person stopped it, here or (asked before a call on an open
+        stream: one store read) on another replica."""
+        if self.stopped:
+            return False
+        if self._state == "open" and self.stop_check is not None:
+            return not await self.stop_check()
+        return True
 
     # --- Slack calls ---------------------------------------------------------------------
     async def _send(self, chunks: list[dict[str, Any]]) -> None:

@@ -1,5 +1,6 @@
 """The Stop button of a streamed answer (`agent_session_stopped`): the work for that thread
-is cancelled and its stream ends with "Stopped." (bot.slack.delivery.streams)."""
+is cancelled and its stream ends with "Stopped." (bot.slack.delivery.streams). When another
+replica works on that thread, a marker in the shared store tells it (bot.slack.work.stops)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 
 from bot.slack.boundary import ignored
 from bot.slack.deps import SlackDeps
+from bot.slack.work.stops import slack_time
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -20,8 +22,11 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             ignored(deps.metrics, "stop", "no channel or thread")
             return
         if deps.streams.stop(channel, thread) is None:
-            # answered already, or worked on by another replica: nothing here to cancel
-            ignored(deps.metrics, "stop", "no answer in progress in this process")
+            # answered already, or worked on by another replica: tell the replicas
+            if not await deps.streams.relay(channel, thread, slack_time(event.get("event_ts"))):
+                ignored(deps.metrics, "stop", "no answer in progress in this process")
+                return
+            deps.metrics.request("stop", "relayed")
             return
         deps.metrics.request("stop", "ok")
 

@@ -61,6 +61,9 @@ class Reason(StrEnum):
     NO_FETCH_TOOL = "no_fetch_tool"
 
 
+_NOT_DESCRIBED = frozenset({"reason", "user_text", "api_service", "url_setting"})
+
+
 @dataclass(frozen=True)
 class ErrorFacts:
     """What a sentence about an error needs; every text in it is already safe (redacted,
@@ -83,11 +86,12 @@ class ErrorFacts:
     user_text: str = ""
 
     def describe(self) -> str:
-        """`reason key=value …` for logs: the facts that are set, never `user_text`."""
+        """`reason key=value …` for logs: the facts that are set, never `user_text` (nor the
+        server's fixed facts, which its name already implies)."""
         parts = [self.reason.value]
         for field in fields(self):
             value = getattr(self, field.name)
-            if field.name not in ("reason", "user_text") and value not in (None, ""):
+            if field.name not in _NOT_DESCRIBED and value not in (None, ""):
                 parts.append(f"{field.name}={value}")
         return " ".join(parts)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import Literal
 
 import pytest
@@ -23,6 +25,8 @@ from bot.errors import (
 from bot.models import ServerStatus
 from bot.render import error_sentence, escape, render_error, status_detail
 from bot.render.errors import SERVER_NAMES
+
+_BOT = Path(__file__).resolve().parent.parent / "bot"
 
 _SERVER_REASONS = {
     Reason.QUOTA_PROJECT,
@@ -149,3 +153,28 @@ def test_slack_and_the_terminal_show_the_same_sentence() -> None:
     assert "MCP 2025-06-18" == status_detail(
         ServerStatus(server="pay", url="u", ok=True, detail="MCP 2025-06-18")
     )
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        *sorted((_BOT / "upstream").glob("*.py")),
+        *(_BOT / f"{name}.py" for name in ("errors", "models", "text", "names")),
+    ],
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
+def test_the_errors_makers_never_import_the_words(path: Path) -> None:
+    """upstream/ and core make errors from facts; only render/ (and presenters) import the
+    sentences, so no error maker can drift back to writing them."""
+    assert not {m for m in _imports(path) if m == "bot.render" or m.startswith("bot.render.")}

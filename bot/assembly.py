@@ -42,6 +42,7 @@ from bot.redact import redact_url
 from bot.report.tally import DailyTally
 from bot.settings import Settings
 from bot.store import (
+    CountingStore,
     MemoryStore,
     ResilientStore,
     Store,
@@ -70,6 +71,8 @@ class Core:
     metrics: Metrics
     store: Store
     service: GoogleDocsService
+    #: the calls made to the store (round trips, writes), for /metrics and tests
+    store_calls: CountingStore
     #: the per-day counters behind `gdocs-bot report`
     tally: DailyTally
     #: the SQLite file STATE_URL names did not exist and was not created (a look-only command
@@ -95,6 +98,11 @@ class Bot:
     @property
     def metrics(self) -> Metrics:
         return self.core.metrics
+
+    async def refresh_metrics(self) -> None:
+        """Before each /metrics scrape: the quota's gauges, the store's call counts."""
+        self.core.store_calls.publish(self.core.metrics)
+        await self.deps.quota.publish()
 
 
 @asynccontextmanager
@@ -122,9 +130,10 @@ async def open_core(
     missing = not create_state_file and path is not None and not path.exists()
     async with AsyncExitStack() as stack:
         if missing:
-            store: Store = MemoryStore(max_entries=state.max_entries)
+            counted = CountingStore(MemoryStore(max_entries=state.max_entries))
+            store: Store = counted
         else:
-            store = await _open_resilient_store(state, metrics)
+            store, counted = await _open_resilient_store(state, metrics)
         stack.push_async_callback(store.aclose)
         tally = DailyTally(
             store, retention_days=feedback_config(settings).retention_days, clock=clock or _utc_now
@@ -144,6 +153,7 @@ async def open_core(
             metrics=metrics,
             store=store,
             service=service,
+            store_calls=counted,
             tally=tally,
             state_file_missing=missing,
         )
@@ -275,19 +285,23 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-async def _open_resilient_store(state: StateConfig, metrics: Metrics) -> Store:
+async def _open_resilient_store(
+    state: StateConfig, metrics: Metrics
+) -> tuple[Store, CountingStore]:
     """The store the bot runs on: each call bounded and, while the store does not answer,
-    per-process state (a memory:// store is used as it is)."""
+    per-process state (a memory:// store is used as it is); and the count of its calls."""
     url, prefix = state.url, state.prefix
     try:
         primary = await open_store(url, prefix=prefix, max_entries=state.max_entries)
     except StoreUnavailable as exc:
         logger.warning("%s; starting on per-process state until it answers", exc.message)
         primary = redis_store(url, prefix=prefix)  # only Redis is ever "unavailable"
+    counted = CountingStore(primary)
     if isinstance(primary, MemoryStore):
-        return primary
+        return counted, counted
     logger.info("state store: %s", redact_url(url), extra={"store": primary.kind})
-    return ResilientStore(primary, timeout=state.timeout_seconds, metrics=metrics, url=url)
+    timeout = state.timeout_seconds
+    return ResilientStore(counted, timeout=timeout, metrics=metrics, url=url), counted
 
 
 async def _close_session(client: AsyncWebClient) -> None:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bot import keys
 from bot.models import Answer, Verification
-from bot.store import ModelCodec, Store
+from bot.store import ModelCodec, Op, Store
 from bot.text import truncate
 
 VoteKind = Literal["up", "down"]
@@ -187,7 +187,11 @@ class FeedbackLog:
         self.answer_ttl = min(retention_days, VOTING_WINDOW_DAYS) * DAY_SECONDS
 
     async def keep_answer(self, record: AnswerRecord) -> None:
-        await self._store.set(ANSWER_PREFIX + record.answer_id, record, _ANSWER, self.answer_ttl)
+        await self._store.batch([self.answer_op(record)])
+
+    def answer_op(self, record: AnswerRecord) -> Op:
+        """The write keeping `record`, for a batch (the question's writes after its answer)."""
+        return Op.set(ANSWER_PREFIX + record.answer_id, record, _ANSWER, self.answer_ttl)
 
     async def answer(self, answer_id: str) -> AnswerRecord | None:
         return await self._store.get(ANSWER_PREFIX + answer_id, _ANSWER)

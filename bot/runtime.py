@@ -22,10 +22,9 @@ import signal
 import sys
 from collections.abc import Callable
 from contextlib import AsyncExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.assembly import Bot, open_bot
 from bot.health import build_web_app
@@ -34,6 +33,9 @@ from bot.observability.loop_lag import LoopLagMonitor
 from bot.settings import Settings
 from bot.startup import StartupError, check_bot_token, open_socket_url
 from bot.store import StoreConfigError
+
+if TYPE_CHECKING:  # Socket Mode's client is imported only when SOCKET_MODE is on
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +121,7 @@ class _Runtime:
         settings = self.settings
         readiness = bot.readiness
         # answers left come from the shared ledger: fresh at every scrape, on every replica
-        web_app = build_web_app(readiness, bot.metrics, refresh=bot.deps.quota.publish)
+        web_app = build_web_app(readiness, bot.metrics, refresh=bot.refresh_metrics)
         if not settings.socket_mode:
             web_app.add_routes([slack_events_route(bot.app)])
         await self._listen(web_app, stack)
@@ -182,6 +184,8 @@ class _Runtime:
         # log a stack trace and retry forever); the handler then connects to that URL, and
         # reconnects (through the same web client, so SLACK_API_URL) on its own
         url = await open_socket_url(bot.client, app_token, api_url=api_url, stop=self.stop)
+        from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
         socket = AsyncSocketModeHandler(bot.app, app_token, web_client=bot.client)
         socket.client.wss_uri = url
         self._socket = socket

@@ -24,14 +24,14 @@ import socket
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from bot import keys
 from bot.observability.metrics import Metrics
-from bot.store import TEXT, ModelCodec, Store
+from bot.store import TEXT, ModelCodec, Op, Store
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +89,8 @@ class WorkLog:
         #: deliveries this process claimed lately (their lease is ours): the listener's
         #: `accept` takes the claim over; claims of deliveries that need no work just age out
         self._claimed: OrderedDict[str, None] = OrderedDict()
+        #: when each of our leases was last written (by the clock, taken before the write)
+        self._leased: dict[str, float] = {}
 
     @property
     def lease_seconds(self) -> float:
@@ -112,37 +114,59 @@ class WorkLog:
         self, kind: str, payload: dict[str, Any], *, key: str | None
     ) -> WorkRecord | None:
         """Record work before it is acknowledged. `key` identifies the delivery (Slack's event
-        or trigger id): None when that delivery's work is recorded already (a retry)."""
+        or trigger id): None when that delivery's work is recorded already (a retry).
+
+        One store operation: the delivery's lease and its record in one batch, the record
+        written only if the lease was free (a retry, or a late one finding the "done"
+        marker, writes nothing). A delivery `claim`ed already only adds its record."""
         record = WorkRecord(
             id=key or uuid.uuid4().hex, kind=kind, payload=payload, accepted_at=self._clock()
         )
-        lease = keys.LEASE.key(record.id)
-        # the lease first (unless the delivery's claim took it): should the store fail between
-        # the two writes, a lease without a record is harmless (it expires), a record without
-        # its lease would be taken over
-        claimed = key is not None and key in self._claimed
-        if claimed:
-            del self._claimed[record.id]
-        if not claimed and not await self._store.add(lease, self.owner, TEXT, self._lease):
-            return None  # a live owner has it: this is a retry
+        lease, work = keys.LEASE.key(record.id), keys.WORK.key(record.id)
         # the record outlives max_age by a little, so a scan sees it and counts the drop
-        if not await self._store.add(keys.WORK.key(record.id), record, _RECORD, self._max_age + 60):
-            await self._store.delete_if(lease, self.owner, TEXT)  # an orphan: recovery's
+        keep = self._max_age + 60
+        since = self._clock()  # before the lease is written: it lives at least this long
+        if key is not None and key in self._claimed:
+            del self._claimed[record.id]
+            leased: object = True
+            recorded: object = await self._store.add(work, record, _RECORD, keep)
+        else:
+            leased, recorded = await self._store.batch(
+                [
+                    Op.add(lease, self.owner, TEXT, self._lease),
+                    Op.add(work, record, _RECORD, keep, only_if=0),
+                ]
+            )
+        if not leased:
+            return None  # a live owner has it: this is a retry
+        if not recorded:  # a record without its lease: a dead owner's, recovery's to take
+            await self._store.delete_if(lease, self.owner, TEXT)
             return None
         self._mine[record.id] = record
+        self._leased[record.id] = since
         return record
 
     async def still_mine(self, record: WorkRecord) -> bool:
-        """Renew the lease if this process still holds it: False when another took over (it
-        answers; this one must not answer twice)."""
+        """Whether this process still holds the work's lease (False: another took it over
+        and answers; this one must not answer twice). A lease written less than half its
+        life ago is still ours without asking the store (nobody takes over a live lease);
+        an older one is renewed."""
         if record.id not in self._mine:
             return False
+        since = self._leased.get(record.id)
+        if since is not None and self._clock() - since < self._lease / 2:
+            return True
         lease = keys.LEASE.key(record.id)
+        now = self._clock()
         if await self._store.replace(lease, self.owner, self.owner, TEXT, self._lease):
+            self._leased[record.id] = now
             return True
         # gone (expired while the store was out, or evicted from a full store) rather than
         # taken: ours again, unless another process holds it now
-        return await self._store.add(lease, self.owner, TEXT, self._lease)
+        if await self._store.add(lease, self.owner, TEXT, self._lease):
+            self._leased[record.id] = now
+            return True
+        return False
 
     async def note_reply(self, record: WorkRecord, ts: str) -> None:
         """Keep the ts of the reply's message with the work (one write), so that a process
@@ -152,29 +176,38 @@ class WorkLog:
             return
         noted = mine.model_copy(update={"reply_ts": ts})
         self._mine[record.id] = noted
-        await self._store.set(f"work:{record.id}", noted, _RECORD, self._max_age + 60)
+        await self._store.set(keys.WORK.key(record.id), noted, _RECORD, self._max_age + 60)
 
-    async def finish(self, record: WorkRecord) -> None:
-        """The reply is delivered (or the failure told): forget the work."""
+    async def finish(self, record: WorkRecord, also: Sequence[Op] = ()) -> list[object]:
+        """The reply is delivered (or the failure told): forget the work, and turn its lease
+        into the "done" marker against late retries. `also`: the question's other writes,
+        in the same store batch (one transaction, one round trip); their results."""
         if self._mine.pop(record.id, None) is None:
-            return
+            return await self._store.batch(also) if also else []
+        self._leased.pop(record.id, None)
         self._remember_finished(record.id)
-        await self._store.delete(keys.WORK.key(record.id))
-        # a Slack retry arriving late must not find the delivery new again
-        await self._store.replace(keys.LEASE.key(record.id), self.owner, "done", TEXT, self._done)
+        ops = [
+            Op.delete(keys.WORK.key(record.id)),
+            Op.replace(keys.LEASE.key(record.id), self.owner, "done", TEXT, self._done),
+            *also,
+        ]
+        return (await self._store.batch(ops))[2:]
 
     async def renew_all(self) -> None:
         """Keep the leases of the work this process is doing (every lease/3 or so)."""
         for record in list(self._mine.values()):
+            self._leased.pop(record.id, None)  # renewed in the store, not trusted locally
             if not await self.still_mine(record):
                 logger.warning("lost the lease of work in flight", extra={"work_id": record.id})
                 self._mine.pop(record.id, None)
+                self._leased.pop(record.id, None)
 
     async def release_all(self) -> int:
         """At shutdown: leave unfinished work in the store for the next process, with its
         lease released so it is taken over at once. How many were left."""
         left = list(self._mine.values())
         self._mine.clear()
+        self._leased.clear()
         for record in left:
             await self._store.delete_if(keys.LEASE.key(record.id), self.owner, TEXT)
         return len(left)
@@ -204,6 +237,7 @@ class WorkLog:
     async def drop(self, record: WorkRecord, reason: str) -> None:
         """Give up on work that cannot be finished (e.g. nowhere left to post the reply)."""
         self._mine.pop(record.id, None)
+        self._leased.pop(record.id, None)
         self._remember_finished(record.id)
         await self._drop(keys.WORK.key(record.id), record, reason)
 

@@ -26,6 +26,7 @@ from bot.observability.metrics import Metrics
 from bot.settings import Settings
 from bot.slack.deps import SlackDeps
 from bot.slack.http import EVENTS_PATH, slack_events_route
+from bot.store import CountingStore
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import (
@@ -94,6 +95,8 @@ class SlackBot(SlackRequests):
         self.deps = deps
         self.metrics = metrics
         self.app = app
+        #: every call the bot made to its store (set by `running_bot`)
+        self.store_calls: CountingStore | None = None
 
     async def socket_mode(self, body: dict[str, Any]) -> BoltResponse:
         """Dispatch a Socket Mode envelope's payload as `AsyncSocketModeHandler` does."""
@@ -157,6 +160,7 @@ async def running_bot(
             await site.start()
             port = runner.addresses[0][1]
             bot = SlackBot(fake, built.deps, metrics, built.app, f"http://127.0.0.1:{port}")
+            bot.store_calls = built.core.store_calls
             bot._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
             try:
                 yield bot

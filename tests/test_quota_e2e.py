@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot.quota._keys import SLOT_MARGIN_SECONDS
 from tests.fakes.clock import TestClock
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault, google_error
 from tests.fakes.quota import Form, QuotaEnforcer
@@ -64,7 +65,7 @@ async def test_three_answers_a_minute_429_then_answers_again_once_the_minute_pas
         # the next one is refused by the stored pause, which kept the server's number
         assert shown[4].note.startswith(f"{limit} — generated answers are back in about 40 s.")
 
-        clock.set(T0 + timedelta(seconds=60))
+        clock.set(T0 + timedelta(seconds=60 + SLOT_MARGIN_SECONDS))
         again = await ask(bot, "how do I configure feature 5?")
         assert "answer" == again.kind
         assert 1 == len(dk_server.quota.refused)
@@ -127,9 +128,9 @@ async def test_a_shared_project_costs_at_most_one_refused_call_per_minute_window
 async def test_a_question_waits_for_a_minute_slot_that_frees_soon_and_says_why(
     dk_server: FakeDeveloperKnowledge, clock: TestClock
 ) -> None:
-    """The minute's answers are in use but a slot frees in 8 s (within
-    ANSWER_QUOTA_WAIT_SECONDS): the progress note is replaced by why it takes longer, then the
-    generated answer lands."""
+    """The minute's answers are in use but a slot frees in 9 s (8 s and the ledger's margin,
+    within ANSWER_QUOTA_WAIT_SECONDS): the progress note is replaced by why it takes longer,
+    then the generated answer lands."""
     async with running_bot(
         dk_server, clock=clock, sleep=clock.sleep, answer_quota_per_minute=2, **NO_RATE_LIMIT
     ) as bot:
@@ -146,12 +147,12 @@ async def test_a_question_waits_for_a_minute_slot_that_frees_soon_and_says_why(
         assert "Looking that up…" == progress["text"]
         assert waiting["replace_original"] is True
         assert waiting["text"] == (
-            "All 2 answers of this minute are in use; a slot frees in about 8 s, "
+            "All 2 answers of this minute are in use; a slot frees in about 9 s, "
             "so your answer takes a little longer…"
         )
         assert cleanup.get("delete_original") is True
         assert "answer" == shown_in(post.args).kind
-        assert [8.0] == clock.slept
+        assert [8.0 + SLOT_MARGIN_SECONDS] == clock.slept
         assert 3 == answer_calls(dk_server)
         assert [] == bot.fake.invalid_payloads
 

@@ -13,6 +13,7 @@ import pytest
 from bot.errors import QuotaSignal
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota, Pause, Permit, QuotaConfig, Refusal
+from bot.quota._keys import SLOT_MARGIN_SECONDS
 from bot.store import JSON, Codec, MemoryStore, StoreError
 
 T0 = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)  # 09:00 PST
@@ -69,7 +70,8 @@ async def _refusal(quota: AnswerQuota, user: str | None = None) -> Refusal:
 
 # --- the minute --------------------------------------------------------------------------
 async def test_a_burst_past_the_minute_is_refused_until_the_oldest_call_leaves() -> None:
-    """3 a minute: three calls 10 s apart, the fourth is refused until the first is 60 s old;
+    """3 a minute: three calls 10 s apart, the fourth is refused until the first is 60 s old
+    and a margin (Google counts from the call's arrival, a little later than the permit);
     the wait is offered only once the window opens within ANSWER_QUOTA_WAIT_SECONDS."""
     clock = Clock()
     quota = _governor(clock, per_minute=3, per_day=0, per_user_per_day=0)
@@ -77,14 +79,16 @@ async def test_a_burst_past_the_minute_is_refused_until_the_oldest_call_leaves()
         await _permits(quota, 1)
         clock.advance(10)
     refusal = await _refusal(quota)
-    assert ("minute", T0 + timedelta(seconds=60), None) == (
+    assert ("minute", T0 + timedelta(seconds=60 + SLOT_MARGIN_SECONDS), None) == (
         refusal.limit,
         refusal.until,
         refusal.wait,
     )
     clock.advance(21)  # T0 + 51 s
-    assert pytest.approx(9.0) == (await _refusal(quota)).wait
-    clock.advance(9.001)
+    assert pytest.approx(9.0 + SLOT_MARGIN_SECONDS) == (await _refusal(quota)).wait
+    clock.advance(9.0)  # T0 + 60 s: Google's window has freed the slot, the ledger's not yet
+    assert (await _refusal(quota)).limit == "minute"
+    clock.advance(SLOT_MARGIN_SECONDS + 0.001)
     await _permits(quota, 1)
 
 
@@ -100,8 +104,8 @@ async def test_waiting_for_the_minute_sleeps_then_answers() -> None:
         told.append(refusal)
 
     assert isinstance(await quota.acquire_waiting(None, on_wait=on_wait), Permit)
-    assert [pytest.approx(4.0)] == [r.wait for r in told]
-    assert T0 + timedelta(seconds=60) <= clock.now
+    assert [pytest.approx(4.0 + SLOT_MARGIN_SECONDS)] == [r.wait for r in told]
+    assert T0 + timedelta(seconds=60 + SLOT_MARGIN_SECONDS) <= clock.now
 
 
 async def test_waiting_gives_up_when_the_window_opens_too_late() -> None:
@@ -244,6 +248,22 @@ async def test_a_minute_429_without_a_delay_waits_for_the_window() -> None:
     assert T0 + timedelta(seconds=60) == (await quota.refused(QuotaSignal("minute"), None)).until
 
 
+async def test_a_refused_call_gives_its_place_in_the_minute_window_back() -> None:
+    """Google does not count a call it refused: after the pause the minute has its slot
+    back (3 a minute, one refused: three more go out, not two)."""
+    clock = Clock()
+    quota = _governor(clock, per_minute=3, per_day=0, per_user_per_day=0)
+    await _permits(quota, 2)
+    refused = await quota.acquire(None)
+    assert isinstance(refused, Permit)
+    assert refused.stamp is not None
+    pause = await quota.refused(QuotaSignal("unknown", retry_after=5.0), None, refused)
+    clock.now = pause.until
+    assert 2 == (await quota.state(None)).used_this_minute
+    await _permits(quota, 1)
+    assert "minute" == (await _refusal(quota)).limit
+
+
 async def test_a_day_429_before_the_ledger_expected_one_spends_the_day() -> None:
     """5 of 50 counted, the server says the day is spent: 50 used, search until midnight."""
     clock = Clock()
@@ -301,7 +321,7 @@ async def test_two_replicas_on_one_store_share_the_counts_and_the_pause() -> Non
     await _permits(two, 1)
     assert "minute" == (await _refusal(one)).limit
     assert "minute" == (await _refusal(two)).limit
-    clock.advance(60)
+    clock.advance(60 + SLOT_MARGIN_SECONDS)
     await _permits(two, 2)
     assert "day" == (await _refusal(one)).limit
     assert 5 == (await one.state(None)).used_today
@@ -412,7 +432,7 @@ async def test_state_reports_the_minute_and_when_the_next_slot_frees() -> None:
     clock.advance(15)
     await _permits(quota, 1)
     state = await quota.state("U0ANN")
-    assert (2, 0, T0 + timedelta(seconds=60)) == (
+    assert (2, 0, T0 + timedelta(seconds=60 + SLOT_MARGIN_SECONDS)) == (
         state.used_this_minute,
         state.left_this_minute,
         state.next_slot,

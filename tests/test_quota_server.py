@@ -12,6 +12,7 @@ import pytest
 
 from bot.errors import QuotaExceeded
 from bot.quota import UNKNOWN_SIGNAL, AnswerQuota, QuotaConfig, Refusal
+from bot.quota._keys import SLOT_MARGIN_SECONDS
 from bot.store import MemoryStore
 from bot.upstream._transport import McpClient
 from tests.fakes.dk_client import dk_client
@@ -95,7 +96,7 @@ async def test_three_answers_a_429_then_answers_again_once_the_minute_passes(
     assert "minute" == asker.refusals[0].limit
     assert T0 + timedelta(seconds=60) == asker.refusals[0].until
 
-    clock.now = T0 + timedelta(seconds=60)
+    clock.now = T0 + timedelta(seconds=60 + SLOT_MARGIN_SECONDS)
     assert "answer" == await asker.ask("How do I list buckets?")
     assert 1 == len(dk_server.quota.refused)
 

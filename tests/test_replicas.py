@@ -260,8 +260,8 @@ def test_everything_the_replicas_keep_in_redis_expires(
     """After a mention, commands, a keyword search and a day 429: every key is under
     STATE_PREFIX, in a known namespace, and has a TTL: at most about two days (a day's quota
     counters outlive its reset by a day; a Pacific day is up to 25 h long), except what a
-    retention setting keeps longer (answers that take votes, each person's recent questions:
-    30 days at most with the default FEEDBACK_RETENTION_DAYS)."""
+    retention setting keeps longer (answers that take votes, each person's recent questions,
+    the report's day counters: 30 days at most with the default FEEDBACK_RETENTION_DAYS)."""
     a, b = pair
     body = a.mention_body(slack, "how do I share a bucket?", event_id="EvTtl01", ts="1710000000.2")
     a.event(body)
@@ -305,4 +305,5 @@ def test_everything_the_replicas_keep_in_redis_expires(
         "lease",
         "answer_record",
         "recent",
+        "report",
     }, kinds

@@ -207,9 +207,9 @@ async def test_hostile_upstream_text_stays_inert_inside_the_stream(
 async def test_a_quota_wait_is_a_step_of_its_own_before_the_answer(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
-    """Both answers of this minute are in use and a slot frees in 8 s: the timeline shows
-    "Waiting for a free answer slot (about 8 s)" (in progress, then complete) while the
-    question waits, then the answer."""
+    """Both answers of this minute are in use and a slot frees in 9 s (8 s and the ledger's
+    1 s margin): the timeline shows "Waiting for a free answer slot (about 9 s)" (in
+    progress, then complete) while the question waits, then the answer."""
     clock = TestClock(T0)
     async with running_bot(
         dk_server,
@@ -229,8 +229,8 @@ async def test_a_quota_wait_is_a_step_of_its_own_before_the_answer(
 
         assert [
             ("step-1", "Asking Developer Knowledge", "in_progress"),
-            ("step-2", "Waiting for a free answer slot (about 8 s)", "in_progress"),
-            ("step-2", "Waiting for a free answer slot (about 8 s)", "complete"),
+            ("step-2", "Waiting for a free answer slot (about 9 s)", "in_progress"),
+            ("step-2", "Waiting for a free answer slot (about 9 s)", "complete"),
             ("step-1", "Asking Developer Knowledge", "complete"),
         ] == stream.tasks()
         assert "rotate key 2" in stream.text()

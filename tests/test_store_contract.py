@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from bot.store import JSON, TEXT, ModelCodec
+from bot.store import JSON, TEXT, ModelCodec, Op
 from tests.store_backends import MAX_ENTRIES, Backend, open_backend
 
 
@@ -195,6 +195,18 @@ async def test_two_events_at_the_same_instant_count_twice(backend: Backend) -> N
     assert await store.hit("rate:U3", limit=2, window=10, now=50.0) is not None
 
 
+async def test_unhit_takes_back_one_event_of_a_window(backend: Backend) -> None:
+    """An event taken back leaves room for another; one at another time stays."""
+    store, now = backend.store, backend.clock()
+    assert await store.hit("uh:k", 2, 60.0, now) is None
+    assert await store.hit("uh:k", 2, 60.0, now + 1) is None
+    assert await store.hit("uh:k", 2, 60.0, now + 2) is not None
+    assert await store.unhit("uh:k", now + 1)
+    assert not await store.unhit("uh:k", now + 1)  # only once
+    assert [now] == await store.window_events("uh:k", 60.0, now + 2)
+    assert await store.hit("uh:k", 2, 60.0, now + 2) is None
+
+
 async def test_delete_clears_a_window_too(backend: Backend) -> None:
     """delete(key) forgets a limiter's events."""
     await backend.store.hit("rate:U4", limit=1, window=10, now=5.0)
@@ -293,3 +305,63 @@ async def test_limiters_are_bounded_like_values(
 async def test_ping_answers_when_the_backend_is_usable(backend: Backend) -> None:
     """ping returns quietly on a working store."""
     await backend.store.ping()
+
+
+# --- batches -----------------------------------------------------------------------------
+async def test_a_batch_applies_every_kind_of_write_and_returns_each_result(
+    backend: Backend,
+) -> None:
+    """One batch sets, claims, compares-and-sets, counts and deletes, each result in order."""
+    store = backend.store
+    await store.set("bo:old", "x", TEXT, ttl=60)
+    await store.set("bg:gone", "y", TEXT, ttl=60)
+    results = await store.batch(
+        [
+            Op.set("bn:new", "v", TEXT, ttl=60),
+            Op.add("bn:new", "w", TEXT, ttl=60),
+            Op.add("bc:claim", "me", TEXT, ttl=60),
+            Op.replace("bo:old", "x", "x2", TEXT, ttl=60),
+            Op.replace("bo:old", "nope", "x3", TEXT, ttl=60),
+            Op.incr("bk:count", 5, ttl=60),
+            Op.incr("bk:count", -2, ttl=60),
+            Op.delete("bg:gone"),
+            Op.delete_if("bc:claim", "me", TEXT),
+        ]
+    )
+    assert results == [None, False, True, True, False, 5, 3, None, True]
+    found = await store.get_many(["bn:new", "bc:claim", "bo:old", "bg:gone"], TEXT)
+    assert found == ["v", None, "x2", None]
+    assert await store.incr("bk:count", 0, ttl=60) == 3
+
+
+async def test_a_batch_operation_runs_only_when_the_claim_it_depends_on_succeeded(
+    backend: Backend,
+) -> None:
+    """`only_if`: the record is written only by whoever won the lease, never by a retry."""
+    store = backend.store
+
+    def claim(owner: str) -> list[Op]:
+        return [
+            Op.add("lease:e1", owner, TEXT, ttl=60),
+            Op.add("work:e1", owner, TEXT, ttl=60, only_if=0),
+        ]
+
+    first, second = await asyncio.gather(store.batch(claim("a")), store.batch(claim("b")))
+    assert sorted([first, second]) == [[False, False], [True, True]]
+    winner = "a" if first[0] else "b"
+    assert await store.get_many(["lease:e1", "work:e1"], TEXT) == [winner, winner]
+    # finished work leaves a "done" lease: a late retry claims nothing, records nothing
+    await store.delete("work:e1")
+    assert await store.batch(claim("c")) == [False, False]
+    assert await store.get("work:e1", TEXT) is None
+
+
+async def test_a_batch_that_names_a_later_or_unconditional_operation_is_refused(
+    backend: Backend,
+) -> None:
+    """A malformed batch is a ValueError before anything is written."""
+    with pytest.raises(ValueError, match="only_if"):
+        await backend.store.batch(
+            [Op.set("b:x", "1", TEXT, ttl=60), Op.set("b:y", "2", TEXT, ttl=60, only_if=0)]
+        )
+    assert await backend.store.get("b:x", TEXT) is None

@@ -65,6 +65,12 @@ class Metrics:
             self._help.setdefault(name, help_text)
             self._counters[name][tuple(sorted(labels.items()))] += float(amount)
 
+    def set_counter(self, name: str, help_text: str, value: float, **labels: str) -> None:
+        """Set counter `name` for `labels` to a total kept elsewhere (it only goes up)."""
+        with self._lock:
+            self._help.setdefault(name, help_text)
+            self._counters[name][tuple(sorted(labels.items()))] = float(value)
+
     def set_gauge(self, name: str, help_text: str, value: float, **labels: str) -> None:
         """Set gauge `name` for `labels` to `value`."""
         with self._lock:

@@ -30,6 +30,7 @@ from bot import keys
 from bot.errors import QuotaSignal
 from bot.observability.metrics import Metrics
 from bot.quota._keys import (
+    LEDGER_WINDOW_SECONDS,
     MINUTE_KEY,
     PAUSE_KEY,
     WINDOW_SECONDS,
@@ -137,11 +138,13 @@ class AnswerQuota:
             return Refusal("day", reset, limit_value=self.config.per_day)
         if self.config.per_minute:
             stamp = now.timestamp()
-            wait = await self._store.hit(MINUTE_KEY, self.config.per_minute, WINDOW_SECONDS, stamp)
+            limit = self.config.per_minute
+            wait = await self._store.hit(MINUTE_KEY, limit, LEDGER_WINDOW_SECONDS, stamp)
             if wait is not None:
                 await self._give_back(counted, ttl)
                 until = now + timedelta(seconds=wait)
                 return self._refusal("minute", until, now, self.config.per_minute)
+            return Permit(user=user, day=day, stamp=stamp)
         return Permit(user=user, day=day)
 
     async def user_spent(self, user: str | None) -> Refusal | None:
@@ -168,10 +171,13 @@ class AnswerQuota:
         return Refusal(kind, until, wait, limit_value=size)
 
     # --- the server said 429 -------------------------------------------------------------
-    async def refused(self, signal: QuotaSignal, user: str | None) -> Pause:
+    async def refused(
+        self, signal: QuotaSignal, user: str | None, permit: Permit | None = None
+    ) -> Pause:
         """Follow the server: pause answer_query (minute: its retry delay or the window; day:
         until Pacific midnight, the day counted as spent; unknown: a short pause, never a
-        day). The refused call is given back (Google does not count it). The pause."""
+        day). The refused call is given back (Google does not count it): the person's and
+        the day's count and, with its `permit`, its place in the minute window. The pause."""
         now = self._now()
         await self.tally_refused()
         if self._metrics is not None:
@@ -198,6 +204,8 @@ class AnswerQuota:
             else:
                 keys.append(day_key(day))
             await self._give_back(keys, day_ttl(now, reset))
+            if permit is not None and permit.stamp is not None:
+                await self._store.unhit(MINUTE_KEY, permit.stamp)
         except StoreError as exc:
             self._store_failed(exc)
             return Pause(signal.limit, fallback, signal.limit_value)
@@ -217,8 +225,11 @@ class AnswerQuota:
             seconds = min(signal.retry_after, MAX_SHORT_PAUSE_SECONDS)
         elif signal.limit == "minute":
             # the server's window holds our oldest call or older ones: a slot frees by then
-            events = await self._store.window_events(MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
+            events = await self._store.window_events(
+                MINUTE_KEY, LEDGER_WINDOW_SECONDS, now.timestamp()
+            )
             oldest = events[0] if events else now.timestamp()
+            # Google's own window: its 429 says our calls reached it (no margin needed)
             seconds = oldest + WINDOW_SECONDS - now.timestamp()
         else:
             seconds = self.config.unknown_pause_seconds
@@ -263,7 +274,7 @@ class AnswerQuota:
         pause = await self._pause(now)
         # incr by 0 is the store's one typed read of a counter
         used = await self._store.incr(day_key(day), 0, ttl)
-        events = await self._store.window_events(MINUTE_KEY, WINDOW_SECONDS, now.timestamp())
+        events = await self._store.window_events(MINUTE_KEY, LEDGER_WINDOW_SECONDS, now.timestamp())
         user_key = self._user_key(day, user)
         user_used = await self._store.incr(user_key, 0, ttl) if user_key else None
         if isinstance(self._store, ResilientStore) and not self._store.up:
@@ -292,8 +303,8 @@ class AnswerQuota:
         """Set the /metrics gauges (answers left today, this minute) from the ledger: with a
         shared store, what every replica has spent. Also run before each scrape, so that a
         replica that sent no call itself still reports the team's numbers."""
-        if self._metrics is None:
-            return
+        if self._metrics is None or not (self.config.per_day or self.config.per_minute):
+            return  # no team limit: no gauge to show, nothing to read
         try:
             state = await self.state(None)
         except StoreError:

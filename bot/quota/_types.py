@@ -40,6 +40,8 @@ class Permit:
     user: str | None
     day: str
     counted: bool = True
+    #: the permit's time in the minute window (seconds since the epoch; None: not recorded)
+    stamp: float | None = None
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from datetime import datetime
 from bot import keys
 from bot.feedback import DAY_SECONDS, VOTING_WINDOW_DAYS
 from bot.quota import pacific_day
-from bot.store import Store, StoreError
+from bot.store import Op, Store, StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -63,9 +63,15 @@ class DailyTally:
         self.ttl = tally_days(retention_days) * DAY_SECONDS
 
     async def count(self, *names: str) -> None:
-        day = pacific_day(self._clock())
+        """One more on each of `names`, in one store batch (one round trip)."""
+        if not names:
+            return
         try:
-            for name in names:
-                await self._store.incr(counter_key(day, name), 1, self.ttl)
+            await self._store.batch(self.ops(*names))
         except StoreError as exc:
             logger.debug("report count not kept: %s", exc.message)
+
+    def ops(self, *names: str) -> list[Op]:
+        """The counts as batch operations, for a question's own batch (its "done" marker)."""
+        day = pacific_day(self._clock())
+        return [Op.incr(counter_key(day, name), 1, self.ttl) for name in names]

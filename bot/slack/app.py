@@ -13,6 +13,7 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import AUTHORIZE_FAILED
+from bot.slack.boundary import duplicate
 from bot.slack.delivery import sharing
 from bot.slack.delivery.posting import retry_handlers
 from bot.slack.deps import SlackDeps
@@ -70,6 +71,20 @@ def build_web_client(token: str | None, api_url: str) -> AsyncWebClient:
     )
 
 
+#: the events whose listener records work (or ignores the event without writing anything)
+_RECORDING_EVENTS = frozenset({"app_mention", "message"})
+
+
+def claims_with_its_record(body: dict[str, Any]) -> bool:
+    """Whether this delivery's listener claims it in `WorkLog.accept` (one batch with the
+    work record), so the middleware must not claim it first: slash commands, mentions, DMs
+    and channel messages (follow-ups)."""
+    if isinstance(body.get("command"), str):
+        return True
+    event = body.get("event")
+    return isinstance(event, dict) and event.get("type") in _RECORDING_EVENTS
+
+
 def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
     """The Bolt app with every listener registered. Building it makes no Slack call."""
     token = client.token
@@ -95,11 +110,13 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
         body: dict[str, Any], next_: Callable[[], Awaitable[None]]
     ) -> BoltResponse | None:
         key = delivery_key(body)
-        if key is not None and not await deps.work.claim(key):
-            logger.info(
-                "duplicate delivery ignored", extra={"kind": "dedupe", "outcome": "duplicate"}
-            )
-            deps.metrics.request("dedupe", "duplicate")
+        if key is None or claims_with_its_record(body):
+            # the listener claims the delivery and records its work in one store write
+            # (`WorkLog.accept`); a message it ignores needs no claim
+            await next_()
+            return None
+        if not await deps.work.claim(key):
+            duplicate(deps.metrics)
             return BoltResponse(status=200, body="")
         await next_()  # the listener records its work (under this claim) and acks
         return None

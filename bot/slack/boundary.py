@@ -96,6 +96,12 @@ def ignored(metrics: Metrics, kind: str, why: str) -> None:
     metrics.request(kind, "ignored")
 
 
+def duplicate(metrics: Metrics) -> None:
+    """A delivery claimed before (Slack's retry of one being answered, or answered lately)."""
+    logger.info("duplicate delivery ignored", extra={"kind": "dedupe", "outcome": "duplicate"})
+    metrics.request("dedupe", "duplicate")
+
+
 async def _notify_safely(notify: Notify) -> None:
     try:
         await notify(render_internal_error())

@@ -11,6 +11,8 @@ atomic claims, compare-and-set, counters and sliding windows. See `_api.Store`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from bot.store._api import (
     JSON,
     TEXT,
@@ -25,21 +27,37 @@ from bot.store._api import (
     TextCodec,
     namespace,
 )
+from bot.store._counting import CountingStore
 from bot.store._flight import SharedFlight
 from bot.store._memory import MemoryStore
 from bot.store._open import open_store, redis_store, state_file
-from bot.store._redis import RedisStore
+from bot.store._ops import Op
 from bot.store._resilient import ResilientStore
 from bot.store._sqlite import SqliteStore
+
+if TYPE_CHECKING:
+    from bot.store._redis import RedisStore
+
+
+def __getattr__(name: str) -> Any:
+    # the Redis client (redis-py, ~0.1-0.3 s to import) only for a run that uses Redis
+    if name == "RedisStore":
+        from bot.store._redis import RedisStore
+
+        return RedisStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "JSON",
     "TEXT",
     "AdapterCodec",
     "Codec",
+    "CountingStore",
     "JsonCodec",
     "MemoryStore",
     "ModelCodec",
+    "Op",
     "RedisStore",
     "ResilientStore",
     "SharedFlight",

@@ -14,9 +14,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
+
+if TYPE_CHECKING:
+    from bot.store._ops import Op
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -147,11 +150,19 @@ class Store(Protocol):
         `limit` events happened in `(now - window, now]`; otherwise record nothing and
         return the seconds until the oldest of them leaves the window."""
 
+    async def unhit(self, key: str, at: float) -> bool:
+        """Take back one event `hit` recorded at exactly `at` (a call the other side did not
+        count after all). True when there was one."""
+
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
         """The times of the events `hit` recorded in `(now - window, now]`, oldest first."""
 
     async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]:
         """Up to `limit` live `(key, value)` pairs whose key starts with `prefix`, any order."""
+
+    async def batch(self, ops: Sequence[Op]) -> list[object]:
+        """Several writes as one operation (one transaction, one round trip), all or none;
+        see `bot.store._ops`. One result per operation."""
 
     async def ping(self) -> None:
         """Raise StoreError when the backend cannot be used right now."""

@@ -24,6 +24,7 @@ from typing import Any, cast
 
 from bot import keys
 from bot.store._api import TEXT, Codec, Store, T
+from bot.store._ops import Op
 
 _LOCK = keys.LOCK.prefix
 #: how long to keep a result: seconds, or a function of the result
@@ -56,14 +57,20 @@ class SharedFlight:
         return len(self._tasks)
 
     async def run(
-        self, key: str, compute: Callable[[], Awaitable[T]], codec: Codec[T], ttl: Ttl[T]
+        self,
+        key: str,
+        compute: Callable[[], Awaitable[T]],
+        codec: Codec[T],
+        ttl: Ttl[T],
+        *,
+        checked: bool = False,
     ) -> T:
         """The value under `key` if stored; else one `compute()` shared by every caller of
         this key in every replica, stored under `key` for `ttl` seconds (or `ttl(value)`:
         how long a result is worth keeping may depend on it; 0 or less: not kept)."""
         task = self._tasks.get(key)
         if task is None:
-            task = asyncio.ensure_future(self._lead(key, compute, codec, ttl))
+            task = asyncio.ensure_future(self._lead(key, compute, codec, ttl, checked))
             self._tasks[key] = task
             task.add_done_callback(lambda done: self._finished(key, done))
         return cast(T, await asyncio.shield(task))
@@ -75,9 +82,17 @@ class SharedFlight:
             task.exception()  # retrieved: every caller may have gone
 
     async def _lead(
-        self, key: str, compute: Callable[[], Awaitable[T]], codec: Codec[T], ttl: Ttl[T]
+        self,
+        key: str,
+        compute: Callable[[], Awaitable[T]],
+        codec: Codec[T],
+        ttl: Ttl[T],
+        checked: bool,
     ) -> T:
-        stored = await self._store.get(key, codec)
+        # `checked`: the caller has just read `key` and found nothing; no second read
+        stored: T | None = None
+        if not checked:
+            stored = await self._store.get(key, codec)
         if stored is not None:
             return stored
         loop = asyncio.get_running_loop()
@@ -109,14 +124,17 @@ class SharedFlight:
         codec: Codec[T],
         ttl: Ttl[T],
     ) -> T:
+        release = Op.delete_if(_LOCK + key, owner, TEXT)
         try:
             value = await compute()
-            seconds = ttl(value) if callable(ttl) else ttl
-            if seconds > 0:
-                await self._store.set(key, value, codec, seconds)
-            return value
-        finally:
-            await self._store.delete_if(_LOCK + key, owner, TEXT)
+        except BaseException:
+            await self._store.batch([release])
+            raise
+        seconds = ttl(value) if callable(ttl) else ttl
+        # the result and the lock's release: one store write
+        kept = [Op.set(key, value, codec, seconds)] if seconds > 0 else []
+        await self._store.batch([*kept, release])
+        return value
 
     async def _await_other(self, key: str, codec: Codec[T], give_up: float) -> T | None:
         """Poll until another replica's result appears (it), or its lock is gone or

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.store._api import Codec, T, namespace
+from bot.store._ops import Op, applies, check, skipped
 
 Clock = Callable[[], float]
 
@@ -135,6 +136,14 @@ class MemoryStore:
             del windows[oldest]
         return None
 
+    async def unhit(self, key: str, at: float) -> bool:
+        windows = self._windows.get(namespace(key))
+        found = windows.get(key) if windows is not None else None
+        if found is None or at not in found[1]:
+            return False
+        found[1].remove(at)
+        return True
+
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
         return list(self._events(key, window, now))
 
@@ -160,6 +169,30 @@ class MemoryStore:
                 if key.startswith(prefix) and expires > now:
                     found.append((key, value))
         return found
+
+    async def batch(self, ops: Sequence[Op]) -> list[object]:
+        check(ops)
+        results: list[object] = []
+        # no await between the operations' effects: the batch is atomic in this process
+        for op in ops:
+            results.append(await self._apply(op) if applies(op, results) else skipped(op))
+        return results
+
+    async def _apply(self, op: Op) -> object:
+        codec: Any = op.codec
+        if op.kind == "set":
+            await self.set(op.key, op.value, codec, op.ttl)
+            return None
+        if op.kind == "add":
+            return await self.add(op.key, op.value, codec, op.ttl)
+        if op.kind == "replace":
+            return await self.replace(op.key, op.expected, op.value, codec, op.ttl)
+        if op.kind == "delete":
+            await self.delete(op.key)
+            return None
+        if op.kind == "delete_if":
+            return await self.delete_if(op.key, op.expected, codec)
+        return await self.incr(op.key, op.amount, op.ttl)
 
     async def ping(self) -> None:
         return None

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from bot.redact import redact_url
 from bot.store._api import Store, StoreConfigError
 from bot.store._memory import Clock, MemoryStore
-from bot.store._redis import RedisStore
 from bot.store._sqlite import SqliteStore
+
+if TYPE_CHECKING:  # the Redis client is imported only when STATE_URL names Redis
+    from bot.store._redis import RedisStore
 
 _FORMS = (
     "memory://, sqlite:///relative/path.db, sqlite:////absolute/path.db,"
@@ -82,6 +85,8 @@ def redis_store(url: str, *, prefix: str) -> RedisStore:
         raise _bad(
             url, f"unknown option {unknown[0]!r} (rediss:// takes ssl_ca_certs, ssl_check_hostname)"
         )
+    from bot.store._redis import RedisStore
+
     return RedisStore.connect(
         host=parts.hostname,
         port=port,

@@ -27,44 +27,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from bot.redact import Redactor
 from bot.store._api import Codec, StoreConfigError, StoreError, StoreUnavailable, T
-
-_REPLACE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-    redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-    return 1
-end
-return 0
-"""
-
-_DELETE_IF = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-    return redis.call('DEL', KEYS[1])
-end
-return 0
-"""
-
-# INCRBY keeps an existing key's TTL; a missing or non-integer value starts afresh with one
-_INCR = """
-local current = redis.call('GET', KEYS[1])
-if current and string.match(current, '^%-?%d+$') then
-    return redis.call('INCRBY', KEYS[1], ARGV[1])
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return tonumber(ARGV[1])
-"""
-
-# ARGV: cutoff (events at or before it have left), now, limit, ttl ms, a unique member.
-# Returns nothing when the event was recorded, else the oldest event's score ('' if none).
-_HIT = """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
-    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-    return oldest[2] or ''
-end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return false
-"""
+from bot.store._ops import Op, check
+from bot.store._redis_scripts import _BATCH, _DELETE_IF, _HIT, _INCR, _REPLACE, _UNHIT
 
 _Arg = bytes | str | int
 _GLOB_SPECIALS = re.compile(r"([*?\[\]\\])")
@@ -102,6 +66,8 @@ class RedisStore:
         self._delete_if = client.register_script(_DELETE_IF)
         self._incr = client.register_script(_INCR)
         self._hit = client.register_script(_HIT)
+        self._batch = client.register_script(_BATCH)
+        self._unhit = client.register_script(_UNHIT)
 
     @classmethod
     def connect(
@@ -233,6 +199,11 @@ class RedisStore:
             return window
         return max(0.0, float(oldest) + window - now)
 
+    async def unhit(self, key: str, at: float) -> bool:
+        with self._calling("unhit"):
+            done = await self._unhit(keys=[self._windows + key], args=[repr(at)])
+        return bool(done)
+
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
         # one read command is atomic by itself: no script needed
         with self._calling("window_events"):
@@ -264,6 +235,24 @@ class RedisStore:
             if value is not None:
                 yield _as_bytes(key)[skip:].decode("utf-8", "replace"), value
 
+    async def batch(self, ops: Sequence[Op]) -> list[object]:
+        check(ops)
+        if not ops:
+            return []
+        keys: list[str] = []
+        args: list[_Arg] = []
+        for op in ops:
+            value, expected = op.encoded()
+            if op.kind == "incr":
+                expected = str(op.amount).encode()
+            cond = 0 if op.only_if is None else op.only_if + 1
+            ttl = _px(op.ttl) if op.ttl > 0 else 1
+            keys += [self._prefix + op.key, self._windows + op.key]
+            args += [op.kind, cond, value, expected, ttl]
+        with self._calling("batch"):
+            raw = await self._batch(keys=keys, args=args)
+        return [_result(op, r) for op, r in zip(ops, raw, strict=True)]
+
     async def ping(self) -> None:
         with self._calling("ping"):
             await self._client.ping()
@@ -271,6 +260,14 @@ class RedisStore:
     async def aclose(self) -> None:
         with self._calling("close"):
             await self._client.aclose()
+
+
+def _result(op: Op, raw: object) -> object:
+    if op.kind in ("set", "delete"):
+        return None
+    if op.kind == "incr":
+        return int(raw)  # type: ignore[call-overload]
+    return bool(raw)
 
 
 def _as_bytes(value: bytes | str) -> bytes:

@@ -1,10 +1,10 @@
 """A store that never fails the bot: the shared store when it answers, per-process state when not.
 
-Every call to the primary (SQLite, Redis) is bounded by `timeout` (150 ms by default, so
+Every call to the primary (SQLite, Redis) is bounded by `timeout` (0.5 s by default, so
 Slack's 3 s acknowledgement is never at risk). A call that fails or times out is served by a
 local MemoryStore instead: claims succeed locally, caches miss, counters count locally. After
 a failure the primary is left alone for `retry_after` seconds (a circuit: an outage must not
-cost 150 ms per call), then one call tries it again; the first success closes the circuit.
+cost the timeout per call), then one call tries it again; the first success closes the circuit.
 An outage logs one warning and its end one info line, never a line per call.
 
 Deletes served locally during an outage are remembered (the last 10,000) and replayed on the
@@ -25,6 +25,7 @@ from bot.observability.metrics import Metrics
 from bot.redact import redact_url
 from bot.store._api import Codec, Store, StoreError, T
 from bot.store._memory import Clock, MemoryStore
+from bot.store._ops import Op
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ class ResilientStore:
         self,
         primary: Store,
         *,
-        timeout: float = 0.15,
+        timeout: float = 0.5,
         retry_after: float = 1.5,
         metrics: Metrics | None = None,
         url: str | None = None,
@@ -86,11 +87,18 @@ class ResilientStore:
 
     # --- the circuit ---------------------------------------------------------------------
     async def _call(
-        self, op: str, call: Callable[[Store], Awaitable[R]], *, replay: bool = False
+        self,
+        op: str,
+        call: Callable[[Store], Awaitable[R]],
+        *,
+        replay: bool = False,
+        replay_with: Callable[[Store], Awaitable[object]] | None = None,
     ) -> R:
+        if replay and replay_with is None:
+            replay_with = call
         if not self._primary_due():
-            if replay:
-                self._missed.append(call)
+            if replay_with is not None:
+                self._missed.append(replay_with)
             return await call(self._fallback)
         probe = not self._up
         try:
@@ -98,13 +106,13 @@ class ResilientStore:
                 result = await call(self._primary)
         except StoreError as exc:
             self._failed(op, exc.message)
-            if replay:
-                self._missed.append(call)
+            if replay_with is not None:
+                self._missed.append(replay_with)
             return await call(self._fallback)
         except TimeoutError:
             self._failed(op, f"{op} took over {self._timeout * 1000:.0f} ms")
-            if replay:
-                self._missed.append(call)
+            if replay_with is not None:
+                self._missed.append(replay_with)
             return await call(self._fallback)
         finally:
             if probe:
@@ -194,11 +202,25 @@ class ResilientStore:
     async def hit(self, key: str, limit: int, window: float, now: float) -> float | None:
         return await self._call("hit", lambda s: s.hit(key, limit, window, now))
 
+    async def unhit(self, key: str, at: float) -> bool:
+        return await self._call("unhit", lambda s: s.unhit(key, at))
+
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
         return await self._call("window_events", lambda s: s.window_events(key, window, now))
 
     async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]:
         return await self._call("scan", lambda s: s.scan(prefix, codec, limit))
+
+    async def batch(self, ops: Sequence[Op]) -> list[object]:
+        deletes = [op for op in ops if op.kind in ("delete", "delete_if") and op.only_if is None]
+        if not deletes:
+            return await self._call("batch", lambda s: s.batch(ops))
+        # replayed after an outage: the batch's deletes only (its other writes were served
+        # locally and are not the shared store's business any more)
+        results = await self._call(
+            "batch", lambda s: s.batch(ops), replay_with=lambda s: s.batch(deletes)
+        )
+        return results
 
     async def ping(self) -> None:
         """Check the primary (bounded, and not while the circuit is open); never raises: this

@@ -12,7 +12,7 @@ from bot.errors import InvalidInput, QuotaExceeded
 from bot.models import Answer, Fallback, Reference, SearchHit
 from bot.names import normalize_doc_ref, uri_for_name
 from bot.observability.metrics import Metrics
-from bot.quota import UNKNOWN_SIGNAL, AnswerQuota, Pause, Refusal
+from bot.quota import UNKNOWN_SIGNAL, AnswerQuota, Pause, Permit, Refusal
 from bot.upstream._config import UpstreamConfig
 from bot.upstream._models import (
     AnswerQueryInput,
@@ -92,7 +92,7 @@ class Answering:
             data = await timed_call(self._dk, self._metrics, tools.answer, arguments)
         except QuotaExceeded as exc:
             logger.warning("answer_query is out of quota (%s); answering with search", exc)
-            pause = await self._refused(exc, asker)
+            pause = await self._refused(exc, asker, decision)
             # the server's own number when it gave one: it may not be the bot's setting
             return await self._instead(query, pause.kind, pause.until, pause.limit_value)
         out = parse_output(AnswerQueryOutput, data, server=self._dk.server.key, tool=tools.answer)
@@ -105,13 +105,13 @@ class Answering:
             tool=tools.answer,
         )
 
-    async def _refused(self, exc: QuotaExceeded, asker: str | None) -> Pause:
+    async def _refused(self, exc: QuotaExceeded, asker: str | None, permit: Permit) -> Pause:
         signal = exc.signal or UNKNOWN_SIGNAL
         if not self._config.skip_until_reset:  # told not to pause: the next question tries
             await self._quota.tally_refused()
             until = signal.retry_after or self._config.quota.unknown_pause_seconds
             return Pause(signal.limit, self._clock() + _seconds(until), signal.limit_value)
-        return await self._quota.refused(signal, asker)
+        return await self._quota.refused(signal, asker, permit)
 
     async def _instead(self, query: str, limit: str, until: datetime, size: int | None) -> Answer:
         """Search, with a note saying which limit (of `size` answers, when known) and until

@@ -13,7 +13,7 @@ from bot.quota import AnswerQuota, Tally
 from bot.redact import Redactor
 from bot.store import MemoryStore, Store
 from bot.upstream._aiohttp import AiohttpTransport
-from bot.upstream._auth import ApiKeyAuth, Auth, NoAuth, OAuth
+from bot.upstream._auth import ApiKeyAuth, Auth, NoAuth
 from bot.upstream._config import UpstreamConfig
 from bot.upstream._errors import ServerContext
 from bot.upstream._service import GoogleDocsService
@@ -109,8 +109,10 @@ def _clients(
 def _credentials(config: UpstreamConfig, clock: Callable[[], datetime]) -> tuple[Auth, Auth]:
     """(Developer Knowledge's, Pay's): the API key for DK when there is one, else OAuth when
     configured, else none; Pay takes OAuth only."""
-    oauth: OAuth | None = None
+    oauth: Auth | None = None
     if config.oauth_configured:  # never probe ADC/the metadata server otherwise
+        from bot.upstream._oauth import OAuth  # google-auth, only for a run that uses it
+
         oauth = OAuth(config.credentials_file, config.project, timeout=config.timeout, clock=clock)
     dk_auth: Auth
     if config.api_key is not None:

@@ -13,7 +13,7 @@ from bot.errors import ErrorFacts, GdocsError, NotFound, ProtocolError, Reason
 from bot.models import Document
 from bot.names import MAX_NAMES_PER_CALL, uri_for_name
 from bot.observability.metrics import Metrics
-from bot.store import TEXT, ModelCodec, Store
+from bot.store import TEXT, ModelCodec, Op, Store
 from bot.upstream._models import (
     DocumentOutput,
     GetDocumentInput,
@@ -117,10 +117,13 @@ class DocumentFetcher:
         result = {
             name: self._document(name, out) for name, out in zip(names, documents, strict=True)
         }
+        writes: list[Op] = []  # the documents and their titles: one store write
         for name, doc in result.items():
-            await self._store.set(keys.DOC.key(name), doc, _DOCUMENT, self._ttl)
+            writes.append(Op.set(keys.DOC.key(name), doc, _DOCUMENT, self._ttl))
             if doc.title:
-                await self._store.set(keys.TITLE.key(name), doc.title, TEXT, self._ttl)
+                writes.append(Op.set(keys.TITLE.key(name), doc.title, TEXT, self._ttl))
+        if writes:
+            await self._store.batch(writes)
         return result
 
     async def _get_batch(self, tool: str, names: list[str]) -> list[DocumentOutput]:

@@ -205,7 +205,8 @@ class GoogleDocsService:
             return await compute()
 
         # identical requests in flight (on any replica) share one computation
-        answer = await self._flights.run(key, computing, _ANSWER, self._work.keep_for)
+        # the caller read `key` just before (a miss): the flight need not read it again
+        answer = await self._flights.run(key, computing, _ANSWER, self._work.keep_for, checked=True)
         if not computed:  # another request's call (here or on another replica) answered it
             answer = answer.model_copy(update={"reuse": "shared"})
         # each asker sees their own wording (keys ignore case, spacing and filler words)

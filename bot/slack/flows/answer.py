@@ -5,6 +5,7 @@ the request's `Outcome`; the boundary logs it."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -46,9 +47,10 @@ from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.report import report_summary
 from bot.slack.flows.routing import Route
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
-from bot.slack.listeners.feedback import keep_answer
+from bot.slack.listeners.feedback import answer_write
 from bot.slack.memory.state import UserProfile
-from bot.store import StoreError
+from bot.slack.work.after_answer import delivering
+from bot.store import Op, StoreError
 from bot.verify import count_commands
 
 logger = logging.getLogger(__name__)
@@ -78,16 +80,16 @@ async def answer_question(
         await reply.notify_asker(render_private_doc_refused(command))
         return Outcome(route="doc", outcome="invalid_input")
     question_kind = route.kind != "doc"  # a whole page is not a question to the report
-    if question_kind:
-        await deps.tally.count(tally.QUESTIONS)
+    # the report's counts are written with the question's outcome, in one batch (an
+    # answer's go in its "done" batch)
     if reply.user is not None:
         retry_after = await deps.limiter.try_acquire(reply.user)
         if retry_after is not None:
             await reply.notify_asker(render_rate_limited(deps.limiter.per_minute, retry_after))
             if question_kind:
-                await deps.tally.count(tally.RATE_LIMITED)
+                await deps.tally.count(tally.QUESTIONS, tally.RATE_LIMITED)
             return Outcome(route=route.kind, outcome="rate_limited")
-        await deps.recent.remember(reply.user, question)  # the Home tab's Ask again
+    remembered = False  # the Home tab's Ask again: with the answer's writes when it is out
     if route.kind == "doc" or route.private:
         progress_of(reply).decline()  # a whole page, or an answer for the asker alone
     await reply.start_progress(render_progress(question))
@@ -98,10 +100,14 @@ async def answer_question(
             outcome = await show_document(deps, reply, doc, page=FIRST_PAGE)
             return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
         result = await _ask(deps, reply, route)
-        shown = question if name_asker else None
-        await _deliver_answer(deps, reply, route, result, shown, about=about)
         fallback = fallback_label(result)
-        await deps.tally.count(*answered_counts(result.kind, fallback, route.kind, result.reuse))
+        counts = (
+            tally.QUESTIONS,
+            *answered_counts(result.kind, fallback, route.kind, result.reuse),
+        )
+        remembered = await _deliver_answer(
+            deps, reply, route, result, question, name_asker=name_asker, about=about, counts=counts
+        )
         return Outcome(
             route=route.kind,
             outcome="ok_with_note" if result.fallback else "ok",
@@ -115,10 +121,12 @@ async def answer_question(
         else:
             await reply.notify_thread(render_error(error))
         if question_kind:
-            await deps.tally.count(tally.FAILED)
+            await deps.tally.count(tally.QUESTIONS, tally.FAILED)
         return Outcome(route=route.kind, outcome=error.code.value, server=server)
     finally:
         await reply.finish()
+        if not remembered and reply.user is not None:
+            await deps.recent.remember(reply.user, question)
 
 
 async def _deliver_answer(
@@ -126,15 +134,21 @@ async def _deliver_answer(
     reply: Reply,
     route: Route,
     result: Answer,
-    shown_question: str | None,
+    question: str,
     *,
+    name_asker: bool,
     about: str | None = None,
-) -> None:
+    counts: Sequence[str] = (),
+) -> bool:
+    """Post the answer; True when the asker's recent questions were written with it.
+    `counts`: the report's counters for it, in the same batch."""
     if route.private:
         # what was asked, without the `private` that asked for privacy
         await _deliver_privately(deps, reply, result, route.query)
-        return
-    asker = reply.user if shown_question is not None else None
+        await deps.tally.count(*counts)
+        return False
+    shown_question = question if name_asker else None
+    asker = reply.user if name_asker else None
     # a quota note says when answers come back: in the asker's own time
     tz = await _asker_tz(deps, reply) if _says_when(result) else None
     answer_id = new_answer_id()  # the feedback buttons name the answer by it
@@ -151,13 +165,30 @@ async def _deliver_answer(
     )
     msg: Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
     progress_of(reply).stage(streamed_answer(result, parts))
-    posted_ts = await reply.deliver(msg)
-    await keep_answer(deps, reply, answer_id, result, posted_ts, route=route.kind)
-    root = reply.thread_ts or posted_ts
-    if reply.channel and root:
-        await deps.threads.remember(
-            reply.channel, root, route.topic or route.query, asker=reply.user
-        )
+    topic = route.topic or route.query
+    recent = deps.recent.op(reply.user, question) if reply.user else None
+
+    def writes(ts: str | None) -> list[Op]:
+        """What the answer leaves behind, in the work record's "done" batch."""
+        ops = [answer_write(deps, reply, answer_id, result, ts, route=route.kind)]
+        root = reply.thread_ts or ts
+        if reply.channel and root and not reply.thread_ts:  # a new thread: its root is ts
+            ops.append(deps.threads.op(reply.channel, root, topic, reply.user))
+        ops += deps.tally.ops(*counts)
+        if recent is not None:
+            ops.append(recent)  # last: its result is looked at below
+        return ops
+
+    if reply.channel and reply.thread_ts:
+        # the thread is known before the post: remembered first, so a follow-up sent the
+        # moment the answer shows finds it
+        await deps.store.batch([deps.threads.op(reply.channel, reply.thread_ts, topic, reply.user)])
+    with delivering(writes) as staged:
+        posted_ts = await reply.deliver(msg)
+    results = await staged.write(deps.store, posted_ts)  # unless the done batch took them
+    if recent is not None and reply.user:
+        await deps.recent.settle(reply.user, question, results[-1])
+    return True
 
 
 async def _deliver_privately(deps: SlackDeps, reply: Reply, result: Answer, question: str) -> None:

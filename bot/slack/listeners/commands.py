@@ -7,7 +7,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.boundary import Outcome
+from bot.slack.boundary import Outcome, duplicate
 from bot.slack.delivery.replies import CommandReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.answer import answer_question
@@ -31,6 +31,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         record = await deps.work.accept("command", command_payload(body), key=delivery_key(body))
         once = OnceAck(ack)
         if record is None:  # its work is recorded already (and being answered)
+            duplicate(deps.metrics)
             await once()
             return
         job = handle_command(deps, client, body, once, record=record)

@@ -12,7 +12,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.boundary import Outcome, ignored
+from bot.slack.boundary import Outcome, duplicate, ignored
 from bot.slack.delivery.replies import ThreadReply
 from bot.slack.delivery.status import DmReply, work_kind
 from bot.slack.deps import SlackDeps
@@ -85,7 +85,9 @@ async def _accept(
     payload = event_payload(event, bot_user_id)
     record = await deps.work.accept(kind, payload, key=delivery_key(body))
     await ack()
-    if record is not None:
+    if record is None:
+        duplicate(deps.metrics)
+    else:
         job = handle_question(deps, client, event, bot_user_id, kind=kind, record=record)
         deps.inflight.spawn(job)
 

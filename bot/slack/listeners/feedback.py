@@ -1,6 +1,7 @@
 """Slack's 👍 / 👎 feedback buttons under answers, and the optional "what was wrong?" form.
 
-When an answer is posted its record is kept (`keep_answer`) under the id its buttons carry.
+When an answer is posted its record is kept (`answer_write`, in the question's batch) under
+the id its buttons carry.
 A click (`block_actions`, an action of type `feedback_buttons`) is acknowledged at once;
 then the vote is recorded with the answer it is about and the voter is thanked ephemerally.
 A 👎's thanks carries a button that opens the form (`views.open` with the click's
@@ -41,6 +42,7 @@ from bot.slack.delivery import posting
 from bot.slack.delivery.replies import ActionReply, Reply
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
+from bot.store import Op
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +50,7 @@ VOTES_METRIC = "gdocs_feedback_votes_total"
 VOTES_HELP = "Feedback votes recorded, by answer kind (answer, search, pay) and vote (up, down)."
 
 
-async def keep_answer(
+def answer_write(
     deps: SlackDeps,
     reply: Reply,
     answer_id: str,
@@ -56,8 +58,8 @@ async def keep_answer(
     ts: str | None,
     *,
     route: str | None = None,
-) -> None:
-    """Keep what a vote on this just-posted answer (and the report) will need."""
+) -> Op:
+    """The write keeping what a vote on this just-posted answer (and the report) will need."""
     record = answer_record(
         answer,
         answer_id=answer_id,
@@ -68,7 +70,7 @@ async def keep_answer(
         now=deps.clock(),
         route=route,
     )
-    await deps.feedback.keep_answer(record)
+    return deps.feedback.answer_op(record)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:

@@ -9,13 +9,14 @@ last question.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from bot import keys
-from bot.store import AdapterCodec, Store, StoreError
+from bot.store import AdapterCodec, Op, Store, StoreError
 from bot.text import one_line
 
 logger = logging.getLogger(__name__)
@@ -25,6 +26,8 @@ MAX_RECENT_CHARS = 500
 RECENT_TTL_SECONDS = 30 * 86_400.0
 #: compare-and-set attempts when two questions of one person land at once
 _CAS_TRIES = 3
+#: people whose list this process last wrote is kept (for a write without a read)
+MAX_USERS_KEPT = 2_000
 
 
 class Asked(BaseModel):
@@ -41,33 +44,86 @@ def _key(user: str) -> str:
     return keys.RECENT.key(user)
 
 
+def _updated(current: list[Asked] | None, asked: Asked) -> list[Asked]:
+    others = [a for a in current or [] if a.text != asked.text]
+    return [asked, *others][:MAX_RECENT]
+
+
 class RecentQuestions:
-    """Who asked what lately; a nicety, so a store failure only costs the history."""
+    """Who asked what lately; a nicety, so a store failure only costs the history.
+
+    The list this process last wrote for a person is kept (the last `MAX_USERS_KEPT`
+    people), so the next question's update is one compare-and-set in the question's batch
+    (`op`) with no read first; when another replica changed it meanwhile (the write did
+    not match), `settle` reads and retries, after the answer is out."""
 
     def __init__(self, store: Store, clock: Callable[[], datetime]) -> None:
         self._store = store
         self._clock = clock
+        self._last: OrderedDict[str, list[Asked]] = OrderedDict()
 
     async def remember(self, user: str, question: str) -> None:
         """`question` first in `user`'s list (an earlier copy of it moves up, not twice)."""
-        text = one_line(question, MAX_RECENT_CHARS)
-        if not text:
+        staged = self.op(user, question)
+        if staged is None:
             return
-        asked = Asked(text=text, at=self._clock())
+        try:
+            (done,) = await self._store.batch([staged])
+        except StoreError as exc:
+            logger.info("recent questions not kept: %s", exc.message)
+            return
+        await self.settle(user, question, done)
+
+    def op(self, user: str, question: str) -> Op | None:
+        """The write putting `question` first in `user`'s list, for a batch: a
+        compare-and-set against the list this process last wrote, or a claim of a new
+        list. None when there is nothing to keep."""
+        asked = self._asked(question)
+        if asked is None:
+            return None
+        current = self._last.get(user)
+        updated = _updated(current, asked)
+        self._keep(user, updated)
+        if current is None:
+            return Op.add(_key(user), updated, _RECENT, RECENT_TTL_SECONDS)
+        return Op.replace(_key(user), current, updated, _RECENT, RECENT_TTL_SECONDS)
+
+    async def settle(self, user: str, question: str, done: object) -> None:
+        """After `op`'s batch: when its write did not match the stored list, read it and
+        compare-and-set (a few tries)."""
+        if done is not False:
+            return
+        self._last.pop(user, None)
+        asked = self._asked(question)
+        if asked is None:
+            return
         try:
             for _ in range(_CAS_TRIES):
                 current = await self._store.get(_key(user), _RECENT)
-                others = [a for a in current or [] if a.text != text]
-                updated = [asked, *others][:MAX_RECENT]
+                updated = _updated(current, asked)
                 if current is None:
-                    if await self._store.add(_key(user), updated, _RECENT, RECENT_TTL_SECONDS):
-                        return
-                elif await self._store.replace(
-                    _key(user), current, updated, _RECENT, RECENT_TTL_SECONDS
-                ):
+                    written = await self._store.add(
+                        _key(user), updated, _RECENT, RECENT_TTL_SECONDS
+                    )
+                else:
+                    written = await self._store.replace(
+                        _key(user), current, updated, _RECENT, RECENT_TTL_SECONDS
+                    )
+                if written:
+                    self._keep(user, updated)
                     return
         except StoreError as exc:
             logger.info("recent questions not kept: %s", exc.message)
+
+    def _asked(self, question: str) -> Asked | None:
+        text = one_line(question, MAX_RECENT_CHARS)
+        return Asked(text=text, at=self._clock()) if text else None
+
+    def _keep(self, user: str, asked: list[Asked]) -> None:
+        self._last[user] = asked
+        self._last.move_to_end(user)
+        while len(self._last) > MAX_USERS_KEPT:
+            self._last.popitem(last=False)
 
     async def of(self, user: str) -> list[Asked]:
         """`user`'s recent questions, newest first ([] when none, or the store fails)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,11 +20,13 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from bot import keys
-from bot.store import AdapterCodec, Store
+from bot.store import AdapterCodec, Op, Store
 from bot.text import is_language_tag
 
 Clock = Callable[[], float]
 RATE_WINDOW_SECONDS = 60.0
+#: thread topics this process remembers having read or written (for their first asker)
+MAX_TOPICS_SEEN = 2_000
 
 
 def delivery_key(body: dict[str, Any]) -> str | None:
@@ -141,9 +144,15 @@ class ThreadMemory:
     def __init__(self, store: Store, ttl_seconds: float = 24 * 3600) -> None:
         self._store = store
         self._ttl = ttl_seconds
+        #: topics read or written lately (by key): who asked first, without a second read
+        self._seen: OrderedDict[str, ThreadTopic] = OrderedDict()
 
     async def topic(self, channel: str, thread_ts: str) -> ThreadTopic | None:
-        return await self._store.get(keys.THREAD.key(channel, thread_ts), _TOPIC)
+        key = _thread_key(channel, thread_ts)
+        found = await self._store.get(key, _TOPIC)
+        if found is not None:
+            self._saw(key, found)
+        return found
 
     async def question(self, channel: str, thread_ts: str) -> str | None:
         found = await self.topic(channel, thread_ts)
@@ -153,7 +162,26 @@ class ThreadMemory:
         self, channel: str, thread_ts: str, question: str, asker: str | None = None
     ) -> None:
         """Record the thread's latest question; the first asker stays its asker."""
-        key = keys.THREAD.key(channel, thread_ts)
-        earlier = await self._store.get(key, _TOPIC)
+        await self.topic(channel, thread_ts)
+        await self._store.batch([self.op(channel, thread_ts, question, asker)])
+
+    def op(self, channel: str, thread_ts: str, question: str, asker: str | None) -> Op:
+        """The write that records the thread's latest question, for a batch. The first asker
+        is the one this process read or wrote for the thread (a thread the bot has not
+        answered in before has none: `asker` is its first)."""
+        key = _thread_key(channel, thread_ts)
+        earlier = self._seen.get(key)
         first = earlier.asker if earlier is not None and earlier.asker else asker
-        await self._store.set(key, ThreadTopic(question, first), _TOPIC, self._ttl)
+        topic = ThreadTopic(question, first)
+        self._saw(key, topic)
+        return Op.set(key, topic, _TOPIC, self._ttl)
+
+    def _saw(self, key: str, topic: ThreadTopic) -> None:
+        self._seen[key] = topic
+        self._seen.move_to_end(key)
+        while len(self._seen) > MAX_TOPICS_SEEN:
+            self._seen.popitem(last=False)
+
+
+def _thread_key(channel: str, thread_ts: str) -> str:
+    return keys.THREAD.key(channel, thread_ts)

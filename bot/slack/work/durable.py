@@ -22,6 +22,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.render import Message, with_restart_note
 from bot.slack.delivery.posting import CANNOT_POST
 from bot.slack.delivery.replies import Reply
+from bot.slack.work.after_answer import take
 from bot.worklog import WorkLog, WorkRecord
 
 logger = logging.getLogger(__name__)
@@ -164,8 +165,18 @@ class TrackedReply:
             return None
         if shown(sent):
             self._delivered = True
-            await self._log.finish(self._record)
+            await self._finish(sent if isinstance(sent, str) else None)
         return sent
+
+    async def _finish(self, ts: str | None) -> None:
+        """Forget the record; the question's other writes (answer record, thread memory,
+        recent questions) share its batch."""
+        staged = take()
+        if staged is None:
+            await self._log.finish(self._record)
+            return
+        staged.ops = list(staged.writes(ts))
+        staged.results = await self._log.finish(self._record, staged.ops)
 
     def _noted(self, msg: Message) -> Message:
         # a resumed answer apologises once, in its first message

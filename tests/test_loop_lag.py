@@ -96,3 +96,13 @@ def test_a_monitor_needs_a_positive_interval() -> None:
     """An interval of 0 would spin: refused."""
     with pytest.raises(ValueError, match="positive"):
         LoopLagMonitor(Metrics(), interval=0)
+
+
+def test_a_new_monitor_shows_its_histogram_before_the_first_tick() -> None:
+    """A scrape right after start-up sees the lag series with zero counts, not nothing."""
+    monitor, metrics, _ = _monitor([])
+    text = metrics.render()
+    assert f"# TYPE {LAG_METRIC} histogram" in text
+    assert f'{LAG_METRIC}_bucket{{le="+Inf"}} 0' in text
+    assert 0 == metrics.histogram_count(LAG_METRIC)
+    assert monitor.interval == 0.25

@@ -41,6 +41,7 @@ class LoopLagMonitor:
             raise ValueError("interval must be positive")
         self.interval = interval
         self._metrics = metrics
+        metrics.declare_histogram(LAG_METRIC, LAG_HELP, LAG_BUCKETS)
         self._clock = clock
         self._sleep = sleep
         self._worst = 0.0

@@ -77,13 +77,18 @@ class Metrics:
             self._help.setdefault(name, help_text)
             self._gauges[name][tuple(sorted(labels.items()))] = float(value)
 
-    def observe(self, name: str, help_text: str, value: float, buckets: tuple[float, ...]) -> None:
-        """One observation of histogram `name` (created with `help_text` and `buckets`)."""
+    def declare_histogram(self, name: str, help_text: str, buckets: tuple[float, ...]) -> None:
+        """Histogram `name`, shown in /metrics with zero counts until its first observation
+        (a scrape right after start-up sees the series instead of nothing)."""
         with self._lock:
             self._help.setdefault(name, help_text)
-            bounds, counts, total = self._plain_hists.setdefault(
-                name, (buckets, [0] * (len(buckets) + 1), [0.0])
-            )
+            self._plain_hists.setdefault(name, (buckets, [0] * (len(buckets) + 1), [0.0]))
+
+    def observe(self, name: str, help_text: str, value: float, buckets: tuple[float, ...]) -> None:
+        """One observation of histogram `name` (created with `help_text` and `buckets`)."""
+        self.declare_histogram(name, help_text, buckets)
+        with self._lock:
+            bounds, counts, total = self._plain_hists[name]
             for i, bound in enumerate(bounds):
                 if value <= bound:
                     counts[i] += 1

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from bot.errors import ConfigError, GdocsError, InvalidInput
 from bot.models import Answer
 from bot.names import normalize_doc_ref
+from bot.render.errors import error_sentence
 from bot.render.notices import fallback_note
 from bot.render.terminal import (
     answer_markdown,
@@ -112,10 +113,10 @@ def _run(argv: list[str] | None) -> int:
     try:
         return asyncio.run(_command(args, settings))
     except (InvalidInput, ConfigError, StoreConfigError) as exc:
-        _fail(exc.message)
+        _fail(_said(exc))
         return 2
     except GdocsError as exc:
-        _fail(exc.message)
+        _fail(_said(exc))
         return 1
 
 
@@ -179,10 +180,10 @@ def _feedback_export(args: argparse.Namespace, settings: Settings) -> int:
         wanted = export_filter(args.since, args.vote)
         lines = asyncio.run(export_lines(settings, wanted))
     except (InvalidInput, StoreConfigError) as exc:
-        _fail(exc.message)
+        _fail(_said(exc))
         return 2
     except StoreError as exc:
-        _fail(exc.message)
+        _fail(_said(exc))
         return 1
     for line in lines:
         _out(line)
@@ -201,10 +202,10 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
         )
         text = rendered(asyncio.run(build_report(settings, request)), request.format)
     except (InvalidInput, StoreConfigError) as exc:
-        _fail(exc.message)
+        _fail(_said(exc))
         return 2
     except StoreError as exc:
-        _fail(exc.message)
+        _fail(_said(exc))
         return 1
     if request.out is None:
         sys.stdout.write(terminal_safe(text))
@@ -224,6 +225,11 @@ def _json(value: object) -> str:
 
 def _out(text: str) -> None:
     print(terminal_safe(text))
+
+
+def _said(exc: GdocsError | StoreError) -> str:
+    """The sentence for a failure: bot.render.errors writes the words for a GdocsError."""
+    return error_sentence(exc) if isinstance(exc, GdocsError) else exc.message
 
 
 def _fail(message: str) -> None:

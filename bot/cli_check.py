@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from bot.configs import slack_client_config, state_config
 from bot.errors import GdocsError
 from bot.redact import redact_url
+from bot.render.errors import error_sentence, status_detail
 from bot.render.terminal import (
     CheckRow,
     check_table,
@@ -44,16 +45,18 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
     if missing:
         rows.append(_missing_row("developer knowledge", missing, dk_status.tools))
     else:
-        rows.append(_status_row("developer knowledge", dk_ok, dk_status.tools, dk_status.detail))
+        dk_detail = status_detail(dk_status)
+        rows.append(_status_row("developer knowledge", dk_ok, dk_status.tools, dk_detail))
     if dk_ok:
         try:
             hits = (await service.search(PROBE_QUERY)).hits
             rows.append(CheckRow("dk search", "ok", f"{len(hits)} results for “{PROBE_QUERY}”"))
         except GdocsError as exc:
             dk_ok = False
-            rows.append(CheckRow("dk search", "FAIL", exc.message))
+            rows.append(CheckRow("dk search", "FAIL", error_sentence(exc)))
     if service.pay_configured:
-        rows.append(_status_row("google pay", pay_status.ok, pay_status.tools, pay_status.detail))
+        pay_detail = status_detail(pay_status)
+        rows.append(_status_row("google pay", pay_status.ok, pay_status.tools, pay_detail))
     else:
         rows.append(
             CheckRow(

@@ -1,14 +1,20 @@
 """One exception tree for everything that can go wrong talking to the documentation servers.
 
-Every error carries a `code` (what kind of failure) and a one-line `message` that is fit to
-show a user as is: no stack trace, no secret, and, for auth errors, the setting to fix.
+Every error carries a `code` (what kind of failure) and, when it came from the bot's own
+parts, `facts`: a `Reason` and the few details a sentence needs (which server, tool, setting,
+a redacted quote of what the server said). The words a user reads are written from those
+facts in one place, `bot.render.errors.error_sentence`. `str(error)` is a short technical
+description for logs. A presenter (render/, the CLI's argument checks, the settings check)
+may still raise an error with its own finished sentence as `message`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Literal
+
+ServerKey = Literal["developer_knowledge", "pay"]
 
 
 class ErrorCode(StrEnum):
@@ -22,19 +28,98 @@ class ErrorCode(StrEnum):
     PROTOCOL = "protocol"
 
 
+class Reason(StrEnum):
+    """Why, more precisely than `ErrorCode`: each one is a sentence in bot.render.errors."""
+
+    # what the user typed
+    EMPTY_TEXT = "empty_text"
+    TEXT_TOO_LONG = "text_too_long"
+    BAD_LANGUAGE = "bad_language"
+    NOT_A_PAGE = "not_a_page"
+    # what a server said about our credentials or project
+    QUOTA_PROJECT = "quota_project"
+    KEY_REFUSED = "key_refused"
+    NEEDS_OAUTH = "needs_oauth"
+    NEEDS_CREDENTIALS = "needs_credentials"
+    IAM_DENIED = "iam_denied"
+    OAUTH_REFUSED = "oauth_refused"
+    NOT_ENABLED = "not_enabled"
+    # getting an OAuth token
+    NO_CREDENTIALS = "no_credentials"
+    REFRESH_REFUSED = "refresh_refused"
+    REFRESH_UNANSWERED = "refresh_unanswered"
+    KEY_FILE_UNREADABLE = "key_file_unreadable"
+    KEY_FILE_UNUSABLE = "key_file_unusable"
+    # a server's answer
+    OVER_QUOTA = "over_quota"
+    TIMED_OUT = "timed_out"
+    UNAVAILABLE = "unavailable"
+    UNREADABLE = "unreadable"
+    UNREADABLE_RESULT = "unreadable_result"
+    NOT_FOUND = "not_found"
+    REFUSED = "refused"
+    NO_FETCH_TOOL = "no_fetch_tool"
+
+
+_NOT_DESCRIBED = frozenset({"reason", "user_text", "api_service", "url_setting"})
+
+
+@dataclass(frozen=True)
+class ErrorFacts:
+    """What a sentence about an error needs; every text in it is already safe (redacted,
+    one line, bounded). `user_text` (a bit of what the user typed) is never logged."""
+
+    reason: Reason
+    server: ServerKey | None = None
+    #: the Google API behind the server, e.g. developerknowledge.googleapis.com
+    api_service: str = ""
+    #: the setting naming the server's URL (DEVELOPER_KNOWLEDGE_MCP_URL, PAY_MCP_URL)
+    url_setting: str = ""
+    tool: str = ""
+    #: a short technical phrase (HTTP 503, cannot connect) or a redacted quote of the server
+    detail: str = ""
+    #: a documentation page's name, a key file's path
+    name: str = ""
+    seconds: float | None = None
+    count: int | None = None
+    limit: int | None = None
+    user_text: str = ""
+
+    def describe(self) -> str:
+        """`reason key=value …` for logs: the facts that are set, never `user_text` (nor the
+        server's fixed facts, which its name already implies)."""
+        parts = [self.reason.value]
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if field.name not in _NOT_DESCRIBED and value not in (None, ""):
+                parts.append(f"{field.name}={value}")
+        return " ".join(parts)
+
+
 class GdocsError(Exception):
-    """Base of every error the bot reports to a user; `message` is one safe line."""
+    """Base of every error the bot reports to a user: a `code`, and `facts` or a finished
+    one-line `message` (bot.render.errors.error_sentence turns either into what is shown)."""
 
     code: ErrorCode = ErrorCode.PROTOCOL
 
-    def __init__(self, message: str, *, setting: str | None = None):
-        super().__init__(message)
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        setting: str | None = None,
+        facts: ErrorFacts | None = None,
+    ):
+        #: a sentence a presenter wrote; empty when the error carries facts instead
         self.message = message
+        self.facts = facts
         #: the configuration setting (environment variable) that fixes this error, if any
         self.setting = setting
+        super().__init__(str(self))
 
     def __str__(self) -> str:
-        return self.message
+        if self.facts is not None:
+            return f"{self.code.value}: {self.facts.describe()}"
+        return self.message or self.code.value
 
 
 class InvalidInput(GdocsError):
@@ -69,14 +154,15 @@ class QuotaExceeded(GdocsError):
 
     def __init__(
         self,
-        message: str,
+        message: str = "",
         *,
         setting: str | None = None,
         signal: QuotaSignal | None = None,
+        facts: ErrorFacts | None = None,
     ) -> None:
-        super().__init__(message, setting=setting)
         #: what the server said about the limit; None when the error did not come from one
         self.signal = signal
+        super().__init__(message, setting=setting, facts=facts)
 
 
 class NotFound(GdocsError):

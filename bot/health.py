@@ -25,6 +25,7 @@ from aiohttp import web
 from bot.errors import GdocsError
 from bot.observability.loop_lag import LoopLagMonitor
 from bot.observability.metrics import Metrics
+from bot.render.errors import error_sentence, status_detail
 from bot.service import DocsService
 from bot.store import Store
 
@@ -90,14 +91,15 @@ class Readiness:
             self._record(False, f"no answer within {self.probe_timeout:g}s")
             return
         except GdocsError as exc:
-            self._record(False, exc.message)
+            self._record(False, error_sentence(exc))
             return
         dk = next((s for s in statuses if s.server == "developer_knowledge"), None)
         # "answered" means any answer, even an error status (a bad key is no reason to take the
         # bot out of rotation: users then get a clear message instead of silence); asking
         # about the probe's own duration tells whether the answer came during this probe
         answered = self.service.recently_healthy(self._clock() - started + 0.01)
-        detail = dk.detail if dk is not None and dk.detail else ("ok" if answered else "no answer")
+        shown = status_detail(dk) if dk is not None else ""
+        detail = shown or ("ok" if answered else "no answer")
         self._dk_tools = dk.tools if dk is not None else ()
         self._record(answered, detail)
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.errors import GdocsError
 
 
 class _Model(BaseModel):
@@ -124,8 +126,11 @@ class Answer(_Model):
 class ServerStatus(_Model):
     """What `check` and `/readyz` report about one MCP server."""
 
+    model_config = ConfigDict(frozen=True, extra="ignore", arbitrary_types_allowed=True)
     server: Literal["developer_knowledge", "pay"]
     url: str
     ok: bool
     tools: tuple[str, ...] = ()
     detail: str = ""
+    #: why the server is not usable, when it answered with an error (words: bot.render.errors)
+    error: GdocsError | None = Field(default=None, exclude=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from bot.errors import InvalidInput
+from bot.errors import ErrorFacts, InvalidInput, Reason
 
 MAX_NAME_CHARS = 500
 MAX_NAMES_PER_CALL = 20
@@ -47,9 +47,5 @@ def normalize_doc_ref(ref: str) -> str:
     else:
         name = text.rstrip("/")
     if not is_valid_name(name):
-        raise InvalidInput(
-            "That is not a documentation page: give a URL like "
-            "https://docs.cloud.google.com/storage/docs/creating-buckets "
-            "or a name like documents/docs.cloud.google.com/storage/docs/creating-buckets."
-        )
+        raise InvalidInput(facts=ErrorFacts(Reason.NOT_A_PAGE))
     return name

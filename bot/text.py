@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from bot.errors import InvalidInput
+from bot.errors import ErrorFacts, InvalidInput, Reason
 
 # linear: single character classes (`_LANGUAGE_RE` runs on a tag of at most 35 characters)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
@@ -73,11 +73,10 @@ def clean_query(text: str, max_chars: int) -> str:
     spaced = text.replace("\t", " ").replace("\r", " ")
     cleaned = without_invisible(spaced, keep="\n").strip()
     if not cleaned:
-        raise InvalidInput("There is nothing to look up: the text is empty.")
+        raise InvalidInput(facts=ErrorFacts(Reason.EMPTY_TEXT))
     if len(cleaned) > max_chars:
-        raise InvalidInput(
-            f"That is too long ({len(cleaned)} characters): keep it under {max_chars} characters."
-        )
+        facts = ErrorFacts(Reason.TEXT_TOO_LONG, count=len(cleaned), limit=max_chars)
+        raise InvalidInput(facts=facts)
     return cleaned
 
 
@@ -103,7 +102,5 @@ def clean_language(language: str | None) -> str | None:
         return None
     tag = language.strip().replace("_", "-")
     if not is_language_tag(tag):
-        raise InvalidInput(
-            f"Not a language code: use a BCP-47 tag such as it-IT, not {tag[:40]!r}."
-        )
+        raise InvalidInput(facts=ErrorFacts(Reason.BAD_LANGUAGE, user_text=tag[:40]))
     return tag

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from bot.errors import QuotaExceeded, QuotaSignal
+from bot.render.errors import error_sentence
 from bot.upstream._quota_kind import http_quota_signal, rpc_quota_signal, text_quota_signal
 from bot.upstream._transport import McpClient
 from tests.fakes.dk_client import dk_client, dk_context
@@ -252,9 +253,9 @@ def test_quota_errors_carry_their_signal_and_say_today_only_for_the_day() -> Non
     assert QuotaSignal("day", None, 50) == day.signal
     assert QuotaSignal("unknown") == unknown.signal
     assert QuotaSignal("unknown", 9.0) == header.signal
-    assert "today" in day.message
-    assert "today" not in minute.message
-    assert "today" not in unknown.message
+    assert "today" in error_sentence(day)
+    assert "today" not in error_sentence(minute)
+    assert "today" not in error_sentence(unknown)
 
 
 def test_quota_exceeded_still_builds_from_a_message_alone() -> None:
@@ -314,7 +315,7 @@ async def test_the_real_client_tells_a_day_limit_from_the_fake(
     await client.call_tool("answer_query", {"query": "one"})
     error = await _refusal(client)
     assert QuotaSignal("day", None, 1 if form != "result" else None) == error.signal
-    assert "today" in error.message
+    assert "today" in error_sentence(error)
 
 
 async def test_a_retry_after_header_reaches_the_signal(

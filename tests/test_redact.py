@@ -37,7 +37,6 @@ CONFIGURED = [BOT_TOKEN, APP_TOKEN, SIGNING_SECRET, API_KEY]
 def _server(redact: Redactor) -> ServerContext:
     return ServerContext(
         key="developer_knowledge",
-        display="The Google documentation service",
         url_setting="DEVELOPER_KNOWLEDGE_MCP_URL",
         api_service="developerknowledge.googleapis.com",
         auth="api_key",

@@ -29,6 +29,7 @@ from bot.render import (
     render_not_in_channel_hint,
     render_progress,
 )
+from bot.render.errors import error_sentence
 from tests.test_render_support import assert_no_live_markup, assert_valid_message, mrkdwn_texts
 
 HOST = "docs.cloud.google.com"
@@ -100,7 +101,7 @@ def test_errors_show_their_message_and_a_hint_for_their_code(error: GdocsError, 
     message = render_error(error)
     assert_valid_message(message)
     text = message["blocks"][0]["text"]["text"]
-    assert text.startswith(f":warning: {error.message}\n")
+    assert text.startswith(f":warning: {error_sentence(error)}\n")
     assert hint in text
     assert hint in message["text"]
 

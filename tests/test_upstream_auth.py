@@ -5,6 +5,7 @@ OAuth is configured."""
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -15,6 +16,7 @@ import google.auth
 import pytest
 
 from bot.errors import AuthError, Unavailable
+from bot.render.errors import error_sentence
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay, Fault, google_error
 from tests.fakes.oauth_token import SA_EMAIL, FakeTokenServer
 from tests.fakes.upstream import service_for, settings_for
@@ -103,10 +105,11 @@ async def test_refused_credentials_name_the_setting(
     """The token endpoint saying invalid_grant: AuthError naming GOOGLE_APPLICATION_CREDENTIALS."""
     token_server.fail_with = "invalid_grant"
     async with service_for(_oauth_settings(None, pay_server, key_file)) as service:
-        with pytest.raises(AuthError, match="GOOGLE_APPLICATION_CREDENTIALS") as caught:
+        with pytest.raises(AuthError) as caught:
             await service.pay("PaymentDataRequest")
-    assert "invalid_grant" in caught.value.message
-    assert "\n" not in caught.value.message
+        assert re.search("GOOGLE_APPLICATION_CREDENTIALS", error_sentence(caught.value))
+    assert "invalid_grant" in error_sentence(caught.value)
+    assert "\n" not in error_sentence(caught.value)
     assert [] == pay_server.calls
 
 
@@ -118,10 +121,11 @@ async def test_permission_denied_names_the_iam_role_and_the_credentials_setting(
         google_error(403, "PERMISSION_DENIED", "The caller does not have permission")
     )
     async with service_for(_oauth_settings(None, pay_server, key_file)) as service:
-        with pytest.raises(AuthError, match=r"roles/mcp\.toolUser") as caught:
+        with pytest.raises(AuthError) as caught:
             await service.pay("PaymentDataRequest")
+        assert re.search(r"roles/mcp\.toolUser", error_sentence(caught.value))
     assert "GOOGLE_APPLICATION_CREDENTIALS" == caught.value.setting
-    assert "GOOGLE_APPLICATION_CREDENTIALS" in caught.value.message
+    assert "GOOGLE_APPLICATION_CREDENTIALS" in error_sentence(caught.value)
     assert 1 == len(pay_server.calls)
 
 
@@ -135,8 +139,8 @@ async def test_rejected_token_names_the_credentials_setting(
         with pytest.raises(AuthError) as caught:
             await service.pay("PaymentDataRequest")
     assert "GOOGLE_APPLICATION_CREDENTIALS" == caught.value.setting
-    assert "GOOGLE_APPLICATION_CREDENTIALS" in caught.value.message
-    assert "GOOGLE_API_KEY" not in caught.value.message
+    assert "GOOGLE_APPLICATION_CREDENTIALS" in error_sentence(caught.value)
+    assert "GOOGLE_API_KEY" not in error_sentence(caught.value)
     assert 1 == len(pay_server.calls)
 
 
@@ -164,8 +168,8 @@ async def test_a_server_echoing_the_oauth_token_does_not_leak_it(
         with pytest.raises(Unavailable) as caught:
             await service.pay("PaymentDataRequest")
     assert f"Bearer {token}" == pay_server.calls[0].headers["authorization"]
-    assert "backend failed for token [redacted] here" in caught.value.message
-    assert token not in caught.value.message
+    assert "backend failed for token [redacted] here" in error_sentence(caught.value)
+    assert token not in error_sentence(caught.value)
 
 
 async def test_unreadable_key_file_names_the_setting(pay_server: FakePay, tmp_path: Path) -> None:
@@ -173,8 +177,9 @@ async def test_unreadable_key_file_names_the_setting(pay_server: FakePay, tmp_pa
     bad = tmp_path / "key.json"
     bad.write_text("not json", encoding="utf-8")
     async with service_for(_oauth_settings(None, pay_server, bad)) as service:
-        with pytest.raises(AuthError, match="GOOGLE_APPLICATION_CREDENTIALS"):
+        with pytest.raises(AuthError) as caught:
             await service.pay("PaymentDataRequest")
+        assert re.search("GOOGLE_APPLICATION_CREDENTIALS", error_sentence(caught.value))
 
 
 async def test_developer_knowledge_uses_oauth_without_an_api_key(

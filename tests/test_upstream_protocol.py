@@ -4,12 +4,14 @@ JSON and SSE answers, structured and text results, and the older tool names."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from bot.errors import AuthError
+from bot.render.errors import error_sentence
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.fakes.upstream import service_for, settings_for
 
@@ -111,8 +113,9 @@ async def test_a_second_404_after_initializing_again_is_an_error(
     async with service_for(settings_for(session_dk)) as service:
         await service.search("buckets")
         session_dk.faults.extend([Fault(status=404, body=b"", tool="search_documents")] * 2)
-        with pytest.raises(AuthError, match="gcloud services enable"):
+        with pytest.raises(AuthError) as caught:
             await service.search("firestore")
+        assert re.search("gcloud services enable", error_sentence(caught.value))
     assert 2 == len(session_dk.requests_for("initialize"))
 
 

@@ -126,7 +126,6 @@ def timeline(monkeypatch: pytest.MonkeyPatch) -> _Timeline:
 
 _CTX = ServerContext(
     key="developer_knowledge",
-    display="The Google documentation service",
     url_setting="DEVELOPER_KNOWLEDGE_MCP_URL",
     api_service="developerknowledge.googleapis.com",
     auth="api_key",

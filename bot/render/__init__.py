@@ -23,6 +23,7 @@ from bot.render.document_view import (
     render_document_page,
     wants_file,
 )
+from bot.render.errors import error_sentence, status_detail
 from bot.render.escape import escape, link, mention
 from bot.render.feedback import (
     ACTION_FEEDBACK,
@@ -99,6 +100,7 @@ __all__ = [
     "document_page_spans",
     "document_pages",
     "encode_page_value",
+    "error_sentence",
     "escape",
     "fallback_note",
     "feedback_comment_modal",
@@ -129,6 +131,7 @@ __all__ = [
     "render_restarting",
     "render_stale_button",
     "render_unfurl",
+    "status_detail",
     "suggested_prompts",
     "text_message",
     "vote_from_view",

@@ -21,6 +21,7 @@ from bot.render.blocks import (
     section,
 )
 from bot.render.convert import FENCE_OPEN_RE
+from bot.render.errors import error_sentence
 from bot.render.escape import escape, escape_truncated, link, mention
 from bot.render.feedback import feedback_block_for
 from bot.render.inline import plain_text
@@ -281,8 +282,8 @@ def render_help(command: str = "/gdocs") -> Message:
 
 
 def render_error(error: GdocsError) -> Message:
-    """A short, specific message from the error's safe one-line message and a hint."""
-    shown = escape_truncated(one_line(error.message), 500) or "Something went wrong."
+    """A short, specific message from the error's sentence (bot.render.errors) and a hint."""
+    shown = escape_truncated(one_line(error_sentence(error)), 500) or "Something went wrong."
     hint = _HINTS.get(error.code) if error.code != ErrorCode.INVALID_INPUT else None
     mrkdwn = f":warning: {shown}" + (f"\n{hint}" if hint else "")
     return {"text": f"{shown}" + (f" {hint}" if hint else ""), "blocks": [section(mrkdwn)]}

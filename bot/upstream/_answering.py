@@ -95,9 +95,7 @@ class Answering:
             pause = await self._refused(exc, asker, decision)
             # the server's own number when it gave one: it may not be the bot's setting
             return await self._instead(query, pause.kind, pause.until, pause.limit_value)
-        out = parse_output(
-            AnswerQueryOutput, data, server=self._dk.server.display, tool=tools.answer
-        )
+        out = parse_output(AnswerQueryOutput, data, server=self._dk.server.key, tool=tools.answer)
         references = await self._references(out.references)
         return Answer(
             query=query,
@@ -139,7 +137,7 @@ class Answering:
         data = await timed_call(
             self._dk, self._metrics, tool, SearchDocumentsInput(query=query).arguments()
         )
-        out = parse_output(SearchDocumentsOutput, data, server=self._dk.server.display, tool=tool)
+        out = parse_output(SearchDocumentsOutput, data, server=self._dk.server.key, tool=tool)
         chunks = {}
         for chunk in out.results:
             name = name_for(chunk.parent)
@@ -157,9 +155,7 @@ class Answering:
         tool = "search_documentation"
         arguments = SearchDocumentationInput(userQuery=query, languageCode=language).arguments()
         data = await timed_call(self._pay, self._metrics, tool, arguments)
-        out = parse_output(
-            SearchDocumentationOutput, data, server=self._pay.server.display, tool=tool
-        )
+        out = parse_output(SearchDocumentationOutput, data, server=self._pay.server.key, tool=tool)
         hits: dict[str, SearchHit] = {}
         for result in out.results:
             if result.uri in hits or not result.uri.startswith(("https://", "http://")):

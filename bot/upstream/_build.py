@@ -20,11 +20,6 @@ from bot.upstream._service import GoogleDocsService
 from bot.upstream._tools import Heartbeat
 from bot.upstream._transport import McpClient
 
-_DISPLAY = {
-    "developer_knowledge": "The Google documentation service",
-    "pay": "The Google Pay & Wallet documentation service",
-}
-
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
@@ -88,7 +83,6 @@ def _clients(
         dk = key == "developer_knowledge"
         server = ServerContext(
             key=key,
-            display=_DISPLAY[key],
             url_setting="DEVELOPER_KNOWLEDGE_MCP_URL" if dk else "PAY_MCP_URL",
             api_service=_service_name(url, "developerknowledge" if dk else "paydeveloper"),
             auth=auth.kind,

@@ -1,5 +1,6 @@
 """Turning what a server said (HTTP status, Google error JSON, JSON-RPC error, `isError` tool
-result) into the typed errors of `bot.errors`, with one-line messages a user can act on.
+result) into the typed errors of `bot.errors`: a code and the facts a sentence needs (the
+sentences themselves are in bot.render.errors).
 
 Server text is never trusted to be secret-free: everything quoted from it goes through
 `Redactor`, which removes the credentials the client holds and anything shaped like one.
@@ -14,12 +15,15 @@ from typing import Any, Literal
 
 from bot.errors import (
     AuthError,
+    ErrorFacts,
     GdocsError,
     InvalidInput,
     NotFound,
     ProtocolError,
     QuotaExceeded,
     QuotaSignal,
+    Reason,
+    ServerKey,
     Unavailable,
     UpstreamTimeout,
 )
@@ -66,11 +70,10 @@ class SessionExpired(Exception):
 
 @dataclass(frozen=True)
 class ServerContext:
-    """What error messages need to know about one server and how we authenticate to it."""
+    """What an error needs to say about one server and how we authenticate to it; the
+    sentences are written from these facts in bot.render.errors."""
 
-    key: Literal["developer_knowledge", "pay"]
-    #: how users know it: "The Google documentation service"
-    display: str
+    key: ServerKey
     url_setting: str
     api_service: str
     auth: AuthKind
@@ -80,81 +83,63 @@ class ServerContext:
     def quote(self, text: str) -> str:
         return one_line(self.redact(text), 160)
 
-    # --- messages --------------------------------------------------------------------
+    def facts(self, reason: Reason, **details: Any) -> ErrorFacts:
+        """`reason` about this server, with what every sentence about it may name."""
+        return ErrorFacts(
+            reason,
+            server=self.key,
+            api_service=self.api_service,
+            url_setting=self.url_setting,
+            **details,
+        )
+
+    # --- errors ----------------------------------------------------------------------
     def auth_error(self, status: int | None, text: str = "") -> AuthError:
         if _NOT_ENABLED.search(text):
             return self.not_enabled()
         if _QUOTA_PROJECT.search(text):
-            return AuthError(
-                f"{self.display} wants a quota project: set GOOGLE_CLOUD_PROJECT to the project "
-                f"where {self.api_service} is enabled.",
-                setting="GOOGLE_CLOUD_PROJECT",
-            )
+            return self._auth(Reason.QUOTA_PROJECT, "GOOGLE_CLOUD_PROJECT", status)
         if self.auth == "api_key":
-            return AuthError(
-                f"{self.display} refused the API key: check GOOGLE_API_KEY (a valid key that "
-                f"may call {self.api_service}).",
-                setting="GOOGLE_API_KEY",
-            )
+            return self._auth(Reason.KEY_REFUSED, "GOOGLE_API_KEY", status)
         if self.auth == "none":
             if self.key == "pay":
-                return AuthError(
-                    f"{self.display} needs OAuth: set GOOGLE_APPLICATION_CREDENTIALS (a service "
-                    "account key file) and GOOGLE_CLOUD_PROJECT.",
-                    setting="GOOGLE_APPLICATION_CREDENTIALS",
-                )
-            return AuthError(
-                f"{self.display} needs credentials: set GOOGLE_API_KEY (or "
-                "GOOGLE_APPLICATION_CREDENTIALS and GOOGLE_CLOUD_PROJECT for OAuth).",
-                setting="GOOGLE_API_KEY",
-            )
+                return self._auth(Reason.NEEDS_OAUTH, "GOOGLE_APPLICATION_CREDENTIALS", status)
+            return self._auth(Reason.NEEDS_CREDENTIALS, "GOOGLE_API_KEY", status)
         if status == 403 or re.search(r"PERMISSION_DENIED|\b403\b", text):
-            return AuthError(
-                f"{self.display} denied access: give the service account the IAM role "
-                "roles/mcp.toolUser in GOOGLE_CLOUD_PROJECT (credentials from "
-                "GOOGLE_APPLICATION_CREDENTIALS).",
-                setting="GOOGLE_APPLICATION_CREDENTIALS",
-            )
-        return AuthError(
-            f"{self.display} refused the OAuth credentials: check GOOGLE_APPLICATION_CREDENTIALS "
-            "and GOOGLE_CLOUD_PROJECT.",
-            setting="GOOGLE_APPLICATION_CREDENTIALS",
-        )
+            return self._auth(Reason.IAM_DENIED, "GOOGLE_APPLICATION_CREDENTIALS", status)
+        return self._auth(Reason.OAUTH_REFUSED, "GOOGLE_APPLICATION_CREDENTIALS", status)
+
+    def _auth(self, reason: Reason, setting: str, status: int | None) -> AuthError:
+        detail = f"HTTP {status}" if status else ""
+        return AuthError(setting=setting, facts=self.facts(reason, detail=detail))
 
     def not_enabled(self) -> AuthError:
-        return AuthError(
-            f"{self.display} is not enabled for your Google Cloud project: run `gcloud "
-            f"services enable {self.api_service} --project=PROJECT_ID` (or check "
-            f"{self.url_setting}).",
-            setting=self.url_setting,
-        )
+        return AuthError(setting=self.url_setting, facts=self.facts(Reason.NOT_ENABLED))
 
     def quota(self, tool: str, signal: QuotaSignal | None = None) -> QuotaExceeded:
-        signal = signal or QuotaSignal("unknown")
-        message = f"{self.display} is over its quota — try again in a minute."
-        if tool == "answer_query" and signal.limit == "day":
-            message = f"{self.display} has used up its answer quota for today."
-        elif tool == "answer_query":
-            message = f"{self.display} is over its answer quota for now — try again in a minute."
-        return QuotaExceeded(message, signal=signal)
+        return QuotaExceeded(
+            signal=signal or QuotaSignal("unknown"),
+            facts=self.facts(Reason.OVER_QUOTA, tool=tool),
+        )
 
     def timeout_error(self) -> Unavailable:
-        return UpstreamTimeout(
-            f"{self.display} did not answer in {self.timeout:g} s — try again in a minute."
-        )
+        return UpstreamTimeout(facts=self.facts(Reason.TIMED_OUT, seconds=self.timeout))
 
     def unavailable(self, why: str, *, transient: bool) -> Unavailable:
         cls = Transient if transient else Unavailable
-        return cls(f"{self.display} is unavailable right now ({why}) — try again in a minute.")
+        return cls(facts=self.facts(Reason.UNAVAILABLE, detail=why))
 
     def protocol(self, why: str) -> ProtocolError:
-        return ProtocolError(f"{self.display} sent an answer the bot cannot read ({why}).")
+        return ProtocolError(facts=self.facts(Reason.UNREADABLE, detail=why))
+
+    def refused(self, quoted: str) -> InvalidInput:
+        """The server refused the request (400 / INVALID_ARGUMENT); `quoted` is redacted."""
+        return InvalidInput(facts=self.facts(Reason.REFUSED, detail=quoted))
 
     def not_found(self, text: str) -> NotFound:
         name = _DOC_NAME.search(text)
-        if name:
-            return NotFound(f"Not found in the documentation: {name.group(0).rstrip('.,;:')}")
-        return NotFound("That was not found in the documentation.")
+        found = name.group(0).rstrip(".,;:") if name else ""
+        return NotFound(facts=self.facts(Reason.NOT_FOUND, name=found))
 
     # --- classification --------------------------------------------------------------
     def from_http(
@@ -189,8 +174,7 @@ class ServerContext:
         if status >= 500:
             return self.unavailable(f"HTTP {status}", transient=False)
         if status == 400:
-            detail = f": {self.quote(text)}" if text else ""
-            return InvalidInput(f"{self.display} refused the request{detail}")
+            return self.refused(self.quote(text) if text else "")
         return self.protocol(f"HTTP {status}")
 
     def from_rpc_error(self, error: object, *, tool: str, modern: bool) -> Exception:
@@ -221,14 +205,14 @@ class ServerContext:
         if known is not None:
             return known
         if _INVALID.search(text):
-            return InvalidInput(f"{self.display} refused the request: {self.quote(text)}")
+            return self.refused(self.quote(text))
         return self.unavailable(f"{tool} failed: {self.quote(text)}", transient=False)
 
     def _from_text(self, text: str) -> GdocsError | None:
         if _NOT_ENABLED.search(text):
             return self.not_enabled()
         if _QUOTA.search(text) and not _QUOTA_PROJECT.search(text):
-            return QuotaExceeded("quota")
+            return QuotaExceeded(facts=ErrorFacts(Reason.OVER_QUOTA))  # replaced by the caller
         if _BAD_KEY.search(text) or _AUTH.search(text):
             return self.auth_error(None, text)
         if _NOT_FOUND.search(text):

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.errors import ProtocolError
+from bot.errors import ErrorFacts, ProtocolError, Reason, ServerKey
 from bot.names import MAX_NAMES_PER_CALL
 
 
@@ -99,19 +99,19 @@ class ListToolsOutput(_Output):
 _M = TypeVar("_M", bound=_Output)
 
 
-def parse_output(model: type[_M], data: object, *, server: str, tool: str) -> _M:
+def parse_output(model: type[_M], data: object, *, server: ServerKey, tool: str) -> _M:
     """`data` as `model`, or ProtocolError naming the first field that is wrong."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors(include_input=False, include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"]) or "result"
-        raise ProtocolError(
-            f"{server} sent a {tool} result the bot cannot read ({where}: {first['msg']})."
-        ) from None
+        detail = f"{where}: {first['msg']}"
+        facts = ErrorFacts(Reason.UNREADABLE_RESULT, server=server, tool=tool, detail=detail)
+        raise ProtocolError(facts=facts) from None
 
 
-def parse_document(data: object, *, server: str, tool: str) -> DocumentOutput:
+def parse_document(data: object, *, server: ServerKey, tool: str) -> DocumentOutput:
     """get_document answers with the document itself or wrapped as {"document": …}."""
     if isinstance(data, dict) and isinstance(data.get("document"), dict):
         data = data["document"]

@@ -16,13 +16,12 @@ import httpx
 from google.auth import exceptions as google_exceptions
 from google.auth import transport as google_transport
 
-from bot.errors import AuthError
+from bot.errors import AuthError, ErrorFacts, Reason
 from bot.upstream._errors import AuthKind, Transient
 
 logger = logging.getLogger("bot.upstream._auth")
 
 SCOPE = "https://www.googleapis.com/auth/cloud-platform"
-_FIX = "check GOOGLE_APPLICATION_CREDENTIALS and GOOGLE_CLOUD_PROJECT"
 
 
 class _Response(google_transport.Response):
@@ -134,11 +133,7 @@ class OAuth:
         try:
             creds, _ = google.auth.default(scopes=[SCOPE])
         except google_exceptions.DefaultCredentialsError:
-            raise AuthError(
-                "No Google credentials found: set GOOGLE_APPLICATION_CREDENTIALS to a service "
-                "account key file (GOOGLE_CLOUD_PROJECT alone works only on Google Cloud).",
-                setting="GOOGLE_APPLICATION_CREDENTIALS",
-            ) from None
+            raise _auth_error(Reason.NO_CREDENTIALS) from None
         return creds
 
     def _refresh(self, creds: Any) -> None:
@@ -146,14 +141,9 @@ class OAuth:
             creds.refresh(self._request)
         except google_exceptions.RefreshError as exc:
             reason = _oauth_error_code(str(exc))
-            raise AuthError(
-                f"Google refused the OAuth credentials ({reason}): {_FIX}.",
-                setting="GOOGLE_APPLICATION_CREDENTIALS",
-            ) from None
+            raise _auth_error(Reason.REFRESH_REFUSED, detail=reason) from None
         except google_exceptions.TransportError:
-            raise Transient(
-                "Google's token service did not answer — try again in a minute."
-            ) from None
+            raise Transient(facts=ErrorFacts(Reason.REFRESH_UNANSWERED)) from None
         logger.debug("OAuth token refreshed; expires %s", creds.expiry)
 
 
@@ -163,10 +153,7 @@ def _from_file(path: Path) -> Any:
     try:
         info = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        raise AuthError(
-            f"GOOGLE_APPLICATION_CREDENTIALS: cannot read a JSON key file at {path}.",
-            setting="GOOGLE_APPLICATION_CREDENTIALS",
-        ) from None
+        raise _auth_error(Reason.KEY_FILE_UNREADABLE, name=str(path)) from None
     try:
         if isinstance(info, dict) and info.get("type") == "service_account":
             return service_account.Credentials.from_service_account_file(  # type: ignore[no-untyped-call]
@@ -179,10 +166,13 @@ def _from_file(path: Path) -> Any:
         )
         return creds
     except (ValueError, KeyError, google_exceptions.GoogleAuthError):
-        raise AuthError(
-            f"GOOGLE_APPLICATION_CREDENTIALS: {path} is not a usable Google credentials file.",
-            setting="GOOGLE_APPLICATION_CREDENTIALS",
-        ) from None
+        raise _auth_error(Reason.KEY_FILE_UNUSABLE, name=str(path)) from None
+
+
+def _auth_error(reason: Reason, *, detail: str = "", name: str = "") -> AuthError:
+    """An error getting a token, fixed in GOOGLE_APPLICATION_CREDENTIALS (words: bot.render)."""
+    facts = ErrorFacts(reason, detail=detail, name=name)
+    return AuthError(setting="GOOGLE_APPLICATION_CREDENTIALS", facts=facts)
 
 
 def _oauth_error_code(text: str) -> str:

@@ -9,7 +9,7 @@ import asyncio
 import logging
 
 from bot import keys
-from bot.errors import GdocsError, NotFound, ProtocolError
+from bot.errors import ErrorFacts, GdocsError, NotFound, ProtocolError, Reason
 from bot.models import Document
 from bot.names import MAX_NAMES_PER_CALL, uri_for_name
 from bot.observability.metrics import Metrics
@@ -113,7 +113,7 @@ class DocumentFetcher:
                 await asyncio.gather(*(self._get_one(tools.get_one, n) for n in names))
             )
         else:
-            raise ProtocolError("The documentation service offers no tool to fetch documents.")
+            raise ProtocolError(facts=ErrorFacts(Reason.NO_FETCH_TOOL))
         result = {
             name: self._document(name, out) for name, out in zip(names, documents, strict=True)
         }
@@ -130,20 +130,20 @@ class DocumentFetcher:
         data = await timed_call(
             self._dk, self._metrics, tool, GetDocumentsInput(names=names).arguments()
         )
-        out = parse_output(GetDocumentsOutput, data, server=self._dk.server.display, tool=tool)
+        out = parse_output(GetDocumentsOutput, data, server=self._dk.server.key, tool=tool)
         by_name = {doc.name: doc for doc in out.documents}
         if all(name in by_name for name in names):
             return [by_name[name] for name in names]
         if len(out.documents) == len(names):
             return list(out.documents)  # canonical names differ from ours; order is the contract
         missing = next(name for name in names if name not in by_name)
-        raise NotFound(f"Not found in the documentation: {missing}")
+        raise NotFound(facts=ErrorFacts(Reason.NOT_FOUND, server=self._dk.server.key, name=missing))
 
     async def _get_one(self, tool: str, name: str) -> DocumentOutput:
         data = await timed_call(
             self._dk, self._metrics, tool, GetDocumentInput(name=name).arguments()
         )
-        return parse_document(data, server=self._dk.server.display, tool=tool)
+        return parse_document(data, server=self._dk.server.key, tool=tool)
 
     @staticmethod
     def _document(name: str, out: DocumentOutput) -> Document:

@@ -229,20 +229,20 @@ class GoogleDocsService:
     async def _status(self, server: str, client: McpClient) -> ServerStatus:
         detail = ""
         tools: tuple[str, ...] = ()
-        ok = False
+        error: GdocsError | None = None
         try:
             async with asyncio.timeout(self._timeout):
                 tools = tuple(sorted(t.name for t in await client.list_tools(refresh=True)))
-            ok = True
             detail = f"MCP {client.protocol_version}"
         except GdocsError as exc:
-            detail = exc.message
+            error = exc
         except TimeoutError:
-            detail = client.server.timeout_error().message
+            error = client.server.timeout_error()
         return ServerStatus(
             server="pay" if server == "pay" else "developer_knowledge",
             url=client.url,
-            ok=ok,
+            ok=error is None,
             tools=tools,
-            detail=detail,
+            detail=str(error) if error else detail,
+            error=error,
         )

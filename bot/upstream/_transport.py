@@ -105,7 +105,7 @@ class McpClient:
                     page = parse_output(
                         ListToolsOutput,
                         await self._retrying(call),
-                        server=self.server.display,
+                        server=self.server.key,
                         tool="tools/list",
                     )
                     tools.extend(page.tools)

@@ -105,4 +105,4 @@ class Verifier:
             key = "answer:" + question_key(clean_query(answer.query, self._max_query_chars))
             await self._store.set(key, answer, _ANSWER, seconds)
         except (StoreError, InvalidInput) as exc:
-            logger.info("checked answer not cached: %s", exc.message)
+            logger.info("checked answer not cached: %s", exc)

@@ -17,7 +17,6 @@ from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 def dk_context() -> ServerContext:
     return ServerContext(
         key="developer_knowledge",
-        display="The Google documentation service",
         url_setting="DEVELOPER_KNOWLEDGE_MCP_URL",
         api_service="developerknowledge.googleapis.com",
         auth="api_key",

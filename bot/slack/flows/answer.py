@@ -7,8 +7,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from slack_sdk.web.async_client import AsyncWebClient
-
 from bot.errors import ErrorCode, GdocsError
 from bot.feedback import fallback_label, new_answer_id
 from bot.models import Answer
@@ -43,12 +41,11 @@ from bot.slack.delivery.progress import Progress, Step, progress_of
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.sharing import answer_privately
 from bot.slack.deps import SlackDeps
-from bot.slack.failures import SLACK_CALL_FAILURES
+from bot.slack.flows.people import user_profile
 from bot.slack.flows.report import report_summary
 from bot.slack.flows.routing import Route
 from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
 from bot.slack.listeners.feedback import answer_write
-from bot.slack.memory.state import UserProfile
 from bot.slack.work.after_answer import delivering
 from bot.store import Op, StoreError
 from bot.verify import count_commands
@@ -75,7 +72,7 @@ async def answer_question(
     if route.kind == "quota":
         return await _quota_status(deps, reply)
     if route.kind == "report":
-        return await report_summary(deps, reply, user_profile)
+        return await report_summary(deps, reply)
     if route.kind == "doc" and route.private:  # a whole page is posted where it was asked
         await reply.notify_asker(render_private_doc_refused(command))
         return Outcome(route="doc", outcome="invalid_input")
@@ -274,21 +271,3 @@ async def _call(deps: SlackDeps, reply: Reply, route: Route, progress: Progress)
     finally:
         for wait in waits:  # the wait is over once the answer (or the failure) is here
             await progress.close_step(wait, "complete")
-
-
-async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:
-    """The user's Slack locale (`it-IT`) and time zone, or None when Slack will not say."""
-    try:
-        response = await client.users_info(user=user, include_locale=True)
-    except SLACK_CALL_FAILURES as exc:
-        logger.info("users.info failed: %s", type(exc).__name__)
-        return None
-    info = response.get("user")
-    if not isinstance(info, dict):
-        return None
-    locale, tz = info.get("locale"), info.get("tz")
-    return UserProfile(
-        locale=locale if isinstance(locale, str) else None,
-        tz=tz if isinstance(tz, str) else None,
-        is_admin=info.get("is_admin") is True or info.get("is_owner") is True,
-    )

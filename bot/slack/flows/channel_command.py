@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import logging
 
-from slack_sdk.web.async_client import AsyncWebClient
-
 from bot.channels import (
     ChangeSetting,
     ChannelSettings,
@@ -34,7 +32,7 @@ from bot.render.channel import (
 from bot.slack.boundary import Outcome
 from bot.slack.delivery.replies import Reply
 from bot.slack.deps import SlackDeps
-from bot.slack.failures import SLACK_CALL_FAILURES
+from bot.slack.flows.people import workspace_admin
 from bot.store import StoreError
 
 logger = logging.getLogger(__name__)
@@ -81,7 +79,7 @@ async def _change(
         await reply.notify_asker(render_channel_fixed(command))
         return Outcome(route="channel", outcome="refused")
     if deps.config.channel_settings_admins_only:
-        admin = await is_workspace_admin(reply.client, user)
+        admin = await workspace_admin(deps, reply.client, user)
         if not admin:
             refusal = (
                 render_channel_role_unknown() if admin is None else render_channel_admins_only()
@@ -107,16 +105,3 @@ async def _change(
         await reply.notify_asker(render_channel_not_member())
         return Outcome(route="channel", outcome="not_in_channel")
     return Outcome(route="channel", outcome="ok")
-
-
-async def is_workspace_admin(client: AsyncWebClient, user: str) -> bool | None:
-    """Whether Slack says `user` is a workspace admin or owner (None: it would not say)."""
-    try:
-        response = await client.users_info(user=user)
-    except SLACK_CALL_FAILURES as exc:
-        logger.info("users.info failed: %s", type(exc).__name__)
-        return None
-    info = response.get("user")
-    if not isinstance(info, dict):
-        return None
-    return bool(info.get("is_admin") or info.get("is_owner") or info.get("is_primary_owner"))

@@ -1,6 +1,6 @@
 """The week's usage for workspace admins: `/gdocs report` (a private reply) and the App
 Home's "This week" section. Who is an admin is what `users.info` says (`is_admin` or
-`is_owner`), kept with the person's profile (`profile:<user>`, 6 hours). The figures are
+`is_owner`; bot/slack/flows/people.py, kept with the profile for 6 hours). The figures are
 `gdocs-bot report`'s, for the last 7 Pacific days, read from the state store (no upstream
 call, nothing that names a person)."""
 
@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import date, timedelta
-
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.quota import pacific_day
 from bot.render.report import render_report_refused, render_report_unknown, render_week_report
@@ -21,7 +18,7 @@ from bot.report.summary import WeekSummary, week_summary
 from bot.slack.boundary import Outcome
 from bot.slack.delivery.replies import Reply
 from bot.slack.deps import SlackDeps
-from bot.slack.memory.state import UserProfile
+from bot.slack.flows.people import workspace_admin
 from bot.store import ResilientStore, StoreError
 
 logger = logging.getLogger(__name__)
@@ -31,16 +28,6 @@ WEEK_DAYS = 7
 SUMMARY_READ_LIMIT = 20_000
 #: the longest the summary's reads may take (off the acknowledgement's path)
 SUMMARY_TIMEOUT_SECONDS = 2.0
-FetchProfile = Callable[[AsyncWebClient, str], Awaitable[UserProfile | None]]
-
-
-async def is_admin(deps: SlackDeps, client: AsyncWebClient, user: str, fetch: FetchProfile) -> bool:
-    """True for a workspace admin or owner. A profile kept before the bot asked (no
-    `is_admin`) is asked for again, not taken as "no"."""
-    profile = await deps.profiles.get(user, lambda u: fetch(client, u))
-    if profile is None or profile.is_admin is None:
-        profile = await deps.profiles.refreshed(user, lambda u: fetch(client, u))
-    return profile is not None and profile.is_admin is True
 
 
 async def this_week(deps: SlackDeps) -> WeekSummary | None:
@@ -64,9 +51,9 @@ async def this_week(deps: SlackDeps) -> WeekSummary | None:
     return week_summary(report)
 
 
-async def report_summary(deps: SlackDeps, reply: Reply, fetch: FetchProfile) -> Outcome:
+async def report_summary(deps: SlackDeps, reply: Reply) -> Outcome:
     """`/gdocs report`: the week's summary, privately, to admins; a refusal to others."""
-    if not reply.user or not await is_admin(deps, reply.client, reply.user, fetch):
+    if not reply.user or not await workspace_admin(deps, reply.client, reply.user):
         await reply.notify_asker(render_report_refused())
         return Outcome(route="report", outcome="refused")
     week = await this_week(deps)

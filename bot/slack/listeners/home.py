@@ -37,8 +37,9 @@ from bot.slack.boundary import Job, Outcome, ignored, say_nothing
 from bot.slack.delivery.direct_reply import DirectReply
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
-from bot.slack.flows.answer import answer_question, user_profile
-from bot.slack.flows.report import is_admin, this_week
+from bot.slack.flows.answer import answer_question
+from bot.slack.flows.people import user_profile, workspace_admin
+from bot.slack.flows.report import this_week
 from bot.slack.listeners.prompts import set_prompts
 from bot.store import TEXT, StoreError
 
@@ -108,7 +109,7 @@ async def home_input(deps: SlackDeps, client: AsyncWebClient, user: str) -> Home
     ready, detail = deps.docs_status()
     recent = [RecentQuestion(asked.text, asked.at) for asked in await deps.recent.of(user)]
     channels = await viewer_channels(deps, client, user)
-    admin = await is_admin(deps, client, user, user_profile)
+    admin = await workspace_admin(deps, client, user) is True
     return HomeInput(
         answers_left=left,
         per_day=per_day,

@@ -33,14 +33,11 @@ CODE_LANGS = frozenset(
 
 # Linear in a line: anchored patterns read runs of one class once; the token patterns
 # (`_SHELL_TOKEN_RE`, `_CODE_TOKEN_RE`) always match greedily and move on, never backtrack
-# into a failure; `word_pattern` starts with a literal. `HEADING_RE` (lazy text before
-# `[ \t#]*$`) is quadratic on a long blank run and unused by the bot: do not use it on
-# upstream text as it is. The two that were quadratic, fixed:
+# into a failure; `word_pattern` starts with a literal. The two that were quadratic, fixed:
 #: the lookahead checks once that no backtick follows, before the info string is read (a
 #: trailing `[^`]*$` alone re-read the line once per character of the info: quadratic)
 FENCE_RE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?=[^`]*$)[ \t]*(?P<info>[^`\s]*)[^`]*$")
 INLINE_RE = re.compile(r"`([^`\n]+)`")
-HEADING_RE = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
 _PROMPT_RE = re.compile(r"^(?:\([\w.-]+\)\s*)?(?:[\w.@~:/-]*[$%>❯]|PS>|PS [^>]*>)\s+")
 #: starts only where a blank run starts (`(?<!\s)`): searched from every position of a long
 #: blank run, `\s+` would re-read the rest of the run from each (quadratic)

@@ -1,12 +1,15 @@
 """`sqlite:///…`: the default store, an SQLite file that outlives restarts.
 
-Three connections, each used by one thread only: ONE writer (`_sqlite_writer.Writer`, a
-thread of its own) that commits the writes of every question in flight together (group
-commit: one transaction, one COMMIT, each caller resumed once its write is on disk), a
-reader for scans (in a worker thread), and one for reads by key on the event loop's thread
-(an indexed SELECT costs less than a thread hand-off). Reads never queue behind writes (WAL:
-readers and the writer do not wait for each other, and `gdocs-bot` CLI commands read the
-file while the bot writes); the loop never waits for a COMMIT or a scan. Values are kept as
+Four connections, each used by one thread only. The event loop's own connection reads by key
+(an indexed SELECT costs less than a thread hand-off) and commits the writes of every
+question in flight together (`_sqlite_loop.LoopWriter`: one transaction per loop iteration,
+each caller resumed once its write is in the file); it never waits for a lock (busy timeout
+0): a group that finds the file locked by another process goes to a fallback writer thread
+(`_sqlite_writer.Writer`) that waits for it, and a read that finds it so goes to the reader.
+A reader in a worker thread serves scans; a checkpointer thread (`_sqlite_checkpoint`) runs
+the WAL's checkpoints (they fsync), so COMMITs on the loop never do. Reads never queue behind
+writes (WAL: readers and writers do not wait for each other, and `gdocs-bot` CLI commands
+read the file while the bot writes); the loop never waits for a scan. Values are kept as
 the bytes of their codec; a value that no longer decodes (written by another version) reads
 as absent. Every row has an expiry and every namespace a size bound (`max_entries`): past it
 the least recently used rows go. Expired rows read as absent at once and are deleted by a
@@ -28,9 +31,14 @@ from typing import Any, ParamSpec, TypeVar
 from bot.store._api import Codec, StoreConfigError, StoreError, T
 from bot.store._memory import Clock
 from bot.store._ops import Op, check
-from bot.store._sqlite_db import Db, EncodedOp, NewerSchema
+from bot.store._sqlite_checkpoint import Checkpointer
+from bot.store._sqlite_db import Db, EncodedOp, NewerSchema, is_busy
+from bot.store._sqlite_loop import LoopWriter
 from bot.store._sqlite_schema import SCHEMA_VERSION
 from bot.store._sqlite_writer import Writer
+
+#: how long a TRUNCATE checkpoint waits for readers (it holds writers off meanwhile)
+_CHECKPOINT_BUSY_TIMEOUT = 0.2
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -42,24 +50,25 @@ class SqliteStore:
     def __init__(
         self,
         reader: Db,
-        writer: Writer,
+        point: Db,
+        writer: LoopWriter,
         executor: ThreadPoolExecutor,
         *,
         path: Path,
         clock: Clock,
-        point: Db | None = None,
     ) -> None:
         self._reader = reader
-        #: key lookups, run on the event loop's own thread (see `_lookup`)
-        self._point = point if point is not None else reader
+        #: key lookups and group commits, on the event loop's own thread (see `_key_read`)
+        self._point = point
         self._writer = writer
         self._executor = executor
         self._clock = clock
         self.path = path
 
     @property
-    def writer(self) -> Writer:
-        """The one writer (its `groups` and `jobs` say how well writes were grouped)."""
+    def writer(self) -> LoopWriter:
+        """The loop's writer (`groups`, `jobs` and `handoffs` say how writes were grouped and
+        how often the file was locked; `fallback` and `checkpointer` have counts of theirs)."""
         return self._writer
 
     @classmethod
@@ -87,14 +96,21 @@ class SqliteStore:
             sweep_every=sweep_every,
         )
         try:
-            # the writer's connection first (it creates the schema); it is handed to the
-            # writer's thread and used by that thread alone
+            # the fallback writer's connection first (it creates the schema); it is handed to
+            # the writer's thread and used by that thread alone
             written = await loop.run_in_executor(executor, functools.partial(connect, shared=True))
             try:
+                await loop.run_in_executor(executor, written.seed_stamps)
                 reader = await loop.run_in_executor(executor, connect)
                 # opened here, used by the event loop's thread alone
                 point = await loop.run_in_executor(
                     executor, functools.partial(connect, shared=True)
+                )
+                await loop.run_in_executor(executor, point.never_wait)
+                # opened here, used by the checkpointer's thread alone
+                ckpt = await loop.run_in_executor(executor, functools.partial(connect, shared=True))
+                await loop.run_in_executor(
+                    executor, ckpt.wait_at_most, min(busy_timeout, _CHECKPOINT_BUSY_TIMEOUT)
                 )
             except BaseException:
                 written.close()
@@ -104,8 +120,9 @@ class SqliteStore:
             raise StoreConfigError(_explain(where, exc, busy_timeout)) from None
         reader.share_touches(written)
         point.share_touches(written)
-        writer = Writer(written, clock)
-        return cls(reader, writer, executor, path=where, clock=clock, point=point)
+        checkpointer = Checkpointer(ckpt, where.with_name(where.name + "-wal"))
+        writer = LoopWriter(point, Writer(written, clock), checkpointer, clock, loop)
+        return cls(reader, point, writer, executor, path=where, clock=clock)
 
     async def _read(self, op: str, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         loop = asyncio.get_running_loop()
@@ -118,14 +135,17 @@ class SqliteStore:
         except RuntimeError as exc:  # the executor is shut down
             raise StoreError(f"sqlite {op} failed: the store is closed ({exc})") from None
 
-    def _lookup(self, op: str, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-        """A read by key, on the loop's thread: one indexed SELECT in WAL mode (it never waits
-        for the writer) costs less than handing it to a thread and waking up for its result
-        (about a tenth, measured)."""
+    async def _key_read(self, op: str, call: Callable[..., R], *args: Any) -> R:
+        """`call(db, *args)`, a read by key, on the loop's connection: one indexed SELECT in
+        WAL mode costs less than handing it to a thread and waking up for its result (about
+        a tenth, measured). That connection never waits for a lock: in the rare case a read
+        would (another process recovering the WAL), the reader's thread does it instead."""
         try:
-            return call(*args, **kwargs)
+            return call(self._point, *args)
         except sqlite3.Error as exc:  # a closed store too (ProgrammingError)
-            raise StoreError(f"sqlite {op} failed: {_one_line(exc)}") from None
+            if not is_busy(exc):
+                raise StoreError(f"sqlite {op} failed: {_one_line(exc)}") from None
+        return await self._read(op, call, self._reader, *args)
 
     async def _write(self, op: str, job: Callable[[Db], Any]) -> Any:
         """`job` in the writer's next group; returns once it is committed."""
@@ -138,11 +158,11 @@ class SqliteStore:
 
     # --- Store ---------------------------------------------------------------------------
     async def get(self, key: str, codec: Codec[T]) -> T | None:
-        raw = self._lookup("get", self._point.get, key, self._clock())
+        raw = await self._key_read("get", Db.get, key, self._clock())
         return None if raw is None else _decode(codec, raw)
 
     async def get_many(self, keys: Sequence[str], codec: Codec[T]) -> list[T | None]:
-        found = self._lookup("get_many", self._point.get_many, list(keys), self._clock())
+        found = await self._key_read("get_many", Db.get_many, list(keys), self._clock())
         return [None if key not in found else _decode(codec, found[key]) for key in keys]
 
     async def set(self, key: str, value: T, codec: Codec[T], ttl: float) -> None:
@@ -180,7 +200,7 @@ class SqliteStore:
         return bool(await self._write("unhit", lambda db: db.unhit(key, at)))
 
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
-        return self._lookup("window_events", self._point.window_events, key, window, now)
+        return await self._key_read("window_events", Db.window_events, key, window, now)
 
     async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]:
         decode = functools.partial(_decode, codec)
@@ -204,10 +224,12 @@ class SqliteStore:
     async def aclose(self) -> None:
         loop = asyncio.get_running_loop()
         try:
-            await loop.run_in_executor(self._executor, self._writer.close)
+            self._writer.close()  # what is queued is committed now
+            await loop.run_in_executor(self._executor, self._writer.fallback.close)
             await self._read("close", self._reader.close)
-            if self._point is not self._reader:
-                self._point.close()
+            self._point.close()
+            # last: a checkpoint that empties the WAL, then its connection closes
+            await loop.run_in_executor(self._executor, self._writer.checkpointer.close)
         finally:
             self._executor.shutdown(wait=False)
 

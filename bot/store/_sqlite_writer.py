@@ -1,11 +1,12 @@
-"""The SQLite store's one writer: a thread owning the write connection, with group commit.
+"""The SQLite store's fallback writer: a thread owning a connection that may wait for locks.
 
-Writes from every question in flight are queued here; the thread takes whatever is queued
-(up to `max_group` jobs) and commits it in ONE transaction, each job in a savepoint of its
-own, then resumes each caller once that COMMIT returned: a write awaited is a write on disk
-(WAL, synchronous=NORMAL). While one group commits, the next one gathers, so under load many
-questions share one COMMIT and at rest a lone write waits for nobody. Reads never come here:
-they run on their own connection and thread (WAL readers do not wait for the writer).
+Writes are committed on the event loop's thread (`_sqlite_loop.LoopWriter`), whose
+connection never waits: when another connection holds the file's write lock, the group
+comes here instead, and this thread waits for the lock (up to the busy timeout), so a lock
+held by another process costs a thread hand-off, never a stalled loop. The thread takes
+whatever is queued (up to `max_group` jobs) and commits it in ONE transaction (see
+`Db.write`: a failing job fails only its caller), then resumes each caller once that COMMIT
+returned: a write awaited is a write in the file (WAL, synchronous=NORMAL).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from bot.store._sqlite_db import Db
+from bot.store._sqlite_db import Busy, Db
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +82,9 @@ class Writer:
     def _commit(self, group: list[_Entry]) -> None:
         try:
             results = self._db.write([job for job, _, _ in group], self._clock())
+        except Busy as exc:  # locked for longer than the busy timeout: each caller hears so
+            logger.warning("the SQLite file stayed locked: %s", str(exc)[:200])
+            results = [exc for _ in group]
         # the thread's top level: a bug in a job must fail its callers, not kill the writer
         except BaseException as exc:
             logger.exception("the SQLite writer failed a group of writes")

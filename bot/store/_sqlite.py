@@ -32,7 +32,8 @@ from bot.store._api import Codec, StoreConfigError, StoreError, T
 from bot.store._memory import Clock
 from bot.store._ops import Op, check
 from bot.store._sqlite_checkpoint import Checkpointer
-from bot.store._sqlite_db import Db, EncodedOp, NewerSchema, is_busy
+from bot.store._sqlite_db import Db, EncodedOp, NewerSchema
+from bot.store._sqlite_group import is_busy
 from bot.store._sqlite_loop import LoopWriter
 from bot.store._sqlite_schema import SCHEMA_VERSION
 from bot.store._sqlite_writer import Writer

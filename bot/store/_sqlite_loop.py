@@ -26,7 +26,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.store._sqlite_checkpoint import Checkpointer
-from bot.store._sqlite_db import Busy, Db
+from bot.store._sqlite_db import Db
+from bot.store._sqlite_group import Busy
 from bot.store._sqlite_writer import MAX_GROUP, Job, Writer
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from bot.store._sqlite_db import Busy, Db
+from bot.store._sqlite_db import Db
+from bot.store._sqlite_group import Busy
 
 logger = logging.getLogger(__name__)
 

@@ -4,10 +4,13 @@ A checkpoint copies the WAL's pages into the database file and fsyncs both: the 
 connection never runs one (`PRAGMA wal_autocheckpoint = 0` there). The loop tells this
 thread how many writes it committed; every `every_jobs` writes, or every `interval` seconds
 while writes happen, it runs `PRAGMA wal_checkpoint(PASSIVE)` (which never blocks a writer),
-after which the next writer starts the WAL from its beginning again. When the WAL file still
-grew past `max_wal_bytes` (a reader kept it from restarting), a TRUNCATE checkpoint empties
-it; that one holds off writers for a moment, which the loop sees as a busy file and hands to
-its fallback thread. Closing the store runs a last TRUNCATE checkpoint.
+after which the next writer starts the WAL from its beginning again, when every frame was
+copied. When the WAL still holds more than `max_wal_bytes` (writes never paused long enough
+for it to restart, or a reader kept it), or its file grew past four times that, a TRUNCATE
+checkpoint empties it. That one holds off writers for a moment: meanwhile `holding` is True,
+the loop keeps the writes that found the file busy, and `resume` (set by the loop's writer)
+is called when it is over, so the loop commits them then instead of handing them to a
+thread. Closing the store runs a last TRUNCATE checkpoint.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import logging
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from bot.store._sqlite_db import Db
@@ -51,6 +55,10 @@ class Checkpointer:
         self._signalled = 0
         self._checked = 0
         self._stop = False
+        self._page_size = 4096
+        #: True while a TRUNCATE checkpoint holds writers off; `resume` is called after it
+        self.holding = False
+        self.resume: Callable[[], None] = _nothing
         #: checkpoints run, and how many of them emptied the WAL file (for tests)
         self.passive = 0
         self.truncated = 0
@@ -74,30 +82,47 @@ class Checkpointer:
 
     def _run(self) -> None:
         try:
+            self._page_size = self._db.page_size()
             while not self._stop:
                 self._wake.wait(self._interval)
                 self._wake.clear()
                 if self._jobs != self._checked and not self._stop:
                     self._checked = self._jobs
-                    self._checkpoint(empty=self._wal_bytes() > self._max_wal)
-            self._checkpoint(empty=True)
+                    self._checkpoint()
+            self._empty()
         finally:
             self._db.close()
 
-    def _checkpoint(self, *, empty: bool) -> None:
+    def _checkpoint(self) -> None:
         try:
-            if not empty:
-                self._db.checkpoint("PASSIVE")
-                self.passive += 1
-                return
+            _, frames, _ = self._db.checkpoint("PASSIVE")
+        except sqlite3.Error as exc:  # the next one tries again; writes go on meanwhile
+            logger.warning("SQLite checkpoint failed: %s", str(exc)[:200])
+            return
+        self.passive += 1
+        if frames * self._page_size > self._max_wal or self._wal_bytes() > 4 * self._max_wal:
+            self._empty()
+
+    def _empty(self) -> None:
+        """A TRUNCATE checkpoint; the loop's writes that found the file busy meanwhile are
+        resumed after it."""
+        self.holding = True
+        try:
             busy, _, _ = self._db.checkpoint("TRUNCATE")
             if not busy:
                 self.truncated += 1
-        except sqlite3.Error as exc:  # the next one tries again; writes go on meanwhile
+        except sqlite3.Error as exc:
             logger.warning("SQLite checkpoint failed: %s", str(exc)[:200])
+        finally:
+            self.holding = False
+            self.resume()
 
     def _wal_bytes(self) -> int:
         try:
             return os.stat(self._wal).st_size
         except OSError:  # no WAL file (yet, or it was just emptied)
             return 0
+
+
+def _nothing() -> None:
+    pass

@@ -14,12 +14,16 @@ TRUNCATE checkpoint), the group goes to the fallback `Writer` thread, which wait
 lock (its busy timeout). Later groups follow it there until the fallback committed one (the
 lock is free again), then the loop commits again: writes in flight together have no order
 among them, and one caller's writes are awaited one after the other. COMMITs never
-checkpoint (`Checkpointer` does, in a thread).
+checkpoint (`Checkpointer` does, in a thread); while its TRUNCATE checkpoint holds writers
+off, the loop keeps the groups that found the file busy and commits them when the
+checkpointer says it is done (a thread waiting for the lock would only fight the loop for
+the GIL).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from collections.abc import Callable
@@ -53,6 +57,8 @@ class LoopWriter:
         self._loop = loop
         self._max_group = max_group
         self._pending: list[_Pending] = []
+        #: writes that found the file held by our own checkpointer, until it is done
+        self._held: list[_Pending] = []
         self._scheduled = False
         #: the file was found locked and the fallback has not committed since: groups go there
         self._locked = False
@@ -61,6 +67,8 @@ class LoopWriter:
         self.groups = 0
         self.jobs = 0
         self.handoffs = 0
+        self.held = 0
+        checkpointer.resume = self._resume_soon
 
     def submit(self, job: Job) -> asyncio.Future[Any]:
         """Queue `job` for this iteration's group; the future resolves once it is committed.
@@ -77,6 +85,8 @@ class LoopWriter:
     def close(self) -> None:
         """Commit what is queued (on the loop's thread); no write is taken after this."""
         self._closed = True
+        self._pending[:0] = self._held
+        self._held = []
         while self._pending:
             self._flush()
 
@@ -89,13 +99,20 @@ class LoopWriter:
             self._scheduled = False
         if not group:
             return
+        if self._held and not self._closed:
+            self._held += group
+            return
         if self._locked:
             self._hand_off(group)
             return
         try:
             results = self._db.write([job for job, _ in group], self._clock())
         except Busy:
-            self._hand_off(group)
+            if self.checkpointer.holding and not self._closed:
+                self.held += 1
+                self._held += group
+            else:
+                self._hand_off(group)
             return
         # the loop's boundary for a bug in the group commit: its callers fail, the loop goes on
         except Exception as exc:
@@ -111,6 +128,19 @@ class LoopWriter:
                 future.set_exception(result)
             else:
                 future.set_result(result)
+
+    def _resume_soon(self) -> None:
+        """From the checkpointer's thread: its TRUNCATE is over."""
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody is waiting any more
+            self._loop.call_soon_threadsafe(self._resume)
+
+    def _resume(self) -> None:
+        if self._held:
+            self._pending[:0] = self._held
+            self._held = []
+            if not self._scheduled:
+                self._scheduled = True
+                self._loop.call_soon(self._flush)
 
     def _hand_off(self, group: list[_Pending]) -> None:
         """The file is locked by another connection: the fallback thread waits for it."""

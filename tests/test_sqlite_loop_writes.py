@@ -153,7 +153,7 @@ async def test_the_wal_stays_bounded_and_closing_empties_it(tmp_path: Path) -> N
             largest = max(largest, wal.stat().st_size if wal.exists() else 0)
         checkpointer = store.writer.checkpointer
         assert checkpointer.passive + checkpointer.truncated > 0
-        assert largest < 16 << 20
+        assert largest < 24 << 20  # 40 MB written; a TRUNCATE once the file passed 16 MB
     finally:
         await store.aclose()
     assert not wal.exists() or 0 == wal.stat().st_size

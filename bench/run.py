@@ -30,7 +30,13 @@ from bench.day_run import add_day_arguments, run_day_scenario
 from bench.driver import ROOT, Bench, pct
 from bench.results_file import update_results
 from bench.rounds import distinct_round, sustained_round
-from bench.stores import StoreBench, add_store_arguments, per_question, store_backends, store_calls
+from bench.stores import (
+    StoreBench,
+    add_store_arguments,
+    per_question,
+    settled_store_calls,
+    store_backends,
+)
 
 
 async def measure_stores(args: argparse.Namespace) -> tuple[list[dict[str, Any]], str | None]:
@@ -59,13 +65,13 @@ async def measure(args: argparse.Namespace, bench: Bench) -> dict[str, Any]:
         # 1. N distinct questions at once: first with cold connection pools, then warm
         cold = await distinct_round(bench, "C", 0)
         out["cold"] = cold
-        calls0 = await store_calls(bench)
+        calls0 = await settled_store_calls(bench)
         out.update(await distinct_round(bench, "W", 10 * n))
-        calls1 = await store_calls(bench)
+        calls1 = await settled_store_calls(bench)
         out["burst_calls"] = per_question(calls0, calls1, n)
         # 2. a steady N in flight
         out.update(await sustained_round(bench, 20 * n))
-        calls2 = await store_calls(bench)
+        calls2 = await settled_store_calls(bench)
         out["sustained_calls"] = per_question(calls1, calls2, out["sustained_sent"])
 
         # 3. N identical questions at once -> single flight, then cache hits
@@ -76,13 +82,13 @@ async def measure(args: argparse.Namespace, bench: Bench) -> dict[str, Any]:
         out["identical_answered"] = sum(1 for c in channels if c in bench.slack.posted)
         out["identical_upstream_calls"] = bench.upstream.calls["answer_query"]
         hits = []
-        calls3 = await store_calls(bench)
+        calls3 = await settled_store_calls(bench)
         for j in range(args.cache_probes):
             ch = f"H{j:05d}"
             rnd, _ = await bench.burst([same], [ch], timeout=10)
             if ch in bench.slack.posted:
                 hits.append((bench.slack.posted[ch] - rnd.sent[ch]) * 1000)
-        calls4 = await store_calls(bench)
+        calls4 = await settled_store_calls(bench)
         out["hit_calls"] = per_question(calls3, calls4, args.cache_probes)
         out["store_errors"] = calls4[2]
         out["cache_hit_p50_ms"] = pct(hits, 50)

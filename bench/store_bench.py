@@ -6,7 +6,8 @@ real redis-server on 127.0.0.1: the cold start, N distinct questions at once (th
 the *steady load* (N questions in flight, `--n`, `--sustain`), then cache hits: one
 question answered, then `--cache-probes` `/gdocs` commands for it one after another, each
 timed from the command to the posted answer. The store calls are counted by the bot itself
-(`gdocs_store_calls_total` on /metrics, read before and after each part). The backends
+(`gdocs_store_calls_total` on /metrics, read before and after each part, once they stopped
+moving: the writes batched after a part's answers count as its own). The backends
 take turns (`--store-passes` rounds of memory → SQLite → Redis), so that the machine's drift
 is shared. The quota ledger and the rate limit are off (0), as in the load scenario.
 Targets (issue 20): CPU per question ≤ 1.15 × memory's on SQLite, ≤ 1.3 × on Redis; steady
@@ -27,7 +28,7 @@ from typing import Any
 from bench.driver import pct
 from bench.results_file import update_results
 from bench.rounds import distinct_round, sustained_round
-from bench.stores import StoreBench, per_question, store_backends, store_calls
+from bench.stores import StoreBench, per_question, settled_store_calls, store_backends
 
 #: how far each shared store may be from memory:// (issue 20's targets)
 CPU_RATIO = {"SQLite": 1.15, "Redis": 1.3}
@@ -65,13 +66,13 @@ async def _one(args: argparse.Namespace, name: str, url: str, base: int) -> dict
         cold_start = await bench.start_bot(cap=2 * args.n)
         await bench.burst(["how do I warm up q999999 please?"], ["CWARM"], timeout=15)
         burst = await distinct_round(bench, "B", base + 50 * args.n)
-        calls0 = await store_calls(bench)
+        calls0 = await settled_store_calls(bench)
         steady = await sustained_round(bench, base)
-        calls1 = await store_calls(bench)
+        calls1 = await settled_store_calls(bench)
         await _prime(bench, base + 10 * args.n)
-        calls_primed = await store_calls(bench)
+        calls_primed = await settled_store_calls(bench)
         hits = await _cache_hits(bench, base + 10 * args.n)
-        calls2 = await store_calls(bench)
+        calls2 = await settled_store_calls(bench)
         rss = bench.stop_bot()
     finally:
         if bench.proc is not None and bench.proc.poll() is None:

@@ -8,6 +8,7 @@ real redis-server on 127.0.0.1, left out with the reason when it is not installe
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import re
 from collections.abc import Callable, Iterator
@@ -117,6 +118,24 @@ async def store_calls(bench: Bench) -> tuple[int, int, int]:
         for n in re.findall(r"^gdocs_store_errors_total\{.*\} ([0-9.e+]+)$", text, re.M)
     )
     return calls, writes, errors
+
+
+async def settled_store_calls(
+    bench: Bench, *, quiet: float = 0.1, within: float = 5.0
+) -> tuple[int, int, int]:
+    """`store_calls` once they stopped moving for `quiet` seconds (at most `within`): the
+    writes a part leaves behind it (batched after the answers) are counted as its own, not
+    as the next part's."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    last = await store_calls(bench)
+    while loop.time() < deadline:
+        await asyncio.sleep(quiet)  # polled: /metrics has no event to wait on
+        now = await store_calls(bench)
+        if now == last:
+            break
+        last = now
+    return last
 
 
 def per_question(

@@ -6,10 +6,11 @@ reply is found by position: `call()` queues `(args, future)`; the first call of 
 starts a flush that runs once the iteration's other callers have queued theirs, packs up to
 `MAX_PIPELINE` commands into one write (a pipeline without MULTI: each command stands alone)
 and hands the futures to the reader, which resolves them one reply at a time. An error reply
-fails only its own caller. A broken connection is dropped: the commands it had not answered
+fails only its own caller. A lost connection is dropped: the commands it had not answered
 are sent once more on a fresh one (a restarted server drops its connections), then fail (a
-real outage fails fast). A caller that gave up (its future cancelled) is skipped: unsent,
-its command is never sent; sent, its reply is read and dropped.
+real outage fails fast). A server that does not answer within socket_timeout fails every
+caller waiting on it, without a retry. A caller that gave up (its future cancelled) is
+skipped: unsent, its command is never sent; sent, its reply is read and dropped.
 
 No pool, so no "Too many connections" and no wait for a free one: with 200 questions in
 flight, the commands of one loop iteration share one write and one read of the socket.
@@ -172,14 +173,16 @@ class AutoPipeline:
         link.reader.cancel()  # redis-py closes the connection of a cancelled read
 
     def _broken(self, link: _Link, exc: BaseException) -> None:
-        """`link` failed: retry once what it had not answered, fail the rest."""
+        """`link` failed: drop it. When the connection was lost (not stuck: a timeout is
+        not retried), send once more what it had not answered; fail the rest."""
         if self._link is link:
             self._link = None
         if link.reader is not None and link.reader is not asyncio.current_task():
             link.reader.cancel()  # bound to the dead connection alone
         waiting, link.inflight = link.inflight, deque()
-        _fail((call for call in waiting if call.retried), exc)
-        retry = [call for call in waiting if not call.retried and not call.future.done()]
+        lost = isinstance(exc, (RedisConnectionError, OSError))
+        _fail((call for call in waiting if call.retried or not lost), exc)
+        retry = [call for call in waiting if lost and not call.future.done()]
         for call in reversed(retry):
             call.retried = True
             self._pending.appendleft(call)

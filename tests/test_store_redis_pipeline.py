@@ -5,15 +5,34 @@ its own error, and a restarted or stalled server survived."""
 from __future__ import annotations
 
 import asyncio
+import datetime
+import ipaddress
 import os
 import signal
+import socket
+import ssl
+import subprocess
+import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import redis
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
-from bot.store import TEXT, CountingStore, RedisStore, ResilientStore, StoreError, redis_store
-from tests.fakes.redis_server import RedisServer
+from bot.store import (
+    TEXT,
+    CountingStore,
+    RedisStore,
+    ResilientStore,
+    StoreError,
+    open_store,
+    redis_store,
+)
+from tests.fakes.redis_server import RedisServer, _free_port, require_redis_server
 
 
 @pytest.fixture
@@ -165,3 +184,92 @@ async def test_calls_after_close_fail_cleanly(redis_server: RedisServer) -> None
     await store.aclose()
     with pytest.raises(StoreError, match="closed"):
         await _get(store, "answer:q")
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 (its own CA) and its key, as PEM files in `folder`."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "gdocs-test-redis")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_file, key_file
+
+
+def _answers_over_tls(port: int, ca: Path) -> bool:
+    context = ssl.create_default_context(cafile=str(ca))
+    try:
+        with (
+            socket.create_connection(("127.0.0.1", port), timeout=0.5) as raw,
+            context.wrap_socket(raw, server_hostname="127.0.0.1") as conn,
+        ):
+            conn.sendall(b"*1\r\n$4\r\nPING\r\n")
+            return conn.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def tls_redis(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """A redis-server serving TLS only, on a free port: (port, its CA certificate)."""
+    binary = require_redis_server()
+    cert, key = _self_signed(tmp_path)
+    port = _free_port()
+    command = [binary, "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1"]
+    command += ["--tls-cert-file", str(cert), "--tls-key-file", str(key)]
+    command += ["--tls-ca-cert-file", str(cert), "--tls-auth-clients", "no"]
+    command += ["--save", "", "--appendonly", "no", "--dir", str(tmp_path)]
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        give_up = time.monotonic() + 10
+        while not _answers_over_tls(port, cert):
+            if time.monotonic() > give_up:
+                raise RuntimeError("redis-server with TLS did not answer within 10 s")
+            try:  # a short wait that also notices a server that exited (built without TLS)
+                code = proc.wait(timeout=0.05)
+            except subprocess.TimeoutExpired:
+                continue
+            pytest.skip(f"this redis-server does not serve TLS (it exited with {code})")
+        yield port, cert
+    finally:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+async def test_rediss_serves_the_pipeline_over_tls(tls_redis: tuple[int, Path]) -> None:
+    """rediss:// with the server's CA: the same pipelined calls, over TLS."""
+    port, cert = tls_redis
+    url = f"rediss://127.0.0.1:{port}/0?ssl_ca_certs={cert}"
+    store = await open_store(url, prefix="gdocs:", max_entries=10)
+    try:
+        assert store.tls is True  # type: ignore[attr-defined]
+        added = await asyncio.gather(
+            *(store.add(f"lease:E{i}", "owner", TEXT, ttl=60) for i in range(100))
+        )
+        assert all(added)
+        assert await store.replace("lease:E1", "owner", "done", TEXT, ttl=60) is True
+        assert "done" == await store.get("lease:E1", TEXT)
+    finally:
+        await store.aclose()

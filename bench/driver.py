@@ -121,7 +121,7 @@ class Bench:
             ANSWER_QUOTA_PER_MINUTE="0",
             ANSWER_QUOTA_PER_DAY="0",
             ANSWER_QUOTA_PER_USER_PER_DAY="0",
-            STATE_URL=os.environ.get("BENCH_STATE_URL", "memory://"),
+            STATE_URL="memory://",  # the store and load scenarios choose theirs (--stores)
             LOG_LEVEL="INFO",  # the production default: its per-request log line counts
             # the bench's fake Slack reads answers from chat.postMessage: not streamed
             STREAM_ANSWERS="false",

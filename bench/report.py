@@ -39,15 +39,19 @@ def _segments(seg: dict[str, float]) -> str:
     return f"{seg['before_ms']:.1f} / {seg['between_ms']:.1f} / {seg['after_ms']:.1f} ms"
 
 
-def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
-    n, lat, cold = r["n"], r["latency"], r["cold"]
-    cmd = "python -m bench.run" + ("" if not argv else " " + " ".join(argv))
+def _calls(pair: tuple[float, float]) -> str:
+    return f"{pair[0]:.1f} ({pair[1]:.1f})"
+
+
+def _rows(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """(measure, this store's figure) for every row of the table; a heading's figure is ""."""
+    n, cold = r["n"], r["cold"]
     sustained = (
         f"{r['sustained_sent']} questions at {r['sustained_rate']:.0f}/s "
         f"(N per upstream time) for {r['sustained_sent'] / r['sustained_rate']:.1f} s"
     )
-    rows = [
-        ("**Steady load**", sustained),
+    return [
+        (f"**Steady load**: {sustained}", ""),
         (
             "Questions in flight at the upstream (p50, steady state)",
             f"{r['sustained_in_flight_p50']:.0f}",
@@ -57,8 +61,9 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
             f"{r['sustained_acked_ok']} / {r['sustained_answered']} of {r['sustained_sent']}",
         ),
         (
-            f"Ack p50 / p99 while N are in flight ({r['sustained_steady']} questions)",
-            _ms(r["sustained_ack_p50_ms"], r["sustained_ack_p99_ms"]),
+            "Ack p50 / p99 while N are in flight (questions sent then)",
+            f"{_ms(r['sustained_ack_p50_ms'], r['sustained_ack_p99_ms'])}"
+            f" ({r['sustained_steady']})",
         ),
         (
             "E2E overhead p50 / p99 while N are in flight (e2e − upstream)",
@@ -86,7 +91,11 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
             f"{r['sustained_bot_cpu_ms_per_question']:.2f} ms / "
             f"{r['sustained_bot_cpu_share']:.0%}; {r['sustained_driver_cpu_share']:.0%}",
         ),
-        (f"**{n} distinct questions at once**", "one burst, one channel each"),
+        (
+            "Store calls per question under steady load (of them writes)",
+            _calls(r["sustained_calls"]),
+        ),
+        (f"**{n} distinct questions at once**: one burst, one channel each", ""),
         ("Acknowledged (HTTP 200) / answered", f"{r['acked_ok']} / {r['answered']} of {n}"),
         (
             "Ack p50 / p99 / max within the burst",
@@ -117,6 +126,7 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
             f"{r['bot_cpu_ms_per_question']:.2f} ms "
             f"(cold pools: {cold['bot_cpu_ms_per_question']:.2f} ms)",
         ),
+        ("Store calls per question in the burst (of them writes)", _calls(r["burst_calls"])),
         ("**Other**", ""),
         (
             f"Cap {r['capped_cap']} < N: answered / wall / ideal waves / max in flight",
@@ -129,6 +139,11 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
             f"{_ms(r['cache_hit_p50_ms'], r['cache_hit_max_ms'])} "
             f"({r['cache_hit_upstream_calls']} upstream calls)",
         ),
+        ("Store calls per cache hit (of them writes)", _calls(r["hit_calls"])),
+        (
+            "Store calls timed out or failed (then served by per-process state)",
+            str(r["store_errors"]),
+        ),
         ("Peak RSS of the bot process", f"{r['peak_rss_mb']} MB"),
         ("Cold start (spawn → /healthz 200)", f"{r['cold_start_s']:.2f} s"),
         (
@@ -137,6 +152,26 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
             f"{r['cli_peak_rss_mb']} MB",
         ),
     ]
+
+
+def _table(head: str, columns: list[list[tuple[str, str]]], names: list[str]) -> list[str]:
+    """One row per measure, one column per store (the measures are the same in each)."""
+    lines = [f"| {head} | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for i, (label, _) in enumerate(columns[0]):
+        cells = [col[i][1] for col in columns]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def render_report(
+    runs: list[dict[str, Any]], reason: str | None, *, argv: list[str], machine: str
+) -> str:
+    """The load section: each store (its run's "store") a column of figures and of targets."""
+    r = runs[0]
+    n, lat = r["n"], r["latency"]
+    cmd = "python -m bench.run" + ("" if not argv else " " + " ".join(argv))
+    names = [run["store"] for run in runs]
+    judged = [[(name, "yes" if ok else "**no**") for name, ok in verdicts(run)] for run in runs]
     lines = [
         "## The bot's own cost under load (`--scenario load`, the default)",
         "",
@@ -149,17 +184,21 @@ def render_report(r: dict[str, Any], *, argv: list[str], machine: str) -> str:
         "one channel each. Figures are for warm connection pools unless marked cold. "
         "*Steady load* keeps N questions in flight: they arrive at N per upstream time, as "
         "N concurrent users would (Little's law), and the figures are for the commands sent "
-        "once the N were in flight. *At once* sends all N in the same instant.",
+        "once the N were in flight. *At once* sends all N in the same instant. "
+        f"The same load runs once per store ({', '.join(names)}), one after another, each "
+        "from a clean state (a new SQLite file, a flushed redis-server on 127.0.0.1); store "
+        "calls are the bot's own count (gdocs_store_calls_total on /metrics: a batch is one "
+        "call, one SQLite transaction or one Redis round trip).",
         "",
-        "| measure | result |",
-        "|---|---|",
-        *(f"| {a} | {b} |" for a, b in rows),
+    ]
+    if reason:
+        lines += [f"**Left out: Redis** — {reason}.", ""]
+    lines += [
+        *_table("measure", [_rows(run) for run in runs], names),
         "",
         "### Targets",
         "",
-        "| target | met |",
-        "|---|---|",
-        *(f"| {name} | {'yes' if ok else '**no**'} |" for name, ok in verdicts(r)),
+        *_table("target", judged, names),
         "",
     ]
     return "\n".join(lines)

@@ -8,7 +8,8 @@ requests. Usage (from the repository root):
     python -m bench.run --scenario store     # cache hits and acks on memory, SQLite, Redis
     python -m bench.run --scenario render    # rendering's MB/s, typical and worst (in process)
     python -m bench.run --scenario verify    # verified answers on their eval set (in-process)
-    python -m bench.run                      # --scenario load: N=200 in flight, latency 1 s
+    python -m bench.run                      # --scenario load: N=200 in flight, latency 1 s,
+                                             #   on memory://, SQLite, Redis (--stores)
     python -m bench.run [--scenario S] --smoke   # tiny and quick, writes nothing (CI smoke run)
 
 Each scenario rewrites its own section of bench/RESULTS.md.
@@ -29,10 +30,30 @@ from bench.day_run import add_day_arguments, run_day_scenario
 from bench.driver import ROOT, Bench, pct
 from bench.results_file import update_results
 from bench.rounds import distinct_round, sustained_round
+from bench.stores import (
+    StoreBench,
+    add_store_arguments,
+    per_question,
+    settled_store_calls,
+    store_backends,
+)
 
 
-async def measure(args: argparse.Namespace) -> dict[str, Any]:
-    bench = Bench(args)
+async def measure_stores(args: argparse.Namespace) -> tuple[list[dict[str, Any]], str | None]:
+    """The load scenario once per store in `--stores`, taking turns; (each store's figures
+    with its name, why Redis is left out or None)."""
+    runs = []
+    with store_backends(args, "load-bench.db") as (backends, reason):
+        for backend in backends:
+            backend.reset()
+            runs.append(
+                {"store": backend.name} | await measure(args, StoreBench(args, backend.url))
+            )
+    return runs, reason
+
+
+async def measure(args: argparse.Namespace, bench: Bench) -> dict[str, Any]:
+    """The load scenario on one bench (its STATE_URL), every figure of the report."""
     await bench.start_fakes()
     n, lat = args.n, args.latency
     out: dict[str, Any] = {"n": n, "latency": lat, "doc_latency": args.doc_latency}
@@ -44,9 +65,14 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         # 1. N distinct questions at once: first with cold connection pools, then warm
         cold = await distinct_round(bench, "C", 0)
         out["cold"] = cold
+        calls0 = await settled_store_calls(bench)
         out.update(await distinct_round(bench, "W", 10 * n))
+        calls1 = await settled_store_calls(bench)
+        out["burst_calls"] = per_question(calls0, calls1, n)
         # 2. a steady N in flight
         out.update(await sustained_round(bench, 20 * n))
+        calls2 = await settled_store_calls(bench)
+        out["sustained_calls"] = per_question(calls1, calls2, out["sustained_sent"])
 
         # 3. N identical questions at once -> single flight, then cache hits
         bench.upstream.reset()
@@ -56,11 +82,15 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         out["identical_answered"] = sum(1 for c in channels if c in bench.slack.posted)
         out["identical_upstream_calls"] = bench.upstream.calls["answer_query"]
         hits = []
+        calls3 = await settled_store_calls(bench)
         for j in range(args.cache_probes):
             ch = f"H{j:05d}"
             rnd, _ = await bench.burst([same], [ch], timeout=10)
             if ch in bench.slack.posted:
                 hits.append((bench.slack.posted[ch] - rnd.sent[ch]) * 1000)
+        calls4 = await settled_store_calls(bench)
+        out["hit_calls"] = per_question(calls3, calls4, args.cache_probes)
+        out["store_errors"] = calls4[2]
         out["cache_hit_p50_ms"] = pct(hits, 50)
         out["cache_hit_max_ms"] = max(hits) if hits else float("nan")
         out["cache_hit_upstream_calls"] = (
@@ -127,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=None, help="cwd of the bot (no .env)")
     parser.add_argument("--verbose", action="store_true", help="show the bot's stderr")
     add_day_arguments(parser)
+    add_store_arguments(parser)
     args = parser.parse_args(argv)
     if args.workdir is None:
         import tempfile
@@ -157,22 +188,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         args.n, args.latency, args.doc_latency = 4, 0.05, 0.01
         args.cache_probes, args.cli_runs, args.sustain = 2, 1, 0.3
-    results = asyncio.run(measure(args))
+    args.workdir = Path(args.workdir).resolve()
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    runs, reason = asyncio.run(measure_stores(args))
+    if not runs:
+        print(f"no store to run the load on: {reason}", file=sys.stderr)
+        return 1
     from bench.report import render_report, verdicts
 
-    report = render_report(results, argv=sys.argv[1:], machine=machine())
+    report = render_report(
+        runs, reason, argv=sys.argv[1:] if argv is None else argv, machine=machine()
+    )
     print(report)
     if not args.smoke:
         update_results(args.out, "load", report)
         print(f"wrote {args.out}")
-    failed = [name for name, ok in verdicts(results) if not ok]
+    failed = [(r["store"], name) for r in runs for name, ok in verdicts(r) if not ok]
     # correctness failures always fail; timing targets only count on a full run
-    broken = (
-        results["cold"]["answered"] < args.n
-        or results["answered"] < args.n
-        or results["sustained_answered"] < results["sustained_sent"]
-        or results["identical_answered"] < args.n
-        or results["capped_answered"] < args.n
+    broken = any(
+        r["cold"]["answered"] < args.n
+        or r["answered"] < args.n
+        or r["sustained_answered"] < r["sustained_sent"]
+        or r["identical_answered"] < args.n
+        or r["capped_answered"] < args.n
+        for r in runs
     )
     return 1 if broken or (failed and not args.smoke) else 0
 

@@ -6,7 +6,8 @@ real redis-server on 127.0.0.1: the cold start, N distinct questions at once (th
 the *steady load* (N questions in flight, `--n`, `--sustain`), then cache hits: one
 question answered, then `--cache-probes` `/gdocs` commands for it one after another, each
 timed from the command to the posted answer. The store calls are counted by the bot itself
-(`gdocs_store_calls_total` on /metrics, read before and after each part). The backends
+(`gdocs_store_calls_total` on /metrics, read before and after each part, once they stopped
+moving: the writes batched after a part's answers count as its own). The backends
 take turns (`--store-passes` rounds of memory → SQLite → Redis), so that the machine's drift
 is shared. The quota ledger and the rate limit are off (0), as in the load scenario.
 Targets (issue 20): CPU per question ≤ 1.15 × memory's on SQLite, ≤ 1.3 × on Redis; steady
@@ -19,18 +20,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
-import re
 import statistics
 import sys
 from pathlib import Path
 from typing import Any
 
-import aiohttp
-
-from bench.day import redis_or_reason
-from bench.driver import Bench, pct
+from bench.driver import pct
 from bench.results_file import update_results
 from bench.rounds import distinct_round, sustained_round
+from bench.stores import StoreBench, per_question, settled_store_calls, store_backends
 
 #: how far each shared store may be from memory:// (issue 20's targets)
 CPU_RATIO = {"SQLite": 1.15, "Redis": 1.3}
@@ -39,17 +37,6 @@ HIT_BUDGET_MS = 1.0
 HIT_CALLS = 4
 COLD_START_S = 0.7
 RSS_MB = 80
-#: the store operations that write (a transaction in SQLite)
-WRITES = ("set", "add", "replace", "delete", "delete_if", "incr", "hit", "unhit", "batch")
-
-
-class StoreBench(Bench):
-    def __init__(self, args: argparse.Namespace, state_url: str) -> None:
-        super().__init__(args)
-        self.state_url = state_url
-
-    def bot_env(self, cap: int) -> dict[str, str]:
-        return super().bot_env(cap) | {"STATE_URL": self.state_url, "STATE_PREFIX": "bench:"}
 
 
 def _hit_question(base: int) -> str:
@@ -72,23 +59,6 @@ async def _cache_hits(bench: StoreBench, base: int) -> list[float]:
     return hits
 
 
-async def _store_calls(bench: StoreBench) -> tuple[int, int, int]:
-    """(calls, writes, calls that failed or timed out and were served by per-process state)
-    the bot has made to its store so far, from its /metrics."""
-    url = f"http://127.0.0.1:{bench.bot_port}/metrics"
-    async with aiohttp.ClientSession() as session, session.get(url) as resp:
-        text = await resp.text()
-    calls = writes = 0
-    for op, n in re.findall(r'^gdocs_store_calls_total\{op="(\w+)"\} ([0-9.e+]+)$', text, re.M):
-        calls += int(float(n))
-        writes += int(float(n)) if op in WRITES else 0
-    errors = sum(
-        int(float(n))
-        for n in re.findall(r"^gdocs_store_errors_total\{.*\} ([0-9.e+]+)$", text, re.M)
-    )
-    return calls, writes, errors
-
-
 async def _one(args: argparse.Namespace, name: str, url: str, base: int) -> dict[str, Any]:
     bench = StoreBench(args, url)
     await bench.start_fakes()
@@ -96,19 +66,21 @@ async def _one(args: argparse.Namespace, name: str, url: str, base: int) -> dict
         cold_start = await bench.start_bot(cap=2 * args.n)
         await bench.burst(["how do I warm up q999999 please?"], ["CWARM"], timeout=15)
         burst = await distinct_round(bench, "B", base + 50 * args.n)
-        calls0 = await _store_calls(bench)
+        calls0 = await settled_store_calls(bench)
         steady = await sustained_round(bench, base)
-        calls1 = await _store_calls(bench)
+        calls1 = await settled_store_calls(bench)
         await _prime(bench, base + 10 * args.n)
-        calls_primed = await _store_calls(bench)
+        calls_primed = await settled_store_calls(bench)
         hits = await _cache_hits(bench, base + 10 * args.n)
-        calls2 = await _store_calls(bench)
+        calls2 = await settled_store_calls(bench)
         rss = bench.stop_bot()
     finally:
         if bench.proc is not None and bench.proc.poll() is None:
             bench.stop_bot()
         await bench.close()
-    sent, probes = steady["sustained_sent"], max(1, args.cache_probes)
+    sent = steady["sustained_sent"]
+    calls_fresh, writes_fresh = per_question(calls0, calls1, sent)
+    calls_hit, writes_hit = per_question(calls_primed, calls2, args.cache_probes)
     return {
         "name": name,
         "cold_start_s": cold_start,
@@ -128,32 +100,22 @@ async def _one(args: argparse.Namespace, name: str, url: str, base: int) -> dict
         "cpu_ms": steady["sustained_bot_cpu_ms_per_question"],
         "rss_mb": rss,
         # fresh answers (half of them mentions) under the steady load; the cache probes
-        "calls_fresh": (calls1[0] - calls0[0]) / sent,
-        "writes_fresh": (calls1[1] - calls0[1]) / sent,
-        "calls_hit": (calls2[0] - calls_primed[0]) / probes,
+        "calls_fresh": calls_fresh,
+        "writes_fresh": writes_fresh,
+        "calls_hit": calls_hit,
+        "writes_hit": writes_hit,
         "store_errors": calls2[2],
-        "writes_hit": (calls2[1] - calls_primed[1]) / probes,
     }
 
 
 async def measure_stores(args: argparse.Namespace) -> tuple[list[dict[str, Any]], str | None]:
-    redis, reason = redis_or_reason()
-    backends = [
-        ("memory://", "memory://"),
-        ("SQLite", f"sqlite:///{args.workdir}/store-bench.db"),
-    ]
-    if redis is not None:
-        backends.append(("Redis", redis.url))  # type: ignore[attr-defined]
     runs: list[dict[str, Any]] = []
-    try:
+    with store_backends(args, "store-bench.db") as (backends, reason):
         for p in range(args.store_passes):
-            for i, (name, url) in enumerate(backends):
-                if redis is not None and name == "Redis":
-                    redis.flush()  # type: ignore[attr-defined]
-                runs.append(await _one(args, name, url, base=(p * 10 + i + 1) * 100 * args.n))
-    finally:
-        if redis is not None:
-            redis.kill()  # type: ignore[attr-defined]
+            for i, backend in enumerate(backends):
+                backend.reset()
+                base = (p * 10 + i + 1) * 100 * args.n
+                runs.append(await _one(args, backend.name, backend.url, base=base))
     return runs, reason
 
 
@@ -165,7 +127,7 @@ def store_verdicts(runs: list[dict[str, Any]]) -> list[tuple[str, bool]]:
     out = []
     mem = "memory://"
     for name in ("SQLite", "Redis"):
-        if not any(r["name"] == name for r in runs):
+        if not any(r["name"] == name for r in runs) or not any(r["name"] == mem for r in runs):
             continue
         ratio = _median(runs, name, "cpu_ms") / _median(runs, mem, "cpu_ms")
         added = _median(runs, name, "hit_p50_ms") - _median(runs, mem, "hit_p50_ms")

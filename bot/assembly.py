@@ -47,6 +47,7 @@ from bot.store import (
     ResilientStore,
     Store,
     StoreUnavailable,
+    WriteBehind,
     open_store,
     redis_store,
     state_file,
@@ -75,6 +76,8 @@ class Core:
     store_calls: CountingStore
     #: the per-day counters behind `gdocs-bot report`
     tally: DailyTally
+    #: writes nobody waits for, taken along by the next "done" batch
+    behind: WriteBehind
     #: the SQLite file STATE_URL names did not exist and was not created (a look-only command
     #: ran on per-process state): `check` says so
     state_file_missing: bool = False
@@ -135,8 +138,15 @@ async def open_core(
         else:
             store, counted = await _open_resilient_store(state, metrics)
         stack.push_async_callback(store.aclose)
+        # the writes nobody waits for; written before the store closes (callbacks run last
+        # pushed first)
+        behind = WriteBehind(store)
+        stack.push_async_callback(behind.aclose)
         tally = DailyTally(
-            store, retention_days=feedback_config(settings).retention_days, clock=clock or _utc_now
+            store,
+            retention_days=feedback_config(settings).retention_days,
+            clock=clock or _utc_now,
+            behind=behind,
         )
         service = build_service(
             upstream_config(settings),
@@ -146,6 +156,7 @@ async def open_core(
             backoff_base=backoff_base,
             sleep=sleep,
             tally=tally.count,
+            behind=behind,
         )
         stack.push_async_callback(service.aclose)
         yield Core(
@@ -155,6 +166,7 @@ async def open_core(
             service=service,
             store_calls=counted,
             tally=tally,
+            behind=behind,
             state_file_missing=missing,
         )
 
@@ -263,6 +275,7 @@ def _slack_deps(
             max_age_seconds=work.max_age_seconds,
             done_seconds=work.done_seconds,
             metrics=metrics,
+            behind=core.behind,
         ),
         feedback=_feedback_log(feedback_config(settings), store, now),
         recent=RecentQuestions(store, now),

@@ -127,6 +127,7 @@ def upstream_config(settings: Settings) -> UpstreamConfig:
             per_day=settings.answer_quota_per_day,
             per_user_per_day=settings.answer_quota_per_user_per_day,
             wait_seconds=settings.answer_quota_wait_seconds,
+            pause_check_seconds=settings.answer_quota_pause_check_seconds,
         ),
     )
 

@@ -74,6 +74,10 @@ class Settings(BaseSettings):
     answer_quota_per_user_per_day: int = Field(10, ge=0, le=10_000_000)
     #: wait for a per-minute slot when one frees within this long (0 = never wait)
     answer_quota_wait_seconds: float = Field(10.0, ge=0, le=60)
+    #: how long a replica trusts its last look at the shared 429 pause before the next
+    #: answer_query call (0 = look before every call): another replica's 429 is followed
+    #: within this, this replica's own at once
+    answer_quota_pause_check_seconds: float = Field(1.0, ge=0, le=10)
 
     # --- State -------------------------------------------------------------------------
     #: where state lives: sqlite:///relative.db, sqlite:////absolute.db, redis://…,

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bot import keys
 from bot.observability.metrics import Metrics
-from bot.store import TEXT, ModelCodec, Op, Store
+from bot.store import TEXT, ModelCodec, Op, Store, WriteBehind
 
 logger = logging.getLogger(__name__)
 
@@ -72,8 +72,11 @@ class WorkLog:
         done_seconds: float = 600.0,
         metrics: Metrics | None = None,
         clock: Callable[[], float] = time.time,
+        behind: WriteBehind | None = None,
     ) -> None:
         self._store = store
+        #: writes nobody waits for, taken along by every "done" batch
+        self._behind = behind
         self._lease = lease_seconds
         self._max_age = max_age_seconds
         self._done = done_seconds
@@ -182,16 +185,22 @@ class WorkLog:
         """The reply is delivered (or the failure told): forget the work, and turn its lease
         into the "done" marker against late retries. `also`: the question's other writes,
         in the same store batch (one transaction, one round trip); their results."""
+        # deferred writes (this question's and others') ride along, last: `also` keeps its
+        # indexes and its results are the ones returned
+        deferred = self._behind.take() if self._behind is not None else []
         if self._mine.pop(record.id, None) is None:
-            return await self._store.batch(also) if also else []
+            if not also and not deferred:
+                return []
+            return (await self._store.batch([*also, *deferred]))[: len(also)]
         self._leased.pop(record.id, None)
         self._remember_finished(record.id)
         ops = [
             Op.delete(keys.WORK.key(record.id)),
             Op.replace(keys.LEASE.key(record.id), self.owner, "done", TEXT, self._done),
             *also,
+            *deferred,
         ]
-        return (await self._store.batch(ops))[2:]
+        return (await self._store.batch(ops))[2 : 2 + len(also)]
 
     async def renew_all(self) -> None:
         """Keep the leases of the work this process is doing (every lease/3 or so)."""

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from bench.stores import stores_arg
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_benchmark_smoke_run_answers_every_question(tmp_path: Path) -> None:
-    """`python -m bench.run --smoke` drives the real bot and every question is answered."""
+def test_benchmark_smoke_run_answers_every_question_on_every_store(tmp_path: Path) -> None:
+    """`python -m bench.run --smoke` drives the real bot once per store (memory://, SQLite,
+    Redis when redis-server is installed), and on each every question is answered and the
+    bot's store calls are counted."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "GOOGLE_"))}
     env.update(GCE_METADATA_HOST="127.0.0.1:9", GCE_METADATA_IP="127.0.0.1:9", NO_GCE_CHECK="True")
     out = tmp_path / "RESULTS.md"
@@ -31,15 +39,42 @@ def test_benchmark_smoke_run_answers_every_question(tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=300,
         check=False,
     )
     assert 0 == proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "| Acknowledged (HTTP 200) / answered | 4 / 4 of 4 |" in proc.stdout  # at once
-    # steady load: every command acknowledged and answered
-    assert re.search(r"\| Acknowledged \(HTTP 200\) / answered \| (\d+) / \1 of \1 \|", proc.stdout)
-    assert "| 4 identical questions: answer_query calls | 1 |" in proc.stdout
+    stores = ["memory://", "SQLite"]
+    if shutil.which("redis-server"):
+        stores.append("Redis")
+    else:
+        assert "**Left out: Redis** — redis-server is not on PATH" in proc.stdout
+    assert "| measure | " + " | ".join(stores) + " |" in proc.stdout
+    k = len(stores)
+    assert re.search(
+        rf"^\| Acknowledged \(HTTP 200\) / answered \|( 4 / 4 of 4 \|){{{k}}}$", proc.stdout, re.M
+    )
+    # steady load: on each store every command acknowledged and answered
+    steady = rf"^\| Acknowledged \(HTTP 200\) / answered \|( (\d+) / \2 of \2 \|){{{k}}}$"
+    assert re.search(steady, proc.stdout, re.M)
+    assert re.search(
+        rf"^\| 4 identical questions: answer_query calls \|( 1 \|){{{k}}}$", proc.stdout, re.M
+    )
+    hit_calls = re.search(
+        r"^\| Store calls per cache hit \(of them writes\) \|(.*)$", proc.stdout, re.M
+    )
+    assert hit_calls is not None
+    cells = [c.strip() for c in hit_calls.group(1).split("|") if c.strip()]
+    assert len(cells) == k, cells
+    assert all(float(c.split()[0]) > 0 for c in cells), cells
     assert not out.exists(), "a smoke run must not overwrite the committed results"
+
+
+def test_stores_option_keeps_the_given_order_and_rejects_unknown_names() -> None:
+    """`--stores` runs the named stores in the order given, once each; a typo is an error."""
+    assert stores_arg("redis, memory,redis") == ("redis", "memory")
+    for bad in ("mysql", "memory,sqlit", ""):
+        with pytest.raises(argparse.ArgumentTypeError, match="memory, sqlite, redis"):
+            stores_arg(bad)
 
 
 def test_render_benchmark_smoke_run_reports_every_input(tmp_path: Path) -> None:

@@ -408,11 +408,15 @@ async def test_a_store_outage_lets_answers_through_uncounted(
 
 # --- metrics and config ------------------------------------------------------------------
 async def test_metrics_show_answers_left_and_429s_by_limit() -> None:
-    """Gauges for today and this minute follow each call; 429s are counted by limit."""
+    """Gauges for today and this minute, set before each scrape, follow the calls (not
+    read again after each call: two store reads per answer for a gauge nobody saw); 429s
+    are counted by limit."""
     clock = Clock()
     metrics = Metrics()
     quota = _governor(clock, metrics=metrics, per_minute=10, per_day=50, per_user_per_day=0)
     await _permits(quota, 3)
+    assert None is metrics.gauge_value("gdocs_answers_left_today")
+    await quota.publish()  # what /metrics does before it answers
     assert 47 == metrics.gauge_value("gdocs_answers_left_today")
     assert 7 == metrics.gauge_value("gdocs_answers_left_this_minute")
     await quota.refused(QuotaSignal("minute", 30.0), None)
@@ -453,3 +457,19 @@ def test_impossible_limits_are_refused(bad: dict[str, Any]) -> None:
     """A negative limit or a zero unknown pause is a configuration error, said at once."""
     with pytest.raises(ValueError, match="must be"):
         QuotaConfig(**bad)
+
+
+async def test_another_replicas_429_is_followed_within_the_pause_check_seconds() -> None:
+    """With ANSWER_QUOTA_PAUSE_CHECK_SECONDS, "no pause" is trusted that long: B lets one
+    more call out right after A's 429, none once the seconds have passed; A stops at once."""
+    clock = Clock()
+    store = MemoryStore(clock=clock.epoch)
+    a = _governor(clock, store, pause_check_seconds=1.0, per_minute=0, per_day=0)
+    b = _governor(clock, store, pause_check_seconds=1.0, per_minute=0, per_day=0)
+    await _permits(b, 1)
+    await _permits(a, 1)
+    await a.refused(QuotaSignal("minute", 30.0), None)
+    assert "minute" == (await _refusal(a)).limit  # its own 429: at once
+    await _permits(b, 1)  # its look a moment ago said "no pause"
+    clock.advance(1.1)
+    assert "minute" == (await _refusal(b)).limit

@@ -51,7 +51,11 @@ def pair(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[ServedBot, ServedBot]]:
     """Replicas A and B: same settings, same Redis, separate processes and directories."""
-    env = env_for(slack, dk, STATE_URL=_redis_server_for_session.url)
+    # one replica's 429 is followed by the other before its next call, not within a second:
+    # these tests send B's question right after A's
+    env = env_for(
+        slack, dk, STATE_URL=_redis_server_for_session.url, ANSWER_QUOTA_PAUSE_CHECK_SECONDS="0"
+    )
     bots: list[ServedBot] = []
     try:
         for name in ("a", "b"):

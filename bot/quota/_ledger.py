@@ -42,7 +42,7 @@ from bot.quota._keys import (
 )
 from bot.quota._pacific import next_pacific_midnight, pacific_day
 from bot.quota._types import Pause, PauseKind, Permit, QuotaConfig, QuotaState, Refusal
-from bot.store import JSON, ResilientStore, Store, StoreError, abandonable
+from bot.store import JSON, Op, ResilientStore, Store, StoreError, WriteBehind, abandonable
 
 logger = logging.getLogger(__name__)
 
@@ -73,9 +73,15 @@ class AnswerQuota:
         metrics: Metrics | None = None,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         tally: Tally | None = None,
+        behind: WriteBehind | None = None,
     ) -> None:
         self._store = store
         self.config = config
+        #: with no day limit the day's count decides nothing: it rides a later batch
+        self._behind = behind if not config.per_day else None
+        #: until when "no pause" read from the store is trusted (`pause_check_seconds`): a
+        #: pause set by this process is known at once, one set by another replica within that
+        self._no_pause_until: datetime | None = None
         self._clock = clock
         self._metrics = metrics
         self._sleep = sleep
@@ -96,7 +102,6 @@ class AnswerQuota:
             decision = Permit(user=user, day=day, counted=False)
         else:
             self._store_down = False
-            await self.publish()
         if isinstance(decision, Permit) and self._tally is not None:
             await self._tally(TALLY_MADE)
         return decision
@@ -126,16 +131,21 @@ class AnswerQuota:
             return self._refusal(pause.kind, pause.until, now, pause.limit_value)
         reset = next_pacific_midnight(now)
         ttl = day_ttl(now, reset)
-        counted: list[str] = []
         user_key = self._user_key(day, user)
-        if user_key is not None:
-            counted.append(user_key)
-            if await self._store.incr(user_key, 1, ttl) > self.config.per_user_per_day:
-                await self._give_back(counted, ttl)
-                return Refusal("user", reset, limit_value=self.config.per_user_per_day)
-        counted.append(day_key(day))
-        used = await self._store.incr(day_key(day), 1, ttl)
-        if self.config.per_day and used > self.config.per_day:
+        counted = [user_key] if user_key is not None else []
+        if self._behind is not None:  # no day limit: the day's count decides nothing
+            self._behind.add([Op.incr(day_key(day), 1, ttl)])
+        else:
+            counted.append(day_key(day))
+        # the person's and the day's counts in one round trip
+        results = await self._store.batch([Op.incr(k, 1, ttl) for k in counted]) if counted else []
+        used = dict(zip(counted, (v if isinstance(v, int) else 0 for v in results), strict=True))
+        if self._behind is not None:
+            counted.append(day_key(day))  # given back with the rest on a refusal
+        if user_key is not None and used[user_key] > self.config.per_user_per_day:
+            await self._give_back(counted, ttl)
+            return Refusal("user", reset, limit_value=self.config.per_user_per_day)
+        if self.config.per_day and used.get(day_key(day), 0) > self.config.per_day:
             await self._give_back(counted, ttl)
             return Refusal("day", reset, limit_value=self.config.per_day)
         if self.config.per_minute:
@@ -245,16 +255,19 @@ class AnswerQuota:
             "limit_value": pause.limit_value,
         }
         ttl = max(MIN_PAUSE_SECONDS, (pause.until - now).total_seconds())
-        for _ in range(_CAS_TRIES):
-            current = await self._store.get(PAUSE_KEY, JSON)
-            active = read_pause(current)
-            if active is not None and active.until >= pause.until:
-                return
-            if current is None:
-                if await self._store.add(PAUSE_KEY, value, JSON, ttl):
+        try:
+            for _ in range(_CAS_TRIES):
+                current = await self._store.get(PAUSE_KEY, JSON)
+                active = read_pause(current)
+                if active is not None and active.until >= pause.until:
                     return
-            elif await self._store.replace(PAUSE_KEY, current, value, JSON, ttl):
-                return
+                if current is None:
+                    if await self._store.add(PAUSE_KEY, value, JSON, ttl):
+                        return
+                elif await self._store.replace(PAUSE_KEY, current, value, JSON, ttl):
+                    return
+        finally:
+            self._no_pause_until = None  # the next call reads the pause as it stands now
 
     async def _spend_day(self, day: str, signal: QuotaSignal, ttl: float) -> None:
         """The server says the day is spent: the day count goes up to the limit."""
@@ -331,12 +344,20 @@ class AnswerQuota:
         return keys.QUOTA.key("user", day, user[:_USER_CHARS])
 
     async def _pause(self, now: datetime) -> Pause | None:
+        if self._no_pause_until is not None and now < self._no_pause_until:
+            return None
         pause = read_pause(await self._store.get(PAUSE_KEY, JSON))
+        check = self.config.pause_check_seconds
+        if pause is None and check > 0:
+            self._no_pause_until = now + timedelta(seconds=check)
         # the store's clock may differ from ours (Redis keeps its own): check the time too
         return pause if pause is not None and pause.until > now else None
 
     async def _give_back(self, keys: list[str], ttl: float) -> None:
         for key in keys:
+            if self._behind is not None and key.startswith(day_key("")):
+                self._behind.add([Op.incr(key, -1, ttl)])  # after its own deferred +1
+                continue
             if await self._store.incr(key, -1, ttl) < 0:
                 await self._store.incr(key, 1, ttl)  # never below zero (a day that turned)
 

@@ -23,6 +23,8 @@ class QuotaConfig:
     wait_seconds: float = 10.0
     #: how long a 429 that does not say which limit pauses answer_query
     unknown_pause_seconds: float = 60.0
+    #: how long "no pause" read from the store is trusted (0: read before every call)
+    pause_check_seconds: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("per_minute", "per_day", "per_user_per_day"):

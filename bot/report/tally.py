@@ -24,7 +24,7 @@ from datetime import datetime
 from bot import keys
 from bot.feedback import DAY_SECONDS, VOTING_WINDOW_DAYS
 from bot.quota import pacific_day
-from bot.store import Op, Store, StoreError
+from bot.store import Op, Store, StoreError, WriteBehind
 
 logger = logging.getLogger(__name__)
 
@@ -57,14 +57,27 @@ def parse_key(key: str) -> tuple[str, str] | None:
 class DailyTally:
     """`await tally.count("questions")`: one more on today's (Pacific) counter."""
 
-    def __init__(self, store: Store, *, retention_days: int, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        retention_days: int,
+        clock: Callable[[], datetime],
+        behind: WriteBehind | None = None,
+    ) -> None:
         self._store = store
+        #: where counts wait to ride another batch (None: each count is a batch of its own)
+        self._behind = behind
         self._clock = clock
         self.ttl = tally_days(retention_days) * DAY_SECONDS
 
     async def count(self, *names: str) -> None:
-        """One more on each of `names`, in one store batch (one round trip)."""
+        """One more on each of `names`: queued for the next batch when the bot defers
+        writes (`WriteBehind`), else in one store batch of their own."""
         if not names:
+            return
+        if self._behind is not None:
+            self._behind.add(self.ops(*names))
             return
         try:
             await self._store.batch(self.ops(*names))

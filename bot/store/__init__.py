@@ -27,6 +27,7 @@ from bot.store._api import (
     TextCodec,
     namespace,
 )
+from bot.store._behind import WriteBehind
 from bot.store._counting import CountingStore
 from bot.store._flight import SharedFlight, abandonable
 from bot.store._memory import MemoryStore
@@ -67,6 +68,7 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "TextCodec",
+    "WriteBehind",
     "abandonable",
     "namespace",
     "open_store",

@@ -2,16 +2,27 @@
 
 Every key starts with `prefix` (STATE_PREFIX, default `gdocs:`) so one Redis can serve several
 bots, and every key has a TTL (PX): nothing outlives its retention even if no one deletes it.
-Reads-then-writes are Lua scripts, atomic on the server; redis-py's script helper loads them
-again when a restarted server answers NOSCRIPT. Sliding windows are sorted sets under their
-own keys (`<prefix>~window:<key>`), so they never collide with values. The size bound is
-Redis's own business (TTLs, and `maxmemory-policy volatile-lru` on the server).
+Reads-then-writes are Lua scripts, atomic on the server, called by their SHA1 (EVALSHA); a
+restarted server that answers NOSCRIPT gets the script's text once (EVAL, which loads it
+again). Sliding windows are sorted sets under their own keys (`<prefix>~window:<key>`), so
+they never collide with values. The size bound is Redis's own business (TTLs, and
+`maxmemory-policy volatile-lru` on the server).
+
+Commands go through `AutoPipeline` (bot/store/_redis_pipe.py): one connection per process,
+the commands of one event-loop iteration written together. Measured with
+`python -m bench.store_micro` (100 questions in flight, 7 store calls each): redis-py's own
+pool (max_connections=50) raised "Too many connections", so most calls were served by the
+ResilientStore's fallback; a BlockingConnectionPool (50 connections, 0.4 s wait) served them
+at about 1.7 ms of CPU per question, 17 x memory://'s, each call paying for a checkout, its
+own write and read and redis-py's command machinery; auto-pipelining costs a fraction of that
+(figures in bench/FINDINGS.md, "Redis: the pool and pipelining"), on one socket.
 
 Errors surface as StoreError with one line that never carries the password.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -22,17 +33,22 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import AuthenticationError, RedisError, ResponseError
+from redis.exceptions import AuthenticationError, NoScriptError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from bot.redact import Redactor
 from bot.store._api import Codec, StoreConfigError, StoreError, StoreUnavailable, T
 from bot.store._ops import Op, check
+from bot.store._redis_pipe import Arg, AutoPipeline
 from bot.store._redis_scripts import _BATCH, _DELETE_IF, _HIT, _INCR, _REPLACE, _UNHIT
 
-_Arg = bytes | str | int
 _GLOB_SPECIALS = re.compile(r"([*?\[\]\\])")
 _SCAN_BATCH = 200
+#: each script's SHA1, the name EVALSHA calls it by
+_SHA = {
+    script: hashlib.sha1(script.encode()).hexdigest()  # noqa: S324 - Redis's script names
+    for script in (_BATCH, _DELETE_IF, _HIT, _INCR, _REPLACE, _UNHIT)
+}
 
 
 def escape_glob(text: str) -> str:
@@ -56,18 +72,13 @@ class RedisStore:
         secrets: Sequence[str] = (),
         tls: bool = False,
     ) -> None:
-        self._client = client
+        self._client = client  # its pool is only the factory of the pipeline's connection
         #: whether the connection is TLS (rediss://)
         self.tls = tls
         self._prefix = prefix
         self._windows = f"{prefix}~window:"
         self._redact = Redactor(secrets, min_chars=1)
-        self._replace = client.register_script(_REPLACE)
-        self._delete_if = client.register_script(_DELETE_IF)
-        self._incr = client.register_script(_INCR)
-        self._hit = client.register_script(_HIT)
-        self._batch = client.register_script(_BATCH)
-        self._unhit = client.register_script(_UNHIT)
+        self.pipe = AutoPipeline(client.connection_pool.make_connection)
 
     @classmethod
     def connect(
@@ -84,7 +95,6 @@ class RedisStore:
         prefix: str = "gdocs:",
         connect_timeout: float = 1.0,
         socket_timeout: float = 1.0,
-        max_connections: int = 50,
     ) -> RedisStore:
         """A client (no connection is made until the first call: use `ping()` to check)."""
         client = Redis(
@@ -98,9 +108,9 @@ class RedisStore:
             ssl_check_hostname=tls and tls_check_hostname,
             socket_connect_timeout=connect_timeout,
             socket_timeout=socket_timeout,
-            max_connections=max_connections,
-            # one immediate retry on a fresh connection, for the pooled connections a
-            # restarted server dropped; a real outage fails fast instead of backing off
+            protocol=2,  # the reply shapes this module reads (RESP3 would pair up scores)
+            # one immediate retry of the connect, for a server that is just restarting; a
+            # real outage fails fast instead of backing off
             retry=Retry(NoBackoff(), retries=1, supported_errors=(RedisConnectionError,)),
         )
         return cls(client, prefix=prefix, secrets=[password or ""], tls=tls)
@@ -127,15 +137,15 @@ class RedisStore:
         """PING once, at start-up. A refusal of the credentials or the db number is
         StoreConfigError; no answer is StoreUnavailable. `label`: the URL, password hidden."""
         try:
-            await self._client.ping()
+            await self.pipe.call("PING")
         except (AuthenticationError, ResponseError) as exc:
-            await self._client.aclose()
+            await self.aclose()
             raise StoreConfigError(
                 f"STATE_URL={label}: Redis refused the connection"
                 f" ({self.safe_message('ping', exc)}): fix the user, password or database number"
             ) from None
         except (RedisError, OSError) as exc:
-            await self._client.aclose()
+            await self.aclose()
             message = self.safe_message("ping", exc)
             if "SSL" in message or "certificate" in message:
                 raise StoreConfigError(
@@ -144,55 +154,62 @@ class RedisStore:
                 ) from None
             raise StoreUnavailable(f"STATE_URL={label}: Redis did not answer ({message})") from None
 
+    async def _eval(self, script: str, keys: Sequence[str], args: Sequence[Arg]) -> Any:
+        """Run `script` by its SHA1; a server that forgot it (restarted) gets its text."""
+        try:
+            return await self.pipe.call("EVALSHA", _SHA[script], len(keys), *keys, *args)
+        except NoScriptError:
+            return await self.pipe.call("EVAL", script, len(keys), *keys, *args)
+
     # --- Store ---------------------------------------------------------------------------
     async def get(self, key: str, codec: Codec[T]) -> T | None:
         with self._calling("get"):
-            raw = await self._client.get(self._prefix + key)
+            raw: Any = await self.pipe.call("GET", self._prefix + key)
         return _decode(codec, raw)
 
     async def get_many(self, keys: Sequence[str], codec: Codec[T]) -> list[T | None]:
         if not keys:
             return []
+        prefix = self._prefix
         with self._calling("get_many"):
-            raws = await self._client.mget([self._prefix + key for key in keys])
+            raws: Any = await self.pipe.call("MGET", *[prefix + key for key in keys])
         return [_decode(codec, raw) for raw in raws]
 
     async def set(self, key: str, value: T, codec: Codec[T], ttl: float) -> None:
         with self._calling("set"):
-            await self._client.set(self._prefix + key, codec.encode(value), px=_px(ttl))
+            await self.pipe.call("SET", self._prefix + key, codec.encode(value), "PX", _px(ttl))
 
     async def add(self, key: str, value: T, codec: Codec[T], ttl: float) -> bool:
+        encoded = codec.encode(value)
         with self._calling("add"):
-            done = await self._client.set(
-                self._prefix + key, codec.encode(value), px=_px(ttl), nx=True
-            )
-        return bool(done)
+            done = await self.pipe.call("SET", self._prefix + key, encoded, "PX", _px(ttl), "NX")
+        return done is not None  # OK when set, nil when the key was there
 
     async def replace(self, key: str, expected: T, value: T, codec: Codec[T], ttl: float) -> bool:
-        args: list[_Arg] = [codec.encode(expected), codec.encode(value), _px(ttl)]
+        args: list[Arg] = [codec.encode(expected), codec.encode(value), _px(ttl)]
         with self._calling("replace"):
-            done = await self._replace(keys=[self._prefix + key], args=args)
+            done = await self._eval(_REPLACE, [self._prefix + key], args)
         return bool(done)
 
     async def delete(self, key: str) -> None:
         with self._calling("delete"):
-            await self._client.delete(self._prefix + key, self._windows + key)
+            await self.pipe.call("DEL", self._prefix + key, self._windows + key)
 
     async def delete_if(self, key: str, expected: T, codec: Codec[T]) -> bool:
         with self._calling("delete_if"):
-            done = await self._delete_if(keys=[self._prefix + key], args=[codec.encode(expected)])
+            done = await self._eval(_DELETE_IF, [self._prefix + key], [codec.encode(expected)])
         return bool(done)
 
     async def incr(self, key: str, amount: int, ttl: float) -> int:
         with self._calling("incr"):
-            value = await self._incr(keys=[self._prefix + key], args=[amount, _px(ttl)])
+            value = await self._eval(_INCR, [self._prefix + key], [amount, _px(ttl)])
         return int(value)
 
     async def hit(self, key: str, limit: int, window: float, now: float) -> float | None:
         member = f"{now!r}:{os.urandom(6).hex()}"  # two events at one instant are two events
-        args: list[_Arg] = [repr(now - window), repr(now), limit, _px(window), member]
+        args: list[Arg] = [repr(now - window), repr(now), limit, _px(window), member]
         with self._calling("hit"):
-            oldest = await self._hit(keys=[self._windows + key], args=args)
+            oldest = await self._eval(_HIT, [self._windows + key], args)
         if oldest is None:
             return None
         if oldest == b"":
@@ -201,16 +218,17 @@ class RedisStore:
 
     async def unhit(self, key: str, at: float) -> bool:
         with self._calling("unhit"):
-            done = await self._unhit(keys=[self._windows + key], args=[repr(at)])
+            done = await self._eval(_UNHIT, [self._windows + key], [repr(at)])
         return bool(done)
 
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
         # one read command is atomic by itself: no script needed
+        since = f"({now - window!r}"
         with self._calling("window_events"):
-            found: list[Any] = await self._client.zrangebyscore(
-                self._windows + key, f"({now - window!r}", "+inf", withscores=True
+            found: Any = await self.pipe.call(
+                "ZRANGEBYSCORE", self._windows + key, since, "+inf", "WITHSCORES"
             )
-        return [float(score) for _member, score in found]  # (member, score) pairs
+        return [float(score) for score in found[1::2]]  # member, score, member, score...
 
     async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]:
         pattern = escape_glob(self._prefix + prefix) + "*"
@@ -218,9 +236,12 @@ class RedisStore:
         cursor = 0
         with self._calling("scan"):
             while len(found) < limit:
-                cursor, keys = await self._client.scan(cursor, match=pattern, count=_SCAN_BATCH)
+                reply: Any = await self.pipe.call(
+                    "SCAN", cursor, "MATCH", pattern, "COUNT", _SCAN_BATCH
+                )
+                cursor, keys = int(reply[0]), reply[1]
                 if keys:
-                    raws = await self._client.mget(keys)
+                    raws: Any = await self.pipe.call("MGET", *keys)
                     found.extend(self._decoded(keys, raws, codec))
                 if cursor == 0:
                     break
@@ -240,7 +261,7 @@ class RedisStore:
         if not ops:
             return []
         keys: list[str] = []
-        args: list[_Arg] = []
+        args: list[Arg] = []
         for op in ops:
             value, expected = op.encoded()
             if op.kind == "incr":
@@ -250,15 +271,16 @@ class RedisStore:
             keys += [self._prefix + op.key, self._windows + op.key]
             args += [op.kind, cond, value, expected, ttl]
         with self._calling("batch"):
-            raw = await self._batch(keys=keys, args=args)
+            raw = await self._eval(_BATCH, keys, args)
         return [_result(op, r) for op, r in zip(ops, raw, strict=True)]
 
     async def ping(self) -> None:
         with self._calling("ping"):
-            await self._client.ping()
+            await self.pipe.call("PING")
 
     async def aclose(self) -> None:
         with self._calling("close"):
+            await self.pipe.aclose()
             await self._client.aclose()
 
 

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota, Tally
 from bot.redact import Redactor
-from bot.store import MemoryStore, Store
+from bot.store import MemoryStore, Store, WriteBehind
 from bot.upstream._aiohttp import AiohttpTransport
 from bot.upstream._auth import ApiKeyAuth, Auth, NoAuth
 from bot.upstream._config import UpstreamConfig
@@ -34,6 +34,7 @@ def build_service(
     backoff_base: float = 0.5,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     tally: Tally | None = None,
+    behind: WriteBehind | None = None,
 ) -> GoogleDocsService:
     """A ready service; nothing is contacted until the first call. Close it with `aclose()`.
 
@@ -41,7 +42,8 @@ def build_service(
     decides when a spent answer quota resets and when OAuth tokens are refreshed;
     `backoff_base` is the first retry's backoff window in seconds; `sleep` is how the quota
     governor waits for a per-minute slot; `tally` counts answer_query calls made and refused
-    (for `gdocs-bot report`).
+    (for `gdocs-bot report`); `behind` takes the writes nobody waits for (fetched pages,
+    checked answers) to a later batch (None: each is written at once).
     """
     clock = _utc_now if clock is None else clock
     metrics = Metrics() if metrics is None else metrics
@@ -60,10 +62,17 @@ def build_service(
         heartbeat=heartbeat,
         store=store,
         quota=AnswerQuota(
-            store, config.quota, clock=clock, metrics=metrics, sleep=sleep, tally=tally
+            store,
+            config.quota,
+            clock=clock,
+            metrics=metrics,
+            sleep=sleep,
+            tally=tally,
+            behind=behind,
         ),
         metrics=metrics,
         clock=clock,
+        behind=behind,
     )
 
 

@@ -1,19 +1,27 @@
 """Developer Knowledge documents: fetching in batches of 20 (or one by one where only
 `get_document` exists), kept in the store (`doc:<name>`, `title:<name>`), and titles for
 references and search hits.
+
+The pages fetched or read lately are also kept in this process (the last `RECENT_PAGES`,
+at most `RECENT_CHARS` characters in all, for `RECENT_SECONDS`): an answer's titles and
+then its check read the same pages a moment apart, and the second read should cost neither
+a store call nor decoding a page again. The store writes of fetched pages are deferred
+(`WriteBehind`) when the bot defers writes: the next question's batch takes them along.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections import OrderedDict
 
 from bot import keys
 from bot.errors import ErrorFacts, GdocsError, NotFound, ProtocolError, Reason
 from bot.models import Document
 from bot.names import MAX_NAMES_PER_CALL, uri_for_name
 from bot.observability.metrics import Metrics
-from bot.store import TEXT, ModelCodec, Op, Store
+from bot.store import TEXT, ModelCodec, Op, Store, WriteBehind
 from bot.upstream._models import (
     DocumentOutput,
     GetDocumentInput,
@@ -30,13 +38,28 @@ from bot.upstream._transport import McpClient
 logger = logging.getLogger(__name__)
 
 _DOCUMENT = ModelCodec(Document)
+#: pages kept in this process after a fetch or a read (see the module's docstring)
+RECENT_PAGES = 32
+RECENT_CHARS = 2_000_000
+RECENT_SECONDS = 60.0
 
 
 class DocumentFetcher:
     def __init__(
-        self, dk: McpClient, store: Store, metrics: Metrics, *, ttl: float, timeout: float
+        self,
+        dk: McpClient,
+        store: Store,
+        metrics: Metrics,
+        *,
+        ttl: float,
+        timeout: float,
+        behind: WriteBehind | None = None,
     ) -> None:
         self._dk = dk
+        self._behind = behind
+        self._recent: OrderedDict[str, tuple[float, Document]] = OrderedDict()
+        self._recent_chars = 0
+        self._now = time.monotonic
         self._store = store
         self._metrics = metrics
         self._ttl = ttl
@@ -56,14 +79,23 @@ class DocumentFetcher:
             self._assumed = DkTools()
             return self._assumed
 
-    async def get(self, names: list[str]) -> dict[str, Document]:
-        """Documents by name (names valid and unique), from the cache or fetched."""
-        found: dict[str, Document] = {}
-        cached_docs = await self._store.get_many([keys.DOC.key(name) for name in names], _DOCUMENT)
-        for name, cached in zip(names, cached_docs, strict=True):
-            self._metrics.cache("document", cached is not None)
-            if cached is not None:
-                found[name] = cached
+    async def get(self, names: list[str], *, read_store: bool = True) -> dict[str, Document]:
+        """Documents by name (names valid and unique), from the cache or fetched.
+        `read_store=False`: the store was just found not to have them (their titles were
+        missing, and a page and its title are kept together): fetch without looking."""
+        found = self._from_recent(names)
+        for _ in found:
+            self._metrics.cache("document", True)
+        unread = [name for name in names if name not in found]
+        if unread and read_store:
+            cached_docs = await self._store.get_many(
+                [keys.DOC.key(name) for name in unread], _DOCUMENT
+            )
+            for name, cached in zip(unread, cached_docs, strict=True):
+                self._metrics.cache("document", cached is not None)
+                if cached is not None:
+                    found[name] = cached
+                    self._keep_recent(name, cached)
         missing = [n for n in names if n not in found]
         if missing:
             key = "\n".join(missing)
@@ -72,20 +104,25 @@ class DocumentFetcher:
 
     async def titles(self, names: list[str]) -> dict[str, str]:
         """Titles of the documents that could be had in time; never fails the caller."""
-        titles: dict[str, str] = {}
+        titles = {name: doc.title for name, doc in self._from_recent(names).items() if doc.title}
         missing = []
-        cached_titles = await self._store.get_many([keys.TITLE.key(name) for name in names], TEXT)
-        for name, title in zip(names, cached_titles, strict=True):
+        unread = [name for name in names if name not in titles]
+        cached_titles = (
+            await self._store.get_many([keys.TITLE.key(name) for name in unread], TEXT)
+            if unread
+            else []
+        )
+        for name, title in zip(unread, cached_titles, strict=True):
             self._metrics.cache("title", title is not None)
             if title is None:
                 missing.append(name)
-            else:
+            elif title:  # "": the page is known to have no title
                 titles[name] = title
         if not missing:
             return titles
         try:
             async with asyncio.timeout(self._budget()):
-                documents = await self.get(missing)
+                documents = await self.get(missing, read_store=False)
         except (GdocsError, TimeoutError) as exc:
             # titles are a nicety: the answer goes out with titles made from the URLs
             logger.info("titles unavailable (%s); deriving them from URLs", exc or "timeout")
@@ -119,12 +156,35 @@ class DocumentFetcher:
         }
         writes: list[Op] = []  # the documents and their titles: one store write
         for name, doc in result.items():
+            self._keep_recent(name, doc)
             writes.append(Op.set(keys.DOC.key(name), doc, _DOCUMENT, self._ttl))
-            if doc.title:
-                writes.append(Op.set(keys.TITLE.key(name), doc.title, TEXT, self._ttl))
-        if writes:
+            # kept even when empty: a title that is missing means the page is not kept
+            writes.append(Op.set(keys.TITLE.key(name), doc.title, TEXT, self._ttl))
+        if self._behind is not None:
+            self._behind.add(writes)
+        elif writes:
             await self._store.batch(writes)
         return result
+
+    def _from_recent(self, names: list[str]) -> dict[str, Document]:
+        now, found = self._now(), {}
+        for name in names:
+            kept = self._recent.get(name)
+            if kept is not None and kept[0] > now:
+                found[name] = kept[1]
+        return found
+
+    def _keep_recent(self, name: str, doc: Document) -> None:
+        old = self._recent.pop(name, None)
+        if old is not None:
+            self._recent_chars -= len(old[1].content)
+        if len(doc.content) > RECENT_CHARS // 4:
+            return  # one huge page would push every other one out
+        self._recent[name] = (self._now() + min(RECENT_SECONDS, self._ttl), doc)
+        self._recent_chars += len(doc.content)
+        while len(self._recent) > RECENT_PAGES or self._recent_chars > RECENT_CHARS:
+            _, (_, dropped) = self._recent.popitem(last=False)
+            self._recent_chars -= len(dropped.content)
 
     async def _get_batch(self, tool: str, names: list[str]) -> list[DocumentOutput]:
         data = await timed_call(

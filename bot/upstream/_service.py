@@ -17,7 +17,7 @@ from bot.models import Answer, Document, Fallback, ServerStatus
 from bot.names import normalize_doc_ref
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
-from bot.store import ModelCodec, SharedFlight, Store
+from bot.store import ModelCodec, SharedFlight, Store, WriteBehind
 from bot.text import clean_language, clean_query
 from bot.upstream._answering import Answering, OnWait
 from bot.upstream._auth import Auth
@@ -55,6 +55,7 @@ class GoogleDocsService:
         quota: AnswerQuota,
         metrics: Metrics,
         clock: Callable[[], datetime],
+        behind: WriteBehind | None = None,
     ) -> None:
         self._config = config
         self._transport = transport
@@ -68,7 +69,7 @@ class GoogleDocsService:
         self.quota = quota
         self._timeout = config.timeout
         self._documents = DocumentFetcher(
-            dk, store, metrics, ttl=config.document_ttl, timeout=self._timeout
+            dk, store, metrics, ttl=config.document_ttl, timeout=self._timeout, behind=behind
         )
         self._work = Answering(
             config,
@@ -86,6 +87,7 @@ class GoogleDocsService:
             timeout=config.verify_timeout,
             max_query_chars=config.max_query_chars,
             keep_for=self._work.keep_for,
+            behind=behind,
         )
         # a replica that dies while computing holds the others back no longer than this
         self._flights = SharedFlight(store, lock_ttl=self._timeout)

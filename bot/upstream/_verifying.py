@@ -13,7 +13,7 @@ from bot.errors import GdocsError, InvalidInput
 from bot.models import Answer, SnippetResult, Verification
 from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref
 from bot.observability.metrics import Metrics
-from bot.store import ModelCodec, Store, StoreError
+from bot.store import ModelCodec, Op, Store, StoreError, WriteBehind
 from bot.text import clean_query
 from bot.upstream._question_key import question_key
 from bot.upstream._retrieval import DocumentFetcher
@@ -43,7 +43,9 @@ class Verifier:
         timeout: float,
         max_query_chars: int,
         keep_for: Callable[[Answer], float],
+        behind: WriteBehind | None = None,
     ) -> None:
+        self._behind = behind
         self._documents = documents
         self._store = store
         self._metrics = metrics
@@ -103,6 +105,9 @@ class Verifier:
             return  # a cached answer is not kept again: that would stretch its TTL
         try:
             key = "answer:" + question_key(clean_query(answer.query, self._max_query_chars))
+            if self._behind is not None:  # nobody waits for it: it rides the next batch
+                self._behind.add([Op.set(key, answer, _ANSWER, seconds)])
+                return
             await self._store.set(key, answer, _ANSWER, seconds)
         except (StoreError, InvalidInput) as exc:
             logger.info("checked answer not cached: %s", exc)

@@ -2,14 +2,21 @@
 a restart keeps them: key `channel:<id>` → `ChannelSettings`, kept CHANNEL_SETTINGS_RETENTION_DAYS
 after the last change (each change writes it again; going back to every default deletes it).
 
-The bot hears every message in every channel it is in, so the settings are read through a
-short per-process cache (CACHE_SECONDS, at most MAX_CACHED channels): a change made on
-another replica is seen within that, one made here at once. A store that does not answer
-reads as the defaults (and ANSWER_CHANNELS), never as an error on the hot path.
+The bot hears every message in every channel it is in, and most channels have no settings,
+so a question must not cost a store read to learn that. Each process keeps a copy of *all*
+the stored settings (a scan of `channel:`, at most MAX_SNAPSHOT of them) together with the
+store's change counter (`channels:generation`, raised by every change). It reads the counter
+at most every CACHE_SECONDS and scans again only when it moved: a change made on another
+replica is seen within CACHE_SECONDS, one made here at once, and a question costs no store
+call. Past MAX_SNAPSHOT channels with settings the copy could not be complete: then each
+channel is read on its own through a short cache (at most MAX_CACHED channels), as before.
+A store that does not answer reads as the last copy, or the defaults (and ANSWER_CHANNELS),
+never as an error on the hot path.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -19,11 +26,14 @@ from pydantic import TypeAdapter
 
 from bot import keys
 from bot.channels import ChannelSettings
-from bot.store import AdapterCodec, Store, StoreError
+from bot.store import AdapterCodec, Op, Store, StoreError
 
 CACHE_SECONDS = 10.0
 MAX_CACHED = 10_000
+#: the most channels with settings one process keeps a complete copy of
+MAX_SNAPSHOT = 10_000
 _CODEC = AdapterCodec(TypeAdapter(ChannelSettings))
+_GENERATION = keys.CHANNEL_GENERATION.key("generation")
 
 
 class ChannelSettingsStore:
@@ -43,6 +53,11 @@ class ChannelSettingsStore:
         self._cache_seconds = cache_seconds
         self._clock = clock
         self._cache: OrderedDict[str, tuple[float, ChannelSettings]] = OrderedDict()
+        #: every stored setting as of `_generation` (None: not read yet, or too many)
+        self._snapshot: dict[str, ChannelSettings] | None = None
+        self._generation: int | None = None
+        self._checked_until = float("-inf")
+        self._refreshing: asyncio.Task[None] | None = None
 
     def is_fixed_auto(self, channel: str) -> bool:
         return channel in self.answer_channels
@@ -51,6 +66,10 @@ class ChannelSettingsStore:
         """What applies in `channel` now (ANSWER_CHANNELS included), from the cache when it
         was read less than CACHE_SECONDS ago. Never raises."""
         now = self._clock()
+        if now >= self._checked_until:
+            await self._refresh()
+        if self._snapshot is not None:
+            return self._effective(channel, self._snapshot.get(channel, ChannelSettings()))
         cached = self._cache.get(channel)
         if cached is not None and cached[0] > now:
             return self._effective(channel, cached[1])
@@ -69,11 +88,18 @@ class ChannelSettingsStore:
 
     async def save(self, channel: str, settings: ChannelSettings) -> None:
         """Store `settings` for `channel` (StoreError when the store does not take it)."""
-        if settings.is_default:
-            await self._store.delete(_key(channel))
-        else:
-            await self._store.set(_key(channel), settings, _CODEC, self._retention)
+        change = (
+            Op.delete(_key(channel))
+            if settings.is_default
+            else Op.set(_key(channel), settings, _CODEC, self._retention)
+        )
+        # the counter tells the other replicas to read the settings again
+        await self._store.batch([change, Op.incr(_GENERATION, 1, self._retention)])
         self._remember(channel, settings, self._clock())
+        if self._snapshot is not None:
+            self._snapshot.pop(channel, None)
+            if not settings.is_default:
+                self._snapshot[channel] = settings
 
     async def of_many(self, channels: Iterable[str]) -> dict[str, ChannelSettings]:
         """The channels among `channels` that have settings (stored or ANSWER_CHANNELS)."""
@@ -90,6 +116,27 @@ class ChannelSettingsStore:
                 shown[channel] = self._effective(channel, settings or ChannelSettings())
         return shown
 
+    async def _refresh(self) -> None:
+        """The copy brought up to date: one refresh at a time, which every question
+        arriving meanwhile waits for (shielded: one asker giving up does not cancel it)."""
+        if self._refreshing is None:
+            self._refreshing = asyncio.ensure_future(self._reread())
+        await asyncio.shield(self._refreshing)
+
+    async def _reread(self) -> None:
+        try:
+            # incr by 0 is the store's one typed read of a counter
+            generation = await self._store.incr(_GENERATION, 0, self._retention)
+            if generation != self._generation or self._snapshot is None:
+                found = await self._store.scan(keys.CHANNEL.prefix, _CODEC, MAX_SNAPSHOT + 1)
+                self._snapshot = _complete(found)
+                self._generation = generation
+        except StoreError:
+            pass  # the copy it had (or a read per channel); tried again in CACHE_SECONDS
+        finally:
+            self._checked_until = self._clock() + self._cache_seconds
+            self._refreshing = None
+
     def _effective(self, channel: str, settings: ChannelSettings) -> ChannelSettings:
         return replace(settings, mode="auto") if self.is_fixed_auto(channel) else settings
 
@@ -102,3 +149,15 @@ class ChannelSettingsStore:
 
 def _key(channel: str) -> str:
     return keys.CHANNEL.key(channel)
+
+
+def _complete(found: list[tuple[str, ChannelSettings]]) -> dict[str, ChannelSettings] | None:
+    """Every channel's settings from a scan, or None when there were too many to keep."""
+    if len(found) > MAX_SNAPSHOT:
+        return None
+    prefix = keys.CHANNEL.prefix
+    return {
+        key.removeprefix(prefix): value
+        for key, value in found
+        if isinstance(value, ChannelSettings)
+    }

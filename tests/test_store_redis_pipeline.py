@@ -1,0 +1,275 @@
+"""The Redis store's auto-pipelining against a real redis-server: many callers on one
+connection, the commands of one loop iteration in one write, each caller its own reply or
+its own error, and a restarted or stalled server survived."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import ipaddress
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from bot.store import (
+    TEXT,
+    CountingStore,
+    RedisStore,
+    ResilientStore,
+    StoreError,
+    open_store,
+    redis_store,
+)
+from tests.fakes.redis_server import RedisServer, _free_port, require_redis_server
+
+
+@pytest.fixture
+async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
+    opened = redis_store(redis_server.url, prefix="gdocs:")
+    await opened.ping()  # connected: the tests below count writes, not the handshake
+    yield opened
+    await opened.aclose()
+
+
+@pytest.fixture
+def inspect(redis_server: RedisServer) -> Iterator[redis.Redis]:
+    """A plain client to look at the server directly."""
+    client = redis.Redis(port=redis_server.port)
+    yield client
+    client.close()
+
+
+async def _get(store: RedisStore, key: str) -> str | None:
+    return await store.get(key, TEXT)
+
+
+def _other_clients(inspect: redis.Redis) -> int:
+    """Connections to the server other than `inspect`'s own."""
+    mine = inspect.client_id()
+    return sum(1 for client in inspect.client_list() if int(client["id"]) != mine)
+
+
+async def test_300_concurrent_calls_all_reach_redis_on_one_connection(
+    store: RedisStore, inspect: redis.Redis
+) -> None:
+    """300 questions at once (more than the old pool's 50): none is served by the fallback."""
+    counted = CountingStore(store)
+    resilient = ResilientStore(counted, timeout=0.5)
+    added = await asyncio.gather(
+        *(resilient.add(f"lease:E{i}", "owner", TEXT, ttl=60) for i in range(300))
+    )
+    assert all(added)
+    assert resilient.up is True
+    assert 300 == counted.round_trips
+    assert 300 == len(inspect.keys("gdocs:lease:E*"))
+    assert b"owner" == inspect.get("gdocs:lease:E299")
+    assert 1 == _other_clients(inspect)
+
+
+async def test_commands_issued_together_share_one_write(
+    store: RedisStore, inspect: redis.Redis
+) -> None:
+    """50 reads issued in one loop iteration go out as one pipeline, 50 commands in it."""
+    await store.set("answer:q", "cached", TEXT, ttl=60)
+    inspect.config_resetstat()
+    pipelines, commands = store.pipe.pipelines, store.pipe.commands
+    found = await asyncio.gather(*(_get(store, "answer:q") for _ in range(50)))
+    assert ["cached"] * 50 == found
+    assert 1 == store.pipe.pipelines - pipelines
+    assert 50 == store.pipe.commands - commands
+    assert 50 == inspect.info("commandstats")["cmdstat_get"]["calls"]
+
+
+async def test_a_pipeline_longer_than_the_bound_is_split(store: RedisStore) -> None:
+    """600 calls at once: three writes of at most 256 commands, every reply to its caller."""
+    pipelines = store.pipe.pipelines
+    await asyncio.gather(*(store.set(f"k{i}", str(i), TEXT, ttl=60) for i in range(600)))
+    found = await asyncio.gather(*(_get(store, f"k{i}") for i in range(600)))
+    assert [str(i) for i in range(600)] == found
+    assert 6 == store.pipe.pipelines - pipelines
+
+
+async def test_one_failing_command_fails_only_its_caller(
+    store: RedisStore, inspect: redis.Redis
+) -> None:
+    """A window key holding a string (WRONGTYPE): that read fails; its neighbours do not."""
+    inspect.set("gdocs:~window:rate:U1", "not a sorted set", px=60_000)
+    await store.set("answer:q", "cached", TEXT, ttl=60)
+    await store.incr("quota:warm", 1, ttl=60)  # the script loaded: EVALSHA, no NOSCRIPT
+    pipelines = store.pipe.pipelines
+    results = await asyncio.gather(
+        _get(store, "answer:q"),
+        store.window_events("rate:U1", window=60, now=1000.0),
+        store.incr("quota:day", 1, ttl=60),
+        _get(store, "answer:q"),
+        return_exceptions=True,
+    )
+    assert 1 == store.pipe.pipelines - pipelines
+    assert "cached" == results[0]
+    assert isinstance(results[1], StoreError)
+    assert "WRONGTYPE" in str(results[1])
+    assert 1 == results[2]
+    assert "cached" == results[3]
+
+
+async def test_a_caller_that_gave_up_leaves_the_replies_in_order(store: RedisStore) -> None:
+    """A read that timed out behind a slow script: the next callers get their own values."""
+    await store.set("a", "A", TEXT, ttl=60)
+    await store.set("b", "B", TEXT, ttl=60)
+    spin = "local t = redis.call('TIME'); local s = t[1] * 1e6 + t[2]\n"
+    spin += "repeat t = redis.call('TIME') until t[1] * 1e6 + t[2] - s > 200000\nreturn 1"
+    slow = asyncio.ensure_future(store.pipe.call("EVAL", spin, 0))
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(_get(store, "a"), timeout=0.05)
+    assert 1 == await slow
+    assert ["B", "A"] == list(await asyncio.gather(_get(store, "b"), _get(store, "a")))
+
+
+async def test_a_restarted_server_still_serves_scripts() -> None:
+    """The server restarts (its connection dropped, its scripts forgotten): the next calls
+    reconnect, reload the scripts (NOSCRIPT) and succeed."""
+    server = RedisServer().start()
+    store = redis_store(server.url, prefix="gdocs:")
+    try:
+        await store.set("pause:aq", "on", TEXT, ttl=60)
+        assert await store.replace("pause:aq", "on", "off", TEXT, ttl=60) is True
+        server.stop()
+        server.start()
+        await store.set("pause:aq", "off", TEXT, ttl=60)
+        assert await store.replace("pause:aq", "off", "on", TEXT, ttl=60) is True
+        assert "on" == await _get(store, "pause:aq")
+        assert 3 == await store.incr("quota:day", 3, ttl=60)
+    finally:
+        await store.aclose()
+        server.kill()
+
+
+async def test_a_stalled_server_fails_the_waiting_calls_then_recovers() -> None:
+    """redis-server frozen (SIGSTOP): calls fail with StoreError after the socket timeout,
+    not never; once it runs again, the next call is served on a fresh connection."""
+    server = RedisServer().start()
+    assert server._proc is not None
+    store = RedisStore.connect(host="127.0.0.1", port=server.port, socket_timeout=0.2)
+    try:
+        await store.set("answer:q", "a", TEXT, ttl=60)
+        os.kill(server._proc.pid, signal.SIGSTOP)
+        try:
+            async with asyncio.timeout(3):
+                with pytest.raises(StoreError, match="no reply from Redis"):
+                    await _get(store, "answer:q")
+        finally:
+            os.kill(server._proc.pid, signal.SIGCONT)
+        assert "a" == await _get(store, "answer:q")
+    finally:
+        await store.aclose()
+        server.kill()
+
+
+async def test_calls_after_close_fail_cleanly(redis_server: RedisServer) -> None:
+    """A closed store raises StoreError (one line), it does not hang or reconnect."""
+    store = redis_store(redis_server.url, prefix="gdocs:")
+    await store.set("answer:q", "a", TEXT, ttl=60)
+    await store.aclose()
+    with pytest.raises(StoreError, match="closed"):
+        await _get(store, "answer:q")
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 (its own CA) and its key, as PEM files in `folder`."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "gdocs-test-redis")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_file, key_file
+
+
+def _answers_over_tls(port: int, ca: Path) -> bool:
+    context = ssl.create_default_context(cafile=str(ca))
+    try:
+        with (
+            socket.create_connection(("127.0.0.1", port), timeout=0.5) as raw,
+            context.wrap_socket(raw, server_hostname="127.0.0.1") as conn,
+        ):
+            conn.sendall(b"*1\r\n$4\r\nPING\r\n")
+            return conn.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def tls_redis(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """A redis-server serving TLS only, on a free port: (port, its CA certificate)."""
+    binary = require_redis_server()
+    cert, key = _self_signed(tmp_path)
+    port = _free_port()
+    command = [binary, "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1"]
+    command += ["--tls-cert-file", str(cert), "--tls-key-file", str(key)]
+    command += ["--tls-ca-cert-file", str(cert), "--tls-auth-clients", "no"]
+    command += ["--save", "", "--appendonly", "no", "--dir", str(tmp_path)]
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        give_up = time.monotonic() + 10
+        while not _answers_over_tls(port, cert):
+            if time.monotonic() > give_up:
+                raise RuntimeError("redis-server with TLS did not answer within 10 s")
+            try:  # a short wait that also notices a server that exited (built without TLS)
+                code = proc.wait(timeout=0.05)
+            except subprocess.TimeoutExpired:
+                continue
+            pytest.skip(f"this redis-server does not serve TLS (it exited with {code})")
+        yield port, cert
+    finally:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+async def test_rediss_serves_the_pipeline_over_tls(tls_redis: tuple[int, Path]) -> None:
+    """rediss:// with the server's CA: the same pipelined calls, over TLS."""
+    port, cert = tls_redis
+    url = f"rediss://127.0.0.1:{port}/0?ssl_ca_certs={cert}"
+    store = await open_store(url, prefix="gdocs:", max_entries=10)
+    try:
+        assert store.tls is True  # type: ignore[attr-defined]
+        added = await asyncio.gather(
+            *(store.add(f"lease:E{i}", "owner", TEXT, ttl=60) for i in range(100))
+        )
+        assert all(added)
+        assert await store.replace("lease:E1", "owner", "done", TEXT, ttl=60) is True
+        assert "done" == await store.get("lease:E1", TEXT)
+    finally:
+        await store.aclose()

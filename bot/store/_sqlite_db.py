@@ -28,6 +28,8 @@ V = TypeVar("V")
 
 _INTEGER = re.compile(rb"-?[0-9]{1,18}")
 
+#: bytes the WAL file is cut back to when it starts over (PRAGMA journal_size_limit)
+JOURNAL_SIZE_LIMIT = 4 << 20
 # SQLite's limit on bound parameters is far higher; this keeps statements small
 _KEYS_PER_STATEMENT = 200
 
@@ -98,6 +100,9 @@ class Db(GroupCommit):
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
             # NORMAL in WAL mode: a power cut may lose the last commits, never corrupt the file
             conn.execute("PRAGMA synchronous = NORMAL")
+            # when a writer starts the WAL over, its file is cut back to this size: the file
+            # stays bounded without a TRUNCATE checkpoint, which would hold writers off
+            conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
             conn.executescript(SCHEMA)
             (found,) = conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
             if found != str(SCHEMA_VERSION):

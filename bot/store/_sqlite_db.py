@@ -70,15 +70,6 @@ class NewerSchema(Exception):
 class Db(GroupCommit):
     """The store's statements on one connection. `now` is the store clock, passed in."""
 
-    def __init__(
-        self,
-        conn: sqlite3.Connection,
-        *,
-        max_entries: int,
-        sweep_every: float,
-    ) -> None:
-        super().__init__(conn, max_entries=max_entries, sweep_every=sweep_every)
-
     @classmethod
     def connect(
         cls,

@@ -132,16 +132,15 @@ class AnswerQuota:
         reset = next_pacific_midnight(now)
         ttl = day_ttl(now, reset)
         user_key = self._user_key(day, user)
-        counted = [user_key] if user_key is not None else []
-        if self._behind is not None:  # no day limit: the day's count decides nothing
-            self._behind.add([Op.incr(day_key(day), 1, ttl)])
-        else:
-            counted.append(day_key(day))
-        # the person's and the day's counts in one round trip
-        results = await self._store.batch([Op.incr(k, 1, ttl) for k in counted]) if counted else []
-        used = dict(zip(counted, (v if isinstance(v, int) else 0 for v in results), strict=True))
+        counted = [key for key in (user_key, day_key(day)) if key is not None]
+        # the person's and the day's counts in one round trip; with no day limit the day's
+        # count decides nothing and rides a later batch
+        now_keys = counted if self._behind is None else counted[:-1]
         if self._behind is not None:
-            counted.append(day_key(day))  # given back with the rest on a refusal
+            self._behind.add([Op.incr(day_key(day), 1, ttl)])
+        ops = [Op.incr(key, 1, ttl) for key in now_keys]
+        results = await self._store.batch(ops) if ops else []
+        used = dict(zip(now_keys, (v if isinstance(v, int) else 0 for v in results), strict=True))
         if user_key is not None and used[user_key] > self.config.per_user_per_day:
             await self._give_back(counted, ttl)
             return Refusal("user", reset, limit_value=self.config.per_user_per_day)

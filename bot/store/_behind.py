@@ -42,8 +42,6 @@ class WriteBehind:
         self._pending: list[Op] = []
         self._timer: asyncio.TimerHandle | None = None
         self._flushing: set[asyncio.Task[None]] = set()
-        #: batches written by this object itself (not those that rode a done batch)
-        self.flushes = 0
 
     @property
     def pending(self) -> int:
@@ -91,8 +89,6 @@ class WriteBehind:
             await self._store.batch(ops)
         except StoreError as exc:
             logger.debug("%d deferred writes not kept: %s", len(ops), exc.message)
-            return
-        self.flushes += 1
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:

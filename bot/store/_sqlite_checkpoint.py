@@ -57,7 +57,6 @@ class Checkpointer:
         self._signalled = 0
         self._checked = 0
         self._stop = False
-        self._page_size = 4096
         #: True while a TRUNCATE checkpoint holds writers off; `resume` is called after it
         self.holding = False
         self.resume: Callable[[], None] = _nothing
@@ -84,7 +83,6 @@ class Checkpointer:
 
     def _run(self) -> None:
         try:
-            self._page_size = self._db.page_size()
             while not self._stop:
                 self._wake.wait(self._interval)
                 self._wake.clear()

@@ -123,9 +123,6 @@ class Db(GroupCommit):
         """Read the file (an unreadable or vanished file raises)."""
         self._conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
 
-    def page_size(self) -> int:
-        return int(self._conn.execute("PRAGMA page_size").fetchone()[0])
-
     def checkpoint(self, mode: str) -> tuple[int, int, int]:
         """`PRAGMA wal_checkpoint(mode)`: (busy, frames in the WAL, frames checkpointed)."""
         row = self._conn.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()

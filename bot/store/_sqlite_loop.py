@@ -32,7 +32,7 @@ from typing import Any
 from bot.store._sqlite_checkpoint import Checkpointer
 from bot.store._sqlite_db import Db
 from bot.store._sqlite_group import Busy
-from bot.store._sqlite_writer import MAX_GROUP, Job, Writer
+from bot.store._sqlite_writer import MAX_GROUP, Job, Writer, resolve
 
 logger = logging.getLogger(__name__)
 
@@ -121,13 +121,7 @@ class LoopWriter:
         self.groups += 1
         self.jobs += len(group)
         self.checkpointer.wrote(len(group))
-        for (_, future), result in zip(group, results, strict=True):
-            if future.done():  # the caller gave up (a timeout): the write is in the file anyway
-                continue
-            if isinstance(result, BaseException):
-                future.set_exception(result)
-            else:
-                future.set_result(result)
+        resolve([(future, result) for (_, future), result in zip(group, results, strict=True)])
 
     def _resume_soon(self) -> None:
         """From the checkpointer's thread: its TRUNCATE is over."""

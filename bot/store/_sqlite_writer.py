@@ -97,12 +97,13 @@ class Writer:
             by_loop.setdefault(loop, []).append((future, result))
         for loop, done in by_loop.items():
             try:  # one wake-up of the loop per group, not one per caller
-                loop.call_soon_threadsafe(_resolve, done)
+                loop.call_soon_threadsafe(resolve, done)
             except RuntimeError:  # that loop is closed: nobody is waiting any more
                 continue
 
 
-def _resolve(done: list[tuple[asyncio.Future[Any], object]]) -> None:
+def resolve(done: list[tuple[asyncio.Future[Any], object]]) -> None:
+    """Each waiting caller gets its write's result or error (on the callers' loop)."""
     for future, result in done:
         if future.done():  # the caller gave up (a timeout): the write is on disk anyway
             continue

@@ -4,6 +4,7 @@ files it must refuse at start-up (one line naming STATE_URL)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sqlite3
 import stat
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import JSON, TEXT, SqliteStore, StoreConfigError, open_store
+from bot.store import JSON, TEXT, Op, SqliteStore, StoreConfigError, open_store
 from tests.store_backends import FakeClock
 
 
@@ -97,6 +98,19 @@ async def test_two_stores_on_one_file_give_each_claim_to_exactly_one(tmp_path: P
         await second.aclose()
 
 
+async def _swept(store: SqliteStore) -> None:
+    """Wait for the sweep the last write started."""
+    sweeping = store.sweeping
+    assert sweeping is not None, "the write started no sweep"
+    await asyncio.wait_for(sweeping, timeout=5)
+
+
+def _keys(path: Path, table: str = "entries") -> list[str]:
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        query = f"SELECT key FROM {table} ORDER BY key"  # noqa: S608 (the test's own names)
+        return [key for (key,) in raw.execute(query)]
+
+
 async def test_expired_rows_are_swept_from_the_file(tmp_path: Path) -> None:
     """Expired rows do not stay in the file: a write after the sweep interval deletes them."""
     clock = FakeClock()
@@ -104,12 +118,82 @@ async def test_expired_rows_are_swept_from_the_file(tmp_path: Path) -> None:
     try:
         for i in range(20):
             await store.set(f"answer:{i}", i, JSON, ttl=10)
+            await store.hit(f"quota:{i}", 5, 10, clock())
         clock.advance(61)
         await store.set("answer:fresh", 1, JSON, ttl=10)
-        with sqlite3.connect(tmp_path / "s.db") as raw:
-            assert [("answer:fresh",)] == raw.execute("SELECT key FROM entries").fetchall()
+        await _swept(store)
+        assert ["answer:fresh"] == _keys(tmp_path / "s.db")
+        assert [] == _keys(tmp_path / "s.db", "windows")
     finally:
         await store.aclose()
+
+
+async def test_a_sweep_keeps_rows_written_again_while_it_ran(tmp_path: Path) -> None:
+    """A row found expired and then written again before the sweep's delete stays."""
+    clock = FakeClock()
+    store = await _open(tmp_path / "s.db", clock, sweep_every=60)
+    try:
+        await store.set("answer:a", 1, JSON, ttl=10)
+        await _swept(store)
+        clock.advance(61)
+        await store.set("answer:b", 2, JSON, ttl=10)  # starts a sweep, which finds answer:a
+        await store.set("answer:a", 3, JSON, ttl=100)
+        await _swept(store)
+        assert 3 == await store.get("answer:a", JSON)
+    finally:
+        await store.aclose()
+
+
+async def test_a_long_backlog_of_expired_rows_is_swept_batch_after_batch(tmp_path: Path) -> None:
+    """More expired rows than one batch: each following write sweeps another batch."""
+    clock = FakeClock()
+    store = await _open(tmp_path / "s.db", clock, sweep_every=60)
+    try:
+        await store.batch([Op.set(f"answer:{i:04}", i, JSON, ttl=10) for i in range(1200)])
+        await _swept(store)
+        clock.advance(61)
+        for n in range(3):
+            await store.set(f"answer:fresh{n}", n, JSON, ttl=100)
+            await _swept(store)
+        assert ["answer:fresh0", "answer:fresh1", "answer:fresh2"] == _keys(tmp_path / "s.db")
+    finally:
+        await store.aclose()
+
+
+async def test_a_namespace_never_holds_more_than_max_entries(tmp_path: Path) -> None:
+    """Writing far past the bound: the file never holds more rows than max_entries in the
+    namespace, and the most recently written ones are those kept."""
+    store = await SqliteStore.open(tmp_path / "s.db", max_entries=200, clock=FakeClock())
+    try:
+        with contextlib.closing(sqlite3.connect(tmp_path / "s.db")) as raw:
+            for i in range(1000):
+                await store.set(f"answer:{i:04}", i, JSON, ttl=60)
+                (rows,) = raw.execute("SELECT count(*) FROM entries").fetchone()
+                assert rows <= 200
+        kept = _keys(tmp_path / "s.db")
+        assert len(kept) >= 198
+        assert kept[-1] == "answer:0999"
+        assert all(key >= "answer:0800" for key in kept)
+    finally:
+        await store.aclose()
+
+
+async def test_rows_another_process_adds_are_bounded_within_a_second(tmp_path: Path) -> None:
+    """Another process (here a store with a larger bound) fills the namespace: this store's
+    first write over a second later brings it back within its own bound."""
+    clock = FakeClock()
+    ours = await SqliteStore.open(tmp_path / "s.db", max_entries=100, clock=clock)
+    theirs = await SqliteStore.open(tmp_path / "s.db", max_entries=10_000, clock=clock)
+    try:
+        await ours.set("answer:ours", 0, JSON, ttl=600)
+        await theirs.batch([Op.set(f"answer:{i:03}", i, JSON, ttl=600) for i in range(300)])
+        clock.advance(1.5)
+        await ours.set("answer:later", 1, JSON, ttl=600)
+        assert len(_keys(tmp_path / "s.db")) <= 100
+        assert 1 == await ours.get("answer:later", JSON)
+    finally:
+        await ours.aclose()
+        await theirs.aclose()
 
 
 async def test_the_file_is_readable_by_its_owner_only(tmp_path: Path) -> None:
@@ -177,6 +261,81 @@ async def test_a_file_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreConfigError) as caught:
         await _open(tmp_path / "state.db")
     assert "newer gdocs-bot" in str(caught.value)
+
+
+# version 1's schema script, as that version ran it on every open
+_SCHEMA_1 = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+INSERT OR IGNORE INTO meta VALUES ('schema', '1');
+CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, ns TEXT NOT NULL, value BLOB NOT NULL,
+    expires REAL NOT NULL, touched INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entries_lru ON entries (ns, touched);
+CREATE INDEX IF NOT EXISTS entries_expiry ON entries (expires);
+CREATE TABLE IF NOT EXISTS windows (key TEXT PRIMARY KEY, ns TEXT NOT NULL, events TEXT NOT NULL,
+    expires REAL NOT NULL, touched INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS windows_lru ON windows (ns, touched);
+CREATE INDEX IF NOT EXISTS windows_expiry ON windows (expires);
+CREATE TABLE IF NOT EXISTS sizes (tbl TEXT NOT NULL, ns TEXT NOT NULL, n INTEGER NOT NULL,
+    PRIMARY KEY (tbl, ns)) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS entries_in AFTER INSERT ON entries BEGIN
+    INSERT INTO sizes VALUES ('entries', NEW.ns, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_out AFTER DELETE ON entries BEGIN
+    UPDATE sizes SET n = n - 1 WHERE tbl = 'entries' AND ns = OLD.ns;
+END;
+CREATE TRIGGER IF NOT EXISTS windows_in AFTER INSERT ON windows BEGIN
+    INSERT INTO sizes VALUES ('windows', NEW.ns, 1) ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS windows_out AFTER DELETE ON windows BEGIN
+    UPDATE sizes SET n = n - 1 WHERE tbl = 'windows' AND ns = OLD.ns;
+END;
+"""
+
+
+def _schema_objects(path: Path) -> set[str]:
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        return {name for (name,) in raw.execute("SELECT name FROM sqlite_master")}
+
+
+async def test_a_version_1_file_is_brought_up_to_date_with_its_values(tmp_path: Path) -> None:
+    """A file the previous version wrote: its values and windows read the same, its triggers
+    and extra indexes are gone, and it says version 2 (so that version refuses it)."""
+    path = tmp_path / "state.db"
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        raw.executescript(_SCHEMA_1)
+        raw.execute("INSERT INTO entries VALUES ('answer:a', 'answer', ?, 1e12, 7)", (b'{"n":1}',))
+        raw.execute("INSERT INTO windows VALUES ('quota:u', 'quota', '[1e11]', 1e12, 8)")
+        raw.commit()
+    store = await _open(path)
+    try:
+        assert {"n": 1} == await store.get("answer:a", JSON)
+        assert [1e11] == await store.window_events("quota:u", 1e11, 1.5e11)
+        await store.set("answer:b", 2, JSON, ttl=60)
+    finally:
+        await store.aclose()
+    objects = _schema_objects(path)
+    assert {"entries_order", "windows_order"} <= objects
+    assert not objects & {"sizes", "entries_in", "entries_out", "entries_expiry", "entries_lru"}
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        assert [("2",)] == raw.execute("SELECT value FROM meta").fetchall()
+
+
+async def test_what_version_1_adds_to_a_newer_file_is_dropped_again(tmp_path: Path) -> None:
+    """Version 1 creates its triggers in a newer file before it refuses it: the next open
+    of this version drops them, and the values are still there."""
+    path = tmp_path / "state.db"
+    store = await _open(path)
+    await store.set("answer:a", 1, JSON, ttl=60)
+    await store.aclose()
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        raw.executescript(_SCHEMA_1)
+    assert "entries_in" in _schema_objects(path)
+    store = await _open(path)
+    try:
+        assert 1 == await store.get("answer:a", JSON)
+    finally:
+        await store.aclose()
+    assert not _schema_objects(path) & {"sizes", "entries_in", "windows_out", "entries_expiry"}
 
 
 async def test_a_closed_store_raises_store_error(tmp_path: Path) -> None:

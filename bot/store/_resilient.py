@@ -1,10 +1,11 @@
 """A store that never fails the bot: the shared store when it answers, per-process state when not.
 
 Every call to the primary (SQLite, Redis) is bounded by `timeout` (0.5 s by default, so
-Slack's 3 s acknowledgement is never at risk). A call that fails or times out is served by a
-local MemoryStore instead: claims succeed locally, caches miss, counters count locally. After
-a failure the primary is left alone for `retry_after` seconds (a circuit: an outage must not
-cost the timeout per call), then one call tries it again; the first success closes the circuit.
+Slack's 3 s acknowledgement is never at risk; one timer serves them all, see `_deadline`).
+A call that fails or times out is served by a local MemoryStore instead: claims succeed
+locally, caches miss, counters count locally. After a failure the primary is left alone for
+`retry_after` seconds (a circuit: an outage must not cost the timeout per call), then one
+call tries it again; the first success closes the circuit.
 An outage logs one warning and its end one info line, never a line per call.
 
 Deletes served locally during an outage are remembered (the last 10,000) and replayed on the
@@ -24,6 +25,7 @@ from typing import TypeVar
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
 from bot.store._api import Codec, Store, StoreError, T
+from bot.store._deadline import Deadlines
 from bot.store._memory import Clock, MemoryStore
 from bot.store._ops import Op
 
@@ -57,6 +59,7 @@ class ResilientStore:
         self._primary = primary
         self._fallback = fallback if fallback is not None else MemoryStore(max_entries=2_000)
         self._timeout = timeout
+        self._deadlines = Deadlines(timeout)
         self._retry_after = retry_after
         self._metrics = metrics
         self._url = redact_url(url if url is not None else f"{primary.kind}://")
@@ -102,8 +105,7 @@ class ResilientStore:
             return await call(self._fallback)
         probe = not self._up
         try:
-            async with asyncio.timeout(self._timeout):
-                result = await call(self._primary)
+            result = await self._deadlines.run(call(self._primary))
         except StoreError as exc:
             self._failed(op, exc.message)
             if replay_with is not None:

@@ -13,13 +13,16 @@ read the file while the bot writes); the loop never waits for a scan. Values are
 the bytes of their codec; a value that no longer decodes (written by another version) reads
 as absent. Every row has an expiry and every namespace a size bound (`max_entries`): past it
 the least recently used rows go. Expired rows read as absent at once and are deleted by a
-sweep that runs with the writes, at most every `sweep_every` seconds.
+sweep that a write starts, at most every `sweep_every` seconds: the reader's thread finds
+them, and a write job of the loop's next group deletes them (nothing waits for it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import logging
 import os
 import sqlite3
 import time
@@ -32,14 +35,16 @@ from bot.store._api import Codec, StoreConfigError, StoreError, T
 from bot.store._memory import Clock
 from bot.store._ops import Op, check
 from bot.store._sqlite_checkpoint import Checkpointer
-from bot.store._sqlite_db import Db, EncodedOp, NewerSchema
-from bot.store._sqlite_group import is_busy
+from bot.store._sqlite_db import Db, EncodedOp
+from bot.store._sqlite_group import SWEEP_BATCH, is_busy
 from bot.store._sqlite_loop import LoopWriter
-from bot.store._sqlite_schema import SCHEMA_VERSION
+from bot.store._sqlite_schema import SCHEMA_VERSION, NewerSchema
 from bot.store._sqlite_writer import Writer
 
 #: how long a TRUNCATE checkpoint waits for readers (it holds writers off meanwhile)
 _CHECKPOINT_BUSY_TIMEOUT = 0.2
+
+logger = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -57,6 +62,7 @@ class SqliteStore:
         *,
         path: Path,
         clock: Clock,
+        sweep_every: float,
     ) -> None:
         self._reader = reader
         #: key lookups and group commits, on the event loop's own thread (see `_key_read`)
@@ -65,6 +71,10 @@ class SqliteStore:
         self._executor = executor
         self._clock = clock
         self.path = path
+        self._sweep_every = sweep_every
+        self._next_sweep = 0.0
+        #: the sweep a write started, while it runs
+        self._sweeping: asyncio.Task[None] | None = None
 
     @property
     def writer(self) -> LoopWriter:
@@ -90,11 +100,7 @@ class SqliteStore:
         loop = asyncio.get_running_loop()
         where = await loop.run_in_executor(executor, Path(path).absolute)
         connect = functools.partial(
-            _connect,
-            where,
-            busy_timeout=busy_timeout,
-            max_entries=max_entries,
-            sweep_every=sweep_every,
+            _connect, where, busy_timeout=busy_timeout, max_entries=max_entries
         )
         try:
             # the fallback writer's connection first (it creates the schema); it is handed to
@@ -123,7 +129,9 @@ class SqliteStore:
         point.share_touches(written)
         checkpointer = Checkpointer(ckpt, where.with_name(where.name + "-wal"))
         writer = LoopWriter(point, Writer(written, clock), checkpointer, clock, loop)
-        return cls(reader, point, writer, executor, path=where, clock=clock)
+        return cls(
+            reader, point, writer, executor, path=where, clock=clock, sweep_every=sweep_every
+        )
 
     async def _read(self, op: str, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         loop = asyncio.get_running_loop()
@@ -150,6 +158,8 @@ class SqliteStore:
 
     async def _write(self, op: str, job: Callable[[Db], Any]) -> Any:
         """`job` in the writer's next group; returns once it is committed."""
+        if self._sweeping is None and self._clock() >= self._next_sweep:
+            self._start_sweep()
         try:
             return await self._writer.submit(job)
         except sqlite3.Error as exc:
@@ -215,15 +225,44 @@ class SqliteStore:
         return results
 
     async def sweep(self) -> None:
-        """Delete expired rows now (they already read as absent; this frees their space)."""
+        """Delete expired rows now, one batch per table (they already read as absent; this
+        frees their space)."""
+        await self._sweep(self._clock())
+
+    @property
+    def sweeping(self) -> asyncio.Task[None] | None:
+        """The sweep a write started, while it runs."""
+        return self._sweeping
+
+    async def _sweep(self, now: float) -> bool:
+        """True when a batch was full (more rows are waiting)."""
+        found = await self._read("sweep", self._reader.expired, now)
+        if any(found.values()):
+            await self._writer.submit(lambda db: db.delete_expired(found, now))
+        return any(len(keys) >= SWEEP_BATCH for keys in found.values())
+
+    def _start_sweep(self) -> None:
         now = self._clock()
-        await self._write("sweep", lambda db: db.sweep(now))
+        self._next_sweep = now + self._sweep_every
+        self._sweeping = asyncio.get_running_loop().create_task(self._sweep_in_background(now))
+
+    async def _sweep_in_background(self, now: float) -> None:
+        try:
+            if await self._sweep(now):
+                self._next_sweep = now  # more are waiting: the next write sweeps again
+        except (StoreError, sqlite3.Error, RuntimeError) as exc:  # closed, or a fault
+            logger.warning("the SQLite store's sweep of expired rows failed: %s", _one_line(exc))
+        finally:
+            self._sweeping = None
 
     async def ping(self) -> None:
         await self._read("ping", self._reader.ping)
 
     async def aclose(self) -> None:
         loop = asyncio.get_running_loop()
+        if self._sweeping is not None:  # short: one read, one write job
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeping
         try:
             self._writer.close()  # what is queued is committed now
             await loop.run_in_executor(self._executor, self._writer.fallback.close)
@@ -247,9 +286,7 @@ def _decode(codec: Codec[T], raw: bytes) -> T | None:
         return None
 
 
-def _connect(
-    path: Path, *, busy_timeout: float, max_entries: int, sweep_every: float, shared: bool = False
-) -> Db:
+def _connect(path: Path, *, busy_timeout: float, max_entries: int, shared: bool = False) -> Db:
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists():
         # the file may hold users' questions: readable by the bot's user only (SQLite gives
@@ -259,7 +296,6 @@ def _connect(
         str(path),
         busy_timeout=busy_timeout,
         max_entries=max_entries,
-        sweep_every=sweep_every,
         check_same_thread=not shared,
     )
 

@@ -3,9 +3,8 @@
 Rows carry their expiry (`expires`, seconds since the epoch) and a use stamp (`touched`)
 that orders them for eviction: the store clock in microseconds, bumped to stay increasing
 (so several processes on one file order roughly by time, and a file whose stamps are the
-older per-namespace counters reads the same; see `_sqlite_group`). Triggers keep a row count per
-namespace in `sizes`, so the size bound costs one lookup per namespace written in a group
-(checked after its jobs) instead of a count. Every statement that reads and then writes runs
+older per-namespace counters reads the same; see `_sqlite_group`, which keeps the size bound
+and the sweep). Every statement that reads and then writes runs
 inside BEGIN IMMEDIATE, so another process on the same file (a second bot, the CLI) cannot
 interleave with it.
 """
@@ -22,7 +21,7 @@ from typing import TypeVar
 
 from bot.store._api import namespace
 from bot.store._sqlite_group import GroupCommit
-from bot.store._sqlite_schema import SCHEMA, SCHEMA_VERSION
+from bot.store._sqlite_schema import prepare
 
 V = TypeVar("V")
 
@@ -33,7 +32,7 @@ JOURNAL_SIZE_LIMIT = 4 << 20
 # SQLite's limit on bound parameters is far higher; this keeps statements small
 _KEYS_PER_STATEMENT = 200
 
-# an upsert, never INSERT OR REPLACE: REPLACE deletes without firing the delete trigger
+# an upsert, not INSERT OR REPLACE (a delete and an insert: twice the index work)
 _PUT_ENTRY = """
 INSERT INTO entries (key, ns, value, expires, touched) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (key) DO UPDATE SET
@@ -59,14 +58,6 @@ class EncodedOp:
     only_if: int | None = None
 
 
-class NewerSchema(Exception):
-    """The file was written by a newer version of the bot."""
-
-    def __init__(self, found: str) -> None:
-        super().__init__(f"schema {found}")
-        self.found = found
-
-
 class Db(GroupCommit):
     """The store's statements on one connection. `now` is the store clock, passed in."""
 
@@ -77,7 +68,6 @@ class Db(GroupCommit):
         *,
         busy_timeout: float,
         max_entries: int,
-        sweep_every: float,
         check_same_thread: bool = True,
     ) -> Db:
         """`check_same_thread=False` for a connection opened in one thread and then used by
@@ -94,16 +84,13 @@ class Db(GroupCommit):
             # when a writer starts the WAL over, its file is cut back to this size: the file
             # stays bounded without a TRUNCATE checkpoint, which would hold writers off
             conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
-            conn.executescript(SCHEMA)
-            (found,) = conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
-            if found != str(SCHEMA_VERSION):
-                raise NewerSchema(found)
+            prepare(conn)
         except BaseException:
             if conn.in_transaction:
                 conn.rollback()
             conn.close()
             raise
-        return cls(conn, max_entries=max_entries, sweep_every=sweep_every)
+        return cls(conn, max_entries=max_entries)
 
     def never_wait(self) -> None:
         """For the event loop's connection: a lock another connection holds is an immediate
@@ -157,7 +144,7 @@ class Db(GroupCommit):
     def set(self, key: str, raw: bytes, expires: float, now: float) -> None:
         ns = namespace(key)
         self._conn.execute(_PUT_ENTRY, (key, ns, raw, expires, self.stamps.next(now)))
-        self._dirty[("entries", ns)] = None
+        self._wrote("entries", ns)
 
     def add(self, key: str, raw: bytes, expires: float, now: float) -> bool:
         ns = namespace(key)
@@ -165,7 +152,8 @@ class Db(GroupCommit):
             _PUT_ENTRY + " WHERE entries.expires <= ?",
             (key, ns, raw, expires, self.stamps.next(now), now),
         )
-        self._dirty[("entries", ns)] = None
+        if cursor.rowcount == 1:
+            self._wrote("entries", ns)
         return cursor.rowcount == 1
 
     def replace(self, key: str, expected: bytes, raw: bytes, expires: float, now: float) -> bool:
@@ -199,7 +187,7 @@ class Db(GroupCommit):
             value = amount
         ns = namespace(key)
         conn.execute(_PUT_ENTRY, (key, ns, str(value).encode(), expires, self.stamps.next(now)))
-        self._dirty[("entries", ns)] = None
+        self._wrote("entries", ns)
         return value
 
     def batch(self, ops: Sequence[EncodedOp], now: float) -> list[object]:
@@ -259,7 +247,7 @@ class Db(GroupCommit):
             _PUT_WINDOW,
             (key, ns, json.dumps(events), events[-1] + window, self.stamps.next(now)),
         )
-        self._dirty[("windows", ns)] = None
+        self._wrote("windows", ns)
         return None
 
     def unhit(self, key: str, at: float) -> bool:

@@ -4,8 +4,18 @@
 its caller. It also keeps the bounds: the use stamps that order rows for eviction (the store
 clock in microseconds, kept increasing; shared by the store's connections, and only used
 inside a write transaction, which SQLite lets one connection hold at a time), the reads'
-use recorded by the next write, the size bound checked once per namespace written in a
-group, and the sweep of expired rows.
+use recorded by the next write, and the size bound. The sweep of expired rows is in two
+halves: `expired` finds them (a read, on the store's reader thread) and `delete_expired`
+deletes them (a write job).
+
+The size bound is kept without counting rows on every write (a count per write, or
+triggers keeping one, cost more than the rest of a write): each namespace has an upper
+bound on its rows, the last count plus the writes since. Only when that bound passes
+`max_entries`, or the count is `_RECOUNT_EVERY` seconds old, are its rows counted (an
+index-only count); past `max_entries`, the least recently used rows go, down to 1 % under
+it, so a namespace at its bound is counted once per 1 % of writes, not on each. Committed
+rows never exceed `max_entries` for writes of this store; another process writing the same
+file is seen at the next count (within `_RECOUNT_EVERY` seconds of its writes).
 """
 
 from __future__ import annotations
@@ -15,8 +25,10 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-# a sweep deletes at most this many expired rows per table at a time, so it stays short
-_SWEEP_BATCH = 500
+#: a sweep deletes at most this many expired rows per table at a time, so it stays short
+SWEEP_BATCH = 500
+#: a namespace's rows are counted again when its count is this old (seconds) and it is written
+_RECOUNT_EVERY = 1.0
 # reads remembered for the use order until the next write; older ones are forgotten
 _MAX_PENDING_TOUCHES = 1000
 
@@ -59,31 +71,29 @@ class GroupCommit:
         conn: sqlite3.Connection,
         *,
         max_entries: int,
-        sweep_every: float,
     ) -> None:
         self._conn = conn
         self._max = max_entries
-        self._sweep_every = sweep_every
-        self._next_sweep = 0.0
+        #: rows evicted below the bound when it is passed, so the next count is not at once
+        self._slack = max_entries // 100
         self.stamps = Stamps(0)
-        #: (table, namespace) written in the current group: their size bound is checked once,
-        #: after the group's jobs
-        self._dirty: dict[tuple[str, str], None] = {}
+        #: (table, namespace) written in the current group, with the rows they may have added:
+        #: their size bound is checked once, after the group's jobs
+        self._dirty: dict[tuple[str, str], int] = {}
+        #: (table, namespace) -> (at most this many rows, counted at): shared with the other
+        #: writing connection, like the stamps
+        self._sizes: dict[tuple[str, str], tuple[int, float]] = {}
         #: keys read since the last write, oldest first: reads stay pure SELECTs (in WAL mode
         #: they never wait for a writer) and the next write transaction records their use
         self._touched: dict[str, None] = {}
         self._touch_lock = threading.Lock()
 
     def seed_stamps(self) -> None:
-        """Start the use stamps after the newest in the file (one indexed lookup per
+        """Start the use stamps after the newest in the file (two index lookups per
         namespace), so a clock behind the file's stamps still orders new uses last."""
-        row = self._conn.execute(
-            "SELECT max(COALESCE((SELECT max((SELECT max(touched) FROM entries"
-            " WHERE entries.ns = sizes.ns)) FROM sizes WHERE tbl = 'entries'), 0),"
-            " COALESCE((SELECT max((SELECT max(touched) FROM windows"
-            " WHERE windows.ns = sizes.ns)) FROM sizes WHERE tbl = 'windows'), 0))"
-        ).fetchone()
-        self.stamps.last = max(self.stamps.last, int(row[0]))
+        for table in ("entries", "windows"):
+            (newest,) = self._conn.execute(_NEWEST_STAMP.format(table=table)).fetchone()
+            self.stamps.last = max(self.stamps.last, int(newest or 0))
 
     def write(self, jobs: Sequence[Job], now: float) -> list[object]:
         """Run writes together in ONE transaction (group commit); a failing job (its result is
@@ -98,25 +108,18 @@ class GroupCommit:
                 raise Busy(str(exc)) from exc
             return [exc for _ in jobs]
         touched: list[str] = []
-        next_sweep = self._next_sweep
         try:
             touched = self._record_touches(conn, now)
-            self._sweep_if_due(conn, now)
             results = self._run(conn, jobs)
             if len(jobs) == 1 and isinstance(results[0], Exception):
                 # a lone job failed: nothing to commit (the reads' use is recorded next time)
-                conn.rollback()
-                self._retouch(touched)
-                self._next_sweep = next_sweep
+                self._roll_back(touched)
                 return results
-            for table, ns in self._dirty:
-                self._evict(conn, table, ns)
+            for (table, ns), added in self._dirty.items():
+                self._bound(conn, table, ns, added, now)
             conn.execute("COMMIT")
         except BaseException as exc:
-            if conn.in_transaction:
-                conn.rollback()
-            self._retouch(touched)
-            self._next_sweep = next_sweep
+            self._roll_back(touched)
             if not isinstance(exc, sqlite3.Error):
                 raise
             if is_busy(exc):
@@ -125,6 +128,18 @@ class GroupCommit:
         finally:
             self._dirty.clear()
         return results
+
+    def _roll_back(self, touched: list[str]) -> None:
+        if self._conn.in_transaction:
+            self._conn.rollback()
+        self._retouch(touched)
+        for written in self._dirty:  # counted in a transaction that is gone: count again
+            self._sizes.pop(written, None)
+
+    def _wrote(self, table: str, ns: str) -> None:
+        """A row of `ns` in `table` was written (perhaps added): for the size bound."""
+        written = (table, ns)
+        self._dirty[written] = self._dirty.get(written, 0) + 1
 
     def _run(self, conn: sqlite3.Connection, jobs: Sequence[Job]) -> list[object]:
         """Each job's result (a failing job's is its error). A lone job runs bare (the caller
@@ -166,6 +181,7 @@ class GroupCommit:
         self._touched = writer._touched
         self._touch_lock = writer._touch_lock
         self.stamps = writer.stamps
+        self._sizes = writer._sizes
 
     def _record_touches(self, conn: sqlite3.Connection, now: float) -> list[str]:
         """Give the keys read since the last write their place in the use order (returned, to
@@ -189,35 +205,55 @@ class GroupCommit:
                 self._touched.clear()
                 self._touched.update(dict.fromkeys([*keys, *later]))
 
-    def _evict(self, conn: sqlite3.Connection, table: str, ns: str) -> None:
-        """Past `max_entries` rows in `ns`, drop the least recently touched ones."""
-        row = conn.execute("SELECT n FROM sizes WHERE tbl = ? AND ns = ?", (table, ns)).fetchone()
-        excess = 0 if row is None else row[0] - self._max
-        if excess > 0:
+    def _bound(self, conn: sqlite3.Connection, table: str, ns: str, added: int, now: float) -> None:
+        """Keep `ns` within `max_entries` rows: counted only when its upper bound passes it
+        or its count is old; past it, the least recently touched rows go."""
+        known = self._sizes.get((table, ns))
+        if known is not None and known[0] + added <= self._max and now - known[1] < _RECOUNT_EVERY:
+            self._sizes[(table, ns)] = (known[0] + added, known[1])
+            return
+        (rows,) = conn.execute(f"SELECT count(*) FROM {table} WHERE ns = ?", (ns,)).fetchone()
+        if rows > self._max:
+            excess = rows - (self._max - self._slack)
             conn.execute(
                 f"DELETE FROM {table} WHERE key IN"
                 f" (SELECT key FROM {table} WHERE ns = ? ORDER BY touched LIMIT ?)",
                 (ns, excess),
             )
+            rows -= excess
+        self._sizes[(table, ns)] = (rows, now)
 
-    def _sweep_if_due(self, conn: sqlite3.Connection, now: float) -> None:
-        if now < self._next_sweep:
-            return
-        full = False
-        for table in ("entries", "windows"):
-            cursor = conn.execute(
-                f"DELETE FROM {table} WHERE key IN"
-                f" (SELECT key FROM {table} WHERE expires <= ? LIMIT {_SWEEP_BATCH})",
-                (now,),
+    def expired(self, now: float) -> dict[str, list[str]]:
+        """Keys of expired rows, at most `SWEEP_BATCH` per table (a read: their index holds
+        `expires`, so the values are not read)."""
+        return {
+            table: [
+                key
+                for (key,) in self._conn.execute(
+                    f"SELECT key FROM {table} INDEXED BY {table}_order WHERE expires <= ? LIMIT ?",
+                    (now, SWEEP_BATCH),
+                )
+            ]
+            for table in ("entries", "windows")
+        }
+
+    def delete_expired(self, found: dict[str, list[str]], now: float) -> None:
+        """Delete the rows `expired` found, unless written again since (a write job)."""
+        for table, keys in found.items():
+            self._conn.executemany(
+                f"DELETE FROM {table} WHERE key = ? AND expires <= ?", [(key, now) for key in keys]
             )
-            full = full or cursor.rowcount >= _SWEEP_BATCH
-        # a full batch means more are waiting: sweep again on the next write
-        self._next_sweep = now if full else now + self._sweep_every
 
-    def sweep(self, now: float) -> None:
-        """Drop expired rows now (one batch per table), in a job of `write`."""
-        self._next_sweep = 0.0
-        self._sweep_if_due(self._conn, now)
+
+# the newest stamp of a table: a skip scan over its namespaces, two index lookups each
+_NEWEST_STAMP = """
+WITH RECURSIVE names(ns) AS (
+    SELECT min(ns) FROM {table}
+    UNION ALL
+    SELECT (SELECT min(ns) FROM {table} WHERE ns > names.ns) FROM names WHERE ns IS NOT NULL
+)
+SELECT max((SELECT max(touched) FROM {table} WHERE {table}.ns = names.ns)) FROM names
+"""
 
 
 def _outcome(job: Job, db: Any) -> object:

@@ -17,6 +17,7 @@ docs service and Slack's client connect on first use.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -103,8 +104,16 @@ class Bot:
         return self.core.metrics
 
     async def refresh_metrics(self) -> None:
-        """Before each /metrics scrape: the quota's gauges, the store's call counts."""
+        """Before each /metrics scrape: the quota's gauges, the store's call counts, the
+        garbage collector's passes."""
         self.core.store_calls.publish(self.core.metrics)
+        for generation, stats in enumerate(gc.get_stats()):
+            self.core.metrics.set_counter(
+                "python_gc_collections_total",
+                "Garbage collector passes, per generation.",
+                stats["collections"],
+                generation=str(generation),
+            )
         await self.deps.quota.publish()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import logging
 import sys
@@ -89,6 +90,8 @@ def _run(argv: list[str] | None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse has printed usage (or --help)
         return exc.code if isinstance(exc.code, int) else 2
+    if args.command != "serve":  # serve turns it on once it listens (see bot.entry)
+        gc.enable()
     try:
         settings = load_settings()
     except ConfigError as exc:

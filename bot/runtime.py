@@ -143,6 +143,9 @@ class _Runtime:
         if not settings.socket_mode:
             web_app.add_routes([slack_events_route(bot.app)])
         await self._listen(web_app, stack)
+        # start-up ran without the garbage collector (bot.entry): what it built stays
+        gc.freeze()
+        gc.enable()
         # how late the loop runs (a render or a blocking call holding it): /metrics, /readyz
         readiness.loop_lag = LoopLagMonitor(bot.metrics)
         lag = asyncio.create_task(readiness.loop_lag.run(), name="event-loop-lag")

@@ -88,6 +88,8 @@ def collapse_whitespace(text: str) -> str:
 def without_invisible(text: str, *, keep: str = "") -> str:
     """`text` without control or format characters (zero-width ones included), except those
     in `keep`."""
+    if text.isascii() and text.isprintable():  # the usual text: nothing to drop, no lookups
+        return text
     return "".join(c for c in text if c in keep or unicodedata.category(c) not in _INVISIBLE)
 
 

@@ -50,7 +50,7 @@ def _declared() -> list[Requirement]:
 def test_project_needs_python_311_and_installs_the_gdocs_bot_command() -> None:
     """PEP 621 metadata: Python >= 3.11 and the `gdocs-bot` console script."""
     assert ">=3.11" == PROJECT["requires-python"]
-    assert "bot.cli:main" == PROJECT["scripts"]["gdocs-bot"]
+    assert "bot.entry:main" == PROJECT["scripts"]["gdocs-bot"]
 
 
 def test_runtime_dependencies_have_compatible_ranges_and_no_test_tools() -> None:

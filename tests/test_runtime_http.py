@@ -5,6 +5,7 @@ failures that explain themselves without a stack trace."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import time
 from pathlib import Path
@@ -173,6 +174,20 @@ def test_metrics_count_a_handled_command_in_prometheus_text(start_bot, env, slac
     assert "# TYPE gdocs_requests_total counter" in response.text
     # the runtime measures its event loop's lag from start-up on
     assert "# TYPE gdocs_event_loop_lag_seconds histogram" in response.text
+
+
+def test_the_garbage_collector_runs_once_the_bot_serves(start_bot, env, slack) -> None:
+    """Start-up runs without the garbage collector; once the bot serves it is on again, and
+    /metrics counts its passes."""
+    bot = start_bot(env)
+    bot.wait_ready()
+    for n in range(3):
+        _post_command(bot, slack, f"how do I create bucket number {n}?")
+    slack.wait_for("chat.postMessage", 3, timeout=15)
+    text = bot.get("/metrics").text
+    passes = re.search(r'^python_gc_collections_total\{generation="0"\} (\d+)', text, re.M)
+    assert passes is not None, "no python_gc_collections_total in /metrics"
+    assert int(passes.group(1)) > 0
 
 
 # --- shutdown --------------------------------------------------------------------------

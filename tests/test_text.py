@@ -102,3 +102,18 @@ def test_one_line_is_one_printable_line(text: str) -> None:
 def test_language_tags_are_bcp47_shaped(tag: str, ok: bool) -> None:
     """One rule for Slack locales and Pay's languageCode."""
     assert ok == is_language_tag(tag)
+
+
+@given(st.text(), st.sampled_from(["", "\n", "\n\t"]))
+def test_without_invisible_drops_exactly_control_and_format_characters(
+    text: str, keep: str
+) -> None:
+    """Whatever the text (ASCII or not), what goes is every control or format character
+    not kept, and nothing else."""
+    import unicodedata
+
+    from bot.text import without_invisible
+
+    expected = "".join(c for c in text if c in keep or unicodedata.category(c) not in ("Cc", "Cf"))
+    assert expected == without_invisible(text, keep=keep)
+    assert "plain ASCII question?" == without_invisible("plain ASCII question?")

@@ -114,11 +114,14 @@ class SqliteStore:
                     executor, functools.partial(connect, shared=True)
                 )
                 await loop.run_in_executor(executor, point.never_wait)
+                for seldom in (written, reader):
+                    await loop.run_in_executor(executor, seldom.small_cache)
                 # opened here, used by the checkpointer's thread alone
                 ckpt = await loop.run_in_executor(executor, functools.partial(connect, shared=True))
                 await loop.run_in_executor(
                     executor, ckpt.wait_at_most, min(busy_timeout, _CHECKPOINT_BUSY_TIMEOUT)
                 )
+                await loop.run_in_executor(executor, ckpt.small_cache)
             except BaseException:
                 written.close()
                 raise

@@ -29,6 +29,8 @@ _INTEGER = re.compile(rb"-?[0-9]{1,18}")
 
 #: bytes the WAL file is cut back to when it starts over (PRAGMA journal_size_limit)
 JOURNAL_SIZE_LIMIT = 4 << 20
+#: the page cache of the connections that seldom read, in KiB (SQLite's default: 2000)
+_SMALL_CACHE_KIB = 256
 # SQLite's limit on bound parameters is far higher; this keeps statements small
 _KEYS_PER_STATEMENT = 200
 
@@ -98,6 +100,12 @@ class Db(GroupCommit):
         checkpoint (they fsync; `Checkpointer` runs them in a thread of its own)."""
         self._conn.execute("PRAGMA busy_timeout = 0")
         self._conn.execute("PRAGMA wal_autocheckpoint = 0")
+
+    def small_cache(self) -> None:
+        """For the connections that seldom read (the reader's scans, the checkpointer, the
+        fallback writer): a page cache of 256 KiB instead of SQLite's 2 MiB, which each
+        connection fills as it reads (the OS keeps the file's pages cached anyway)."""
+        self._conn.execute(f"PRAGMA cache_size = -{_SMALL_CACHE_KIB}")
 
     def wait_at_most(self, seconds: float) -> None:
         """Wait this long, at most, for a lock another connection holds."""

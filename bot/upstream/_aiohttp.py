@@ -29,15 +29,18 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
 
     def __init__(self, *, max_connections: int, ssl_context: ssl.SSLContext | None = None) -> None:
         self._max_connections = max_connections
-        # one TLS context for every connection: loading the CA bundle costs milliseconds
-        self._ssl = ssl_context if ssl_context is not None else httpx.create_ssl_context()
+        # one TLS context for every connection, made at the first https request: loading the
+        # CA bundle costs about 50 ms, a twelfth of the bot's start-up, and a server on
+        # http:// (a test's, a local proxy's) never needs it
+        self._ssl = ssl_context
         self._session: aiohttp.ClientSession | None = None
         self._proxies = urllib.request.getproxies_environment()
 
     def _get_session(self) -> aiohttp.ClientSession:
         # created lazily: an aiohttp session belongs to the running event loop
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(limit=self._max_connections, ssl=self._ssl)
+            # `ssl` is given per request (`_tls`); a request without one would still be verified
+            connector = aiohttp.TCPConnector(limit=self._max_connections)
             self._session = aiohttp.ClientSession(
                 connector=connector,
                 auto_decompress=False,  # httpx decodes Content-Encoding itself
@@ -68,6 +71,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 allow_redirects=False,
                 timeout=timeout,
                 proxy=self._proxy_for(request.url.scheme, request.url.host),
+                ssl=self._tls() if request.url.scheme == "https" else True,
             )
         except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
             raise _as_httpx(exc, request) from exc
@@ -77,6 +81,11 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             stream=_Body(response, request),
             extensions={"http_version": b"HTTP/1.1", "reason_phrase": _reason(response)},
         )
+
+    def _tls(self) -> ssl.SSLContext:
+        if self._ssl is None:
+            self._ssl = httpx.create_ssl_context()
+        return self._ssl
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - a few hosts, for the transport's life
     def _proxy_for(self, scheme: str, host: str) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import sqlite3
 import stat
@@ -305,10 +306,13 @@ async def test_a_version_1_file_is_brought_up_to_date_with_its_values(tmp_path: 
         raw.executescript(_SCHEMA_1)
         raw.execute("INSERT INTO entries VALUES ('answer:a', 'answer', ?, 1e12, 7)", (b'{"n":1}',))
         raw.execute("INSERT INTO windows VALUES ('quota:u', 'quota', '[1e11]', 1e12, 8)")
+        page = json.dumps({"content": "Lorem ipsum. " * 3000}).encode()  # many pages long
+        raw.execute("INSERT INTO entries VALUES ('doc:big', 'doc', ?, 1e12, 9)", (page,))
         raw.commit()
     store = await _open(path)
     try:
         assert {"n": 1} == await store.get("answer:a", JSON)
+        assert {"content": "Lorem ipsum. " * 3000} == await store.get("doc:big", JSON)
         assert [1e11] == await store.window_events("quota:u", 1e11, 1.5e11)
         await store.set("answer:b", 2, JSON, ttl=60)
     finally:

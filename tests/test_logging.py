@@ -12,6 +12,7 @@ import pytest
 from bot.observability.logging import RedactionFilter, configure_logging
 from bot.redact import REDACTED, Redactor
 from bot.settings import Settings
+from tests.fakes.slack_api import FakeSlack
 
 BOT_TOKEN = "xoxb-1111-2222-AbCdEfGhIjKl"
 SIGNING_SECRET = "8f14e45fceea167a5a36dedd4bea2543"
@@ -36,9 +37,9 @@ def stderr(capsys: pytest.CaptureFixture[str]) -> Iterator[_Stderr]:
     """What the configured handler writes, with the root logger restored afterwards."""
     root = logging.getLogger()
     saved_handlers, saved_level = list(root.handlers), root.level
-    saved_levels = {
-        name: logging.getLogger(name).level for name in ("httpx", "slack_sdk", "slack_bolt")
-    }
+    names = ["httpx", "slack_sdk", "slack_bolt", "slack_sdk.web.async_base_client"]
+    names += [n for n in logging.root.manager.loggerDict if n.startswith(("slack_", "httpx"))]
+    saved_levels = {name: logging.getLogger(name).level for name in names}
     yield _Stderr(capsys)
     root.handlers[:] = saved_handlers
     root.setLevel(saved_level)
@@ -130,6 +131,32 @@ def test_noisy_http_clients_stay_quiet_even_at_debug(stderr: _Stderr) -> None:
     logging.getLogger("bot").debug("our debug line")
     assert "HTTP Request" not in stderr.getvalue()
     assert "our debug line" in stderr.getvalue()
+
+
+class _CountedText(str):
+    """Text that counts how often its repr is taken (as a log line's formatting would)."""
+
+    reprs = 0
+
+    def __repr__(self) -> str:
+        type(self).reprs += 1
+        return super().__repr__()
+
+
+@pytest.mark.parametrize(("level", "formatted"), [("INFO", False), ("DEBUG", True)])
+async def test_slack_calls_format_their_debug_line_only_at_debug(
+    stderr: _Stderr, slack: FakeSlack, level: str, formatted: bool
+) -> None:
+    """slack_sdk builds a DEBUG line with the repr of each call's payload unless its own
+    logger's level says otherwise: at INFO no payload is formatted, at DEBUG it is."""
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    configure_logging(_settings(log_level=level))
+    _CountedText.reprs = 0
+    client = AsyncWebClient(token=BOT_TOKEN, base_url=slack.url)
+    await client.chat_postMessage(channel="C1", text=_CountedText("hello"))
+    assert ["hello"] == [call.args["text"] for call in slack.calls_to("chat.postMessage")]
+    assert formatted == (_CountedText.reprs > 0)
 
 
 def test_reconfiguring_replaces_the_handler_instead_of_doubling_lines(stderr: _Stderr) -> None:

@@ -205,11 +205,14 @@ class WorkLog:
     async def renew_all(self) -> None:
         """Keep the leases of the work this process is doing (every lease/3 or so)."""
         for record in list(self._mine.values()):
+            if record.id not in self._mine:  # finished while the ones before were renewed
+                continue
             self._leased.pop(record.id, None)  # renewed in the store, not trusted locally
-            if not await self.still_mine(record):
-                logger.warning("lost the lease of work in flight", extra={"work_id": record.id})
-                self._mine.pop(record.id, None)
-                self._leased.pop(record.id, None)
+            if await self.still_mine(record) or record.id not in self._mine:
+                continue  # kept, or finished meanwhile (its lease is the "done" marker now)
+            logger.warning("lost the lease of work in flight", extra={"work_id": record.id})
+            self._mine.pop(record.id, None)
+            self._leased.pop(record.id, None)
 
     async def release_all(self) -> int:
         """At shutdown: leave unfinished work in the store for the next process, with its

@@ -4,7 +4,11 @@ expired, dropped when too old, released for the next process at shutdown."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from bot.observability.metrics import Metrics
 from bot.store import MemoryStore, SqliteStore, Store, redis_store
@@ -198,3 +202,57 @@ async def test_the_replys_ts_is_kept_with_the_work_for_whoever_takes_it_over() -
     assert ("1710000000.000500", 1) == (taken.reply_ts, taken.takeovers)
     (stored,) = await store.scan("work:", _RECORD, 10)
     assert "1710000000.000500" == stored[1].reply_ts
+
+
+class _HeldReplace(MemoryStore):
+    """A store whose first `replace` waits until `release` is set (a slow round trip), so
+    a renewal can overlap the work finishing (whose batch replaces without waiting)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.release = asyncio.Event()
+        self.waiting = asyncio.Event()
+
+    async def replace(self, *args: Any, **kwargs: Any) -> bool:
+        if not self.waiting.is_set():
+            self.waiting.set()
+            await self.release.wait()
+        return await super().replace(*args, **kwargs)
+
+
+async def test_work_finished_while_its_lease_is_renewed_is_not_reported_lost(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The renewal pass overlaps the answer being delivered: no "lost the lease" warning
+    for work that simply finished."""
+    clock = FakeClock()
+    store = _HeldReplace(clock=clock)
+    log = _log(store, clock)
+    record = await log.accept("mention", {"event": {}}, key="event:E9")
+    assert record is not None
+    clock.advance(LEASE / 2 + 1)  # the local record of the lease is too old to trust
+    renewing = asyncio.ensure_future(log.renew_all())
+    await asyncio.wait_for(store.waiting.wait(), 1)  # the renewal waits on the store
+    await log.finish(record)  # its lease is the "done" marker now
+    store.release.set()
+    with caplog.at_level(logging.WARNING, logger="bot.worklog"):
+        await asyncio.wait_for(renewing, 1)
+    assert [] == [r for r in caplog.records if "lost the lease" in r.getMessage()]
+
+
+async def test_work_taken_over_by_another_replica_is_reported_lost(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A lease that expired and was taken by another replica: the renewal warns, and this
+    process no longer owns the work."""
+    clock = FakeClock()
+    store = MemoryStore(clock=clock)
+    slow, other = _log(store, clock), _log(store, clock)
+    record = await slow.accept("mention", {"event": {}}, key="event:E10")
+    assert record is not None
+    clock.advance(LEASE + 1)
+    assert 1 == len(await other.claim_orphans())
+    with caplog.at_level(logging.WARNING, logger="bot.worklog"):
+        await slow.renew_all()
+    assert 1 == len([r for r in caplog.records if "lost the lease" in r.getMessage()])
+    assert 0 == slow.owned

@@ -5,7 +5,9 @@ renders ordinary text exactly as the former regex renderer did.
 
 The time bounds are the one place a test times anything: they are a catastrophe guard (the
 former renderer took minutes on several of these inputs; linear rendering takes
-milliseconds), set at 2 s per 100 kB of input so a loaded machine never trips them.
+milliseconds), set at 2 s per 100 kB of input, and counted in this process's CPU time, not
+the wall clock's, so a loaded machine never trips them (a 0.4-0.8 s render took 2.85 s of
+wall time once, in a full run beside the suite's bot processes on 2 cores).
 Throughput itself is measured in the benchmark (`python -m bench.run --scenario render`).
 """
 
@@ -50,9 +52,9 @@ def _bound(chars: int) -> float:
 
 
 def _timed(render: Callable[[], object]) -> float:
-    started = time.perf_counter()
+    started = time.process_time()
     render()
-    return time.perf_counter() - started
+    return time.process_time() - started
 
 
 def _document(text: str) -> Document:
@@ -145,10 +147,10 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 def test_delimiter_runs_render_quickly_and_safely(text: str) -> None:
     """Runs of up to 3,000 of any delimiter: fast, valid, and nothing becomes live markup."""
     answer = Answer(kind="answer", query="q", text=text)
-    started = time.perf_counter()
+    started = time.process_time()
     message = render_answer(answer)
     markdown_to_blocks(text)
-    assert time.perf_counter() - started <= _bound(2 * len(text))
+    assert time.process_time() - started <= _bound(2 * len(text))
     assert_valid_message(message)
     assert_no_live_markup(message, [text])
 

@@ -27,6 +27,7 @@ from bench.render_corpus import DELIMITERS, corpus
 from bot.models import Answer, Document, Reference, SearchHit
 from bot.render import (
     HomeInput,
+    Message,
     RecentQuestion,
     document_page_spans,
     markdown_to_blocks,
@@ -155,7 +156,7 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 def test_delimiter_runs_render_quickly_and_safely(text: str) -> None:
     """Runs of up to 3,000 of any delimiter: fast, valid, and nothing becomes live markup."""
     answer = Answer(kind="answer", query="q", text=text)
-    messages: list[object] = []
+    messages: list[Message] = []
 
     def render_both() -> None:
         messages.append(render_answer(answer))

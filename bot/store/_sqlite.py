@@ -241,7 +241,7 @@ class SqliteStore:
         """True when a batch was full (more rows are waiting)."""
         found = await self._read("sweep", self._reader.expired, now)
         if any(found.values()):
-            await self._writer.submit(lambda db: db.delete_expired(found, now))
+            await self._write("sweep", lambda db: db.delete_expired(found, now))
         return any(len(keys) >= SWEEP_BATCH for keys in found.values())
 
     def _start_sweep(self) -> None:
@@ -253,7 +253,7 @@ class SqliteStore:
         try:
             if await self._sweep(now):
                 self._next_sweep = now  # more are waiting: the next write sweeps again
-        except (StoreError, sqlite3.Error, RuntimeError) as exc:  # closed, or a fault
+        except StoreError as exc:  # the store closed meanwhile, or a fault
             logger.warning("the SQLite store's sweep of expired rows failed: %s", _one_line(exc))
         finally:
             self._sweeping = None

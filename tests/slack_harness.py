@@ -9,7 +9,6 @@ sends what Slack would send (`tests.slack_requests`) and waits for the bot to fi
 from __future__ import annotations
 
 import asyncio
-import gc
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -163,14 +162,9 @@ async def running_bot(
             bot = SlackBot(fake, built.deps, metrics, built.app, f"http://127.0.0.1:{port}")
             bot.store_calls = built.core.store_calls
             bot._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
-            # as `serve` does once it is ready: what exists now is out of the collector's
-            # full passes (here: everything the suite's earlier tests left in this process,
-            # which made a full run's load test twice as slow as the test alone)
-            gc.freeze()
             try:
                 yield bot
             finally:
-                gc.unfreeze()
                 await bot.session.close()
                 await built.deps.inflight.drain(10)
                 await runner.cleanup()

@@ -22,6 +22,9 @@ STORE_BOUND = 100
 DOC = "documents/firebase.google.com/docs/firestore/pricing"
 
 
+# timed against Slack's 3 s: measured without coverage's tracer, which alone made the
+# slowest ack 3.4 s on a 2-core machine (1.0-1.7 s without it)
+@pytest.mark.no_cover
 async def test_500_concurrent_commands_are_all_acked_and_answered_within_the_upstream_cap(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:

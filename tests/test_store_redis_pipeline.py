@@ -5,8 +5,6 @@ its own error, and a restarted or stalled server survived."""
 from __future__ import annotations
 
 import asyncio
-import datetime
-import ipaddress
 import os
 import signal
 import socket
@@ -18,10 +16,6 @@ from pathlib import Path
 
 import pytest
 import redis
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from bot.store import (
     TEXT,
@@ -33,6 +27,7 @@ from bot.store import (
     redis_store,
 )
 from tests.fakes.redis_server import RedisServer, _free_port, require_redis_server
+from tests.fakes.tls import self_signed
 
 
 @pytest.fixture
@@ -186,38 +181,6 @@ async def test_calls_after_close_fail_cleanly(redis_server: RedisServer) -> None
         await _get(store, "answer:q")
 
 
-def _self_signed(folder: Path) -> tuple[Path, Path]:
-    """A certificate for 127.0.0.1 (its own CA) and its key, as PEM files in `folder`."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "gdocs-test-redis")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .sign(key, hashes.SHA256())
-    )
-    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_file, key_file
-
-
 def _answers_over_tls(port: int, ca: Path) -> bool:
     context = ssl.create_default_context(cafile=str(ca))
     try:
@@ -235,7 +198,7 @@ def _answers_over_tls(port: int, ca: Path) -> bool:
 def tls_redis(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     """A redis-server serving TLS only, on a free port: (port, its CA certificate)."""
     binary = require_redis_server()
-    cert, key = _self_signed(tmp_path)
+    cert, key = self_signed(tmp_path)
     port = _free_port()
     command = [binary, "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1"]
     command += ["--tls-cert-file", str(cert), "--tls-key-file", str(key)]

@@ -105,8 +105,9 @@ class Bot:
 
     async def refresh_metrics(self) -> None:
         """Before each /metrics scrape: the quota's gauges, the store's call counts, the
-        garbage collector's passes."""
+        work waiting for the loop, the garbage collector's passes."""
         self.core.store_calls.publish(self.core.metrics)
+        self.deps.inflight.gate.publish(self.core.metrics)
         for generation, stats in enumerate(gc.get_stats()):
             self.core.metrics.set_counter(
                 "python_gc_collections_total",
@@ -250,6 +251,7 @@ def _slack_deps(
 ) -> SlackDeps:
     """What the listeners share, built on the core (nothing is contacted)."""
     from bot.inflight import InFlight
+    from bot.loadgate import LoadGate
     from bot.slack.boundary import Boundary
     from bot.slack.deps import SlackDeps
     from bot.slack.flows.routing import Router
@@ -264,7 +266,8 @@ def _slack_deps(
     work = work_config(settings)
     now = clock or _utc_now
     store, metrics = core.store, core.metrics
-    inflight = InFlight()
+    lag = settings.load_gate_lag_ms / 1000
+    inflight = InFlight(LoadGate(behind=lag or None))
     return SlackDeps(
         config=config,
         service=core.service,

@@ -11,11 +11,14 @@ from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
 
+from bot.loadgate import LoadGate
+
 
 class InFlight:
     """Counts answers being worked on; `drain()` waits for them, bounded."""
 
-    def __init__(self) -> None:
+    def __init__(self, gate: LoadGate | None = None) -> None:
+        self.gate = gate if gate is not None else LoadGate()
         self._count = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -45,13 +48,22 @@ class InFlight:
             self._idle.set()
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        """Run `work` in the background, counted from now (not from when it first runs)."""
+        """Run `work` in the background, counted from now (not from when it first runs),
+        once the gate lets it start."""
         self._enter()
+        gate = self.gate
 
         async def run() -> None:
+            gate.busy()
             try:
+                try:
+                    await gate.wait()
+                except BaseException:  # cancelled while waiting: it never began
+                    work.close()
+                    raise
                 await work
             finally:
+                gate.idle()
                 self._leave()
 
         task = asyncio.ensure_future(run())
@@ -64,8 +76,9 @@ class InFlight:
     ) -> None:
         """`spawn(work)` and wait until `until` is set, `work` ends, or `within` seconds pass:
         the work's first reply can ride on the acknowledgement, and the rest goes on after."""
+        congested = self.gate.congested  # its first reply would wait too: no use waiting
         task = self.spawn(work)
-        if until.is_set() or task.done():
+        if congested or until.is_set() or task.done():
             return
         waiter = asyncio.ensure_future(until.wait())
         try:

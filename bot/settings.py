@@ -148,6 +148,9 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_format: Literal["text", "json"] = "text"
     shutdown_grace_seconds: float = Field(10.0, ge=0, le=300)
+    #: while the event loop runs later than this, new background work waits its turn, so
+    #: acknowledgements do not queue behind it (bot/loadgate.py); 0 turns that off
+    load_gate_lag_ms: float = Field(10.0, ge=0, le=10_000)
     #: uvloop's event loop costs ~20 % less CPU per question than asyncio's (bench/RESULTS.md);
     #: asyncio is used where uvloop is not installed (Windows)
     event_loop: Literal["uvloop", "asyncio"] = "uvloop"

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bot import keys
 from bot.observability.metrics import Metrics
-from bot.store import TEXT, ModelCodec, Op, Store, WriteBehind
+from bot.store import TEXT, ModelCodec, Op, Store, WriteBehind, urgent
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +106,9 @@ class WorkLog:
     async def claim(self, key: str) -> bool:
         """Claim a delivery as it arrives: False when it was claimed before (a retry of one
         being worked on, or answered within `done_seconds`)."""
-        if not await self._store.add(keys.LEASE.key(key), self.owner, TEXT, self._lease):
+        with urgent():  # the acknowledgement waits on it
+            claimed = await self._store.add(keys.LEASE.key(key), self.owner, TEXT, self._lease)
+        if not claimed:
             return False
         self._claimed[key] = None
         while len(self._claimed) > MAX_REMEMBERED_IDS:
@@ -129,17 +131,18 @@ class WorkLog:
         # the record outlives max_age by a little, so a scan sees it and counts the drop
         keep = self._max_age + 60
         since = self._clock()  # before the lease is written: it lives at least this long
-        if key is not None and key in self._claimed:
-            del self._claimed[record.id]
-            leased: object = True
-            recorded: object = await self._store.add(work, record, _RECORD, keep)
-        else:
-            leased, recorded = await self._store.batch(
-                [
-                    Op.add(lease, self.owner, TEXT, self._lease),
-                    Op.add(work, record, _RECORD, keep, only_if=0),
-                ]
-            )
+        with urgent():  # the acknowledgement waits on it: committed at once (SQLite)
+            if key is not None and key in self._claimed:
+                del self._claimed[record.id]
+                leased: object = True
+                recorded: object = await self._store.add(work, record, _RECORD, keep)
+            else:
+                leased, recorded = await self._store.batch(
+                    [
+                        Op.add(lease, self.owner, TEXT, self._lease),
+                        Op.add(work, record, _RECORD, keep, only_if=0),
+                    ]
+                )
         if not leased:
             return None  # a live owner has it: this is a retry
         if not recorded:  # a record without its lease: a dead owner's, recovery's to take

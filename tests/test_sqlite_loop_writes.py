@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import JSON, SqliteStore, _sqlite_checkpoint
+from bot.store import JSON, SqliteStore, _sqlite_checkpoint, urgent
 from bot.store._sqlite_db import Db
 from tests.store_backends import FakeClock
 
@@ -48,6 +48,68 @@ async def test_a_group_is_bounded_so_one_commit_stays_short(tmp_path: Path) -> N
         assert 2 == store.writer.groups - before
         assert 299 == await store.get("answer:299", JSON)
     finally:
+        await store.aclose()
+
+
+def _rows(path: Path) -> int:
+    other = sqlite3.connect(path)
+    try:
+        return int(other.execute("SELECT count(*) FROM entries").fetchone()[0])
+    finally:
+        other.close()
+
+
+async def test_an_urgent_write_is_committed_before_its_caller_yields(tmp_path: Path) -> None:
+    """The acknowledgement's write (inside `urgent()`) is in the file when `set` returns, with
+    no turn of the loop in between, in a COMMIT of its own; the writes queued before it keep
+    their group."""
+    store = await _open(tmp_path / "s.db")
+    try:
+        queued = [
+            asyncio.ensure_future(store.set(f"answer:{i}", i, JSON, ttl=60)) for i in range(3)
+        ]
+        await asyncio.sleep(0)  # they have submitted their writes: a group waits for next turn
+        groups = store.writer.groups
+        turns = 0
+
+        def count_turn() -> None:
+            nonlocal turns
+            turns += 1
+
+        asyncio.get_running_loop().call_soon(count_turn)
+        with urgent():
+            await store.set("lease:E1", "owner", JSON, ttl=60)
+        assert 0 == turns  # the caller went on without giving the loop a turn
+        assert groups + 1 == store.writer.groups
+        assert 1 == _rows(tmp_path / "s.db")  # in the file, seen by another connection
+        assert [None] * 3 == await asyncio.gather(*queued)
+        assert groups + 2 == store.writer.groups  # the three queued: one group, as before
+        assert 4 == _rows(tmp_path / "s.db")
+    finally:
+        await store.aclose()
+
+
+async def test_an_urgent_write_on_a_locked_file_waits_as_any_write_does(tmp_path: Path) -> None:
+    """The file's lock is held elsewhere: the urgent write goes to the fallback thread and
+    completes once the lock is free; it is neither lost nor an error."""
+    store = await _open(tmp_path / "s.db", busy_timeout=30)
+    holder = sqlite3.connect(tmp_path / "s.db", isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+
+        async def acknowledged() -> None:
+            with urgent():
+                await store.set("lease:E2", "owner", JSON, ttl=60)
+
+        write = asyncio.ensure_future(acknowledged())
+        await asyncio.sleep(0)
+        assert not write.done()
+        holder.execute("ROLLBACK")
+        async with asyncio.timeout(20):
+            await write
+        assert "owner" == await store.get("lease:E2", JSON)
+    finally:
+        holder.close()
         await store.aclose()
 
 

@@ -97,6 +97,39 @@ async def test_released_work_is_taken_over_at_once(tmp_path: Path) -> None:
     assert ["trigger:T4"] == [r.id for r in taken]
 
 
+async def test_recording_work_on_sqlite_gives_the_loop_no_turn_before_the_ack(
+    tmp_path: Path,
+) -> None:
+    """The claim and the record the acknowledgement waits on are committed at once (and in
+    the file), not two turns of a busy loop later; the work they record is found by recovery."""
+    clock = FakeClock()
+    path = tmp_path / "state.db"
+    store = await SqliteStore.open(path, clock=clock)
+    turns = 0
+
+    def count_turn() -> None:
+        nonlocal turns
+        turns += 1
+
+    try:
+        log = _log(store, clock)
+        asyncio.get_running_loop().call_soon(count_turn)
+        assert await log.claim("event:E9")
+        accepted = await log.accept("mention", {"event": {"text": "q"}}, key="event:E9")
+        assert accepted is not None
+        assert 0 == turns
+        assert 2 == store.writer.at_once  # the claim, then the record
+        await log.release_all()
+    finally:
+        await store.aclose()
+    second = await SqliteStore.open(path, clock=clock)
+    try:
+        taken = await _log(second, clock).claim_orphans()
+    finally:
+        await second.aclose()
+    assert ["event:E9"] == [r.id for r in taken]
+
+
 async def test_replicas_on_redis_take_each_orphan_once(redis_server: RedisServer) -> None:
     """Two replicas on one Redis, recovering at the same moment: every orphan has one taker."""
     stores = [redis_store(redis_server.url, prefix="gdocs-test:") for _ in range(3)]

@@ -35,6 +35,7 @@ from bot.store._open import open_store, redis_store, state_file
 from bot.store._ops import Op
 from bot.store._resilient import ResilientStore
 from bot.store._sqlite import SqliteStore
+from bot.store._urgency import urgent
 
 if TYPE_CHECKING:
     from bot.store._redis import RedisStore
@@ -74,4 +75,5 @@ __all__ = [
     "open_store",
     "redis_store",
     "state_file",
+    "urgent",
 ]

@@ -40,6 +40,7 @@ from bot.store._sqlite_group import SWEEP_BATCH, is_busy
 from bot.store._sqlite_loop import LoopWriter
 from bot.store._sqlite_schema import SCHEMA_VERSION, NewerSchema
 from bot.store._sqlite_writer import Writer
+from bot.store._urgency import is_urgent
 
 #: how long a TRUNCATE checkpoint waits for readers (it holds writers off meanwhile)
 _CHECKPOINT_BUSY_TIMEOUT = 0.2
@@ -164,7 +165,7 @@ class SqliteStore:
         if self._sweeping is None and self._clock() >= self._next_sweep:
             self._start_sweep()
         try:
-            return await self._writer.submit(job)
+            return await self._writer.submit(job, at_once=is_urgent())
         except sqlite3.Error as exc:
             raise StoreError(f"sqlite {op} failed: {_one_line(exc)}") from None
         except RuntimeError as exc:  # the writer is closed

@@ -68,14 +68,23 @@ class LoopWriter:
         self.jobs = 0
         self.handoffs = 0
         self.held = 0
+        #: groups committed at once for an urgent write (see `bot.store._urgency`)
+        self.at_once = 0
         checkpointer.resume = self._resume_soon
 
-    def submit(self, job: Job) -> asyncio.Future[Any]:
+    def submit(self, job: Job, *, at_once: bool = False) -> asyncio.Future[Any]:
         """Queue `job` for this iteration's group; the future resolves once it is committed.
-        RuntimeError when the writer is closed."""
+        `at_once`: commit it now, in a transaction of its own, so that the future is done on
+        return (unless the file is held: then it waits as any write does). RuntimeError when
+        the writer is closed."""
         if self._closed:
             raise RuntimeError("the SQLite writer is closed")
         future: asyncio.Future[Any] = self._loop.create_future()
+        if at_once and not self._held and not self._locked:
+            # alone: the writes queued for the next group are not this caller's to wait for
+            self.at_once += 1
+            self._commit([(job, future)])
+            return future
         self._pending.append((job, future))
         if not self._scheduled:
             self._scheduled = True
@@ -97,8 +106,10 @@ class LoopWriter:
             self._loop.call_soon(self._flush)
         else:
             self._scheduled = False
-        if not group:
-            return
+        if group:
+            self._commit(group)
+
+    def _commit(self, group: list[_Pending]) -> None:
         if self._held and not self._closed:
             self._held += group
             return

@@ -86,6 +86,25 @@ async def test_work_spawned_while_the_loop_is_behind_waits_then_starts_in_order(
     parked.set()
 
 
+async def test_queued_work_starts_faster_while_the_loop_keeps_up() -> None:
+    """A hundred jobs queued behind a held loop: while the ticks come on time, each lets out
+    more than the last, so they are all going within a dozen ticks (2 a tick would take 50)."""
+    gate = LoadGate(interval=0.01, behind=0.05, per_tick=2)
+    inflight = InFlight(gate)
+    parked = asyncio.Event()
+    await _behind(inflight, parked)
+
+    async def work() -> None:
+        return None
+
+    tasks = [inflight.spawn(work()) for _ in range(100)]
+    await _turns_until(lambda: gate.waiting == 100)
+    ticks = gate.ticks
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=10)
+    assert gate.ticks - ticks <= 15
+    parked.set()
+
+
 async def test_an_acknowledgement_does_not_wait_for_a_first_reply_while_behind() -> None:
     """`start` returns at once when the work would wait: the ack goes out bare, not seconds
     later when the work's first reply would have come."""

@@ -266,8 +266,7 @@ def _slack_deps(
     work = work_config(settings)
     now = clock or _utc_now
     store, metrics = core.store, core.metrics
-    lag = settings.load_gate_lag_ms / 1000
-    inflight = InFlight(LoadGate(behind=lag or None))
+    inflight = InFlight(LoadGate(behind=work.gate_lag_seconds))
     return SlackDeps(
         config=config,
         service=core.service,

@@ -35,11 +35,14 @@ class StateConfig:
 
 @dataclass(frozen=True)
 class WorkConfig:
-    """How long acknowledged work is leased, kept, and remembered as done."""
+    """How long acknowledged work is leased, kept, and remembered as done; when new work
+    waits for the event loop."""
 
     lease_seconds: float
     max_age_seconds: float
     done_seconds: float
+    #: new work waits while the event loop is later than this (None: never; bot/loadgate.py)
+    gate_lag_seconds: float | None
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,7 @@ def work_config(settings: Settings) -> WorkConfig:
         max_age_seconds=settings.work_max_age_seconds,
         # a delivery's "done" marker drops Slack's late retries as long as dedupe did
         done_seconds=settings.dedupe_ttl_seconds,
+        gate_lag_seconds=settings.load_gate_lag_ms / 1000 or None,
     )
 
 

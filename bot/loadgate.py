@@ -34,8 +34,9 @@ _WAITING = "gdocs_work_waiting"
 _WAITING_HELP = "Background work waiting to start while the event loop is behind."
 _HELD = "gdocs_work_held_total"
 _HELD_HELP = "Background work that waited to start because the event loop was behind."
-#: the most one tick lets out (with a 10 ms tick, 6,400 a second: never the limit)
-MAX_PER_TICK = 64
+#: the most one tick lets out: work starting costs 1-2 ms of the loop before its first
+#: wait, so more at once would make one long iteration (at 10 ms ticks, 800 a second)
+MAX_PER_TICK = 8
 #: at most one warning a minute: under a long overload the queue empties and fills often
 _WARN_EVERY = 60.0
 

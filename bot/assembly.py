@@ -108,11 +108,18 @@ class Bot:
         work waiting for the loop, the garbage collector's passes."""
         self.core.store_calls.publish(self.core.metrics)
         self.deps.inflight.gate.publish(self.core.metrics)
+        thresholds = gc.get_threshold()
         for generation, stats in enumerate(gc.get_stats()):
             self.core.metrics.set_counter(
                 "python_gc_collections_total",
                 "Garbage collector passes, per generation.",
                 stats["collections"],
+                generation=str(generation),
+            )
+            self.core.metrics.set_gauge(
+                "python_gc_threshold",
+                "Garbage collector threshold, per generation (0 for all: it is off).",
+                thresholds[generation] if gc.isenabled() else 0,
                 generation=str(generation),
             )
         await self.deps.quota.publish()

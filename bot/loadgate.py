@@ -7,14 +7,15 @@ memory://, ack p99 went past 3 s under a load the bot could answer only later. S
 work (an answer, a fetched page, a vote) starts only while the loop keeps up; the
 acknowledgement, the durable work record before it included, never waits here.
 
-How far behind the loop is comes from one timer: due every `interval` while anything is in
-flight, how late it fires is the *lag* (a timer fires once the iteration that was running
-when it came due has finished). While the lag is over `behind`, new work queues here, in
-order. Each tick that finds the loop on time lets some out, and `per_tick` more at the next
-one; a late tick halves that (additive increase, multiplicative decrease, as TCP paces its
-window): the pace at which work starts follows what the loop can take, on a slow machine
-and on a fast one alike. With no queue and the loop on time, `wait()`
-returns at once: at a normal load nothing changes.
+How far behind the loop is comes from one timer, due every `interval` while `watch_from` or
+more jobs are in flight (a wake-up every 10 ms costs this machine 20 ms of CPU a second, and
+a handful of questions cannot overload the loop): how late it fires is the *lag* (a timer
+fires once the iteration that was running when it came due has finished). While the lag is
+over `behind`, new work queues here, in order. Each tick that finds the loop on time lets
+some out, and `per_tick` more at the next one; a late tick halves that (additive increase,
+multiplicative decrease, as TCP paces its window): the pace at which work starts follows
+what the loop can take, on a slow machine and on a fast one alike. With no queue and the
+loop on time, `wait()` returns at once: at a normal load nothing changes.
 
 Work queued here is recorded already (the work log renews its lease while it waits), so a
 restart loses nothing; a cancelled waiter (Stop, shutdown) leaves the queue.
@@ -37,6 +38,8 @@ _HELD_HELP = "Background work that waited to start because the event loop was be
 #: the most one tick lets out: work starting costs 1-2 ms of the loop before its first
 #: wait, so more at once would make one long iteration (at 10 ms ticks, 800 a second)
 MAX_PER_TICK = 8
+#: jobs in flight from which the loop is watched (fewer cannot hold it up)
+WATCH_FROM = 8
 #: at most one warning a minute: under a long overload the queue empties and fills often
 _WARN_EVERY = 60.0
 
@@ -45,9 +48,15 @@ class LoadGate:
     """`behind=None`: never holds anything (LOAD_GATE_LAG_MS=0)."""
 
     def __init__(
-        self, *, interval: float = 0.01, behind: float | None = 0.01, per_tick: int = 2
+        self,
+        *,
+        interval: float = 0.01,
+        behind: float | None = 0.01,
+        per_tick: int = 2,
+        watch_from: int = WATCH_FROM,
     ) -> None:
         self._interval = interval
+        self._watch_from = watch_from
         self._behind = behind
         self._per_tick = per_tick
         #: work that has begun and waits to go on (let out first), and work not yet begun
@@ -72,7 +81,7 @@ class LoadGate:
 
     @property
     def watching(self) -> bool:
-        """Whether the lag timer runs (only while work is in flight)."""
+        """Whether the lag timer runs (only while `watch_from` jobs or more are in flight)."""
         return self._timer is not None
 
     @property
@@ -83,9 +92,9 @@ class LoadGate:
         return bool(self._waiting or self._resuming) or self.lag > self._behind
 
     def busy(self) -> None:
-        """Work has begun: the lag is watched while any is in flight."""
+        """Work has begun: the lag is watched while enough is in flight."""
         self._busy += 1
-        if self._timer is None and self._behind is not None:
+        if self._timer is None and self._behind is not None and self._busy >= self._watch_from:
             self._schedule(asyncio.get_running_loop())
 
     def idle(self) -> None:
@@ -124,9 +133,9 @@ class LoadGate:
                 self._pace = min(self._pace + self._per_tick, MAX_PER_TICK)
         else:  # late: half as much (what it got was too much)
             self._pace = max(self._per_tick, self._pace // 2)
-        if self._busy > 0 or self._waiting or self._resuming:
+        if self._busy >= self._watch_from or self._waiting or self._resuming:
             self._schedule(loop)
-        else:  # nothing in flight: no timer, and no lag to keep
+        else:  # too little in flight to hold the loop up: no timer, and no lag to keep
             self._timer, self.lag = None, 0.0
 
     def _let_out(self, count: int) -> None:

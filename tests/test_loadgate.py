@@ -51,7 +51,8 @@ async def _until_set(event: asyncio.Event) -> None:
 
 
 def _gate() -> LoadGate:
-    return LoadGate(interval=0.05, behind=0.02, per_tick=2)
+    """Watching from one job in flight, so that one parked job makes the timer run."""
+    return LoadGate(interval=0.05, behind=0.02, per_tick=2, watch_from=1)
 
 
 async def test_work_starts_in_the_same_turn_while_the_loop_keeps_up() -> None:
@@ -93,7 +94,7 @@ async def test_work_spawned_while_the_loop_is_behind_waits_then_starts_in_order(
 async def test_queued_work_starts_faster_while_the_loop_keeps_up() -> None:
     """Sixty jobs queued behind a held loop: while the ticks come on time, each lets out more
     than the last (up to 8), so they are all going within 9 ticks (2 a tick would take 30)."""
-    gate = LoadGate(interval=0.01, behind=0.05, per_tick=2)
+    gate = LoadGate(interval=0.01, behind=0.05, per_tick=2, watch_from=1)
     inflight = InFlight(gate)
     parked = asyncio.Event()
     await _behind(inflight, parked)
@@ -146,6 +147,21 @@ async def test_work_cancelled_while_waiting_never_runs_and_leaves_the_queue() ->
     parked.set()
     assert await inflight.drain(5)
     assert [] == ran
+
+
+async def test_a_few_jobs_in_flight_start_no_timer() -> None:
+    """Below `watch_from` jobs (the default: 8) nothing is watched, so nothing wakes the
+    process every 10 ms at a team's usual load; from the eighth on, the timer runs."""
+    inflight = InFlight(LoadGate())
+    release = asyncio.Event()
+    tasks = [inflight.spawn(_until_set(release)) for _ in range(7)]
+    await asyncio.sleep(0)
+    assert not inflight.gate.watching
+    tasks.append(inflight.spawn(_until_set(release)))
+    await asyncio.sleep(0)
+    assert inflight.gate.watching
+    release.set()
+    await asyncio.gather(*tasks)
 
 
 async def test_the_gate_watches_the_loop_only_while_work_is_in_flight() -> None:

@@ -41,9 +41,11 @@ class InFlight:
     def _enter(self) -> None:
         self._count += 1
         self._idle.clear()
+        self.gate.busy()
 
     def _leave(self) -> None:
         self._count -= 1
+        self.gate.idle()
         if self._count == 0:
             self._idle.set()
 
@@ -51,19 +53,16 @@ class InFlight:
         """Run `work` in the background, counted from now (not from when it first runs),
         once the gate lets it start."""
         self._enter()
-        gate = self.gate
 
         async def run() -> None:
-            gate.busy()
             try:
                 try:
-                    await gate.wait()
+                    await self.gate.wait()
                 except BaseException:  # cancelled while waiting: it never began
                     work.close()
                     raise
                 await work
             finally:
-                gate.idle()
                 self._leave()
 
         task = asyncio.ensure_future(run())

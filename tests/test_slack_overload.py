@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 
 import pytest
 
 from bot.loadgate import WATCH_FROM
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import SlackBot, running_bot
+from tests.test_loadgate import _hold_loop
 from tests.test_slack_streaming import _until
 
 pytestmark = pytest.mark.timeout(60)
@@ -33,9 +33,7 @@ async def _in_flight(bot: SlackBot, dk: FakeDeveloperKnowledge) -> list[str]:
 async def _hog(stop: asyncio.Event) -> None:
     """Every iteration of the loop 30 ms long until `stop` (a spin, not a sleep)."""
     while not stop.is_set():
-        end = time.monotonic() + 0.03
-        while time.monotonic() < end:
-            pass
+        _hold_loop(0.03)
         await asyncio.sleep(0)
 
 

@@ -68,7 +68,7 @@ class LoopWriter:
         self.jobs = 0
         self.handoffs = 0
         self.held = 0
-        #: groups committed at once for an urgent write (see `bot.store._urgency`)
+        #: urgent writes, each committed at once in a group of its own (`bot.store._urgency`)
         self.at_once = 0
         checkpointer.resume = self._resume_soon
 
@@ -80,10 +80,9 @@ class LoopWriter:
         if self._closed:
             raise RuntimeError("the SQLite writer is closed")
         future: asyncio.Future[Any] = self._loop.create_future()
-        if at_once and not self._held and not self._locked:
-            # alone: the writes queued for the next group are not this caller's to wait for
+        if at_once:  # alone: the writes queued for the next group are not its to wait for
             self.at_once += 1
-            self._commit([(job, future)])
+            self._commit([(job, future)])  # (held or handed off, as any group, if it must)
             return future
         self._pending.append((job, future))
         if not self._scheduled:

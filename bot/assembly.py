@@ -325,12 +325,15 @@ async def _open_resilient_store(
 ) -> tuple[Store, CountingStore]:
     """The store the bot runs on: each call bounded and, while the store does not answer,
     per-process state (a memory:// store is used as it is); and the count of its calls."""
-    url, prefix = state.url, state.prefix
+    url, prefix, ack_wait = state.url, state.prefix, state.ack_wait_seconds
     try:
-        primary = await open_store(url, prefix=prefix, max_entries=state.max_entries)
+        primary = await open_store(
+            url, prefix=prefix, max_entries=state.max_entries, ack_wait=ack_wait
+        )
     except StoreUnavailable as exc:
         logger.warning("%s; starting on per-process state until it answers", exc.message)
-        primary = redis_store(url, prefix=prefix)  # only Redis is ever "unavailable"
+        # only Redis is ever "unavailable"
+        primary = redis_store(url, prefix=prefix, ack_wait=ack_wait)
     counted = CountingStore(primary)
     if isinstance(primary, MemoryStore):
         return counted, counted

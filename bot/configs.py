@@ -31,6 +31,8 @@ class StateConfig:
     max_entries: int
     #: each call's bound once the bot runs on it (the resilient store)
     timeout_seconds: float
+    #: how long an acknowledgement's Redis write may hold the event loop (0: pipelined)
+    ack_wait_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ def state_config(settings: Settings) -> StateConfig:
         prefix=settings.state_prefix,
         max_entries=settings.cache_max_entries,
         timeout_seconds=settings.state_timeout_seconds,
+        ack_wait_seconds=settings.state_ack_wait_ms / 1000,
     )
 
 

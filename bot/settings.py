@@ -89,6 +89,12 @@ class Settings(BaseSettings):
     #: bot's event loop alone can be 150 ms late under a burst, and a slow store is not a
     #: dead one (bench/FINDINGS.md); two calls before the ack still leave Slack's 3 s ample
     state_timeout_seconds: float = Field(0.5, gt=0, le=5)
+    #: Redis only: how long the event loop may wait, blocked, for the reply to the one write
+    #: an acknowledgement needs (sent on a connection of its own). Under load, through the
+    #: pipeline, that write waits for three turns of the loop (60 ms measured); a Redis on the
+    #: same network answers in under 1 ms. A later reply is read in a thread and the link
+    #: rests 30 s. 0: the acknowledgement's write is pipelined like the rest
+    state_ack_wait_ms: float = Field(5.0, ge=0, le=50)
     #: questions longer than this are refused with a message
     max_query_chars: int = Field(2000, ge=10, le=20000)
 

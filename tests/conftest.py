@@ -15,7 +15,7 @@ import pytest
 from bot.settings import Settings
 from tests.fakes.bot_process import BotProcess
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
-from tests.fakes.redis_server import RedisServer
+from tests.fakes.redis_server import RedisServer, tls_redis_server
 from tests.fakes.slack_api import FakeSlack
 from tests.sitecustomize.sitecustomize import guarded
 
@@ -111,6 +111,13 @@ def redis_server(_redis_server_for_session: RedisServer) -> RedisServer:
     `redis-server` is missing, unless GDOCS_REQUIRE_REDIS=1."""
     _redis_server_for_session.flush()
     return _redis_server_for_session
+
+
+@pytest.fixture
+def tls_redis(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """A redis-server serving TLS only, on a free port: (port, its CA certificate)."""
+    with tls_redis_server(tmp_path) as served:
+        yield served
 
 
 @pytest.fixture

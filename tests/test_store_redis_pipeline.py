@@ -7,10 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
-import ssl
-import subprocess
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -26,8 +22,7 @@ from bot.store import (
     open_store,
     redis_store,
 )
-from tests.fakes.redis_server import RedisServer, _free_port, require_redis_server
-from tests.fakes.tls import self_signed
+from tests.fakes.redis_server import RedisServer
 
 
 @pytest.fixture
@@ -181,46 +176,6 @@ async def test_calls_after_close_fail_cleanly(redis_server: RedisServer) -> None
     await store.aclose()
     with pytest.raises(StoreError, match="closed"):
         await _get(store, "answer:q")
-
-
-def _answers_over_tls(port: int, ca: Path) -> bool:
-    context = ssl.create_default_context(cafile=str(ca))
-    try:
-        with (
-            socket.create_connection(("127.0.0.1", port), timeout=0.5) as raw,
-            context.wrap_socket(raw, server_hostname="127.0.0.1") as conn,
-        ):
-            conn.sendall(b"*1\r\n$4\r\nPING\r\n")
-            return conn.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
-
-
-@pytest.fixture
-def tls_redis(tmp_path: Path) -> Iterator[tuple[int, Path]]:
-    """A redis-server serving TLS only, on a free port: (port, its CA certificate)."""
-    binary = require_redis_server()
-    cert, key = self_signed(tmp_path)
-    port = _free_port()
-    command = [binary, "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1"]
-    command += ["--tls-cert-file", str(cert), "--tls-key-file", str(key)]
-    command += ["--tls-ca-cert-file", str(cert), "--tls-auth-clients", "no"]
-    command += ["--save", "", "--appendonly", "no", "--dir", str(tmp_path)]
-    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    try:
-        give_up = time.monotonic() + 10
-        while not _answers_over_tls(port, cert):
-            if time.monotonic() > give_up:
-                raise RuntimeError("redis-server with TLS did not answer within 10 s")
-            try:  # a short wait that also notices a server that exited (built without TLS)
-                code = proc.wait(timeout=0.05)
-            except subprocess.TimeoutExpired:
-                continue
-            pytest.skip(f"this redis-server does not serve TLS (it exited with {code})")
-        yield port, cert
-    finally:
-        proc.kill()
-        proc.wait(timeout=5)
 
 
 async def test_rediss_serves_the_pipeline_over_tls(tls_redis: tuple[int, Path]) -> None:

@@ -42,6 +42,9 @@ class CountingStore:
         """The counts as /metrics counters (set, not added: they are totals already)."""
         for op, n in list(self.calls.items()):
             metrics.set_counter(_CALLS, _CALLS_HELP, n, op=op)
+        publish = getattr(self.inner, "publish", None)  # a backend's own figures (Redis)
+        if publish is not None:
+            publish(metrics)
 
     async def get(self, key: str, codec: Codec[T]) -> T | None:
         self.calls["get"] += 1

@@ -28,9 +28,12 @@ _FORMS = (
 _TLS_OPTIONS = frozenset({"ssl_ca_certs", "ssl_check_hostname"})
 
 
-async def open_store(url: str, *, prefix: str, max_entries: int, clock: Clock = time.time) -> Store:
+async def open_store(
+    url: str, *, prefix: str, max_entries: int, clock: Clock = time.time, ack_wait: float = 0.0
+) -> Store:
     """The store STATE_URL names, opened and checked: Redis answered PING, the SQLite file is
-    a database this user can write. StoreConfigError or StoreUnavailable otherwise."""
+    a database this user can write. StoreConfigError or StoreUnavailable otherwise.
+    `ack_wait`: Redis's `UrgentLink` patience (0: none), for the serving bot."""
     scheme = url.partition("://")[0].lower() if "://" in url else ""
     if scheme == "memory":
         if url.rstrip("/").lower() != "memory:":
@@ -39,7 +42,7 @@ async def open_store(url: str, *, prefix: str, max_entries: int, clock: Clock = 
     if scheme == "sqlite":
         return await SqliteStore.open(sqlite_path(url), max_entries=max_entries, clock=clock)
     if scheme in ("redis", "rediss"):
-        store = redis_store(url, prefix=prefix)
+        store = redis_store(url, prefix=prefix, ack_wait=ack_wait)
         await store.verify(redact_url(url))
         return store
     raise _bad(url, f"unknown kind of store; use one of {_FORMS}")
@@ -66,7 +69,7 @@ def state_file(url: str) -> Path | None:
     return sqlite_path(url)
 
 
-def redis_store(url: str, *, prefix: str) -> RedisStore:
+def redis_store(url: str, *, prefix: str, ack_wait: float = 0.0) -> RedisStore:
     """A RedisStore for a redis:// or rediss:// URL (no connection made yet)."""
     try:
         parts = urlsplit(url)
@@ -97,6 +100,7 @@ def redis_store(url: str, *, prefix: str) -> RedisStore:
         tls_ca_certs=options.get("ssl_ca_certs"),
         tls_check_hostname=options.get("ssl_check_hostname", "true").lower() != "false",
         prefix=prefix,
+        ack_wait=ack_wait,
     )
 
 

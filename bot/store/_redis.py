@@ -33,15 +33,21 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.connection import Connection, SSLConnection
 from redis.exceptions import AuthenticationError, NoScriptError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.retry import Retry as SyncRetry
 
+from bot.observability.metrics import Metrics
 from bot.redact import Redactor
 from bot.store._api import Codec, StoreConfigError, StoreError, StoreUnavailable, T
 from bot.store._ops import Op, check
 from bot.store._redis_pipe import Arg, AutoPipeline
 from bot.store._redis_scripts import _BATCH, _DELETE_IF, _HIT, _INCR, _REPLACE, _UNHIT
+from bot.store._redis_urgent import UrgentLink
 
+#: the urgent link's CLIENT SETNAME
+ACK_CLIENT_NAME = "gdocs-ack"
 _GLOB_SPECIALS = re.compile(r"([*?\[\]\\])")
 _SCAN_BATCH = 200
 #: each script's SHA1, the name EVALSHA calls it by
@@ -71,6 +77,7 @@ class RedisStore:
         prefix: str = "gdocs:",
         secrets: Sequence[str] = (),
         tls: bool = False,
+        urgent: UrgentLink | None = None,
     ) -> None:
         self._client = client  # its pool is only the factory of the pipeline's connection
         #: whether the connection is TLS (rediss://)
@@ -78,7 +85,7 @@ class RedisStore:
         self._prefix = prefix
         self._windows = f"{prefix}~window:"
         self._redact = Redactor(secrets, min_chars=1)
-        self.pipe = AutoPipeline(client.connection_pool.make_connection)
+        self.pipe = AutoPipeline(client.connection_pool.make_connection, urgent)
 
     @classmethod
     def connect(
@@ -95,25 +102,47 @@ class RedisStore:
         prefix: str = "gdocs:",
         connect_timeout: float = 1.0,
         socket_timeout: float = 1.0,
+        ack_wait: float = 0.0,
     ) -> RedisStore:
-        """A client (no connection is made until the first call: use `ping()` to check)."""
+        """A client (no connection is made until the first call: use `ping()` to check).
+        `ack_wait`: how long an acknowledgement's write may hold the event loop for its reply
+        (`UrgentLink`); 0 pipelines it like any other."""
+        common: dict[str, Any] = {
+            "host": host,
+            "port": port,
+            "db": db,
+            "username": username or None,
+            "password": password or None,
+            "socket_connect_timeout": connect_timeout,
+            "socket_timeout": socket_timeout,
+            "protocol": 2,  # the reply shapes this module reads (RESP3 would pair up scores)
+        }
+        tls_options: dict[str, Any] = {
+            "ssl_ca_certs": tls_ca_certs,
+            "ssl_check_hostname": tls_check_hostname,
+        }
         client = Redis(
-            host=host,
-            port=port,
-            db=db,
-            username=username or None,
-            password=password or None,
+            **common,
             ssl=tls,
-            ssl_ca_certs=tls_ca_certs,
-            ssl_check_hostname=tls and tls_check_hostname,
-            socket_connect_timeout=connect_timeout,
-            socket_timeout=socket_timeout,
-            protocol=2,  # the reply shapes this module reads (RESP3 would pair up scores)
+            **{name: value for name, value in tls_options.items() if tls},
             # one immediate retry of the connect, for a server that is just restarting; a
             # real outage fails fast instead of backing off
             retry=Retry(NoBackoff(), retries=1, supported_errors=(RedisConnectionError,)),
         )
-        return cls(client, prefix=prefix, secrets=[password or ""], tls=tls)
+        urgent = None
+        if ack_wait > 0:
+            kind = SSLConnection if tls else Connection
+            extra = tls_options if tls else {}
+            urgent = UrgentLink(
+                # no retry of its own: a link that cannot connect rests, and the pipeline
+                # serves the urgent writes meanwhile
+                # named, so CLIENT LIST tells it from the pipeline's connection
+                lambda: kind(
+                    **common, **extra, client_name=ACK_CLIENT_NAME, retry=SyncRetry(NoBackoff(), 0)
+                ),
+                patience=ack_wait,
+            )
+        return cls(client, prefix=prefix, secrets=[password or ""], tls=tls, urgent=urgent)
 
     @property
     def prefix(self) -> str:
@@ -138,6 +167,8 @@ class RedisStore:
         StoreConfigError; no answer is StoreUnavailable. `label`: the URL, password hidden."""
         try:
             await self.pipe.call("PING")
+            if self.pipe.urgent is not None:
+                await self.pipe.urgent.open()
         except (AuthenticationError, ResponseError) as exc:
             await self.aclose()
             raise StoreConfigError(
@@ -273,6 +304,11 @@ class RedisStore:
         with self._calling("batch"):
             raw = await self._eval(_BATCH, keys, args)
         return [_result(op, r) for op, r in zip(ops, raw, strict=True)]
+
+    def publish(self, metrics: Metrics) -> None:
+        """What /metrics shows of this store beyond its calls: the urgent link's counts."""
+        if self.pipe.urgent is not None:
+            self.pipe.urgent.publish(metrics)
 
     async def ping(self) -> None:
         with self._calling("ping"):

@@ -14,6 +14,8 @@ skipped: unsent, its command is never sent; sent, its reply is read and dropped.
 
 No pool, so no "Too many connections" and no wait for a free one: with 200 questions in
 flight, the commands of one loop iteration share one write and one read of the socket.
+A command issued inside `urgent()` (what an acknowledgement waits on) goes on the
+`UrgentLink` instead when it is ready, answered without yielding (bot/store/_redis_urgent.py).
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from bot.store._redis_urgent import NotSent, UrgentLink
+from bot.store._urgency import is_urgent
 
 #: seconds without a reply before a connection is given up, when it has no socket_timeout
 _PATIENCE = 1.0
@@ -63,8 +68,12 @@ class _Link:
 class AutoPipeline:
     """Commands sent on a connection from `connect`, pipelined per event-loop iteration."""
 
-    def __init__(self, connect: Callable[[], AbstractConnection]) -> None:
+    def __init__(
+        self, connect: Callable[[], AbstractConnection], urgent: UrgentLink | None = None
+    ) -> None:
         self._new = connect
+        #: the blocking link for urgent commands (None: they are pipelined too)
+        self.urgent = urgent
         self._link: _Link | None = None
         self._pending: deque[_Call] = deque()  # queued, not yet written
         self._flusher: asyncio.Task[None] | None = None
@@ -78,6 +87,11 @@ class AutoPipeline:
         """The reply to one command; an error reply raises its ResponseError."""
         if self._closed:
             raise RedisConnectionError("the Redis store is closed")
+        if self.urgent is not None and is_urgent() and self.urgent.ready():
+            try:
+                return await self.urgent.call([b"".join(pack([args]))])
+            except NotSent:  # its connection was closed by the server: pipelined instead
+                pass
         future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         self._pending.append(_Call(args, future))
         if self._flusher is None:
@@ -194,6 +208,8 @@ class AutoPipeline:
     async def aclose(self) -> None:
         """Fail whatever is still waiting and close the connection."""
         self._closed = True
+        if self.urgent is not None:
+            await self.urgent.aclose()
         closed = RedisConnectionError("the Redis store is closed")
         link, self._link = self._link, None
         reader = link.reader if link is not None else None

@@ -15,12 +15,17 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.fakes.tls import self_signed
 
 _READY_WITHIN = 10.0
 
@@ -135,3 +140,44 @@ def _resp(parts: list[str]) -> bytes:
         data = part.encode()
         out.append(b"$%d\r\n%s\r\n" % (len(data), data))
     return b"".join(out)
+
+
+def _answers_over_tls(port: int, ca: Path) -> bool:
+    context = ssl.create_default_context(cafile=str(ca))
+    try:
+        with (
+            socket.create_connection(("127.0.0.1", port), timeout=0.5) as raw,
+            context.wrap_socket(raw, server_hostname="127.0.0.1") as conn,
+        ):
+            conn.sendall(b"*1\r\n$4\r\nPING\r\n")
+            return conn.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@contextmanager
+def tls_redis_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """A redis-server serving TLS only, on a free port: (port, its CA certificate). Skips
+    when this redis-server was built without TLS."""
+    binary = require_redis_server()
+    cert, key = self_signed(tmp_path)
+    port = _free_port()
+    command = [binary, "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1"]
+    command += ["--tls-cert-file", str(cert), "--tls-key-file", str(key)]
+    command += ["--tls-ca-cert-file", str(cert), "--tls-auth-clients", "no"]
+    command += ["--save", "", "--appendonly", "no", "--dir", str(tmp_path)]
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        give_up = time.monotonic() + 10
+        while not _answers_over_tls(port, cert):
+            if time.monotonic() > give_up:
+                raise RuntimeError("redis-server with TLS did not answer within 10 s")
+            try:  # a short wait that also notices a server that exited (built without TLS)
+                code = proc.wait(timeout=0.05)
+            except subprocess.TimeoutExpired:
+                continue
+            pytest.skip(f"this redis-server does not serve TLS (it exited with {code})")
+        yield port, cert
+    finally:
+        proc.kill()
+        proc.wait(timeout=5)

@@ -1,6 +1,7 @@
-"""`gdocs-bot serve` (and the CLI) starting against a Redis STATE_URL that is not ready, as
-real subprocesses: no server yet (the bot starts degraded, answers, and uses Redis once it is
-up) and a wrong password (exit 2 with one line naming STATE_URL, never the password)."""
+"""`gdocs-bot serve` (and the CLI) against a Redis STATE_URL, as real subprocesses: no server
+yet (the bot starts degraded, answers, and uses Redis once it is up), a wrong password (exit
+2 with one line naming STATE_URL, never the password), and a healthy one (acknowledgements
+written on their own connection)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,25 @@ def test_a_bot_starts_while_redis_is_down_and_uses_it_once_it_is_up(
     finally:
         bot.kill()
         redis.kill()
+
+
+def test_acknowledgements_are_written_on_their_own_connection(
+    tmp_path: Path, slack: FakeSlack, dk_server: FakeDeveloperKnowledge, redis_server: RedisServer
+) -> None:
+    """On a healthy Redis the ack's write goes on the `gdocs-ack` connection, answered within
+    STATE_ACK_WAIT_MS: two connections to the server, and the questions answered."""
+    bot = ServedBot.start(env_for(slack, dk_server, STATE_URL=redis_server.url), tmp_path)
+    try:
+        for n in range(3):
+            assert 200 == bot.command(slack, f"how do I make bucket {n} public?").status
+        slack.wait_for("chat.postMessage", 3, timeout=20)
+        # one per acknowledgement, plus the first batch's NOSCRIPT on a fresh server
+        assert bot.counter("gdocs_store_urgent_writes_total", outcome="on_time") >= 3
+        assert 0 == bot.counter("gdocs_store_urgent_writes_total", outcome="late")
+        clients = redis_server.command("CLIENT", "LIST").decode()
+        assert 1 == clients.count(" name=gdocs-ack ")
+    finally:
+        bot.kill()
 
 
 def test_a_wrong_redis_password_stops_start_up_naming_state_url_without_the_password(

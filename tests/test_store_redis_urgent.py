@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 import redis
+from redis.asyncio import Redis as AsyncRedis
+from redis.connection import Connection
 
 from bot.observability.metrics import Metrics
 from bot.store import (
@@ -197,5 +199,28 @@ async def test_the_urgent_link_serves_over_tls(tls_redis: tuple[int, Path]) -> N
             assert await store.add("lease:E11", "owner", TEXT, ttl=60) is True
         assert "owner" == await store.get("lease:E11", TEXT)
         assert 1 == store.pipe.urgent.on_time  # type: ignore[attr-defined]
+    finally:
+        await store.aclose()
+
+
+async def test_a_redis_too_far_to_block_for_rests_the_link(redis_server: RedisServer) -> None:
+    """Replies that take over a fifth of the patience on average (a Redis on another
+    network, here a clock that moves 3 ms a reading): the link rests after a few, and the
+    acknowledgements' writes are pipelined, sharing round trips, instead."""
+    readings = iter(range(0, 10_000_000, 3))
+    link = UrgentLink(
+        lambda: Connection(port=redis_server.port),  # type: ignore[no-untyped-call]
+        patience=0.005,
+        clock=lambda: next(readings) / 1000,
+    )
+    store = RedisStore(AsyncRedis(port=redis_server.port), urgent=link)
+    try:
+        assert await link.open() is True
+        for i in range(20):
+            with urgent():
+                assert await store.add(f"lease:F{i}", "owner", TEXT, ttl=60) is True
+        assert 3 <= link.on_time < 20  # rested once the average passed 1 ms
+        assert link.reply_time > 0.001
+        assert link.ready() is False
     finally:
         await store.aclose()

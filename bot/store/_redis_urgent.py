@@ -9,8 +9,12 @@ as SQLite commits the same write on the caller's stack. Its bounds:
 
 - the loop waits `patience` at most (STATE_ACK_WAIT_MS, default 5 ms; a reply from a Redis on
   the same network comes in well under 1 ms). A reply not in by then is read in a worker
-  thread, so the loop goes on, and the link rests for `rest` seconds: a slow or distant Redis
-  costs the loop one `patience`, not one per acknowledgement.
+  thread, so the loop goes on, and the link rests for `rest` seconds: a slow Redis costs the
+  loop one `patience`, not one per acknowledgement.
+- A Redis too far away to block for rests the link too: when its replies take over a fifth
+  of `patience` on average (1 ms at the default: a Redis on another network), where a burst
+  of acknowledgements would hold the loop one round trip each instead of sharing pipelined
+  ones.
 - The link connects in a worker thread, never on the loop. Until it is up, while it rests and
   while a late reply is read, urgent writes go through the pipeline as every other write.
 - A connection the server closed (its idle `timeout`) is noticed before the send, by a poll
@@ -34,6 +38,10 @@ from bot.observability.metrics import Metrics
 
 #: seconds the link rests after a reply came later than `patience`, or a connect failed
 REST_SECONDS = 30.0
+#: the link rests when its replies take over this share of `patience`, on average
+FAR = 0.2
+#: weight of the newest reply's time in that average
+_WEIGHT = 1 / 16
 _URGENT = "gdocs_store_urgent_writes_total"
 _URGENT_HELP = (
     "Acknowledgement writes sent on the Redis link of their own: answered within"
@@ -65,6 +73,8 @@ class UrgentLink:
         self._late: asyncio.Future[object] | None = None
         self._resting_until = 0.0
         self._closed = False
+        #: how long its on-time replies take, on average (seconds)
+        self.reply_time = 0.0
         #: commands answered on the caller's stack, and those whose reply came late
         self.on_time = 0
         self.late = 0
@@ -101,19 +111,26 @@ class UrgentLink:
         except (RedisError, OSError):
             self._drop()
             raise NotSent from None
+        sent = self._clock()
         try:
             conn.send_packed_command(packed, check_health=False)  # type: ignore[no-untyped-call]
             reply = conn.read_response(timeout=self._patience, disconnect_on_error=False)
         except RedisTimeoutError:
             return await self._read_late(conn)
         except ResponseError:  # the command's own error: answered, the link is fine
-            self.on_time += 1
+            self._answered(sent)
             raise
         except (RedisError, OSError):
             self._drop()
             raise
-        self.on_time += 1
+        self._answered(sent)
         return reply
+
+    def _answered(self, sent: float) -> None:
+        self.on_time += 1
+        self.reply_time += (self._clock() - sent - self.reply_time) * _WEIGHT
+        if self.reply_time > self._patience * FAR:  # too far to hold the loop for
+            self._resting_until = self._clock() + self._rest
 
     async def _read_late(self, conn: AbstractConnection) -> object:
         """The rest of a reply past `patience`, read in a worker thread (socket_timeout)."""
@@ -136,11 +153,6 @@ class UrgentLink:
         self._opening = opening
         opening.add_done_callback(self._opened)
 
-    def publish(self, metrics: Metrics) -> None:
-        """Its counts on /metrics (set: they are totals already)."""
-        for outcome, n in (("on_time", self.on_time), ("late", self.late)):
-            metrics.set_counter(_URGENT, _URGENT_HELP, n, outcome=outcome)
-
     def _opened(self, opening: asyncio.Future[AbstractConnection]) -> None:
         self._opening = None
         if opening.cancelled() or opening.exception() is not None:
@@ -156,6 +168,11 @@ class UrgentLink:
         conn, self._conn = self._conn, None
         if conn is not None:
             conn.disconnect()  # type: ignore[no-untyped-call]
+
+    def publish(self, metrics: Metrics) -> None:
+        """Its counts on /metrics (set: they are totals already)."""
+        for outcome, n in (("on_time", self.on_time), ("late", self.late)):
+            metrics.set_counter(_URGENT, _URGENT_HELP, n, outcome=outcome)
 
     async def aclose(self) -> None:
         """Close the connection; a connect or a late read still running ends on its own."""

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import redis
-from redis.asyncio import Redis as AsyncRedis
 from redis.connection import Connection
 
 from bot.observability.metrics import Metrics
@@ -28,6 +27,7 @@ from bot.store import (
 )
 from bot.store._redis import ACK_CLIENT_NAME
 from bot.store._redis_urgent import UrgentLink
+from bot.store._redis_wire import Endpoint
 from tests.fakes.redis_server import RedisServer
 
 #: generous: a slow CI machine must not make these tests about timing
@@ -211,9 +211,10 @@ async def test_a_redis_too_far_to_block_for_rests_the_link(redis_server: RedisSe
     link = UrgentLink(
         lambda: Connection(port=redis_server.port),  # type: ignore[no-untyped-call]
         patience=0.005,
+        budget_share=1.0,  # the budget never runs out: what is shown is the distance
         clock=lambda: next(readings) / 1000,
     )
-    store = RedisStore(AsyncRedis(port=redis_server.port), urgent=link)
+    store = RedisStore(Endpoint(host="127.0.0.1", port=redis_server.port), urgent=link)
     try:
         assert await link.open() is True
         for i in range(20):
@@ -222,5 +223,39 @@ async def test_a_redis_too_far_to_block_for_rests_the_link(redis_server: RedisSe
         assert 3 <= link.on_time < 20  # rested once the average passed 1 ms
         assert link.reply_time > 0.001
         assert link.ready() is False
+    finally:
+        await store.aclose()
+
+
+async def test_a_burst_of_urgent_writes_holds_the_loop_a_tenth_of_the_time_at_most(
+    redis_server: RedisServer,
+) -> None:
+    """Replies of 1 ms each (a clock that moves 1 ms a reading), 40 acknowledgements in a
+    row: the link answers some, the rest are pipelined, and the loop's time spent waiting on
+    the link stays within a tenth of the time that passed (plus the first patience)."""
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 0.001
+        return now[0]
+
+    link = UrgentLink(
+        lambda: Connection(port=redis_server.port),  # type: ignore[no-untyped-call]
+        patience=0.005,
+        clock=clock,
+    )
+    store = RedisStore(Endpoint(host="127.0.0.1", port=redis_server.port), urgent=link)
+    try:
+        assert await link.open() is True
+        pipelines = store.pipe.pipelines
+        start = now[0]
+        for i in range(40):
+            with urgent():
+                assert await store.add(f"lease:G{i}", "owner", TEXT, ttl=60) is True
+        waited = link.on_time * 0.001
+        assert 0 < link.on_time < 40
+        assert 40 - link.on_time == store.pipe.pipelines - pipelines
+        assert waited <= 0.005 + (now[0] - start) * 0.1 + 0.001
+        assert 0 == link.late  # paced, not resting
     finally:
         await store.aclose()

@@ -30,13 +30,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.connection import Connection, SSLConnection
 from redis.exceptions import AuthenticationError, NoScriptError, RedisError, ResponseError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.retry import Retry as SyncRetry
+from redis.retry import Retry
 
 from bot.observability.metrics import Metrics
 from bot.redact import Redactor
@@ -45,6 +42,7 @@ from bot.store._ops import Op, check
 from bot.store._redis_pipe import Arg, AutoPipeline
 from bot.store._redis_scripts import _BATCH, _DELETE_IF, _HIT, _INCR, _REPLACE, _UNHIT
 from bot.store._redis_urgent import UrgentLink
+from bot.store._redis_wire import Endpoint
 
 #: the urgent link's CLIENT SETNAME
 ACK_CLIENT_NAME = "gdocs-ack"
@@ -71,21 +69,14 @@ class RedisStore:
     kind = "redis"
 
     def __init__(
-        self,
-        client: Redis,
-        *,
-        prefix: str = "gdocs:",
-        secrets: Sequence[str] = (),
-        tls: bool = False,
-        urgent: UrgentLink | None = None,
+        self, endpoint: Endpoint, *, prefix: str = "gdocs:", urgent: UrgentLink | None = None
     ) -> None:
-        self._client = client  # its pool is only the factory of the pipeline's connection
         #: whether the connection is TLS (rediss://)
-        self.tls = tls
+        self.tls = endpoint.tls
         self._prefix = prefix
         self._windows = f"{prefix}~window:"
-        self._redact = Redactor(secrets, min_chars=1)
-        self.pipe = AutoPipeline(client.connection_pool.make_connection, urgent)
+        self._redact = Redactor([endpoint.password or ""], min_chars=1)
+        self.pipe = AutoPipeline(endpoint, urgent)
 
     @classmethod
     def connect(
@@ -104,45 +95,25 @@ class RedisStore:
         socket_timeout: float = 1.0,
         ack_wait: float = 0.0,
     ) -> RedisStore:
-        """A client (no connection is made until the first call: use `ping()` to check).
+        """A store (no connection is made until the first call: use `ping()` to check).
         `ack_wait`: how long an acknowledgement's write may hold the event loop for its reply
         (`UrgentLink`); 0 pipelines it like any other."""
-        common: dict[str, Any] = {
-            "host": host,
-            "port": port,
-            "db": db,
-            "username": username or None,
-            "password": password or None,
-            "socket_connect_timeout": connect_timeout,
-            "socket_timeout": socket_timeout,
-            "protocol": 2,  # the reply shapes this module reads (RESP3 would pair up scores)
-        }
-        tls_options: dict[str, Any] = {
-            "ssl_ca_certs": tls_ca_certs,
-            "ssl_check_hostname": tls_check_hostname,
-        }
-        client = Redis(
-            **common,
-            ssl=tls,
-            **{name: value for name, value in tls_options.items() if tls},
-            # one immediate retry of the connect, for a server that is just restarting; a
-            # real outage fails fast instead of backing off
-            retry=Retry(NoBackoff(), retries=1, supported_errors=(RedisConnectionError,)),
+        endpoint = Endpoint(
+            host=host,
+            port=port,
+            db=db,
+            username=username or None,
+            password=password or None,
+            tls=tls,
+            ca_certs=tls_ca_certs,
+            check_hostname=tls_check_hostname,
+            connect_timeout=connect_timeout,
+            socket_timeout=socket_timeout,
         )
-        urgent = None
-        if ack_wait > 0:
-            kind = SSLConnection if tls else Connection
-            extra = tls_options if tls else {}
-            urgent = UrgentLink(
-                # no retry of its own: a link that cannot connect rests, and the pipeline
-                # serves the urgent writes meanwhile
-                # named, so CLIENT LIST tells it from the pipeline's connection
-                lambda: kind(
-                    **common, **extra, client_name=ACK_CLIENT_NAME, retry=SyncRetry(NoBackoff(), 0)
-                ),
-                patience=ack_wait,
-            )
-        return cls(client, prefix=prefix, secrets=[password or ""], tls=tls, urgent=urgent)
+        urgent = (
+            UrgentLink(lambda: _blocking(endpoint), patience=ack_wait) if ack_wait > 0 else None
+        )
+        return cls(endpoint, prefix=prefix, urgent=urgent)
 
     @property
     def prefix(self) -> str:
@@ -317,7 +288,31 @@ class RedisStore:
     async def aclose(self) -> None:
         with self._calling("close"):
             await self.pipe.aclose()
-            await self._client.aclose()
+
+
+def _blocking(endpoint: Endpoint) -> Connection:
+    """The urgent link's connection (redis-py's blocking one), not yet connected: named, so
+    CLIENT LIST tells it from the pipeline's, and with no retry of its own (a link that
+    cannot connect rests, and the pipeline serves the urgent writes meanwhile)."""
+    options: dict[str, Any] = {
+        "host": endpoint.host,
+        "port": endpoint.port,
+        "db": endpoint.db,
+        "username": endpoint.username,
+        "password": endpoint.password,
+        "socket_connect_timeout": endpoint.connect_timeout,
+        "socket_timeout": endpoint.socket_timeout,
+        "protocol": 2,  # the reply shapes this module reads (RESP3 would pair up scores)
+        "client_name": ACK_CLIENT_NAME,
+        "retry": Retry(NoBackoff(), 0),
+    }
+    if endpoint.tls:
+        options |= {
+            "ssl_ca_certs": endpoint.ca_certs,
+            "ssl_check_hostname": endpoint.check_hostname,
+        }
+        return SSLConnection(**options)
+    return Connection(**options)  # type: ignore[no-untyped-call]
 
 
 def _result(op: Op, raw: object) -> object:

@@ -22,16 +22,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
+import functools
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
-from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot.store._redis_urgent import NotSent, UrgentLink
+from bot.store._redis_wire import Endpoint, Wire, connect
 from bot.store._urgency import is_urgent
 
 #: seconds without a reply before a connection is given up, when it has no socket_timeout
@@ -52,26 +52,23 @@ class _Call:
 
 
 class _Link:
-    """One connection, the calls written to it and not yet answered, and its reader."""
+    """One connection, the calls written to it and not yet answered, and its watchdog."""
 
-    __slots__ = ("conn", "inflight", "reader", "replies", "stalled", "watchdog")
+    __slots__ = ("inflight", "lost", "replies", "watchdog", "wire")
 
-    def __init__(self, conn: AbstractConnection) -> None:
-        self.conn = conn
+    def __init__(self) -> None:
+        self.wire: Wire | None = None
         self.inflight: deque[_Call] = deque()
-        self.reader: asyncio.Task[None] | None = None
         self.replies = 0  # read so far: the watchdog's measure of progress
-        self.stalled = False  # the watchdog stopped the reader: no reply for too long
         self.watchdog: asyncio.TimerHandle | None = None
+        self.lost = False
 
 
 class AutoPipeline:
-    """Commands sent on a connection from `connect`, pipelined per event-loop iteration."""
+    """Commands sent on a connection to `endpoint`, pipelined per event-loop iteration."""
 
-    def __init__(
-        self, connect: Callable[[], AbstractConnection], urgent: UrgentLink | None = None
-    ) -> None:
-        self._new = connect
+    def __init__(self, endpoint: Endpoint, urgent: UrgentLink | None = None) -> None:
+        self._endpoint = endpoint
         #: the blocking link for urgent commands (None: they are pipelined too)
         self.urgent = urgent
         self._link: _Link | None = None
@@ -104,35 +101,55 @@ class AutoPipeline:
                 link = self._link or await self._open()
                 if link is None:
                     return
+                assert link.wire is not None
+                await link.wire.writable()
                 chunk = self._take()
-                if not chunk:
+                if not chunk or link.lost:
+                    self._pending.extendleft(reversed(chunk))
                     continue
-                link.inflight.extend(chunk)  # before the write: the reader may be running
-                packed = pack([call.args for call in chunk])
-                self.pipelines += 1
-                self.commands += len(chunk)
-                try:
-                    await link.conn.send_packed_command(packed, check_health=False)
-                except (RedisError, OSError) as exc:
-                    self._broken(link, exc)
-                    continue
-                if link.reader is None:
-                    link.reader = asyncio.create_task(self._read(link))
+                self._send(link, chunk)
         finally:
             self._flusher = None
 
+    def _send(self, link: _Link, chunk: list[_Call]) -> None:
+        assert link.wire is not None
+        link.inflight.extend(chunk)
+        self.pipelines += 1
+        self.commands += len(chunk)
+        link.wire.write(pack([call.args for call in chunk]))
+        if link.watchdog is None:
+            self._watch_later(link, link.replies)
+
     async def _open(self) -> _Link | None:
-        conn = self._new()
-        try:
-            await conn.connect()  # type: ignore[no-untyped-call]
-        except (RedisError, OSError) as exc:
-            _fail(self._pending, exc)  # no server: nobody queued can be served
-            return None
+        """A fresh connection, its handshake answered; None when there is none to be had
+        (everyone queued has been failed with the reason)."""
+        link = _Link()
+        replied = functools.partial(self._replied, link)
+        lost = functools.partial(self._broken, link)
+        for attempt in (1, 2):  # one immediate retry, for a server that is just restarting
+            try:
+                wire = await connect(self._endpoint, replied, lost)
+                break
+            except (RedisError, OSError) as exc:
+                if attempt == 2:
+                    _fail(self._pending, exc)  # no server: nobody queued can be served
+                    return None
+        link.wire = wire
         if self._closed:
-            await conn.disconnect()
+            wire.abort(RedisConnectionError("the Redis store is closed"))
             return None
-        self._link = _Link(conn)
-        return self._link
+        self._link = link
+        loop = asyncio.get_running_loop()
+        handshake = [_Call(args, loop.create_future()) for args in self._endpoint.handshake()]
+        if handshake:
+            self._send(link, handshake)
+            done = await asyncio.gather(*(c.future for c in handshake), return_exceptions=True)
+            refused = next((r for r in done if isinstance(r, BaseException)), None)
+            if refused is not None:  # a refused password or database, or a lost connection
+                self._broken(link, refused)
+                _fail(self._pending, refused)
+                return None
+        return link
 
     def _take(self) -> list[_Call]:
         chunk: list[_Call] = []
@@ -142,59 +159,58 @@ class AutoPipeline:
                 chunk.append(call)
         return chunk
 
-    async def _read(self, link: _Link) -> None:
-        # One watchdog per burst of replies, not a timeout per reply (a third of a reply's
-        # cost): it stops the reader when no reply came for socket_timeout.
-        patience = link.conn.socket_timeout or _PATIENCE
+    def _replied(self, link: _Link, reply: object) -> None:
+        """The wire read one reply: it is the oldest unanswered call's."""
+        if not link.inflight:
+            assert link.wire is not None
+            link.wire.abort(RedisConnectionError("a reply from Redis that nobody asked for"))
+            return
+        link.replies += 1
+        future = link.inflight.popleft().future
+        if future.done():  # its caller gave up: the reply is dropped
+            return
+        # this command's own error (hiredis hands error replies over as exceptions, some
+        # of them ConnectionErrors such as NOAUTH's): it fails its caller, the rest go on
+        if isinstance(reply, Exception):
+            future.set_exception(reply)
+        else:
+            future.set_result(reply)
+
+    def _watch_later(self, link: _Link, seen: int) -> None:
+        patience = self._endpoint.socket_timeout or _PATIENCE
         link.watchdog = asyncio.get_running_loop().call_later(
-            patience, self._watch, link, link.replies, patience
+            patience, self._watch, link, seen, patience
         )
-        try:
-            while link.inflight:
-                try:
-                    reply: object = await link.conn.read_response(timeout=math.inf)
-                except ResponseError as exc:  # this command's own error: the rest go on
-                    reply = exc
-                link.replies += 1
-                future = link.inflight.popleft().future
-                if future.done():
-                    continue
-                if isinstance(reply, ResponseError):
-                    future.set_exception(reply)
-                else:
-                    future.set_result(reply)
-        except (RedisError, OSError) as exc:  # redis-py has closed the connection
-            self._broken(link, exc)
-        except asyncio.CancelledError:
-            if not link.stalled:
-                raise
-            self._broken(link, RedisTimeoutError(f"no reply from Redis within {patience:g} s"))
-        finally:
-            if link.watchdog is not None:
-                link.watchdog.cancel()
-            link.watchdog = None
-            link.reader = None
 
     def _watch(self, link: _Link, seen: int, patience: float) -> None:
-        if link.reader is None:
+        # One watchdog per burst of replies, not a timeout per reply: it gives the
+        # connection up when no reply came for socket_timeout while some were awaited.
+        link.watchdog = None
+        if link.lost or not link.inflight:
             return
         if link.replies != seen:  # progress since the last look: look again later
-            link.watchdog = asyncio.get_running_loop().call_later(
-                patience, self._watch, link, link.replies, patience
-            )
+            self._watch_later(link, link.replies)
             return
-        link.stalled = True
-        link.reader.cancel()  # redis-py closes the connection of a cancelled read
+        assert link.wire is not None
+        link.wire.abort(RedisTimeoutError(f"no reply from Redis within {patience:g} s"))
 
     def _broken(self, link: _Link, exc: BaseException) -> None:
         """`link` failed: drop it. When the connection was lost (not stuck: a timeout is
         not retried), send once more what it had not answered; fail the rest."""
+        if link.lost:
+            return
+        link.lost = True
         if self._link is link:
             self._link = None
-        if link.reader is not None and link.reader is not asyncio.current_task():
-            link.reader.cancel()  # bound to the dead connection alone
+        if link.watchdog is not None:
+            link.watchdog.cancel()
+            link.watchdog = None
+        if link.wire is not None:
+            link.wire.abort(RedisConnectionError("dropped"))  # no-op when already gone
         waiting, link.inflight = link.inflight, deque()
-        lost = isinstance(exc, (RedisConnectionError, OSError))
+        lost = isinstance(exc, RedisConnectionError | OSError) and not isinstance(
+            exc, RedisTimeoutError
+        )
         _fail((call for call in waiting if call.retried or not lost), exc)
         retry = [call for call in waiting if lost and not call.future.done()]
         for call in reversed(retry):
@@ -212,18 +228,13 @@ class AutoPipeline:
             await self.urgent.aclose()
         closed = RedisConnectionError("the Redis store is closed")
         link, self._link = self._link, None
-        reader = link.reader if link is not None else None
-        tasks = [task for task in (self._flusher, reader) if task is not None]
-        for task in tasks:
-            task.cancel()
+        if self._flusher is not None:
+            self._flusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._flusher
         _fail(self._pending, closed)
         if link is not None:
-            _fail(link.inflight, closed)
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        if link is not None:
-            await link.conn.disconnect()
+            self._broken(link, closed)
 
 
 def _fail(calls: Iterable[_Call], exc: BaseException) -> None:

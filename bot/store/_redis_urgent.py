@@ -11,6 +11,10 @@ as SQLite commits the same write on the caller's stack. Its bounds:
   the same network comes in well under 1 ms). A reply not in by then is read in a worker
   thread, so the loop goes on, and the link rests for `rest` seconds: a slow Redis costs the
   loop one `patience`, not one per acknowledgement.
+- The loop spends a tenth of its time at most waiting on the link (a budget that fills at
+  0.1 s a second, up to `patience`): in a burst of acknowledgements the first are answered on
+  the link and the rest share pipelined round trips, instead of holding the loop one round
+  trip each (measured: 200 at once had their ack p50 at 343 ms against 167 ms on memory://).
 - A Redis too far away to block for rests the link too: when its replies take over a fifth
   of `patience` on average (1 ms at the default: a Redis on another network), where a burst
   of acknowledgements would hold the loop one round trip each instead of sharing pipelined
@@ -42,6 +46,8 @@ REST_SECONDS = 30.0
 FAR = 0.2
 #: weight of the newest reply's time in that average
 _WEIGHT = 1 / 16
+#: the share of the loop's time it may spend waiting on the link
+BUDGET_SHARE = 0.1
 _URGENT = "gdocs_store_urgent_writes_total"
 _URGENT_HELP = (
     "Acknowledgement writes sent on the Redis link of their own: answered within"
@@ -62,9 +68,11 @@ class UrgentLink:
         *,
         patience: float,
         rest: float = REST_SECONDS,
+        budget_share: float = BUDGET_SHARE,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._new = connect
+        self._share = budget_share
         self._patience = patience
         self._rest = rest
         self._clock = clock
@@ -75,6 +83,9 @@ class UrgentLink:
         self._closed = False
         #: how long its on-time replies take, on average (seconds)
         self.reply_time = 0.0
+        #: seconds of waiting the loop may still spend on the link, and when that was known
+        self._budget = patience
+        self._budget_at = clock()
         #: commands answered on the caller's stack, and those whose reply came late
         self.on_time = 0
         self.late = 0
@@ -91,7 +102,12 @@ class UrgentLink:
     def ready(self) -> bool:
         """Whether a command sent now would be answered on the caller's stack; starts the
         connection in the background when there is none."""
-        if self._closed or self._late is not None or self._clock() < self._resting_until:
+        now = self._clock()
+        if self._closed or self._late is not None or now < self._resting_until:
+            return False
+        self._budget = min(self._patience, self._budget + (now - self._budget_at) * self._share)
+        self._budget_at = now
+        if self._budget <= 0:  # it has held the loop enough for now: pipelined
             return False
         if self._conn is None:
             if self._opening is None:
@@ -128,13 +144,16 @@ class UrgentLink:
 
     def _answered(self, sent: float) -> None:
         self.on_time += 1
-        self.reply_time += (self._clock() - sent - self.reply_time) * _WEIGHT
+        took = self._clock() - sent
+        self._budget -= took
+        self.reply_time += (took - self.reply_time) * _WEIGHT
         if self.reply_time > self._patience * FAR:  # too far to hold the loop for
             self._resting_until = self._clock() + self._rest
 
     async def _read_late(self, conn: AbstractConnection) -> object:
         """The rest of a reply past `patience`, read in a worker thread (socket_timeout)."""
         self.late += 1
+        self._budget -= self._patience
         self._resting_until = self._clock() + self._rest
         late = asyncio.get_running_loop().run_in_executor(None, conn.read_response)
         self._late = late

@@ -6,12 +6,13 @@ reply is found by position: `call()` queues `(args, future)`; the first call of 
 starts a flush that runs once the iteration's other callers have queued theirs, packs up to
 `MAX_PIPELINE` commands into one write (a pipeline without MULTI: each command stands alone)
 and leaves the futures to the connection (`Wire`, bot/store/_redis_wire.py), which resolves
-them one reply at a time as the bytes are read. An error reply fails only its own caller. A lost connection is dropped: the commands it had not answered
-are sent once more on a fresh one (a restarted server drops its connections), then fail (a
-real outage fails fast). A server that does not answer within socket_timeout fails every
-caller waiting on it, without a retry (one watchdog timer per connection, re-armed while
-replies come). A caller that gave up (its future cancelled) is
-skipped: unsent, its command is never sent; sent, its reply is read and dropped.
+them one reply at a time as the bytes are read. An error reply fails only its own caller.
+A lost connection is dropped: the commands it had not answered are sent once more on a fresh
+one (a restarted server drops its connections), then fail (a real outage fails fast). A
+server that does not answer within socket_timeout fails every caller waiting on it, without
+a retry (one watchdog timer per connection, re-armed while replies come). A caller that gave
+up (its future cancelled) is skipped: unsent, its command is never sent; sent, its reply is
+read and dropped.
 
 No pool, so no "Too many connections" and no wait for a free one: with 200 questions in
 flight, the commands of one loop iteration share one write and one read of the socket.

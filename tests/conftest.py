@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
 from bot.settings import Settings
 from tests.fakes.bot_process import BotProcess
@@ -111,6 +112,14 @@ def redis_server(_redis_server_for_session: RedisServer) -> RedisServer:
     `redis-server` is missing, unless GDOCS_REQUIRE_REDIS=1."""
     _redis_server_for_session.flush()
     return _redis_server_for_session
+
+
+@pytest.fixture
+def inspect(redis_server: RedisServer) -> Iterator[redis.Redis]:
+    """A plain client on `redis_server`, to look at the server's keys and clients directly."""
+    client = redis.Redis(port=redis_server.port)
+    yield client
+    client.close()
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ survive a server restart, and errors that never carry the password."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 import redis
@@ -27,14 +27,6 @@ async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
     opened = redis_store(redis_server.url, prefix="gdocs:")
     yield opened
     await opened.aclose()
-
-
-@pytest.fixture
-def inspect(redis_server: RedisServer) -> Iterator[redis.Redis]:
-    """A plain client to look at the server's keys directly."""
-    client = redis.Redis(port=redis_server.port)
-    yield client
-    client.close()
 
 
 async def test_two_prefixes_on_one_server_do_not_see_each_other(redis_server: RedisServer) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -31,14 +31,6 @@ async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
     await opened.ping()  # connected: the tests below count writes, not the handshake
     yield opened
     await opened.aclose()
-
-
-@pytest.fixture
-def inspect(redis_server: RedisServer) -> Iterator[redis.Redis]:
-    """A plain client to look at the server directly."""
-    client = redis.Redis(port=redis_server.port)
-    yield client
-    client.close()
 
 
 async def _get(store: RedisStore, key: str) -> str | None:

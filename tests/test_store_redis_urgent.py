@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -40,13 +40,6 @@ async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
     await opened.verify("redis://test")  # as at start-up: the urgent link is up
     yield opened
     await opened.aclose()
-
-
-@pytest.fixture
-def inspect(redis_server: RedisServer) -> Iterator[redis.Redis]:
-    client = redis.Redis(port=redis_server.port)
-    yield client
-    client.close()
 
 
 def _turn_counter() -> list[int]:

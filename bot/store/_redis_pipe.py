@@ -210,9 +210,7 @@ class AutoPipeline:
         if link.wire is not None:
             link.wire.abort(RedisConnectionError("dropped"))  # no-op when already gone
         waiting, link.inflight = link.inflight, deque()
-        lost = isinstance(exc, RedisConnectionError | OSError) and not isinstance(
-            exc, RedisTimeoutError
-        )
+        lost = isinstance(exc, (RedisConnectionError, OSError))
         _fail((call for call in waiting if call.retried or not lost), exc)
         retry = [call for call in waiting if lost and not call.future.done()]
         for call in reversed(retry):

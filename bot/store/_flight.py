@@ -129,6 +129,14 @@ class SharedFlight:
             if not flight.callers.count and not flight.task.done():
                 self._left(key, flight)
 
+    async def cancel(self) -> None:
+        """Cancels the computations still running (at close: one whose callers all left
+        would go on calling upstream through a closed client) and waits for them."""
+        tasks = [flight.task for flight in self._tasks.values()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     def _left(self, key: str, flight: _Flight) -> None:
         """Every caller here left (cancelled) while the computation runs: it gives up at its
         next abandonable wait, at once if it is in one."""

@@ -34,11 +34,12 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         # http:// (a test's, a local proxy's) never needs it
         self._ssl = ssl_context
         self._session: aiohttp.ClientSession | None = None
+        self._closed = False
         self._proxies = urllib.request.getproxies_environment()
 
     def _get_session(self) -> aiohttp.ClientSession:
         # created lazily: an aiohttp session belongs to the running event loop
-        if self._session is None or self._session.closed:
+        if self._session is None:
             # `ssl` is given per request (`_tls`); a request without one would still be verified
             connector = aiohttp.TCPConnector(limit=self._max_connections)
             self._session = aiohttp.ClientSession(
@@ -62,6 +63,9 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
             if name.lower() not in _SKIP_HEADERS
         ]
         body = await request.aread()
+        if self._closed:
+            # a session made now would belong to nobody, and be left unclosed
+            raise httpx.ConnectError("the transport is closed", request=request)
         try:
             response = await self._get_session().request(
                 request.method,
@@ -94,6 +98,7 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         return self._proxies.get(scheme) or self._proxies.get("all")
 
     async def aclose(self) -> None:
+        self._closed = True
         if self._session is not None:
             await self._session.close()
             self._session = None

@@ -67,6 +67,10 @@ class DocumentFetcher:
         self._flights: SingleFlight[dict[str, Document]] = SingleFlight()
         self._assumed: DkTools | None = None
 
+    async def aclose(self) -> None:
+        """Stops the fetches no caller waits for any more (see `SingleFlight.cancel`)."""
+        await self._flights.cancel()
+
     async def tools(self) -> DkTools:
         if self._assumed is not None:
             return self._assumed

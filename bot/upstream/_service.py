@@ -183,6 +183,9 @@ class GoogleDocsService:
         if self._closed:
             return
         self._closed = True
+        # first the work no caller waits for, which would otherwise go on calling upstream
+        await self._flights.cancel()
+        await self._documents.aclose()
         await self._transport.aclose()
         for auth in self._auths:
             auth.close()

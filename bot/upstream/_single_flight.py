@@ -30,6 +30,14 @@ class SingleFlight(Generic[_T]):
             task.add_done_callback(lambda t: self._done(key, t))
         return await asyncio.shield(task)
 
+    async def cancel(self) -> None:
+        """Cancels every task still running and waits for them: at close, a flight whose
+        callers all left would otherwise go on calling a closed transport."""
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     def _done(self, key: str, task: asyncio.Task[_T]) -> None:
         if self._tasks.get(key) is task:
             del self._tasks[key]

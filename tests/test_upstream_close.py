@@ -1,0 +1,99 @@
+"""Closing the upstream service ends everything it started: work whose callers left is
+cancelled, and nothing opens a connection pool after the close (one would never be closed)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Callable
+
+import httpx
+import pytest
+from aiohttp import web
+
+from bot.upstream._aiohttp import AiohttpTransport
+from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
+from tests.fakes.upstream import service_for, settings_for
+
+BUCKETS = "documents/docs.cloud.google.com/storage/docs/creating-buckets"
+
+
+async def _until(condition: Callable[[], bool], what: str, within: float = 5.0) -> None:
+    """Wait (bounded) for a condition the fake server's thread makes true."""
+    try:
+        async with asyncio.timeout(within):
+            while not condition():  # noqa: ASYNC110 - state changes in the server's thread
+                await asyncio.sleep(0.005)
+    except TimeoutError:
+        raise AssertionError(f"timed out after {within}s waiting for {what}") from None
+
+
+def _running_besides(before: set[asyncio.Task[object]]) -> set[asyncio.Task[object]]:
+    return {t for t in asyncio.all_tasks() if t not in before and not t.done()}
+
+
+async def _abandoned(start: Callable[[], object], arrived: Callable[[], bool]) -> None:
+    """Starts a call, waits for it to reach the server, then cancels its only caller."""
+    caller = asyncio.ensure_future(start())  # type: ignore[arg-type]
+    await _until(arrived, "the call to reach the server")
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+
+
+async def test_closing_ends_a_document_fetch_whose_caller_left(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """A page fetch outlives its cancelled caller (others may share it), but not the close:
+    a retry after the close would open a connection pool nobody closes."""
+    before = set(asyncio.all_tasks())
+    dk_server.faults.append(Fault(status=503, delay=0.3, tool="get_documents"))
+    async with service_for(settings_for(dk_server, mcp_max_retries=2)) as service:
+        fetches = lambda: len(dk_server.tool_calls("get_documents"))  # noqa: E731
+        await _abandoned(lambda: service.docs([BUCKETS]), lambda: fetches() == 1)
+        assert _running_besides(before), "the shared fetch goes on for other callers"
+    assert set() == _running_besides(before)
+    assert 1 == fetches(), "the held 503 was the only request: no retry after the close"
+
+
+async def test_closing_ends_an_answer_whose_askers_left(dk_server: FakeDeveloperKnowledge) -> None:
+    """An answer held upstream, every asker gone: closing cancels it instead of leaving it."""
+    before = set(asyncio.all_tasks())
+    dk_server.answer_gate = threading.Event()
+    try:
+        async with service_for(settings_for(dk_server, answer_quota_per_minute=0)) as service:
+            await _abandoned(
+                lambda: service.ask("how do I create a bucket?"),
+                lambda: dk_server.answers_held == 1,
+            )
+            assert _running_besides(before), "the shared answer goes on for other askers"
+        assert set() == _running_besides(before)
+    finally:
+        dk_server.answer_gate.set()
+
+
+async def _ok(_: web.Request) -> web.Response:
+    return web.json_response({"ok": True})
+
+
+@pytest.fixture
+async def ok_url() -> AsyncIterator[str]:
+    app = web.Application()
+    app.router.add_post("/mcp", _ok)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}/mcp"
+    finally:
+        await runner.cleanup()
+
+
+async def test_a_closed_transport_refuses_requests(ok_url: str) -> None:
+    """After `aclose` a request is a connection error, not a new, never-closed session."""
+    transport = AiohttpTransport(max_connections=2)
+    async with httpx.AsyncClient(transport=transport, trust_env=False) as client:
+        assert 200 == (await client.post(ok_url, json={})).status_code
+        await transport.aclose()
+        with pytest.raises(httpx.ConnectError, match="closed"):
+            await client.post(ok_url, json={})

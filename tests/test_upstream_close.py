@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 import pytest
@@ -32,9 +32,9 @@ def _running_besides(before: set[asyncio.Task[object]]) -> set[asyncio.Task[obje
     return {t for t in asyncio.all_tasks() if t not in before and not t.done()}
 
 
-async def _abandoned(start: Callable[[], object], arrived: Callable[[], bool]) -> None:
+async def _abandoned(start: Callable[[], Awaitable[object]], arrived: Callable[[], bool]) -> None:
     """Starts a call, waits for it to reach the server, then cancels its only caller."""
-    caller = asyncio.ensure_future(start())  # type: ignore[arg-type]
+    caller = asyncio.ensure_future(start())
     await _until(arrived, "the call to reach the server")
     caller.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -48,8 +48,11 @@ async def test_closing_ends_a_document_fetch_whose_caller_left(
     a retry after the close would open a connection pool nobody closes."""
     before = set(asyncio.all_tasks())
     dk_server.faults.append(Fault(status=503, delay=0.3, tool="get_documents"))
+
+    def fetches() -> int:
+        return len(dk_server.tool_calls("get_documents"))
+
     async with service_for(settings_for(dk_server, mcp_max_retries=2)) as service:
-        fetches = lambda: len(dk_server.tool_calls("get_documents"))  # noqa: E731
         await _abandoned(lambda: service.docs([BUCKETS]), lambda: fetches() == 1)
         assert _running_besides(before), "the shared fetch goes on for other callers"
     assert set() == _running_besides(before)

@@ -13,19 +13,9 @@ from aiohttp import web
 
 from bot.upstream._aiohttp import AiohttpTransport
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
-from tests.fakes.upstream import service_for, settings_for
+from tests.fakes.upstream import service_for, settings_for, until
 
 BUCKETS = "documents/docs.cloud.google.com/storage/docs/creating-buckets"
-
-
-async def _until(condition: Callable[[], bool], what: str, within: float = 5.0) -> None:
-    """Wait (bounded) for a condition the fake server's thread makes true."""
-    try:
-        async with asyncio.timeout(within):
-            while not condition():  # noqa: ASYNC110 - state changes in the server's thread
-                await asyncio.sleep(0.005)
-    except TimeoutError:
-        raise AssertionError(f"timed out after {within}s waiting for {what}") from None
 
 
 def _running_besides(before: set[asyncio.Task[object]]) -> set[asyncio.Task[object]]:
@@ -35,7 +25,7 @@ def _running_besides(before: set[asyncio.Task[object]]) -> set[asyncio.Task[obje
 async def _abandoned(start: Callable[[], Awaitable[object]], arrived: Callable[[], bool]) -> None:
     """Starts a call, waits for it to reach the server, then cancels its only caller."""
     caller = asyncio.ensure_future(start())
-    await _until(arrived, "the call to reach the server")
+    await until(arrived, "the call to reach the server")
     caller.cancel()
     with pytest.raises(asyncio.CancelledError):
         await caller

@@ -7,7 +7,6 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Callable
 
 import pytest
 
@@ -23,19 +22,9 @@ from bot.errors import (
 )
 from bot.render.errors import error_sentence
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault, google_error
-from tests.fakes.upstream import CLOSED_URL, service_for, settings_for
+from tests.fakes.upstream import CLOSED_URL, service_for, settings_for, until
 
 MISSING = "documents/docs.cloud.google.com/storage/docs/no-such-page"
-
-
-async def _until(condition: Callable[[], bool], what: str, within: float = 5.0) -> None:
-    """Wait (bounded) for a condition another thread makes true; the fake has no event."""
-    try:
-        async with asyncio.timeout(within):
-            while not condition():  # noqa: ASYNC110 - state changes in the server's thread
-                await asyncio.sleep(0.005)
-    except TimeoutError:
-        raise AssertionError(f"timed out after {within}s waiting for {what}") from None
 
 
 def _assert_one_safe_line(error: GdocsError, *secrets: str) -> None:
@@ -397,7 +386,7 @@ async def test_cancelled_callers_do_not_break_the_service(
     dk_server.latency = 0.5  # far longer than it takes to see the call arrive and cancel
     async with service_for(settings_for(dk_server)) as service:
         task = asyncio.create_task(service.search("buckets"))
-        await _until(lambda: dk_server.in_flight == 1, "the call to reach the server")
+        await until(lambda: dk_server.in_flight == 1, "the call to reach the server")
         assert not task.done()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -40,3 +41,13 @@ async def service_for(settings: Settings, **kwargs: Any) -> AsyncIterator[Google
         yield service
     finally:
         await service.aclose()
+
+
+async def until(condition: Callable[[], bool], what: str, within: float = 5.0) -> None:
+    """Wait (bounded) for a condition a fake server's thread makes true; it has no event."""
+    try:
+        async with asyncio.timeout(within):
+            while not condition():  # noqa: ASYNC110 - state changes in the server's thread
+                await asyncio.sleep(0.005)
+    except TimeoutError:
+        raise AssertionError(f"timed out after {within}s waiting for {what}") from None

@@ -117,3 +117,19 @@ def test_los_angeles_loads_without_the_system_zone_database() -> None:
     zone = zoneinfo.ZoneInfo.no_cache("America/Los_Angeles")
     assert timedelta(hours=-7) == datetime(2026, 7, 1, 12, tzinfo=zone).utcoffset()
     assert zoneinfo.ZoneInfo.no_cache("Europe/Rome") is not None
+
+
+@given(
+    st.datetimes(
+        min_value=datetime(2000, 1, 1),
+        max_value=datetime(2100, 1, 1),
+        timezones=st.sampled_from([UTC, PACIFIC]),
+    )
+)
+def test_the_reset_and_day_are_those_of_the_zone_conversion(now: datetime) -> None:
+    """Worked out once per minute, they are what converting `now` itself gives."""
+    local = now.astimezone(PACIFIC)
+    tomorrow = local.date() + timedelta(days=1)
+    expected = datetime(tomorrow.year, tomorrow.month, tomorrow.day, tzinfo=PACIFIC)
+    assert expected.astimezone(UTC) == next_pacific_midnight(now)
+    assert local.date().isoformat() == pacific_day(now)

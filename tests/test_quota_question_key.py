@@ -8,6 +8,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bot.upstream import question_key
+from bot.upstream._question_key import FILLERS
 
 
 @pytest.mark.parametrize(
@@ -153,3 +154,40 @@ def test_a_question_with_a_letter_or_digit_never_has_an_empty_key(question: str)
     if any(c.isalnum() for c in question):
         assert question_key(question)
     assert question_key(question) == question_key(question).strip()
+
+
+def _fillers_out_the_long_way(words: list[str]) -> list[str]:
+    """Rule 4 as the module docstring says it: every filler phrase out, longest first at each
+    word, until none is left (the reference the key's faster lookup must agree with)."""
+    while True:
+        kept: list[str] = []
+        i = 0
+        while i < len(words):
+            match = next((f for f in FILLERS if tuple(words[i : i + len(f)]) == f), None)
+            if match is None:
+                kept.append(words[i])
+                i += 1
+            else:
+                i += len(match)
+        if kept == words:
+            return kept
+        words = kept
+
+
+_FILLER_WORDS = st.sampled_from(sorted({w for f in FILLERS for w in f} | {"x", "deploy", "it"}))
+
+
+@given(st.lists(_FILLER_WORDS, min_size=1, max_size=14))
+@example(["how", "do", "how", "to", "i", "x"])
+def test_filler_phrases_go_exactly_as_the_rule_says(words: list[str]) -> None:
+    """Questions dense with filler words lose exactly the phrases rule 4 names."""
+    kept = _fillers_out_the_long_way(words)
+    assert question_key(" ".join(words)) == " ".join(kept or words)
+
+
+def test_asking_the_same_question_again_gives_the_same_key() -> None:
+    """A key remembered from an earlier question is the one a fresh computation gives."""
+    question = "How do I create the Cloud Storage buckets?"
+    first = question_key(question)
+    question_key.cache_clear()
+    assert question_key(question) == first == "create cloud storage bucket"

@@ -6,9 +6,11 @@ from __future__ import annotations
 import logging
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from bot.observability.logging import RedactionFilter
-from bot.redact import REDACTED, Redactor
+from bot.redact import REDACTED, SECRET_SHAPES, Redactor
 from bot.upstream._errors import ServerContext
 
 BOT_TOKEN = "xoxb-1111-2222-abcdefABCDEF"
@@ -74,3 +76,45 @@ def test_credentials_that_change_are_read_at_each_use() -> None:
     redact = Redactor(current=lambda: tokens)
     tokens[0] = "second-token-0002"
     assert "second-token-0002" not in redact("sent second-token-0002")
+
+
+def _every_shape_applied(text: str) -> str:
+    """The shapes' substitutions, all of them, with no shortcut (the reference)."""
+    for pattern, replacement in SECRET_SHAPES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+_PIECES = st.sampled_from(
+    [
+        "xoxb-",
+        "xoxp.",
+        "xapp-1-",
+        "AIza",
+        "ya29.",
+        "1//0",
+        "Bearer ",
+        "BEARER\t",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "-----END RSA PRIVATE KEY-----",
+        "https://hooks.slack.com/",
+        "commands/T1/B2/",
+        "REDIS://",
+        "rediss://user:",
+        "pw@host",
+        "abcDEF0123456789_-",
+        " ",
+        "\n",
+        "x",
+        ":",
+        "/",
+    ]
+)
+
+
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=12).map("".join))
+@example(f"Authorization: Bearer {ACCESS_TOKEN}")
+@example(REDIS_URL.upper())
+def test_text_with_no_token_prefix_is_redacted_as_the_shapes_say(text: str) -> None:
+    """Skipping the shapes for a text without any of their prefixes never lets one through."""
+    assert Redactor()(text) == _every_shape_applied(text)

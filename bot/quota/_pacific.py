@@ -6,10 +6,15 @@ without /usr/share/zoneinfo. Midnight never falls in a daylight-saving gap or ov
 is returned in UTC so that subtracting another aware datetime gives real elapsed time
 (Python subtracts two datetimes of the same zone by wall clock, which is wrong across a
 change).
+
+Both answers are the same for every instant of one UTC minute (the zone's offsets are whole
+hours, so midnight there starts a minute here): they are worked out once per minute, not
+once per call (the ledger asks on every answer_query call; a zone conversion is not free).
 """
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -21,12 +26,28 @@ def _aware(now: datetime) -> datetime:
     return now if now.tzinfo is not None else now.replace(tzinfo=UTC)
 
 
+def _minute(now: datetime) -> int:
+    """The UTC minute `now` falls in (minutes since the epoch)."""
+    return int(_aware(now).timestamp() // 60)
+
+
 def next_pacific_midnight(now: datetime) -> datetime:
     """The first 00:00 America/Los_Angeles strictly after `now`, in UTC."""
-    tomorrow = _aware(now).astimezone(PACIFIC).date() + timedelta(days=1)
-    return datetime.combine(tomorrow, time(0), tzinfo=PACIFIC).astimezone(UTC)
+    return _midnight_after(_minute(now))
 
 
 def pacific_day(now: datetime) -> str:
     """The Pacific calendar day `now` falls in, e.g. "2026-12-01": the quota ledger's day key."""
-    return _aware(now).astimezone(PACIFIC).date().isoformat()
+    return _day_of(_minute(now))
+
+
+@functools.lru_cache(maxsize=4)
+def _midnight_after(minute: int) -> datetime:
+    start = datetime.fromtimestamp(minute * 60, UTC)
+    tomorrow = start.astimezone(PACIFIC).date() + timedelta(days=1)
+    return datetime.combine(tomorrow, time(0), tzinfo=PACIFIC).astimezone(UTC)
+
+
+@functools.lru_cache(maxsize=4)
+def _day_of(minute: int) -> str:
+    return datetime.fromtimestamp(minute * 60, UTC).astimezone(PACIFIC).date().isoformat()

@@ -24,6 +24,7 @@ a verb, a name or a number.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -43,6 +44,10 @@ FILLERS: tuple[tuple[str, ...], ...] = (
     ("an",),
     ("the",),
 )
+#: the filler phrases by their first word (in FILLERS' order): most words start none
+_FILLERS_BY_FIRST: dict[str, tuple[tuple[str, ...], ...]] = {
+    first: tuple(f for f in FILLERS if f[0] == first) for first in {f[0] for f in FILLERS}
+}
 #: words that look plural but are names or singular nouns
 NOT_PLURAL = frozenset(
     {"https", "ios", "macos", "chromeos", "kubernetes", "redis", "windows", "series", "news"}
@@ -60,6 +65,9 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _CONTROL_SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85"
 
 
+# a question's key is asked for more than once (the answer cache, then the checked answer
+# kept back in it; repeats of a popular question): remembered for the last few hundred
+@functools.lru_cache(maxsize=256)
 def question_key(text: str) -> str:
     """The normalised form of a question (see the module docstring for the rule)."""
     words = [_singular(w) for w in (_strip(w) for w in _words(text)) if _has_alnum(w)]
@@ -114,7 +122,8 @@ def _without_fillers(words: list[str]) -> list[str]:
         kept: list[str] = []
         i = 0
         while i < len(words):
-            match = next((f for f in FILLERS if tuple(words[i : i + len(f)]) == f), None)
+            starting = _FILLERS_BY_FIRST.get(words[i], ())
+            match = next((f for f in starting if tuple(words[i : i + len(f)]) == f), None)
             if match is None:
                 kept.append(words[i])
                 i += 1

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from bot.render import escape, link, mention
-from bot.render.escape import escape_truncated
+from bot.render.escape import escape_truncated, is_http_url
 from bot.text import truncate
 
 
@@ -162,3 +166,37 @@ def test_escape_truncated_never_cuts_an_entity_in_half() -> None:
     assert len(shown) <= 23
     assert shown.endswith("&amp;…")
     assert shown.replace("&amp;", "").replace("…", "") == ""
+
+
+def _http_url_char_by_char(url: str) -> bool:
+    """The URL rule read one character at a time (the reference for the one search)."""
+    if not url or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(host)
+
+
+_URL_PIECES = st.sampled_from(
+    ["https://", "http://", "ftp://", "docs.cloud.google.com", "/a", "?q=1", "[::1]", "é"]
+)
+#: Unicode spaces (no-break, line separator, ideographic, NEL), C0 controls, DEL
+_NOT_URL_PIECES = st.sampled_from(["\u00a0", "\u2028", "\u3000", "\x85", "\x1c", "\x7f", "\t", " "])
+
+
+@given(
+    st.one_of(
+        st.text(max_size=40),
+        st.lists(st.one_of(_URL_PIECES, _NOT_URL_PIECES), max_size=6).map("".join),
+    )
+)
+@example("https://docs.cloud.google.com/a\u00a0b")
+@example("https://docs.cloud.google.com\u2028/a")
+@example("https://docs.cloud.google.com/\x85")
+def test_a_url_with_any_space_or_control_is_never_a_link(url: str) -> None:
+    """Unicode spaces (no-break, line separator, ideographic), C0 controls and DEL all make
+    the text no URL, exactly as a test of each character does."""
+    assert is_http_url(url) == _http_url_char_by_char(url)

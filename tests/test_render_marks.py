@@ -3,6 +3,8 @@ escaped, and within Slack's block and character budgets."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -111,3 +113,29 @@ def test_page_and_answer_text_in_marks_is_inert(parts: list[str], result: str) -
         assert "<!" not in cleaned
         assert "<@" not in cleaned
         assert "<http" not in cleaned
+
+
+_BLOCKISH = st.recursive(
+    st.one_of(st.text(max_size=8), st.integers(), st.booleans(), st.none()),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=3), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+def _chars_recursively(value: object) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(_chars_recursively(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_chars_recursively(v) for v in value)
+    return 0
+
+
+@given(st.lists(_BLOCKISH, max_size=5))
+def test_a_message_is_measured_by_every_string_in_it_however_deep(blocks: list[Any]) -> None:
+    """The size checked against Slack's limit counts each string's characters once, in
+    blocks nested to any depth (and nothing else: numbers, flags, keys)."""
+    assert blocks_chars(blocks) == _chars_recursively(blocks)

@@ -83,10 +83,16 @@ def blocks_chars(blocks: list[Block]) -> int:
 
 
 def _strings_length(value: object) -> int:
-    if isinstance(value, str):
-        return len(value)
-    if isinstance(value, dict):
-        return sum(_strings_length(v) for v in value.values())
-    if isinstance(value, list):
-        return sum(_strings_length(v) for v in value)
-    return 0
+    """The length of every string in `value`'s dicts and lists, however deep (a loop, not a
+    recursion: a message is measured several times while it is fitted to Slack's limits)."""
+    total = 0
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return total

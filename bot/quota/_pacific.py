@@ -15,7 +15,7 @@ once per call (the ledger asks on every answer_query call; a zone conversion is 
 from __future__ import annotations
 
 import functools
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 PACIFIC = ZoneInfo("America/Los_Angeles")
@@ -33,21 +33,21 @@ def _minute(now: datetime) -> int:
 
 def next_pacific_midnight(now: datetime) -> datetime:
     """The first 00:00 America/Los_Angeles strictly after `now`, in UTC."""
-    return _midnight_after(_minute(now))
+    return _midnight_after(_date_of(_minute(now)))
 
 
 def pacific_day(now: datetime) -> str:
     """The Pacific calendar day `now` falls in, e.g. "2026-12-01": the quota ledger's day key."""
-    return _day_of(_minute(now))
+    return _date_of(_minute(now)).isoformat()
 
 
 @functools.lru_cache(maxsize=4)
-def _midnight_after(minute: int) -> datetime:
-    start = datetime.fromtimestamp(minute * 60, UTC)
-    tomorrow = start.astimezone(PACIFIC).date() + timedelta(days=1)
-    return datetime.combine(tomorrow, time(0), tzinfo=PACIFIC).astimezone(UTC)
+def _date_of(minute: int) -> date:
+    """The Pacific calendar day of a UTC minute."""
+    return datetime.fromtimestamp(minute * 60, UTC).astimezone(PACIFIC).date()
 
 
 @functools.lru_cache(maxsize=4)
-def _day_of(minute: int) -> str:
-    return datetime.fromtimestamp(minute * 60, UTC).astimezone(PACIFIC).date().isoformat()
+def _midnight_after(day: date) -> datetime:
+    """The 00:00 that ends Pacific day `day`, in UTC."""
+    return datetime.combine(day + timedelta(days=1), time(0), tzinfo=PACIFIC).astimezone(UTC)

@@ -25,18 +25,25 @@ REDACTED = "[redacted]"
 # Token shapes worth hiding even when they are not ours (a pasted token in a question, a
 # token echoed by a server). Each needs enough characters after its prefix that prose like
 # "a token starting with xoxb-" stays readable.
-SECRET_SHAPES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"xox[a-z]?[.-][A-Za-z0-9.-]{8,}"), REDACTED),
-    (re.compile(r"xapp-[A-Za-z0-9-]{8,}"), REDACTED),
-    (re.compile(r"AIza[0-9A-Za-z_-]{20,}"), REDACTED),
-    (re.compile(r"ya29\.[0-9A-Za-z_.~+/=-]+"), REDACTED),
-    (re.compile(r"\b1//0[0-9A-Za-z_-]{20,}"), REDACTED),
+#
+# Each shape comes with the literal prefix every match of it begins with (a regex, here
+# beside its pattern so that the two cannot drift apart): a text holding none of the
+# prefixes holds no token shape, and the substitutions are skipped (one search instead of
+# nine: most log lines hold none).
+_SHAPES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("xox", re.compile(r"xox[a-z]?[.-][A-Za-z0-9.-]{8,}"), REDACTED),
+    ("xapp-", re.compile(r"xapp-[A-Za-z0-9-]{8,}"), REDACTED),
+    ("AIza", re.compile(r"AIza[0-9A-Za-z_-]{20,}"), REDACTED),
+    (r"ya29\.", re.compile(r"ya29\.[0-9A-Za-z_.~+/=-]+"), REDACTED),
+    ("1//0", re.compile(r"\b1//0[0-9A-Za-z_-]{20,}"), REDACTED),
     # a credential has a digit or punctuation in it: "the bearer of bad news" stays
     (
+        "(?i:bearer)",
         re.compile(r"(?i)\b(bearer)\s+(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{6,}"),
         r"\1 " + REDACTED,
     ),
     (
+        "-----BEGIN ",
         re.compile(
             r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)",
             re.DOTALL,
@@ -44,20 +51,22 @@ SECRET_SHAPES: tuple[tuple[re.Pattern[str], str], ...] = (
         REDACTED,
     ),
     (
+        r"https://hooks\.slack\.com/",
         re.compile(
             r"(https://hooks\.slack\.com/)(?:commands|actions|services|triggers)/[^\s\"'<>|]+"
         ),
         r"\1" + REDACTED,
     ),
-    (re.compile(r"(?i)(rediss?://[^:@/\s]*:)[^@\s/]+@"), r"\1" + REDACTED + "@"),
+    (
+        "(?i:rediss?://)",
+        re.compile(r"(?i)(rediss?://[^:@/\s]*:)[^@\s/]+@"),
+        r"\1" + REDACTED + "@",
+    ),
 )
-
-#: what every shape above begins with (their literal prefixes): a text without any of them
-#: holds no token shape, so the nine substitutions are skipped (one search instead: most log
-#: lines hold none)
-_SHAPE_STARTS = re.compile(
-    r"xox|xapp-|AIza|ya29\.|1//0|(?i:bearer)|-----BEGIN |https://hooks\.slack\.com/|(?i:rediss?://)"
+SECRET_SHAPES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (pattern, replacement) for _, pattern, replacement in _SHAPES
 )
+_SHAPE_STARTS = re.compile("|".join(prefix for prefix, _, _ in _SHAPES))
 
 #: configured secrets shorter than this are not searched for (they would match prose)
 MIN_SECRET_CHARS = 6

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 
 import httpx
 import pytest
@@ -13,6 +13,7 @@ from aiohttp import web
 
 from bot.upstream._aiohttp import AiohttpTransport
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
+from tests.fakes.serving import ThreadedServer
 from tests.fakes.upstream import service_for, settings_for, until
 
 BUCKETS = "documents/docs.cloud.google.com/storage/docs/creating-buckets"
@@ -70,16 +71,14 @@ async def _ok(_: web.Request) -> web.Response:
 
 
 @pytest.fixture
-async def ok_url() -> AsyncIterator[str]:
+def ok_url() -> Iterator[str]:
     app = web.Application()
     app.router.add_post("/mcp", _ok)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    server = ThreadedServer(app).start()
     try:
-        yield f"http://127.0.0.1:{runner.addresses[0][1]}/mcp"
+        yield server.base_url + "/mcp"
     finally:
-        await runner.cleanup()
+        server.stop()
 
 
 async def test_a_closed_transport_refuses_requests(ok_url: str) -> None:

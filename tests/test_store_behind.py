@@ -1,5 +1,6 @@
 """Writes nobody waits for (`WriteBehind`): queued, then written with the next "done" batch,
-within the interval, at a bound, or at close; never an error for the caller."""
+within the interval, at a bound, or at close; never an error for the caller. Counts are
+summed while they wait and ride at most one "done" batch per interval."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class RecordingStore(MemoryStore):
     def __init__(self) -> None:
         super().__init__(max_entries=1000)
         self.batches: list[list[str]] = []
+        self.ops: list[list[Op]] = []
         self.written = asyncio.Event()
         self.failing = False
 
@@ -25,6 +27,7 @@ class RecordingStore(MemoryStore):
         if self.failing:
             raise StoreError("the store is down")
         self.batches.append([op.key for op in ops])
+        self.ops.append(list(ops))
         self.written.set()
         return await super().batch(ops)
 
@@ -85,3 +88,36 @@ async def test_a_write_that_depends_on_another_is_refused() -> None:
     behind = WriteBehind(RecordingStore())
     with pytest.raises(ValueError, match="cannot depend"):
         behind.add([Op.set("a:1", "x", TEXT, 60, only_if=0)])
+
+
+async def test_counts_are_summed_into_one_write_per_counter() -> None:
+    """Many questions' counts waiting together: one `incr` per counter, by their sum."""
+    store = RecordingStore()
+    behind = WriteBehind(store, interval=60)
+    for _ in range(5):
+        behind.add([Op.incr("report:d:questions", 1, 60), Op.incr("report:d:generated", 1, 60)])
+    behind.add([Op.incr("report:d:questions", 2, 60)])
+    assert 2 == behind.pending == behind.counts
+    await behind.flush()
+    assert [[("report:d:questions", 7), ("report:d:generated", 5)]] == [
+        [(op.key, op.amount) for op in ops] for ops in store.ops
+    ]
+    assert 7 == await store.incr("report:d:questions", 0, 60)
+
+
+async def test_counts_ride_one_done_batch_per_interval_and_are_written_within_it() -> None:
+    """The first "done" batch takes the counts along; later ones within the interval leave
+    them (other writes still go); the interval's end writes what waited, in one batch."""
+    store = RecordingStore()
+    behind = WriteBehind(store, interval=0.2)
+    behind.add([Op.incr("report:d:questions", 1, 60), Op.set("title:a", "A", TEXT, 60)])
+    assert ["report:d:questions", "title:a"] == sorted(op.key for op in behind.take())
+    behind.add([Op.incr("report:d:questions", 1, 60), Op.set("title:b", "B", TEXT, 60)])
+    behind.add([Op.incr("report:d:questions", 1, 60)])
+    assert ["title:b"] == [op.key for op in behind.take()]
+    assert 1 == behind.pending == behind.counts
+    await asyncio.wait_for(store.written.wait(), 5)
+    assert [[("report:d:questions", 2)]] == [
+        [(op.key, op.amount) for op in ops] for ops in store.ops
+    ]
+    assert 0 == behind.pending

@@ -160,6 +160,45 @@ async def test_a_stored_result_is_returned_without_a_call() -> None:
     assert 0 == upstream.calls
 
 
+class WritesSeen(MemoryStore):
+    """A memory store that notes every key it is asked to write."""
+
+    def __init__(self) -> None:
+        super().__init__(max_entries=100)
+        self.written: list[str] = []
+
+    async def add(self, key: str, value: Any, codec: Any, ttl: float) -> bool:
+        self.written.append(key)
+        return await super().add(key, value, codec, ttl)
+
+    async def batch(self, ops: Any) -> list[object]:
+        self.written += [op.key for op in ops]
+        return await super().batch(ops)
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["shared store", "one process's store"])
+async def test_a_store_no_other_process_shares_gets_the_result_without_a_lock(
+    shared: bool,
+) -> None:
+    """`shared=False` (memory://, SQLite: one bot per file): callers here still share one
+    call and the result is kept, and the lock is never written; a shared store takes it."""
+    store, upstream = WritesSeen(), Upstream()
+    flight = SharedFlight(store, lock_ttl=5, shared=shared)
+    async with asyncio.timeout(5):
+        callers = [
+            asyncio.create_task(flight.run("answer:q", upstream.answer, JSON, ttl=60))
+            for _ in range(3)
+        ]
+        await upstream.started.wait()
+        upstream.release.set()
+        results = await asyncio.gather(*callers)
+    assert [{"text": "answer #1"}] * 3 == results
+    assert 1 == upstream.calls
+    assert {"text": "answer #1"} == await store.get("answer:q", JSON)
+    locks = [key for key in store.written if key.startswith("lock:")]
+    assert locks == (["lock:answer:q", "lock:answer:q"] if shared else []), store.written
+
+
 class SlotWait:
     """A computation that first waits for a slot (abandonable, like answer_query's quota
     wait), then makes its upstream call."""

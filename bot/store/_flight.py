@@ -8,6 +8,12 @@ until the result appears, or the lock disappears (then they try to take it). The
 is the upstream timeout, so a replica that dies holding it blocks nobody for longer; past
 `deadline` a waiter stops waiting and computes by itself.
 
+Only a store the replicas share (Redis) holds the lock: an SQLite file is for one bot
+(docs/deployment.md), so there the process's own single flight is all the sharing there is,
+and the lock's two writes per computation (a fifth of SQLite's write cost per fresh answer,
+bench/FINDINGS.md) are not made. A `gdocs-bot ask` run on the bot's file meanwhile may then
+make one call the bot is making too (the answer_query ledger still counts both).
+
 Failures are not stored. Callers in the holder's process get the holder's exception; waiters on
 other replicas see the lock released without a result and compute themselves (one at a time,
 through the lock again): their own call reports its own error, which another process's
@@ -88,8 +94,12 @@ class SharedFlight:
         deadline: float | None = None,
         first_poll: float = 0.025,
         max_poll: float = 0.2,
+        shared: bool = True,
     ) -> None:
+        """`shared=False`: no other process computes with this store (memory://, SQLite), so
+        no lock is taken in it."""
         self._store = store
+        self._shared = shared
         self._lock_ttl = lock_ttl
         # long enough for one holder to time out and the next to take over
         self._deadline = deadline if deadline is not None else 2 * lock_ttl + 1.0
@@ -179,6 +189,8 @@ class SharedFlight:
             stored = await self._store.get(key, codec)
         if stored is not None:
             return stored
+        if not self._shared:
+            return await self._compute_and_store(key, None, compute, codec, ttl)
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self._deadline
         self._count += 1
@@ -203,21 +215,24 @@ class SharedFlight:
     async def _compute_and_store(
         self,
         key: str,
-        owner: str,
+        owner: str | None,
         compute: Callable[[], Awaitable[T]],
         codec: Codec[T],
         ttl: Ttl[T],
     ) -> T:
-        release = Op.delete_if(_LOCK + key, owner, TEXT)
+        """`owner`: the lock's holder (None: no lock was taken)."""
+        release = [] if owner is None else [Op.delete_if(_LOCK + key, owner, TEXT)]
         try:
             value = await compute()
         except BaseException:
-            await self._store.batch([release])
+            if release:
+                await self._store.batch(release)
             raise
         seconds = ttl(value) if callable(ttl) else ttl
         # the result and the lock's release: one store write
         kept = [Op.set(key, value, codec, seconds)] if seconds > 0 else []
-        await self._store.batch([*kept, release])
+        if kept or release:
+            await self._store.batch([*kept, *release])
         return value
 
     async def _await_other(self, key: str, codec: Codec[T], give_up: float) -> T | None:

@@ -89,8 +89,9 @@ class GoogleDocsService:
             keep_for=self._work.keep_for,
             behind=behind,
         )
-        # a replica that dies while computing holds the others back no longer than this
-        self._flights = SharedFlight(store, lock_ttl=self._timeout)
+        # a replica that dies while computing holds the others back no longer than this;
+        # only replicas share a store (Redis): an SQLite file is one bot's
+        self._flights = SharedFlight(store, lock_ttl=self._timeout, shared=store.kind == "redis")
         self._closed = False
 
     @property

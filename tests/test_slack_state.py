@@ -39,6 +39,27 @@ async def test_rate_limiter_is_a_sliding_window_per_user() -> None:
     assert await limiter.try_acquire("U1") is None
 
 
+async def test_the_rate_window_is_committed_without_waiting_for_the_loop(tmp_path: Path) -> None:
+    """A command's acknowledgement carries its first reply, which comes after the rate
+    window: on SQLite its write is committed at once, without a turn of the event loop."""
+    clock = FakeClock()
+    store = await SqliteStore.open(tmp_path / "state.db", clock=clock)
+    turns = 0
+
+    def count_turn() -> None:
+        nonlocal turns
+        turns += 1
+
+    try:
+        limiter = RateLimiter(store, 1, clock=clock)
+        asyncio.get_running_loop().call_soon(count_turn)
+        assert await limiter.try_acquire("U1") is None
+        assert await limiter.try_acquire("U1") is not None  # the window was written
+        assert (0, 2) == (turns, store.writer.at_once)  # each question's, at once
+    finally:
+        await store.aclose()
+
+
 async def test_rate_limiter_keeps_at_most_max_users_and_forgets_idle_ones() -> None:
     """A crowd of askers evicts the least recently active; idle users go first."""
     clock = FakeClock()

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from bot import keys
-from bot.store import AdapterCodec, Op, Store
+from bot.store import AdapterCodec, Op, Store, urgent
 from bot.text import is_language_tag
 
 Clock = Callable[[], float]
@@ -52,9 +52,12 @@ class RateLimiter:
         """Record a question and return None, or return seconds to wait when over the limit."""
         if self.per_minute <= 0:
             return None
-        return await self._store.hit(
-            keys.RATE.key(user), self.per_minute, RATE_WINDOW_SECONDS, self._clock()
-        )
+        # a command's acknowledgement carries its first reply, which comes after this:
+        # committed at once (SQLite; Redis's own connection), not at the loop's next turns
+        with urgent():
+            return await self._store.hit(
+                keys.RATE.key(user), self.per_minute, RATE_WINDOW_SECONDS, self._clock()
+            )
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from bot.store import (
     WriteBehind,
     open_store,
     redis_store,
+    shared_by_replicas,
     state_file,
 )
 from bot.upstream import GoogleDocsService, build_service
@@ -305,8 +306,8 @@ def _slack_deps(
             retention_seconds=config.channel_settings_retention_seconds,
         ),
         tally=core.tally,
-        # replicas share only Redis: on memory:// and SQLite a Stop is always local
-        streams=ActiveStreams(StopMarks(store, shared=store.kind == "redis")),
+        # on memory:// and SQLite a Stop is always local
+        streams=ActiveStreams(StopMarks(store, shared=shared_by_replicas(store))),
     )
 
 

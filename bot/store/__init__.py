@@ -26,6 +26,7 @@ from bot.store._api import (
     StoreUnavailable,
     TextCodec,
     namespace,
+    shared_by_replicas,
 )
 from bot.store._behind import WriteBehind
 from bot.store._counting import CountingStore
@@ -74,6 +75,7 @@ __all__ = [
     "namespace",
     "open_store",
     "redis_store",
+    "shared_by_replicas",
     "state_file",
     "urgent",
 ]

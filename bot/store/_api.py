@@ -111,6 +111,13 @@ def namespace(key: str) -> str:
     return key.split(":", 1)[0]
 
 
+def shared_by_replicas(store: Store) -> bool:
+    """Whether other bot processes work with `store` at the same time: Redis's replicas do;
+    an SQLite file is one bot's (docs/deployment.md), memory:// one process's. What only
+    replicas need (the shared flight's lock, Stop markers) is written only to such a store."""
+    return store.kind == "redis"
+
+
 class Store(Protocol):
     """What every backend offers. All TTLs and windows are in seconds; `ttl` must be > 0.
 

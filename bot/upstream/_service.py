@@ -17,7 +17,7 @@ from bot.models import Answer, Document, Fallback, ServerStatus
 from bot.names import normalize_doc_ref
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
-from bot.store import ModelCodec, SharedFlight, Store, WriteBehind
+from bot.store import ModelCodec, SharedFlight, Store, WriteBehind, shared_by_replicas
 from bot.text import clean_language, clean_query
 from bot.upstream._answering import Answering, OnWait
 from bot.upstream._auth import Auth
@@ -89,9 +89,10 @@ class GoogleDocsService:
             keep_for=self._work.keep_for,
             behind=behind,
         )
-        # a replica that dies while computing holds the others back no longer than this;
-        # only replicas share a store (Redis): an SQLite file is one bot's
-        self._flights = SharedFlight(store, lock_ttl=self._timeout, shared=store.kind == "redis")
+        # a replica that dies while computing holds the others back no longer than this
+        self._flights = SharedFlight(
+            store, lock_ttl=self._timeout, shared=shared_by_replicas(store)
+        )
         self._closed = False
 
     @property

@@ -85,17 +85,7 @@ class WriteBehind:
     def take(self) -> list[Op]:
         """What is queued, for a batch the caller writes now (and no longer queued): the counts
         only when none went out within `interval` (else they wait, summed, for a later one)."""
-        taken, self._pending = self._pending, []
-        now = asyncio.get_running_loop().time()
-        if self._counts and now >= self._counts_after:
-            taken += self._counts.values()
-            self._counts = {}
-            self._counts_after = now + self._interval
-        if self._counts:
-            self._arm()
-        else:
-            self._cancel_timer()
-        return taken
+        return self._take(counts_due=asyncio.get_running_loop().time() >= self._counts_after)
 
     async def flush(self) -> None:
         """Write what is queued now (and wait for flushes already under way)."""
@@ -106,13 +96,24 @@ class WriteBehind:
     async def aclose(self) -> None:
         await self.flush()
 
+    def _take(self, *, counts_due: bool) -> list[Op]:
+        """The queued writes, and the counts when they are due; the timer left armed for
+        the counts that stay."""
+        taken, self._pending = self._pending, []
+        if self._counts and counts_due:
+            taken += self._counts.values()
+            self._counts = {}
+            self._counts_after = asyncio.get_running_loop().time() + self._interval
+        if self._counts:
+            self._arm()
+        else:
+            self._cancel_timer()
+        return taken
+
     def _start_flush(self) -> None:
-        self._cancel_timer()
-        ops = [*self._pending, *self._counts.values()]
-        self._pending, self._counts = [], {}
+        ops = self._take(counts_due=True)
         if not ops:
             return
-        self._counts_after = asyncio.get_running_loop().time() + self._interval
         task = asyncio.ensure_future(self._write(ops))
         self._flushing.add(task)
         task.add_done_callback(self._flushing.discard)

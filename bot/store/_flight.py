@@ -10,9 +10,10 @@ is the upstream timeout, so a replica that dies holding it blocks nobody for lon
 
 Only a store the replicas share (Redis) holds the lock: an SQLite file is for one bot
 (docs/deployment.md), so there the process's own single flight is all the sharing there is,
-and the lock's two writes per computation (a fifth of SQLite's write cost per fresh answer,
-bench/FINDINGS.md) are not made. A `gdocs-bot ask` run on the bot's file meanwhile may then
-make one call the bot is making too (the answer_query ledger still counts both).
+and the lock's two writes per computation (about a quarter of SQLite's statement work per
+fresh answer, bench/FINDINGS.md) are not made. A `gdocs-bot ask` run on the bot's file
+meanwhile may then make one call the bot is making too (the answer_query ledger still
+counts both).
 
 Failures are not stored. Callers in the holder's process get the holder's exception; waiters on
 other replicas see the lock released without a result and compute themselves (one at a time,

@@ -120,6 +120,8 @@ async def test_expired_rows_are_swept_from_the_file(tmp_path: Path) -> None:
         for i in range(20):
             await store.set(f"answer:{i}", i, JSON, ttl=10)
             await store.hit(f"quota:{i}", 5, 10, clock())
+        if store.sweeping is not None:  # the first write's sweep (nothing expired yet) is over
+            await asyncio.wait_for(store.sweeping, timeout=5)
         clock.advance(61)
         await store.set("answer:fresh", 1, JSON, ttl=10)
         await _swept(store)

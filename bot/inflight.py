@@ -7,11 +7,21 @@ Socket Mode ack) goes back at once, without Bolt's 10 ms polling for `ack()`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
 
 from bot.loadgate import LoadGate
+
+
+def _set_when_done(task: asyncio.Task[None], event: asyncio.Event) -> Callable[[object], None]:
+    """`event` set once `task` ends (the work replied to nobody); the callback, to remove."""
+
+    def ended(_: object) -> None:
+        event.set()
+
+    task.add_done_callback(ended)
+    return ended
 
 
 class InFlight:
@@ -74,16 +84,23 @@ class InFlight:
         self, work: Coroutine[Any, Any, None], *, until: asyncio.Event, within: float
     ) -> None:
         """`spawn(work)` and wait until `until` is set, `work` ends, or `within` seconds pass:
-        the work's first reply can ride on the acknowledgement, and the rest goes on after."""
+        the work's first reply can ride on the acknowledgement, and the rest goes on after.
+        Work that ends without setting `until` has it set here."""
         congested = self.gate.congested  # its first reply would wait too: no use waiting
         task = self.spawn(work)
         if congested or until.is_set() or task.done():
             return
-        waiter = asyncio.ensure_future(until.wait())
+        # the wait is on `until` itself, so the reply resumes this caller in the loop's next
+        # turn; a waiter task under `asyncio.wait` took three (the waiter ends, then wait's
+        # callback, then this caller), and under load each turn holds the ack for ms
+        ended = _set_when_done(task, until)
         try:
-            await asyncio.wait({task, waiter}, timeout=within, return_when=asyncio.FIRST_COMPLETED)
+            async with asyncio.timeout(within):
+                await until.wait()
+        except TimeoutError:
+            pass
         finally:
-            waiter.cancel()
+            task.remove_done_callback(ended)
 
     async def drain(self, timeout: float) -> bool:
         """Stop accepting; wait until nothing is in flight. False when `timeout` ran out."""

@@ -103,6 +103,62 @@ async def test_start_returns_at_the_first_reply_and_the_work_goes_on() -> None:
     await asyncio.wait_for(finished.wait(), 5)
 
 
+class TurnCounter:
+    """Counts the event loop's turns: a callback that puts itself back each turn."""
+
+    def __init__(self) -> None:
+        self.turns = 0
+        self._on = True
+        asyncio.get_running_loop().call_soon(self._tick)
+
+    def _tick(self) -> None:
+        self.turns += 1
+        if self._on:
+            asyncio.get_running_loop().call_soon(self._tick)
+
+    def stop(self) -> None:
+        self._on = False
+
+
+async def test_start_returns_in_the_loop_turn_after_the_first_reply() -> None:
+    """The caller (the acknowledgement) resumes one turn after the reply, not three: on a
+    loaded loop each turn holds the ack a few ms."""
+    inflight = InFlight()
+    replied, release = asyncio.Event(), asyncio.Event()
+    counter = TurnCounter()
+    at_reply: list[int] = []
+
+    async def work() -> None:
+        replied.set()
+        at_reply.append(counter.turns)
+        await release.wait()
+
+    async with asyncio.timeout(5):  # not wait_for: its own task would add turns
+        await inflight.start(work(), until=replied, within=30)
+    counter.stop()
+
+    assert 1 == counter.turns - at_reply[0]
+    release.set()
+    assert await asyncio.wait_for(inflight.drain(5), 5) is True
+
+
+async def test_start_returns_once_the_work_ends_without_a_reply() -> None:
+    """Work that ends without replying (a duplicate, an error) frees the ack at once, not
+    after `within`."""
+    inflight = InFlight()
+    never = asyncio.Event()
+
+    async def work() -> None:
+        return None
+
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await asyncio.wait_for(inflight.start(work(), until=never, within=30), 5)
+
+    assert loop.time() - started < 5
+    assert 0 == inflight.count
+
+
 async def test_start_gives_up_waiting_for_a_reply_after_within_seconds() -> None:
     """Work that never replies does not hold the acknowledgement past `within`."""
     inflight = InFlight()

@@ -17,7 +17,8 @@ class OnceAck:
         self._ack = ack
         #: no `ack`: the request was acknowledged already (work resumed after a restart)
         self._claimed = ack is None
-        #: set once the acknowledgement is recorded (and Bolt may send it)
+        #: set once the acknowledgement is recorded (and Bolt may send it), or once the work
+        #: ended without replying (`InFlight.start`)
         self.done = asyncio.Event()
 
     async def __call__(self, msg: Message | None = None) -> bool:

@@ -167,32 +167,34 @@ async def test_hit_allows_limit_events_per_window_then_says_when_to_retry(
 ) -> None:
     """Three events in 10 s: the fourth is refused with the seconds until the oldest leaves,
     and is not recorded; once the oldest has left, an event is allowed again."""
-    store = backend.store
-    for at in (100.0, 101.0, 102.0):
+    store, t = backend.store, backend.clock()
+    for at in (t, t + 1, t + 2):
         assert await store.hit("rate:U1", limit=3, window=10, now=at) is None
-    assert 7.0 == pytest.approx(await store.hit("rate:U1", limit=3, window=10, now=103.0))
-    assert [100.0, 101.0, 102.0] == await store.window_events("rate:U1", window=10, now=103.0)
-    assert await store.hit("rate:U1", limit=3, window=10, now=110.5) is None
-    assert [101.0, 102.0, 110.5] == await store.window_events("rate:U1", window=10, now=110.5)
+    assert 7.0 == pytest.approx(await store.hit("rate:U1", limit=3, window=10, now=t + 3))
+    assert [t, t + 1, t + 2] == await store.window_events("rate:U1", window=10, now=t + 3)
+    assert await store.hit("rate:U1", limit=3, window=10, now=t + 10.5) is None
+    assert [t + 1, t + 2, t + 10.5] == await store.window_events("rate:U1", window=10, now=t + 10.5)
 
 
 async def test_events_leave_the_window_as_time_passes(backend: Backend) -> None:
     """window_events lists only the events of the last `window` seconds, oldest first."""
-    store = backend.store
-    await store.hit("rate:U2", limit=5, window=60, now=1000.0)
-    await store.hit("rate:U2", limit=5, window=60, now=1030.0)
-    assert [1000.0, 1030.0] == await store.window_events("rate:U2", window=60, now=1059.0)
-    assert [1030.0] == await store.window_events("rate:U2", window=60, now=1060.0)
-    assert [] == await store.window_events("rate:U2", window=60, now=1090.0)
-    assert [] == await store.window_events("rate:nobody", window=60, now=1090.0)
+    # times from the store's own clock, as its callers pass: a window that ended long before
+    # it is expired, and a write's sweep may delete it while the test reads it
+    store, t = backend.store, backend.clock()
+    await store.hit("rate:U2", limit=5, window=60, now=t)
+    await store.hit("rate:U2", limit=5, window=60, now=t + 30)
+    assert [t, t + 30] == await store.window_events("rate:U2", window=60, now=t + 59)
+    assert [t + 30] == await store.window_events("rate:U2", window=60, now=t + 60)
+    assert [] == await store.window_events("rate:U2", window=60, now=t + 90)
+    assert [] == await store.window_events("rate:nobody", window=60, now=t + 90)
 
 
 async def test_two_events_at_the_same_instant_count_twice(backend: Backend) -> None:
     """Events are not deduplicated by their time."""
-    store = backend.store
-    assert await store.hit("rate:U3", limit=2, window=10, now=50.0) is None
-    assert await store.hit("rate:U3", limit=2, window=10, now=50.0) is None
-    assert await store.hit("rate:U3", limit=2, window=10, now=50.0) is not None
+    store, t = backend.store, backend.clock()
+    assert await store.hit("rate:U3", limit=2, window=10, now=t) is None
+    assert await store.hit("rate:U3", limit=2, window=10, now=t) is None
+    assert await store.hit("rate:U3", limit=2, window=10, now=t) is not None
 
 
 async def test_unhit_takes_back_one_event_of_a_window(backend: Backend) -> None:
@@ -209,9 +211,10 @@ async def test_unhit_takes_back_one_event_of_a_window(backend: Backend) -> None:
 
 async def test_delete_clears_a_window_too(backend: Backend) -> None:
     """delete(key) forgets a limiter's events."""
-    await backend.store.hit("rate:U4", limit=1, window=10, now=5.0)
+    t = backend.clock()
+    await backend.store.hit("rate:U4", limit=1, window=10, now=t)
     await backend.store.delete("rate:U4")
-    assert await backend.store.hit("rate:U4", limit=1, window=10, now=6.0) is None
+    assert await backend.store.hit("rate:U4", limit=1, window=10, now=t + 1) is None
 
 
 # --- scans ---------------------------------------------------------------------------------
@@ -223,7 +226,7 @@ async def test_scan_lists_the_live_values_under_a_prefix(backend: Backend) -> No
     await store.set("feedback:T1:b", "down", TEXT, ttl=60)
     await store.set("feedback:T2:a", "up", TEXT, ttl=60)
     await store.set("other:T1", "x", TEXT, ttl=60)
-    await store.hit("feedback:T1:rate", limit=5, window=10, now=1.0)
+    await store.hit("feedback:T1:rate", limit=5, window=10, now=backend.clock())
     found = await store.scan("feedback:T1:", TEXT, limit=10)
     assert [("feedback:T1:a", "up"), ("feedback:T1:b", "down")] == sorted(found)
     two = await store.scan("feedback:", TEXT, limit=2)
@@ -295,11 +298,12 @@ async def test_limiters_are_bounded_like_values(
 ) -> None:
     """Past max_entries limiters, the one used longest ago forgets its events."""
     async with open_backend(kind, request, tmp_path) as opened:
+        t = opened.clock()
         for i in range(MAX_ENTRIES + 1):
-            await opened.store.hit(f"rate:U{i}", limit=5, window=60, now=10.0 + i)
-        assert [] == await opened.store.window_events("rate:U0", window=60, now=20.0)
+            await opened.store.hit(f"rate:U{i}", limit=5, window=60, now=t + i)
+        assert [] == await opened.store.window_events("rate:U0", window=60, now=t + 10)
         last = f"rate:U{MAX_ENTRIES}"
-        assert [10.0 + MAX_ENTRIES] == await opened.store.window_events(last, 60, now=20.0)
+        assert [t + MAX_ENTRIES] == await opened.store.window_events(last, 60, now=t + 10)
 
 
 async def test_ping_answers_when_the_backend_is_usable(backend: Backend) -> None:

@@ -7,21 +7,11 @@ Socket Mode ack) goes back at once, without Bolt's 10 ms polling for `ack()`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
 
 from bot.loadgate import LoadGate
-
-
-def _set_when_done(task: asyncio.Task[None], event: asyncio.Event) -> Callable[[object], None]:
-    """`event` set once `task` ends (the work replied to nobody); the callback, to remove."""
-
-    def ended(_: object) -> None:
-        event.set()
-
-    task.add_done_callback(ended)
-    return ended
 
 
 class InFlight:
@@ -91,9 +81,13 @@ class InFlight:
         if congested or until.is_set() or task.done():
             return
         # the wait is on `until` itself, so the reply resumes this caller in the loop's next
-        # turn; a waiter task under `asyncio.wait` took three (the waiter ends, then wait's
-        # callback, then this caller), and under load each turn holds the ack for ms
-        ended = _set_when_done(task, until)
+        # turn; a waiter task under `asyncio.wait` took two (the waiter's end, then wait's
+        # callback), and under load each turn holds the ack for ms
+
+        def ended(_: object) -> None:  # the work replied to nobody: the ack goes out bare
+            until.set()
+
+        task.add_done_callback(ended)
         try:
             async with asyncio.timeout(within):
                 await until.wait()

@@ -121,7 +121,7 @@ class TurnCounter:
 
 
 async def test_start_returns_in_the_loop_turn_after_the_first_reply() -> None:
-    """The caller (the acknowledgement) resumes one turn after the reply, not three: on a
+    """The caller (the acknowledgement) resumes one turn after the reply, not two: on a
     loaded loop each turn holds the ack a few ms."""
     inflight = InFlight()
     replied, release = asyncio.Event(), asyncio.Event()
@@ -151,11 +151,9 @@ async def test_start_returns_once_the_work_ends_without_a_reply() -> None:
     async def work() -> None:
         return None
 
-    loop = asyncio.get_running_loop()
-    started = loop.time()
+    # within 5 s, though `start` would wait 30 for a reply that never comes
     await asyncio.wait_for(inflight.start(work(), until=never, within=30), 5)
 
-    assert loop.time() - started < 5
     assert 0 == inflight.count
 
 

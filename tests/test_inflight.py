@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from bot.inflight import InFlight
+from tests.fakes.loop_turns import LoopTurns
 
 
 async def _hold(inflight: InFlight, entered: asyncio.Event, release: asyncio.Event) -> None:
@@ -103,41 +104,24 @@ async def test_start_returns_at_the_first_reply_and_the_work_goes_on() -> None:
     await asyncio.wait_for(finished.wait(), 5)
 
 
-class TurnCounter:
-    """Counts the event loop's turns: a callback that puts itself back each turn."""
-
-    def __init__(self) -> None:
-        self.turns = 0
-        self._on = True
-        asyncio.get_running_loop().call_soon(self._tick)
-
-    def _tick(self) -> None:
-        self.turns += 1
-        if self._on:
-            asyncio.get_running_loop().call_soon(self._tick)
-
-    def stop(self) -> None:
-        self._on = False
-
-
 async def test_start_returns_in_the_loop_turn_after_the_first_reply() -> None:
     """The caller (the acknowledgement) resumes one turn after the reply, not two: on a
     loaded loop each turn holds the ack a few ms."""
     inflight = InFlight()
     replied, release = asyncio.Event(), asyncio.Event()
-    counter = TurnCounter()
+    turns = LoopTurns()
     at_reply: list[int] = []
 
     async def work() -> None:
         replied.set()
-        at_reply.append(counter.turns)
+        at_reply.append(turns.count)
         await release.wait()
 
     async with asyncio.timeout(5):  # not wait_for: its own task would add turns
         await inflight.start(work(), until=replied, within=30)
-    counter.stop()
+    turns.stop()
 
-    assert 1 == counter.turns - at_reply[0]
+    assert 1 == turns.count - at_reply[0]
     release.set()
     assert await asyncio.wait_for(inflight.drain(5), 5) is True
 

@@ -15,6 +15,7 @@ from bot.slack.memory.state import (
     UserProfiles,
 )
 from bot.store import TEXT, MemoryStore, SqliteStore
+from tests.fakes.loop_turns import LoopTurns
 
 
 class FakeClock:
@@ -44,18 +45,13 @@ async def test_the_rate_window_is_committed_without_waiting_for_the_loop(tmp_pat
     window: on SQLite its write is committed at once, without a turn of the event loop."""
     clock = FakeClock()
     store = await SqliteStore.open(tmp_path / "state.db", clock=clock)
-    turns = 0
-
-    def count_turn() -> None:
-        nonlocal turns
-        turns += 1
-
     try:
         limiter = RateLimiter(store, 1, clock=clock)
-        asyncio.get_running_loop().call_soon(count_turn)
+        turns = LoopTurns()
         assert await limiter.try_acquire("U1") is None
         assert await limiter.try_acquire("U1") is not None  # the window was written
-        assert (0, 2) == (turns, store.writer.at_once)  # each question's, at once
+        turns.stop()
+        assert (0, 2) == (turns.count, store.writer.at_once)  # each question's, at once
     finally:
         await store.aclose()
 

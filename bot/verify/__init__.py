@@ -16,9 +16,16 @@ from collections.abc import Sequence
 from bot.models import Document, SnippetCheck, Verification
 from bot.verify._answer import MAX_SNIPPETS, Snippet, snippets
 from bot.verify._match import check_code, check_command, check_flag
-from bot.verify._pages import PageIndex, forget_pages, page_index
+from bot.verify._pages import PageIndex, forget_pages, kept_pages, page_index
 
-__all__ = ["MAX_SNIPPETS", "check_answer", "count_commands", "forget_pages", "unchecked"]
+__all__ = [
+    "MAX_SNIPPETS",
+    "check_answer",
+    "count_commands",
+    "forget_pages",
+    "kept_pages",
+    "unchecked",
+]
 
 
 def count_commands(markdown: str) -> int:

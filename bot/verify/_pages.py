@@ -1,7 +1,10 @@
 """A cited page made searchable. One pass over its lines keeps its shell lines and code
 lines with the section (heading) each is under; commands are parsed per program, and code
 lines tokenised, only when an answer asks for them (an answer names a few programs, a page
-shows many lines). Kept in a small in-process LRU: the same pages are cited again and again."""
+shows many lines). Kept in a small in-process LRU: the same pages are cited again and again.
+The LRU is bounded by pages and by characters: an index holds its page's text and about 2.6
+bytes more per character (measured on a 40 KB page), so 256 pages of 40 KB would hold 37 MB,
+and a few reference pages of a megabyte each would hold more than the whole bot needs."""
 
 from __future__ import annotations
 
@@ -23,8 +26,12 @@ from bot.verify._parse import (
     shell_commands,
 )
 
-#: page indexes kept in this process (by name and content)
+#: page indexes kept in this process (by name and content): at most this many pages, and
+#: this many characters of their text in all (about 3.6 MB of memory at most, see above); a
+#: page over a quarter of that is indexed for each check and not kept, so that one huge page
+#: does not push out every other one
 MAX_INDEXED_PAGES = 256
+MAX_INDEXED_CHARS = 1_000_000
 _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -142,30 +149,66 @@ def build_index(doc: Document) -> PageIndex:
     return index
 
 
-_CACHE: OrderedDict[tuple[str, int, int], PageIndex] = OrderedDict()
-#: checks of big pages run in worker threads (bot/upstream/_verifying.py): the LRU's
-#: move/pop pairs must not interleave (a PageIndex's own memos are compute-if-absent of
-#: equal values, safe as they are)
-_LOCK = threading.Lock()
+class _IndexCache:
+    """The LRU of page indexes, bounded by pages and by characters."""
+
+    def __init__(self) -> None:
+        self._indexes: OrderedDict[tuple[str, int, int], PageIndex] = OrderedDict()
+        self.chars = 0
+        #: checks of big pages run in worker threads (bot/upstream/_verifying.py): the LRU's
+        #: changes must not interleave (a PageIndex's own memos are compute-if-absent of
+        #: equal values, safe as they are)
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._indexes)
+
+    def get(self, key: tuple[str, int, int]) -> PageIndex | None:
+        with self._lock:
+            found = self._indexes.get(key)
+            if found is not None:
+                self._indexes.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, int, int], index: PageIndex) -> None:
+        size = len(index.content)
+        if size > MAX_INDEXED_CHARS // 4:
+            return
+        with self._lock:
+            old = self._indexes.pop(key, None)
+            if old is not None:
+                self.chars -= len(old.content)
+            self._indexes[key] = index
+            self.chars += size
+            while len(self._indexes) > MAX_INDEXED_PAGES or self.chars > MAX_INDEXED_CHARS:
+                _, dropped = self._indexes.popitem(last=False)
+                self.chars -= len(dropped.content)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._indexes.clear()
+            self.chars = 0
+
+
+_CACHE = _IndexCache()
 
 
 def page_index(doc: Document) -> PageIndex:
     """The page's index, from the LRU when its content was seen before."""
     key = (doc.name, len(doc.content), hash(doc.content))
-    with _LOCK:
-        found = _CACHE.get(key)
-        if found is not None:
-            _CACHE.move_to_end(key)
-            return found
+    found = _CACHE.get(key)
+    if found is not None:
+        return found
     built = build_index(doc)
-    with _LOCK:
-        _CACHE[key] = built
-        if len(_CACHE) > MAX_INDEXED_PAGES:
-            _CACHE.popitem(last=False)
+    _CACHE.put(key, built)
     return built
+
+
+def kept_pages() -> tuple[int, int]:
+    """How many page indexes the LRU holds, and their characters in all."""
+    return len(_CACHE), _CACHE.chars
 
 
 def forget_pages() -> None:
     """Empty the LRU (the benchmark measures cold checks with it)."""
-    with _LOCK:
-        _CACHE.clear()
+    _CACHE.clear()

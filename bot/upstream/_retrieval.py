@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
 
 from bot import keys
 from bot.errors import ErrorFacts, GdocsError, NotFound, ProtocolError, Reason
+from bot.lru import SizedLru
 from bot.models import Document
 from bot.names import MAX_NAMES_PER_CALL, uri_for_name
 from bot.observability.metrics import Metrics
@@ -57,8 +57,13 @@ class DocumentFetcher:
     ) -> None:
         self._dk = dk
         self._behind = behind
-        self._recent: OrderedDict[str, tuple[float, Document]] = OrderedDict()
-        self._recent_chars = 0
+        #: name -> (until when, page); the quarter rule keeps one huge page from pushing
+        #: every other one out
+        self._recent: SizedLru[str, tuple[float, Document]] = SizedLru(
+            max_entries=RECENT_PAGES,
+            max_size=RECENT_CHARS,
+            size_of=lambda kept: len(kept[1].content),
+        )
         self._now = time.monotonic
         self._store = store
         self._metrics = metrics
@@ -173,22 +178,13 @@ class DocumentFetcher:
     def _from_recent(self, names: list[str]) -> dict[str, Document]:
         now, found = self._now(), {}
         for name in names:
-            kept = self._recent.get(name)
+            kept = self._recent.get(name, refresh=False)  # pages go in the order they came
             if kept is not None and kept[0] > now:
                 found[name] = kept[1]
         return found
 
     def _keep_recent(self, name: str, doc: Document) -> None:
-        old = self._recent.pop(name, None)
-        if old is not None:
-            self._recent_chars -= len(old[1].content)
-        if len(doc.content) > RECENT_CHARS // 4:
-            return  # one huge page would push every other one out
-        self._recent[name] = (self._now() + min(RECENT_SECONDS, self._ttl), doc)
-        self._recent_chars += len(doc.content)
-        while len(self._recent) > RECENT_PAGES or self._recent_chars > RECENT_CHARS:
-            _, (_, dropped) = self._recent.popitem(last=False)
-            self._recent_chars -= len(dropped.content)
+        self._recent.put(name, (self._now() + min(RECENT_SECONDS, self._ttl), doc))
 
     async def _get_batch(self, tool: str, names: list[str]) -> list[DocumentOutput]:
         data = await timed_call(

@@ -9,11 +9,10 @@ and a few reference pages of a megabyte each would hold more than the whole bot 
 from __future__ import annotations
 
 import re
-import threading
 from bisect import bisect_right
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from bot.lru import SizedLru
 from bot.models import Document
 from bot.verify._parse import (
     CODE_LANGS,
@@ -149,48 +148,13 @@ def build_index(doc: Document) -> PageIndex:
     return index
 
 
-class _IndexCache:
-    """The LRU of page indexes, bounded by pages and by characters."""
-
-    def __init__(self) -> None:
-        self._indexes: OrderedDict[tuple[str, int, int], PageIndex] = OrderedDict()
-        self.chars = 0
-        #: checks of big pages run in worker threads (bot/upstream/_verifying.py): the LRU's
-        #: changes must not interleave (a PageIndex's own memos are compute-if-absent of
-        #: equal values, safe as they are)
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._indexes)
-
-    def get(self, key: tuple[str, int, int]) -> PageIndex | None:
-        with self._lock:
-            found = self._indexes.get(key)
-            if found is not None:
-                self._indexes.move_to_end(key)
-            return found
-
-    def put(self, key: tuple[str, int, int], index: PageIndex) -> None:
-        size = len(index.content)
-        if size > MAX_INDEXED_CHARS // 4:
-            return
-        with self._lock:
-            old = self._indexes.pop(key, None)
-            if old is not None:
-                self.chars -= len(old.content)
-            self._indexes[key] = index
-            self.chars += size
-            while len(self._indexes) > MAX_INDEXED_PAGES or self.chars > MAX_INDEXED_CHARS:
-                _, dropped = self._indexes.popitem(last=False)
-                self.chars -= len(dropped.content)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._indexes.clear()
-            self.chars = 0
-
-
-_CACHE = _IndexCache()
+#: checks of big pages run in worker threads (bot/upstream/_verifying.py): SizedLru is safe
+#: there (a PageIndex's own memos are compute-if-absent of equal values, safe as they are)
+_CACHE: SizedLru[tuple[str, int, int], PageIndex] = SizedLru(
+    max_entries=MAX_INDEXED_PAGES,
+    max_size=MAX_INDEXED_CHARS,
+    size_of=lambda index: len(index.content),
+)
 
 
 def page_index(doc: Document) -> PageIndex:
@@ -206,7 +170,7 @@ def page_index(doc: Document) -> PageIndex:
 
 def kept_pages() -> tuple[int, int]:
     """How many page indexes the LRU holds, and their characters in all."""
-    return len(_CACHE), _CACHE.chars
+    return len(_CACHE), _CACHE.size
 
 
 def forget_pages() -> None:

@@ -1,72 +1,151 @@
 """`memory://`: the store in this process's memory, for one replica, throwaway runs and tests.
 
 It keeps the objects themselves (codecs are not used), so a cached answer costs no
-serialisation. Every namespace holds at most `max_entries` keys: past that the least
-recently written or read go first, and expired keys are dropped as they are met.
+serialisation. Every namespace holds at most `max_entries` keys and at most `max_chars`
+characters of the text in their values (`text_size`; a count alone would let 5,000 pages of
+40 KB take 200 MB): past either the least recently written or read go first, though never the
+value just written, and expired keys are dropped as they are met.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
+
+from pydantic import BaseModel
 
 from bot.store._api import Codec, T, namespace
 from bot.store._ops import Op, applies, check, skipped
 
 Clock = Callable[[], float]
 
+#: characters of text one namespace's values hold at most, by default: a few MB of memory
+MAX_CHARS = 4_000_000
+#: how deep `text_size` looks into a value (an answer's references are at depth 2)
+_SIZE_DEPTH = 4
+_SIZELESS = frozenset({int, float, bool, type(None)})
+
+
+def text_size(value: object, depth: int = 0) -> int:
+    """About how many characters of text `value` holds: the strings and bytes in it, in the
+    pydantic models, dataclasses and containers it is made of (a few levels deep)."""
+    if isinstance(value, str | bytes):
+        return len(value)
+    if depth >= _SIZE_DEPTH:
+        return 0
+    parts: Iterable[object]
+    if isinstance(value, BaseModel):
+        parts = value.__dict__.values()
+    elif isinstance(value, dict):
+        parts = [*value.keys(), *value.values()]
+    elif isinstance(value, list | tuple | set | frozenset | deque):
+        parts = value
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        parts = [getattr(value, f.name) for f in dataclasses.fields(value)]
+    else:  # numbers, None, datetimes: next to nothing
+        return 0
+    total = 0
+    for part in parts:  # the common parts without a call: a cached answer is sized per write
+        kind = type(part)
+        if kind is str:
+            total += len(part)  # type: ignore[arg-type]
+        elif kind not in _SIZELESS:
+            total += text_size(part, depth + 1)
+    return total
+
+
+class _Space:
+    """One namespace's entries, key -> (expires, value, size), least recently used first,
+    and the sum of their sizes."""
+
+    __slots__ = ("chars", "entries")
+
+    def __init__(self) -> None:
+        self.entries: OrderedDict[str, tuple[float, Any, int]] = OrderedDict()
+        self.chars = 0
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def put(self, key: str, expires: float, value: Any) -> None:
+        self.pop(key)
+        size = text_size(value)
+        self.entries[key] = (expires, value, size)
+        self.chars += size
+
+    def pop(self, key: str) -> None:
+        entry = self.entries.pop(key, None)
+        if entry is not None:
+            self.chars -= entry[2]
+
+    def pop_oldest(self) -> None:
+        self.chars -= self.entries.popitem(last=False)[1][2]
+
 
 class MemoryStore:
     kind = "memory"
 
-    def __init__(self, *, max_entries: int = 10_000, clock: Clock = time.time) -> None:
-        if max_entries < 1:
-            raise ValueError("max_entries must be at least 1")
+    def __init__(
+        self, *, max_entries: int = 10_000, max_chars: int = MAX_CHARS, clock: Clock = time.time
+    ) -> None:
+        if max_entries < 1 or max_chars < 1:
+            raise ValueError("max_entries and max_chars must be at least 1")
         self._max = max_entries
+        self._max_chars = max_chars
         self._clock = clock
-        #: namespace -> key -> (expires, value), least recently used first
-        self._spaces: dict[str, OrderedDict[str, tuple[float, Any]]] = {}
+        #: namespace -> its entries
+        self._spaces: dict[str, _Space] = {}
         #: sliding windows: namespace -> key -> (expires, event times), least recent first
         self._windows: dict[str, OrderedDict[str, tuple[float, deque[float]]]] = {}
 
     def __len__(self) -> int:
-        spaces = [*self._spaces.values(), *self._windows.values()]
-        return sum(len(space) for space in spaces)
+        entries = sum(len(space) for space in self._spaces.values())
+        return entries + sum(len(windows) for windows in self._windows.values())
 
     def count(self, space: str) -> int:
         """How many keys namespace `space` holds now (entries and sliding windows)."""
-        return len(self._spaces.get(space, ())) + len(self._windows.get(space, ()))
+        entries = self._spaces.get(space)
+        return (len(entries) if entries else 0) + len(self._windows.get(space, ()))
+
+    def chars(self, space: str) -> int:
+        """How many characters of text the values of namespace `space` hold now."""
+        entries = self._spaces.get(space)
+        return entries.chars if entries else 0
 
     # --- the entries ---------------------------------------------------------------------
-    def _space(self, key: str) -> OrderedDict[str, tuple[float, Any]]:
-        return self._spaces.setdefault(namespace(key), OrderedDict())
+    def _space(self, key: str) -> _Space:
+        space = self._spaces.get(namespace(key))
+        if space is None:
+            space = self._spaces[namespace(key)] = _Space()
+        return space
 
-    def _live(self, key: str) -> tuple[float, Any] | None:
+    def _live(self, key: str) -> tuple[float, Any, int] | None:
         space = self._space(key)
-        entry = space.get(key)
+        entry = space.entries.get(key)
         if entry is None:
             return None
         if entry[0] <= self._clock():
-            del space[key]
+            space.pop(key)
             return None
-        space.move_to_end(key)
+        space.entries.move_to_end(key)
         return entry
 
     def _put(self, key: str, value: Any, expires: float) -> None:
         space = self._space(key)
-        space[key] = (expires, value)
-        space.move_to_end(key)
+        space.put(key, expires, value)
         now = self._clock()
-        while len(space) > self._max:
-            space.popitem(last=False)
+        # the value just written stays, whatever its size: a store keeps what it is given
+        while len(space) > self._max or (space.chars > self._max_chars and len(space) > 1):
+            space.pop_oldest()
         # drop a few expired entries from the cold end, so idle keys do not linger
         for _ in range(2):
-            oldest = next(iter(space.items()), None)
+            oldest = next(iter(space.entries.items()), None)
             if oldest is None or oldest[1][0] > now:
                 break
-            del space[oldest[0]]
+            space.pop(oldest[0])
 
     # --- Store ---------------------------------------------------------------------------
     async def get(self, key: str, codec: Codec[T]) -> T | None:
@@ -97,7 +176,7 @@ class MemoryStore:
         return True
 
     async def delete(self, key: str) -> None:
-        self._space(key).pop(key, None)
+        self._space(key).pop(key)
         windows = self._windows.get(namespace(key))
         if windows is not None:
             windows.pop(key, None)
@@ -106,7 +185,7 @@ class MemoryStore:
         entry = self._live(key)
         if entry is None or entry[1] != expected:
             return False
-        del self._space(key)[key]
+        self._space(key).pop(key)
         return True
 
     async def incr(self, key: str, amount: int, ttl: float) -> int:
@@ -159,11 +238,11 @@ class MemoryStore:
         now = self._clock()
         found: list[tuple[str, T]] = []
         if ":" in prefix:  # one namespace (or none)
-            spaces = [self._spaces.get(namespace(prefix)) or OrderedDict()]
+            spaces = [self._spaces.get(namespace(prefix)) or _Space()]
         else:
             spaces = list(self._spaces.values())
-        for entries in spaces:
-            for key, (expires, value) in list(entries.items()):
+        for space in spaces:
+            for key, (expires, value, _) in list(space.entries.items()):
                 if len(found) >= limit:
                     return found
                 if key.startswith(prefix) and expires > now:

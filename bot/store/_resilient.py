@@ -39,6 +39,10 @@ _UP = "gdocs_store_up"
 _UP_HELP = "1 while the state store answers, 0 while the bot runs on per-process state."
 #: deletes remembered during an outage, to replay on the primary when it is back
 MAX_MISSED_DELETES = 10_000
+#: the per-process store that serves during an outage: keys and characters of text per
+#: namespace (documents are the large values: about 50 pages of 40 KB)
+FALLBACK_MAX_ENTRIES = 2_000
+FALLBACK_MAX_CHARS = 2_000_000
 
 
 class ResilientStore:
@@ -57,7 +61,11 @@ class ResilientStore:
     ) -> None:
         self.kind = primary.kind
         self._primary = primary
-        self._fallback = fallback if fallback is not None else MemoryStore(max_entries=2_000)
+        self._fallback = (
+            fallback
+            if fallback is not None
+            else MemoryStore(max_entries=FALLBACK_MAX_ENTRIES, max_chars=FALLBACK_MAX_CHARS)
+        )
         self._timeout = timeout
         self._deadlines = Deadlines(timeout)
         self._retry_after = retry_after

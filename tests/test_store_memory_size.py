@@ -1,0 +1,123 @@
+"""memory:// and the per-process store of an outage are bounded by the text their values hold,
+not only by how many keys: pages of tens of KB cannot fill the process."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.models import Answer, Document, Reference
+from bot.store import JSON, ModelCodec, ResilientStore, redis_store
+from bot.store._memory import MemoryStore, text_size
+from bot.store._resilient import FALLBACK_MAX_CHARS
+from tests.fakes.redis_server import RedisServer
+from tests.store_backends import FakeClock
+
+_DOC = ModelCodec(Document)
+
+
+def _page(i: int, chars: int) -> Document:
+    return Document(name=f"documents/p{i}", uri=f"https://x/p{i}", content="x" * chars)
+
+
+@dataclass
+class _Asked:
+    question: str
+    at: float
+
+
+def test_text_size_counts_the_text_inside_models_dataclasses_and_containers() -> None:
+    """A page is its text; an answer counts its references' names and URLs; numbers are 0."""
+    assert 1000 + len("documents/p1") + len("https://x/p1") == text_size(_page(1, 1000))
+    ref = Reference(name="documents/a", uri="https://a", title="T")
+    answer = Answer(kind="answer", query="q?", text="abc", references=(ref, ref))
+    assert text_size(answer) == len("q?") + 3 + 2 * (11 + 9 + 1) + text_size(answer.kind)
+    assert 6 == text_size([_Asked("why?", 1.0), {"k": "v"}, 7, None])
+
+
+async def test_a_namespace_past_its_characters_drops_the_least_recently_used() -> None:
+    """Five pages of 300 characters in 1,000: the two used longest ago go, a read counts as
+    use, and another namespace's values stay."""
+    store = MemoryStore(max_entries=100, max_chars=1000, clock=FakeClock())
+    await store.set("answer:keep", "a" * 900, JSON, ttl=60)
+    for i in range(3):
+        await store.set(f"doc:{i}", _page(i, 300), _DOC, ttl=60)
+    assert await store.get("doc:0", _DOC) is not None  # doc:1 is now the least recent
+    await store.set("doc:3", _page(3, 300), _DOC, ttl=60)
+    await store.set("doc:4", _page(4, 300), _DOC, ttl=60)
+    found = await store.get_many([f"doc:{i}" for i in range(5)], _DOC)
+    assert [True, False, False, True, True] == [doc is not None for doc in found]
+    assert store.chars("doc") <= 1000
+    assert "a" * 900 == await store.get("answer:keep", JSON)
+
+
+async def test_the_value_just_written_stays_even_over_the_bound() -> None:
+    """A store keeps what it is given: one value larger than the bound is kept, alone."""
+    store = MemoryStore(max_entries=100, max_chars=1000, clock=FakeClock())
+    await store.set("doc:small", _page(0, 10), _DOC, ttl=60)
+    await store.set("doc:big", _page(1, 5000), _DOC, ttl=60)
+    assert await store.get("doc:big", _DOC) is not None
+    assert await store.get("doc:small", _DOC) is None
+    assert 1 == store.count("doc")
+
+
+_WRITES = st.lists(
+    st.tuples(
+        st.sampled_from(["set", "add", "delete", "get"]), st.integers(0, 7), st.integers(0, 400)
+    ),
+    max_size=60,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_WRITES)
+def test_the_character_count_is_the_text_of_the_live_values(
+    writes: list[tuple[str, int, int]],
+) -> None:
+    """After any writes, deletes, reads and expiries the namespace's count is the sum of its
+    values' text, within the bound unless one value alone is over it."""
+    clock = FakeClock()
+    store = MemoryStore(max_entries=5, max_chars=1000, clock=clock)
+
+    async def run() -> None:
+        for kind, key, chars in writes:
+            clock.advance(1)
+            name = f"doc:{key}"
+            if kind == "set":
+                await store.set(name, "x" * chars, JSON, ttl=30)
+            elif kind == "add":
+                await store.add(name, "y" * chars, JSON, ttl=5)
+            elif kind == "delete":
+                await store.delete(name)
+            else:
+                await store.get(name, JSON)
+        found = await store.get_many([f"doc:{key}" for key in range(8)], JSON)
+        live = [value for value in found if value is not None]
+        assert store.chars("doc") == sum(len(value) for value in live)
+        assert len(live) <= 5
+        assert store.chars("doc") <= 1000 or len(live) == 1
+
+    asyncio.run(run())
+
+
+async def test_a_store_outage_keeps_at_most_its_characters_of_pages_in_the_process() -> None:
+    """Redis stopped: 60 pages of 40,000 characters go to per-process state, which keeps the
+    latest it has room for (50 of them), not all 60."""
+    server = RedisServer().start()
+    store = ResilientStore(
+        redis_store(server.url, prefix="gdocs:"), timeout=0.15, retry_after=60, clock=FakeClock()
+    )
+    try:
+        server.stop()
+        for i in range(60):
+            await store.set(f"doc:{i}", _page(i, 40_000), _DOC, ttl=600)
+        kept = [doc for doc in await store.get_many([f"doc:{i}" for i in range(60)], _DOC) if doc]
+        assert sum(text_size(doc) for doc in kept) <= FALLBACK_MAX_CHARS
+        assert [f"documents/p{i}" for i in range(60 - len(kept), 60)] == [d.name for d in kept]
+        assert len(kept) >= 45
+    finally:
+        await store.aclose()
+        server.kill()

@@ -117,9 +117,10 @@ class MemoryStore:
 
     # --- the entries ---------------------------------------------------------------------
     def _space(self, key: str) -> _Space:
-        space = self._spaces.get(namespace(key))
+        name = namespace(key)
+        space = self._spaces.get(name)
         if space is None:
-            space = self._spaces[namespace(key)] = _Space()
+            space = self._spaces[name] = _Space()
         return space
 
     def _live(self, key: str) -> tuple[float, Any, int] | None:

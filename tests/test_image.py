@@ -4,9 +4,10 @@ user, a read-only root filesystem with a /data volume, no installer in the image
 HEALTHCHECK, and the state store's file on /data.
 
 Opt-in (building an image takes minutes): `GDOCS_IMAGE` names the image to run, e.g.
-`GDOCS_IMAGE=$(../shared/tools/container build) scripts/dev test -k image --no-cov`. The
-engine is podman, or docker (`GDOCS_CONTAINER_ENGINE=docker`, or when podman is absent); the
-container uses the host's network (Linux hosts: the fakes listen on 127.0.0.1)."""
+`GDOCS_IMAGE=$(../shared/tools/container build) scripts/dev test tests/test_image.py --no-cov`
+(not `-k image`, which also picks render tests that need coverage on). The engine is podman,
+or docker (`GDOCS_CONTAINER_ENGINE=docker`, or when podman is absent); the container uses the
+host's network (Linux hosts: the fakes listen on 127.0.0.1)."""
 
 from __future__ import annotations
 

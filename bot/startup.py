@@ -71,6 +71,8 @@ async def _call_slack(
             last = f"{error} (HTTP {exc.response.status_code})"
         except SLACK_UNREACHABLE as exc:
             last = type(exc).__name__
+        if stop.is_set():  # a signal came during the attempt: no retry to announce
+            break
         if attempt < ATTEMPTS:
             logger.warning(
                 "cannot reach Slack (%s); retrying in %gs", last, pause, extra={"attempt": attempt}
@@ -80,7 +82,9 @@ async def _call_slack(
             except TimeoutError:
                 pause *= 2
                 continue
-            raise StartupError("stopped while waiting for Slack", 0)
+            break
+    if stop.is_set():
+        raise StartupError("stopped while waiting for Slack", 0)
     raise StartupError(
         f"cannot reach Slack at {api_url} ({last}) after {ATTEMPTS} attempts; "
         "check SLACK_API_URL and the network",

@@ -4,6 +4,7 @@ Knowledge server come and go, and how start-up treats a refused token or an outa
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 
 import pytest
@@ -268,14 +269,22 @@ async def test_a_passing_outage_does_not_stop_start_up(slack: FakeSlack) -> None
     assert "UBOT" == identity["user_id"]
 
 
-async def test_stopping_during_the_retry_pause_ends_start_up_quietly(slack: FakeSlack) -> None:
-    """SIGTERM while waiting to retry: exit 0, no waiting out the pause."""
+async def test_stopping_during_the_retry_pause_ends_start_up_quietly(
+    slack: FakeSlack, caplog: pytest.LogCaptureFixture
+) -> None:
+    """SIGTERM before a retry: exit 0, no waiting out the pause, and no "retrying" warning
+    for a retry that will not come."""
     slack.server_error("auth.test", status=503, times=5)
     stop = asyncio.Event()
     stop.set()
-    with pytest.raises(StartupError) as caught:
+    with (
+        caplog.at_level(logging.WARNING, logger="bot.startup"),
+        pytest.raises(StartupError) as caught,
+    ):
         await check_bot_token(_client(slack), api_url=slack.url, stop=stop)
     assert 0 == caught.value.exit_code
+    assert 1 == len(slack.calls_to("auth.test"))
+    assert "retrying" not in caplog.text
 
 
 async def test_socket_url_comes_from_apps_connections_open_with_the_app_token(

@@ -168,23 +168,29 @@ class Bench:
         fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def bot_rss_mb(self, field: str = "VmRSS") -> int:
+        """The bot's resident memory in MB now (VmRSS) or at its highest so far (VmHWM);
+        0 once the process is gone."""
+        assert self.proc is not None
+        try:
+            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+                if line.startswith(f"{field}:"):
+                    return int(line.split()[1]) // 1024
+        except OSError:
+            pass
+        return 0
+
     def stop_bot(self) -> int:
         """Stop the bot; its peak RSS in MB (VmHWM) read just before."""
         assert self.proc is not None
-        peak_kb = 0
-        try:
-            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    peak_kb = int(line.split()[1])
-        except OSError:
-            pass
+        peak = self.bot_rss_mb("VmHWM")
         self.proc.terminate()
         try:
             self.proc.wait(15)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        return peak_kb // 1024
+        return peak
 
     async def burst(
         self,

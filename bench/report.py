@@ -144,6 +144,8 @@ def _rows(r: dict[str, Any]) -> list[tuple[str, str]]:
             "Store calls timed out or failed (then served by per-process state)",
             str(r["store_errors"]),
         ),
+        ("RSS at idle after the first answer", f"{r['idle_rss_mb']} MB"),
+        (f"Peak RSS by the end of the bursts ({n} held at once)", f"{r['burst_rss_mb']} MB"),
         ("Peak RSS of the bot process", f"{r['peak_rss_mb']} MB"),
         ("Cold start (spawn → /healthz 200)", f"{r['cold_start_s']:.2f} s"),
         (

@@ -61,12 +61,15 @@ async def measure(args: argparse.Namespace, bench: Bench) -> dict[str, Any]:
         # cap ≥ every question in flight: no queueing at the cap here
         out["cold_start_s"] = await bench.start_bot(cap=2 * n)
         await bench.burst(["how do I warm up q999999 please?"], ["CWARM"], timeout=10 + 3 * lat)
+        out["idle_rss_mb"] = bench.bot_rss_mb()
 
         # 1. N distinct questions at once: first with cold connection pools, then warm
         cold = await distinct_round(bench, "C", 0)
         out["cold"] = cold
         calls0 = await settled_store_calls(bench)
         out.update(await distinct_round(bench, "W", 10 * n))
+        # N held at once at the upstream, with no CPU queue behind them (see store_bench)
+        out["burst_rss_mb"] = bench.bot_rss_mb("VmHWM")
         calls1 = await settled_store_calls(bench)
         out["burst_calls"] = per_question(calls0, calls1, n)
         # 2. a steady N in flight

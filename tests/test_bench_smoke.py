@@ -17,6 +17,19 @@ from bench.stores import stores_arg
 ROOT = Path(__file__).resolve().parents[1]
 
 
+_RSS_ROWS = (
+    r"RSS at idle after the first answer",
+    r"Peak RSS by the end of the bursts \(4 held at once\)",
+    r"Peak RSS of the bot process",
+)
+
+
+def _row_cells(table: str, label: str) -> list[int]:
+    row = re.search(rf"^\| {label} \|(.*)$", table, re.M)
+    assert row is not None, label
+    return [int(c.removesuffix(" MB")) for c in map(str.strip, row.group(1).split("|")) if c]
+
+
 def test_benchmark_smoke_run_answers_every_question_on_every_store(tmp_path: Path) -> None:
     """`python -m bench.run --smoke` drives the real bot once per store (memory://, SQLite,
     Redis when redis-server is installed), and on each every question is answered and the
@@ -66,6 +79,10 @@ def test_benchmark_smoke_run_answers_every_question_on_every_store(tmp_path: Pat
     cells = [c.strip() for c in hit_calls.group(1).split("|") if c.strip()]
     assert len(cells) == k, cells
     assert all(float(c.split()[0]) > 0 for c in cells), cells
+    # the memory a store holds at idle, by the burst's end and at the pass's peak, in order
+    rss = [_row_cells(proc.stdout, label) for label in _RSS_ROWS]
+    assert all(len(row) == k and all(mb > 0 for mb in row) for row in rss), rss
+    assert all(a <= b <= c for a, b, c in zip(*rss, strict=True)), rss
     assert not out.exists(), "a smoke run must not overwrite the committed results"
 
 

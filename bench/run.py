@@ -68,7 +68,7 @@ async def measure(args: argparse.Namespace, bench: Bench) -> dict[str, Any]:
         out["cold"] = cold
         calls0 = await settled_store_calls(bench)
         out.update(await distinct_round(bench, "W", 10 * n))
-        # N held at once at the upstream, with no CPU queue behind them (see store_bench)
+        # the peak with N held at once at the upstream (see store_bench)
         out["burst_rss_mb"] = bench.bot_rss_mb("VmHWM")
         calls1 = await settled_store_calls(bench)
         out["burst_calls"] = per_question(calls0, calls1, n)

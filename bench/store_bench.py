@@ -14,8 +14,8 @@ Targets (issue 20): CPU per question ≤ 1.15 × memory's on SQLite, ≤ 1.3 × 
 ack p99 within 5 ms (SQLite) / 10 ms (Redis) of memory's; cache hit p50 ≤ 1 ms above
 memory's; ≤ 4 store calls per cache hit; cold start ≤ 0.7 s; peak RSS ≤ 80 MB. Besides the
 pass's peak RSS, the RSS at idle after the first answer (what the store's client costs) and
-the peak by the end of the burst (N questions held at once, with no CPU queue behind them)
-are reported, so a peak can be told apart into the store, the questions held and the queue.
+the peak by the end of the burst (N questions held at once) are reported, so that a peak can
+be told apart into the store's client, the questions held and what the steady load adds.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ async def _one(args: argparse.Namespace, name: str, url: str, base: int) -> dict
         idle_rss = bench.bot_rss_mb()
         burst = await distinct_round(bench, "B", base + 50 * args.n)
         # the burst's N all reach the upstream before the first is answered: this peak is
-        # what N questions held at once cost, with no CPU queue behind them
+        # what N questions held at once cost (and their answers, which arrive together)
         burst_rss = bench.bot_rss_mb("VmHWM")
         calls0 = await settled_store_calls(bench)
         steady = await sustained_round(bench, base)

@@ -39,6 +39,24 @@ def pct(values: list[float], p: float) -> float:
     return ordered[k]
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU time process `pid` has used so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def process_memory_kb(pid: int, field: str) -> int | None:
+    """A memory figure of process `pid` in KB from /proc/PID/status (`VmRSS`: resident now,
+    `VmHWM`: the most it has been resident); None once the process is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -165,20 +183,13 @@ class Bench:
     def bot_cpu_seconds(self) -> float:
         """User + system CPU time the bot process has used so far."""
         assert self.proc is not None
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return process_cpu_seconds(self.proc.pid)
 
     def bot_rss_mb(self, field: str = "VmRSS") -> int:
         """The bot's resident memory in MB now (VmRSS) or at its highest so far (VmHWM);
         0 once the process is gone."""
         assert self.proc is not None
-        try:
-            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith(f"{field}:"):
-                    return int(line.split()[1]) // 1024
-        except OSError:
-            pass
-        return 0
+        return (process_memory_kb(self.proc.pid, field) or 0) // 1024
 
     def stop_bot(self) -> int:
         """Stop the bot; its peak RSS in MB (VmHWM) read just before."""

@@ -19,7 +19,14 @@ from pathlib import Path
 
 import aiohttp
 
-from bench.driver import ROOT, SIGNING_SECRET, free_port, wait_healthy
+from bench.driver import (
+    ROOT,
+    SIGNING_SECRET,
+    free_port,
+    process_cpu_seconds,
+    process_memory_kb,
+    wait_healthy,
+)
 
 GUARD_DIR = ROOT / "tests" / "sitecustomize"
 _SAMPLE = re.compile(r"^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)$")
@@ -92,15 +99,12 @@ class Replica:
     def cpu_seconds(self) -> float:
         """User + system CPU time the bot has used so far."""
         assert self.proc is not None
-        stat = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+        return process_cpu_seconds(self.proc.pid)
 
     def peak_rss_mb(self) -> float:
         """VmHWM: the most resident memory the process has had (read while it runs)."""
         if self.proc is not None and self.proc.poll() is None:
-            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    self._peak_kb = int(line.split()[1])
+            self._peak_kb = process_memory_kb(self.proc.pid, "VmHWM") or self._peak_kb
         return self._peak_kb / 1024
 
     async def metrics(self) -> Samples:

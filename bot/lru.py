@@ -1,6 +1,7 @@
 """A least-recently-used map bounded by its entries and by the size of what it holds: the
-process's caches of pages (the pages fetched or read lately, verification's page indexes),
-where a count alone would let a few big pages hold most of the bot's memory."""
+process's caches of pages (the pages fetched or read lately, verification's page indexes)
+and of people's recent questions, where a count alone would let a few big values hold most
+of the bot's memory."""
 
 from __future__ import annotations
 
@@ -54,6 +55,13 @@ class SizedLru(Generic[K, V]):
             while len(self._values) > self._max_entries or self.size > self._max_size:
                 _, dropped = self._values.popitem(last=False)
                 self.size -= self._size_of(dropped)
+
+    def discard(self, key: K) -> None:
+        """Nothing kept under `key` any more."""
+        with self._lock:
+            old = self._values.pop(key, None)
+            if old is not None:
+                self.size -= self._size_of(old)
 
     def clear(self) -> None:
         with self._lock:

@@ -1,5 +1,5 @@
-"""SizedLru: the process's page caches stay within their entries and their size, and keep
-the pages used last."""
+"""SizedLru: the process's page and recent-question caches stay within their entries and
+their size, and keep the values used last."""
 
 from __future__ import annotations
 
@@ -60,13 +60,29 @@ def test_replacing_a_value_counts_its_size_once() -> None:
     assert (1, 5, "yyyyy") == (len(lru), lru.size, lru.get("a"))
 
 
-@given(st.lists(st.tuples(st.sampled_from("abcdefgh"), st.integers(0, 40)), max_size=60))
-def test_the_bounds_hold_whatever_is_put(puts: list[tuple[str, int]]) -> None:
-    """Any sequence of writes: never more than the entries or the size, and the size is the
-    sum of what is kept."""
+def test_a_discarded_value_is_gone_with_its_size() -> None:
+    """`discard`: the key keeps nothing, its size is taken off, the others stay."""
+    lru = _lru()
+    lru.put("a", "x" * 10)
+    lru.put("b", "y" * 5)
+    lru.discard("a")
+    lru.discard("never kept")
+    assert (None, "yyyyy", 1, 5) == (lru.get("a"), lru.get("b"), len(lru), lru.size)
+
+
+_SIZE_OR_DISCARD = st.none() | st.integers(0, 40)
+
+
+@given(st.lists(st.tuples(st.sampled_from("abcdefgh"), _SIZE_OR_DISCARD), max_size=60))
+def test_the_bounds_hold_whatever_is_put(puts: list[tuple[str, int | None]]) -> None:
+    """Any sequence of writes and discards (None): never more than the entries or the size,
+    and the size is the sum of what is kept."""
     lru = _lru(max_entries=4, max_size=60)
     for key, size in puts:
-        lru.put(key, key * size)
+        if size is None:
+            lru.discard(key)
+        else:
+            lru.put(key, key * size)
         kept = [lru.get(k, refresh=False) for k in "abcdefgh"]
         held = [v for v in kept if v is not None]
         assert len(lru) == len(held) <= 4

@@ -40,3 +40,23 @@ async def test_a_list_changed_by_another_replica_is_read_and_merged_not_overwrit
     assert ["third question", "second question", "first question"] == [
         a.text for a in await two.of("U1")
     ]
+
+
+async def test_the_lists_kept_for_a_write_without_a_read_are_bounded_by_their_size() -> None:
+    """Past the size bound the least recent person's list is no longer kept: their next
+    question's write does not match at once, and after a read it still lands, newest first;
+    the latest person's is still one compare-and-set."""
+    store = MemoryStore()
+    long = "x" * 480  # 483 characters with the user's name: 983 kept, with the per-question cost
+    recent = RecentQuestions(store, lambda: NOW, max_kept_size=4_000)  # four such lists
+    for user in ("U1", "U2", "U3", "U4", "U5"):
+        await recent.remember(user, f"{user} {long}")
+    latest = recent.op("U5", "U5 again")
+    assert latest is not None
+    assert [True] == await store.batch([latest])
+    dropped = recent.op("U1", "U1 again")
+    assert dropped is not None
+    (done,) = await store.batch([dropped])
+    assert done is False  # a claim of a new list: U1's was not kept
+    await recent.settle("U1", "U1 again", done)
+    assert ["U1 again", f"U1 {long}"] == [a.text for a in await recent.of("U1")]

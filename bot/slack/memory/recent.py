@@ -9,13 +9,13 @@ last question.
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from bot import keys
+from bot.lru import SizedLru
 from bot.store import AdapterCodec, Op, Store, StoreError
 from bot.text import one_line
 
@@ -28,6 +28,11 @@ RECENT_TTL_SECONDS = 30 * 86_400.0
 _CAS_TRIES = 3
 #: people whose list this process last wrote is kept (for a write without a read)
 MAX_USERS_KEPT = 2_000
+#: and the most those lists may cost, counted as their questions' characters plus what a
+#: question costs the process besides its text (about 500 bytes, measured): by count alone,
+#: 2,000 people with ten questions of 500 characters each held 21 MB
+MAX_KEPT_SIZE = 4_000_000
+_KEPT_PER_QUESTION = 500
 
 
 class Asked(BaseModel):
@@ -44,6 +49,10 @@ def _key(user: str) -> str:
     return keys.RECENT.key(user)
 
 
+def _kept_size(asked: list[Asked]) -> int:
+    return sum(len(a.text) + _KEPT_PER_QUESTION for a in asked)
+
+
 def _updated(current: list[Asked] | None, asked: Asked) -> list[Asked]:
     others = [a for a in current or [] if a.text != asked.text]
     return [asked, *others][:MAX_RECENT]
@@ -53,14 +62,23 @@ class RecentQuestions:
     """Who asked what lately; a nicety, so a store failure only costs the history.
 
     The list this process last wrote for a person is kept (the last `MAX_USERS_KEPT`
-    people), so the next question's update is one compare-and-set in the question's batch
-    (`op`) with no read first; when another replica changed it meanwhile (the write did
-    not match), `settle` reads and retries, after the answer is out."""
+    people, at most `max_kept_size` of `_kept_size`), so the next question's update is one
+    compare-and-set in the question's batch (`op`) with no read first; when another replica
+    changed it meanwhile, or the list was not kept (the write did not match), `settle` reads
+    and retries, after the answer is out."""
 
-    def __init__(self, store: Store, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Callable[[], datetime],
+        *,
+        max_kept_size: int = MAX_KEPT_SIZE,
+    ) -> None:
         self._store = store
         self._clock = clock
-        self._last: OrderedDict[str, list[Asked]] = OrderedDict()
+        self._last: SizedLru[str, list[Asked]] = SizedLru(
+            max_entries=MAX_USERS_KEPT, max_size=max_kept_size, size_of=_kept_size
+        )
 
     async def remember(self, user: str, question: str) -> None:
         """`question` first in `user`'s list (an earlier copy of it moves up, not twice)."""
@@ -93,7 +111,7 @@ class RecentQuestions:
         compare-and-set (a few tries)."""
         if done is not False:
             return
-        self._last.pop(user, None)
+        self._last.discard(user)
         asked = self._asked(question)
         if asked is None:
             return
@@ -120,10 +138,7 @@ class RecentQuestions:
         return Asked(text=text, at=self._clock()) if text else None
 
     def _keep(self, user: str, asked: list[Asked]) -> None:
-        self._last[user] = asked
-        self._last.move_to_end(user)
-        while len(self._last) > MAX_USERS_KEPT:
-            self._last.popitem(last=False)
+        self._last.put(user, asked)
 
     async def of(self, user: str) -> list[Asked]:
         """`user`'s recent questions, newest first ([] when none, or the store fails)."""

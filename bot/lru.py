@@ -45,9 +45,7 @@ class SizedLru(Generic[K, V]):
         `key` keeps nothing: what was there is older than `value`)."""
         size = self._size_of(value)
         with self._lock:
-            old = self._values.pop(key, None)
-            if old is not None:
-                self.size -= self._size_of(old)
+            self._forget(key)
             if size > self._max_size // 4:
                 return
             self._values[key] = value
@@ -59,9 +57,13 @@ class SizedLru(Generic[K, V]):
     def discard(self, key: K) -> None:
         """Nothing kept under `key` any more."""
         with self._lock:
-            old = self._values.pop(key, None)
-            if old is not None:
-                self.size -= self._size_of(old)
+            self._forget(key)
+
+    def _forget(self, key: K) -> None:
+        """`key`'s value and its size taken off (the caller holds the lock)."""
+        old = self._values.pop(key, None)
+        if old is not None:
+            self.size -= self._size_of(old)
 
     def clear(self) -> None:
         with self._lock:

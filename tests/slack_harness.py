@@ -21,7 +21,7 @@ from aiohttp import web
 from slack_bolt.async_app import AsyncApp, AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
-from bot.assembly import open_bot
+from bot.serving.assembly import open_bot
 from bot.observability.metrics import Metrics
 from bot.settings import Settings
 from bot.slack.deps import SlackDeps

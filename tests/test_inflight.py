@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.inflight import InFlight
+from bot.serving.inflight import InFlight
 from tests.fakes.loop_turns import LoopTurns
 
 

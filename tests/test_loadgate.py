@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from bot.inflight import InFlight
+from bot.serving.inflight import InFlight
 from bot.loadgate import LoadGate
 from bot.observability.metrics import Metrics
 

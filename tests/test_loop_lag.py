@@ -10,7 +10,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bench.render_corpus import corpus
-from bot.health import Readiness, build_web_app
+from bot.serving.health import Readiness, build_web_app
 from bot.observability.loop_lag import LAG_METRIC, LoopLagMonitor
 from bot.observability.metrics import Metrics
 from bot.render import markdown_to_blocks

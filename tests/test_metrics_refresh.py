@@ -9,7 +9,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot import health
-from bot.health import Readiness, build_web_app
+from bot.serving.health import Readiness, build_web_app
 from bot.observability.metrics import Metrics
 from tests.test_runtime_readiness import FakeClock, RecordingService
 

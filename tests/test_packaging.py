@@ -50,7 +50,7 @@ def _declared() -> list[Requirement]:
 def test_project_needs_python_311_and_installs_the_gdocs_bot_command() -> None:
     """PEP 621 metadata: Python >= 3.11 and the `gdocs-bot` console script."""
     assert ">=3.11" == PROJECT["requires-python"]
-    assert "bot.entry:main" == PROJECT["scripts"]["gdocs-bot"]
+    assert "bot.cli:main" == PROJECT["scripts"]["gdocs-bot"]
 
 
 def test_runtime_dependencies_have_compatible_ranges_and_no_test_tools() -> None:
@@ -69,7 +69,7 @@ def test_runtime_dependencies_have_compatible_ranges_and_no_test_tools() -> None
 def test_the_running_bot_never_imports_test_only_packages() -> None:
     """Importing everything `serve` uses loads neither mcp nor httpx2."""
     code = (
-        "import sys, bot.cli, bot.runtime, bot.upstream, bot.slack.app, bot.slack.http;"
+        "import sys, bot.cli, bot.serving.runtime, bot.upstream, bot.slack.app, bot.slack.http;"
         "print(sorted(m for m in ('mcp', 'httpx2', 'pytest') if m in sys.modules))"
     )
     result = subprocess.run(

@@ -12,10 +12,15 @@ from aiohttp.test_utils import TestClient, TestServer
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import Unavailable
-from bot.health import PROMETHEUS_CONTENT_TYPE, UNHEALTHY_PROBE_SECONDS, Readiness, build_web_app
+from bot.serving.health import (
+    PROMETHEUS_CONTENT_TYPE,
+    UNHEALTHY_PROBE_SECONDS,
+    Readiness,
+    build_web_app,
+)
 from bot.models import Answer, Document, ServerStatus
 from bot.observability.metrics import Metrics
-from bot.startup import StartupError, check_bot_token, open_socket_url
+from bot.serving.startup import StartupError, check_bot_token, open_socket_url
 from tests.fakes.slack_api import FakeSlack
 
 
@@ -278,7 +283,7 @@ async def test_stopping_during_the_retry_pause_ends_start_up_quietly(
     stop = asyncio.Event()
     stop.set()
     with (
-        caplog.at_level(logging.WARNING, logger="bot.startup"),
+        caplog.at_level(logging.WARNING, logger="bot.serving.startup"),
         pytest.raises(StartupError) as caught,
     ):
         await check_bot_token(_client(slack), api_url=slack.url, stop=stop)

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Literal
 
 from bot.feedback import FeedbackLog
-from bot.inflight import InFlight
+from bot.serving.inflight import InFlight
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
 from bot.report.tally import DailyTally

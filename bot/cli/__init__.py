@@ -15,7 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; the process exit status."""
     gc.disable()
     try:
-        from bot.cli import main as run_command
+        from bot.cli.commands import main as run_command
 
         return run_command(argv)
     finally:

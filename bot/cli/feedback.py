@@ -63,7 +63,7 @@ def export_line(vote: VoteRecord) -> str:
 async def export_lines(settings: Settings, wanted: ExportFilter) -> list[str]:
     """The JSON lines of the votes `wanted` keeps, oldest first. StoreError when the store
     cannot be read (StoreConfigError when STATE_URL is wrong)."""
-    from bot.assembly import open_feedback
+    from bot.serving.assembly import open_feedback
 
     async with open_feedback(settings) as log:
         votes = await log.votes()

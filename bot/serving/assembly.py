@@ -37,7 +37,7 @@ from bot.configs import (
     work_config,
 )
 from bot.feedback import FeedbackLog
-from bot.health import Readiness
+from bot.serving.health import Readiness
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
 from bot.report.tally import DailyTally
@@ -258,7 +258,7 @@ def _slack_deps(
     docs_status: DocsStatus,
 ) -> SlackDeps:
     """What the listeners share, built on the core (nothing is contacted)."""
-    from bot.inflight import InFlight
+    from bot.serving.inflight import InFlight
     from bot.loadgate import LoadGate
     from bot.slack.boundary import Boundary
     from bot.slack.deps import SlackDeps

@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from bot.assembly import Bot, open_bot
-from bot.health import build_web_app
+from bot.serving.assembly import Bot, open_bot
+from bot.serving.health import build_web_app
 from bot.observability.logging import configure_logging
 from bot.observability.loop_lag import LoopLagMonitor
 from bot.settings import Settings
-from bot.startup import StartupError, check_bot_token, open_socket_url
+from bot.serving.startup import StartupError, check_bot_token, open_socket_url
 from bot.store import StoreConfigError
 
 if TYPE_CHECKING:  # Socket Mode's client is imported only when SOCKET_MODE is on
@@ -151,7 +151,7 @@ class _Runtime:
         if not settings.socket_mode:
             web_app.add_routes([slack_events_route(bot.app)])
         await self._listen(web_app, stack)
-        # start-up ran without the garbage collector (bot.entry): what it built stays
+        # start-up ran without the garbage collector (bot.cli): what it built stays
         gc.freeze()
         gc.set_threshold(*SERVE_GC_THRESHOLDS)
         gc.enable()

@@ -27,7 +27,7 @@ from bot.store import ResilientStore, StoreError
 from bot.upstream import missing_tools
 
 if TYPE_CHECKING:
-    from bot.assembly import Core
+    from bot.serving.assembly import Core
     from bot.quota import QuotaState
 
 #: a cheap search `check` runs to prove tool calls (not only tools/list) work

@@ -90,7 +90,7 @@ def _run(argv: list[str] | None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:  # argparse has printed usage (or --help)
         return exc.code if isinstance(exc.code, int) else 2
-    if args.command != "serve":  # serve turns it on once it listens (see bot.entry)
+    if args.command != "serve":  # serve turns it on once it listens (see bot.cli)
         gc.enable()
     try:
         settings = load_settings()
@@ -99,7 +99,7 @@ def _run(argv: list[str] | None) -> int:
             _fail(line)
         return 2
     if args.command == "serve":
-        from bot.runtime import serve  # the Slack runtime and its imports only when serving
+        from bot.serving.runtime import serve  # the Slack runtime and its imports only when serving
 
         return serve(settings)
     _configure_quiet_logging(settings)
@@ -135,8 +135,8 @@ def _configure_quiet_logging(settings: Settings) -> None:
 
 
 async def _command(args: argparse.Namespace, settings: Settings) -> int:
-    from bot.assembly import open_core
-    from bot.cli_check import run_check
+    from bot.serving.assembly import open_core
+    from bot.cli.check import run_check
 
     as_json: bool = args.json
     if args.command == "doc":
@@ -177,7 +177,7 @@ def _answer_json(answer: Answer, now: datetime) -> dict[str, object]:
 def _feedback_export(args: argparse.Namespace, settings: Settings) -> int:
     """JSON Lines of the stored votes; exit 2 for a bad --since/--vote or STATE_URL, 1 when
     the store does not answer."""
-    from bot.cli_feedback import export_filter, export_lines
+    from bot.cli.feedback import export_filter, export_lines
 
     try:
         wanted = export_filter(args.since, args.vote)
@@ -197,7 +197,7 @@ def _feedback_export(args: argparse.Namespace, settings: Settings) -> int:
 def _report(args: argparse.Namespace, settings: Settings) -> int:
     """The usage report; exit 2 for bad options or STATE_URL, 1 when the store does not
     answer or the file cannot be written."""
-    from bot.cli_report import build_report, rendered, report_request
+    from bot.cli.report import build_report, rendered, report_request
 
     try:
         request = report_request(

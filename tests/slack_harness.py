@@ -21,8 +21,8 @@ from aiohttp import web
 from slack_bolt.async_app import AsyncApp, AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
-from bot.serving.assembly import open_bot
 from bot.observability.metrics import Metrics
+from bot.serving.assembly import open_bot
 from bot.settings import Settings
 from bot.slack.deps import SlackDeps
 from bot.slack.http import EVENTS_PATH, slack_events_route

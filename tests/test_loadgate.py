@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from bot.serving.inflight import InFlight
 from bot.loadgate import LoadGate
 from bot.observability.metrics import Metrics
+from bot.serving.inflight import InFlight
 
 
 def _hold_loop(seconds: float) -> None:

@@ -10,10 +10,10 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bench.render_corpus import corpus
-from bot.serving.health import Readiness, build_web_app
 from bot.observability.loop_lag import LAG_METRIC, LoopLagMonitor
 from bot.observability.metrics import Metrics
 from bot.render import markdown_to_blocks
+from bot.serving.health import Readiness, build_web_app
 from tests.test_runtime_readiness import FakeClock, RecordingService
 
 

@@ -9,8 +9,8 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot import health
-from bot.serving.health import Readiness, build_web_app
 from bot.observability.metrics import Metrics
+from bot.serving.health import Readiness, build_web_app
 from tests.test_runtime_readiness import FakeClock, RecordingService
 
 

@@ -12,14 +12,14 @@ from aiohttp.test_utils import TestClient, TestServer
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import Unavailable
+from bot.models import Answer, Document, ServerStatus
+from bot.observability.metrics import Metrics
 from bot.serving.health import (
     PROMETHEUS_CONTENT_TYPE,
     UNHEALTHY_PROBE_SECONDS,
     Readiness,
     build_web_app,
 )
-from bot.models import Answer, Document, ServerStatus
-from bot.observability.metrics import Metrics
 from bot.serving.startup import StartupError, check_bot_token, open_socket_url
 from tests.fakes.slack_api import FakeSlack
 

@@ -27,8 +27,8 @@ from bot.store import ResilientStore, StoreError
 from bot.upstream import missing_tools
 
 if TYPE_CHECKING:
-    from bot.serving.assembly import Core
     from bot.quota import QuotaState
+    from bot.serving.assembly import Core
 
 #: a cheap search `check` runs to prove tool calls (not only tools/list) work
 PROBE_QUERY = "Cloud Storage buckets"

@@ -135,8 +135,8 @@ def _configure_quiet_logging(settings: Settings) -> None:
 
 
 async def _command(args: argparse.Namespace, settings: Settings) -> int:
-    from bot.serving.assembly import open_core
     from bot.cli.check import run_check
+    from bot.serving.assembly import open_core
 
     as_json: bool = args.json
     if args.command == "doc":

@@ -73,9 +73,9 @@ def report_request(
 async def build_report(settings: Settings, request: ReportRequest) -> Report:
     """The report from the store STATE_URL names. StoreError when it cannot be read
     (StoreConfigError when STATE_URL is wrong)."""
-    from bot.serving.assembly import open_report_store
     from bot.report.aggregate import aggregate
     from bot.report.collect import collect
+    from bot.serving.assembly import open_report_store
 
     async with open_report_store(settings) as store:
         collected = await collect(store)

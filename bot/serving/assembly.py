@@ -37,10 +37,10 @@ from bot.configs import (
     work_config,
 )
 from bot.feedback import FeedbackLog
-from bot.serving.health import Readiness
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
 from bot.report.tally import DailyTally
+from bot.serving.health import Readiness
 from bot.settings import Settings
 from bot.store import (
     CountingStore,
@@ -258,8 +258,8 @@ def _slack_deps(
     docs_status: DocsStatus,
 ) -> SlackDeps:
     """What the listeners share, built on the core (nothing is contacted)."""
-    from bot.serving.inflight import InFlight
     from bot.loadgate import LoadGate
+    from bot.serving.inflight import InFlight
     from bot.slack.boundary import Boundary
     from bot.slack.deps import SlackDeps
     from bot.slack.flows.routing import Router

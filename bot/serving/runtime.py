@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from bot.serving.assembly import Bot, open_bot
-from bot.serving.health import build_web_app
 from bot.observability.logging import configure_logging
 from bot.observability.loop_lag import LoopLagMonitor
-from bot.settings import Settings
+from bot.serving.assembly import Bot, open_bot
+from bot.serving.health import build_web_app
 from bot.serving.startup import StartupError, check_bot_token, open_socket_url
+from bot.settings import Settings
 from bot.store import StoreConfigError
 
 if TYPE_CHECKING:  # Socket Mode's client is imported only when SOCKET_MODE is on

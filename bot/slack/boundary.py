@@ -11,10 +11,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from bot.serving.inflight import InFlight
 from bot.observability.logging import start_request
 from bot.observability.metrics import Metrics
 from bot.render import Message, render_internal_error, render_restarting
+from bot.serving.inflight import InFlight
 
 logger = logging.getLogger(__name__)
 

@@ -9,11 +9,11 @@ from datetime import datetime
 from typing import Literal
 
 from bot.feedback import FeedbackLog
-from bot.serving.inflight import InFlight
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
 from bot.report.tally import DailyTally
 from bot.service import DocsService
+from bot.serving.inflight import InFlight
 from bot.slack.boundary import Boundary
 from bot.slack.flows.routing import Router
 from bot.slack.identity import SlackIdentity

@@ -1,11 +1,8 @@
 """One exception tree for everything that can go wrong talking to the documentation servers.
 
-Every error carries a `code` (what kind of failure) and, when it came from the bot's own
-parts, `facts`: a `Reason` and the few details a sentence needs (which server, tool, setting,
-a redacted quote of what the server said). The words a user reads are written from those
-facts in one place, `bot.render.errors.error_sentence`. `str(error)` is a short technical
-description for logs. A presenter (render/, the CLI's argument checks, the settings check)
-may still raise an error with its own finished sentence as `message`.
+Every error has a `code` and either `facts` (a `Reason` and the details a sentence needs) or
+a presenter's finished one-line `message`; `bot.render.errors.error_sentence` writes the
+words a user reads, `str(error)` is a short technical description for logs.
 """
 
 from __future__ import annotations
@@ -29,7 +26,7 @@ class ErrorCode(StrEnum):
 
 
 class Reason(StrEnum):
-    """Why, more precisely than `ErrorCode`: each one is a sentence in bot.render.errors."""
+    """Each one is a sentence in bot.render.errors."""
 
     # what the user typed
     EMPTY_TEXT = "empty_text"
@@ -66,8 +63,8 @@ _NOT_DESCRIBED = frozenset({"reason", "user_text", "api_service", "url_setting"}
 
 @dataclass(frozen=True)
 class ErrorFacts:
-    """What a sentence about an error needs; every text in it is already safe (redacted,
-    one line, bounded). `user_text` (a bit of what the user typed) is never logged."""
+    """What a sentence about an error needs, every text already redacted, one line and
+    bounded. `user_text` (a bit of what the user typed) is never logged."""
 
     reason: Reason
     server: ServerKey | None = None
@@ -76,7 +73,7 @@ class ErrorFacts:
     #: the setting naming the server's URL (DEVELOPER_KNOWLEDGE_MCP_URL, PAY_MCP_URL)
     url_setting: str = ""
     tool: str = ""
-    #: a short technical phrase (HTTP 503, cannot connect) or a redacted quote of the server
+    #: a short technical phrase (HTTP 503) or a redacted quote of the server
     detail: str = ""
     #: a documentation page's name, a key file's path
     name: str = ""
@@ -86,8 +83,7 @@ class ErrorFacts:
     user_text: str = ""
 
     def describe(self) -> str:
-        """`reason key=value …` for logs: the facts that are set, never `user_text` (nor the
-        server's fixed facts, which its name already implies)."""
+        """`reason key=value …` for logs: the facts that are set, never `user_text`."""
         parts = [self.reason.value]
         for field in fields(self):
             value = getattr(self, field.name)
@@ -97,22 +93,16 @@ class ErrorFacts:
 
 
 class GdocsError(Exception):
-    """Base of every error the bot reports to a user: a `code`, and `facts` or a finished
-    one-line `message` (bot.render.errors.error_sentence turns either into what is shown)."""
+    """Base of every error the bot reports to a user."""
 
     code: ErrorCode = ErrorCode.PROTOCOL
 
     def __init__(
-        self,
-        message: str = "",
-        *,
-        setting: str | None = None,
-        facts: ErrorFacts | None = None,
+        self, message: str = "", *, setting: str | None = None, facts: ErrorFacts | None = None
     ):
-        #: a sentence a presenter wrote; empty when the error carries facts instead
         self.message = message
         self.facts = facts
-        #: the configuration setting (environment variable) that fixes this error, if any
+        #: the environment variable that fixes this error, if any
         self.setting = setting
         super().__init__(str(self))
 
@@ -136,13 +126,8 @@ class AuthError(GdocsError):
 
 @dataclass(frozen=True)
 class QuotaSignal:
-    """Which of a server's quota limits a 429 was about, as far as the server said.
-
-    `limit` is "minute" for any short window (per minute, per 100 seconds…), "day" for a
-    daily quota, "unknown" when the answer does not say; `retry_after` is seconds to wait
-    (RetryInfo.retryDelay, a Retry-After header, "retry in 37s"), `limit_value` the quota's
-    size (ErrorInfo's quota_limit_value), each None when not given.
-    """
+    """Which of a server's quota limits a 429 was about: "minute" for any short window,
+    "day", or "unknown"; `retry_after` (seconds) and `limit_value` when the server said."""
 
     limit: Literal["minute", "day", "unknown"]
     retry_after: float | None = None
@@ -160,8 +145,7 @@ class QuotaExceeded(GdocsError):
         signal: QuotaSignal | None = None,
         facts: ErrorFacts | None = None,
     ) -> None:
-        #: what the server said about the limit; None when the error did not come from one
-        self.signal = signal
+        self.signal = signal  # None when the error did not come from a server
         super().__init__(message, setting=setting, facts=facts)
 
 

@@ -1,12 +1,10 @@
-"""Every key family the bot keeps in the state store, in one place: its prefix, what it holds
-and how long it is kept. SECURITY.md's table of what is stored is tested against this list
-(tests/test_keys.py), so a new family cannot be stored without being listed there.
+"""Every key family the bot keeps in the state store: its prefix, what it holds and how long
+it is kept. tests/test_keys.py holds SECURITY.md's table of what is stored to this list.
 
     key = keys.PROFILE.key(user)             # "profile:U123"
-    await store.scan(keys.WORK.prefix, …)    # every "work:" record
 
-The store adds STATE_PREFIX (`gdocs:`) in front and bounds each family (the part before the
-first colon) by CACHE_MAX_ENTRIES in memory and SQLite. Core: imports nothing of the bot.
+The store adds STATE_PREFIX in front and bounds each family by CACHE_MAX_ENTRIES in memory
+and SQLite.
 """
 
 from __future__ import annotations
@@ -16,13 +14,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class KeyFamily:
-    """One kind of stored key."""
-
-    #: "answer:": the family's namespace, as SECURITY.md names it
     prefix: str
-    #: what its values hold, in a few words
     holds: str
-    #: how long a key lives: the setting or constant its TTL comes from, as SECURITY.md says it
+    #: the setting or constant its TTL comes from, as SECURITY.md says it
     retention: str
 
     def key(self, *parts: str) -> str:
@@ -69,29 +63,4 @@ CHANNEL_GENERATION = KeyFamily(
 #: a Stop pressed on one replica for a thread another replica streams (bot/slack/work/stops.py)
 STOP = KeyFamily("stop:", "a Stop pressed for a thread, and when", "10 minutes")
 
-FAMILIES: tuple[KeyFamily, ...] = (
-    ANSWER,
-    SEARCH,
-    PAY,
-    DOC,
-    TITLE,
-    LOCK,
-    QUOTA,
-    LEASE,
-    WORK,
-    ANSWER_RECORD,
-    FEEDBACK,
-    REPORT,
-    PAGES,
-    RATE,
-    PROFILE,
-    THREAD,
-    SHARE,
-    RECENT,
-    HOME,
-    PROMPTS,
-    NODOC,
-    CHANNEL,
-    CHANNEL_GENERATION,
-    STOP,
-)
+FAMILIES: tuple[KeyFamily, ...] = tuple(v for v in globals().values() if isinstance(v, KeyFamily))

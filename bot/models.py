@@ -1,5 +1,5 @@
-"""What the bot knows about documentation: the result models shared by the docs service, the
-renderer, the CLI and the Slack app. Pure data; no I/O, no words for users (see render/)."""
+"""The result models shared by the docs service, the renderer, the CLI and the Slack app:
+pure data, no I/O, no words for users (render/ writes those)."""
 
 from __future__ import annotations
 
@@ -16,20 +16,17 @@ class _Model(BaseModel):
 
 
 class Reference(_Model):
-    """A cited document: its name, its public URL and a human title."""
-
     name: str
     uri: str
     title: str
 
 
 class SearchHit(_Model):
-    """One search result (Developer Knowledge chunk or Pay documentation page)."""
+    """A Developer Knowledge chunk or a Pay page; `name` when it can be fetched in full."""
 
     title: str
     uri: str
     snippet: str
-    #: Developer Knowledge document name, when the hit can be fetched in full
     name: str | None = None
 
 
@@ -41,25 +38,14 @@ class Document(_Model):
     content: str = ""
 
 
-FallbackReason = Literal[
-    #: answer_query's quota is spent (`limit` says which one)
-    "answer_quota",
-    #: the server offers no answer_query
-    "no_answer_tool",
-    #: a Pay question, but Pay is not configured (no OAuth)
-    "pay_not_configured",
-]
-
-
 class Fallback(_Model):
-    """Why a result is not what was asked for; render/ says it in words."""
+    """Why a result is not what was asked for: answer_query's quota is spent (`limit`:
+    "minute", "day", "user" or "unknown"; `until`: aware UTC), the server has no answer tool,
+    or Pay is not configured."""
 
-    reason: FallbackReason
-    #: for answer_quota: "minute", "day", "user" or "unknown"
+    reason: Literal["answer_quota", "no_answer_tool", "pay_not_configured"]
     limit: str | None = None
-    #: when generated answers are expected back (answer_quota), aware UTC
     until: datetime | None = None
-    #: the limit's size (answers a minute, a day, per person), when known
     limit_value: int | None = None
 
 
@@ -69,13 +55,11 @@ SnippetResult = Literal["found", "partly", "not_found", "unchecked"]
 class SnippetCheck(_Model):
     """One command or code block of a generated answer, checked against the cited pages."""
 
-    #: the command as checked (one line, prompts and continuations gone) or a code block's
-    #: first significant line
+    #: the command as checked (one line) or a code block's first significant line
     snippet: str
-    #: "command" (a shell line), "code" (a block in a programming language), "flag" (`--x`)
     kind: Literal["command", "code", "flag"]
     result: SnippetResult
-    #: where it was found (or found in part): the document's title, URL and page section
+    #: where it was found (or found in part)
     title: str = ""
     uri: str = ""
     section: str = ""
@@ -83,15 +67,13 @@ class SnippetCheck(_Model):
     missing: tuple[str, ...] = ()
     #: True when `missing` is in the pages, only not with this command
     elsewhere: bool = False
-    #: the answer's line after which the mark belongs (a code block's closing fence, an
-    #: inline span's paragraph end)
+    #: the answer's line after which the mark belongs
     anchor: int = 0
 
 
 class Verification(_Model):
-    """The check of an answer's commands: per snippet, or why it could not be made."""
+    """An answer's commands checked; "unchecked": the cited pages could not be fetched."""
 
-    #: "checked"; "unchecked": the cited pages could not be fetched (in time)
     status: Literal["checked", "unchecked"]
     snippets: tuple[SnippetCheck, ...] = ()
 
@@ -103,23 +85,18 @@ class Answer(_Model):
     """What a question produced, whichever route it took."""
 
     query: str
-    #: "answer": a generated answer; "search": DK search hits; "pay": Pay search hits
     kind: Literal["answer", "search", "pay"]
     #: the generated answer, Markdown (kind == "answer")
     text: str = ""
     references: tuple[Reference, ...] = ()
     hits: tuple[SearchHit, ...] = ()
-    #: set when the result is not what was asked for (quota fallback, Pay not configured, …)
     fallback: Fallback | None = None
-    #: True when the answer came from the cache, without an upstream call
+    #: from the cache, without an upstream call
     cached: bool = False
-    #: how a kept or shared result was reused: "exact" (the same question), "normalised"
-    #: (another wording with the same key), "shared" (an identical question in flight);
-    #: None when it was computed for this question
+    #: how a kept or shared result was reused; None when computed for this question
     reuse: Literal["exact", "normalised", "shared"] | None = None
-    #: the MCP tool whose result this is (answer_query, search_documents, …), when known
+    #: the MCP tool whose result this is, when known
     tool: str | None = None
-    #: a generated answer's commands checked against its cited pages (None: not checked)
     verification: Verification | None = None
 
 
@@ -132,5 +109,4 @@ class ServerStatus(_Model):
     ok: bool
     tools: tuple[str, ...] = ()
     detail: str = ""
-    #: why the server is not usable, when it answered with an error (words: bot.render.errors)
     error: GdocsError | None = Field(default=None, exclude=True)

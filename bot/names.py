@@ -1,5 +1,4 @@
-"""Developer Knowledge document names: what a valid one is, and turning a URL a user typed
-(or a link Slack shows) into one."""
+"""Developer Knowledge document names: what a valid one is, and one from a URL a user typed."""
 
 from __future__ import annotations
 
@@ -11,9 +10,8 @@ from bot.errors import ErrorFacts, InvalidInput, Reason
 MAX_NAME_CHARS = 500
 MAX_NAMES_PER_CALL = 20
 
-# host, then an optional path of safe URL characters; no "..", no whitespace, no markup.
-# A label's `{0,61}` may backtrack 62 ways, but labels are split at dots and a name over
-# MAX_NAME_CHARS is refused before the regex runs: bounded, whatever a user types.
+# host, then an optional path of safe URL characters. Bounded backtracking: labels split at
+# dots, and a name over MAX_NAME_CHARS is refused before the regex runs.
 _NAME_RE = re.compile(
     r"^documents/"
     r"(?P<host>[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+)"

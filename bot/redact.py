@@ -1,12 +1,7 @@
 """The one redactor: configured secret values and anything shaped like a credential become
-`[redacted]`. Logging and upstream error messages both use it, so the list of secret shapes
-cannot drift apart.
-
-Shapes: Slack tokens (`xox?-…`, `xapp-…`), Google API keys (`AIza…`), OAuth access tokens
-(`ya29.…`) and refresh tokens (`1//…`), `Bearer …` credentials, PEM private keys, Slack
-response URLs (anyone holding one may post into the channel for 30 minutes) and the password
-in a `redis://` / `rediss://` URL. `redact_url` shows STATE_URL safely (log lines, start-up
-errors, /readyz, `gdocs-bot check`).
+`[redacted]`, in logs and upstream error messages alike. Shapes: Slack tokens, Google API
+keys, OAuth access and refresh tokens, `Bearer …`, PEM private keys, Slack response URLs and
+the password in a `redis://` URL. `redact_url` shows STATE_URL safely.
 """
 
 from __future__ import annotations
@@ -16,20 +11,10 @@ from collections.abc import Callable, Iterable
 
 REDACTED = "[redacted]"
 
-# Linear in the text (it runs on every log line and upstream error): each shape is a fixed
-# prefix then one greedy character class, so a failed attempt reads at most its minimum
-# length and a match consumes what it read; `bearer`'s lookahead reads one token once; the
-# PEM pattern's lazy body always matches (to its END line or the end), and no `[A-Z ]*` run
-# can hold the `-----` that starts another attempt; a redis URL's parts stop at `/` and `@`.
-#
-# Token shapes worth hiding even when they are not ours (a pasted token in a question, a
-# token echoed by a server). Each needs enough characters after its prefix that prose like
-# "a token starting with xoxb-" stays readable.
-#
-# Each shape comes with the literal prefix every match of it begins with (a regex, here
-# beside its pattern so that the two cannot drift apart): a text holding none of the
-# prefixes holds no token shape, and the substitutions are skipped (one search instead of
-# nine: most log lines hold none).
+# Linear in the text (it runs on every log line): each shape is a fixed prefix then one
+# greedy class; the PEM body's lazy match always ends. Each needs enough characters after its
+# prefix that prose like "a token starting with xoxb-" stays readable. The prefix beside each
+# pattern lets one search skip the substitutions for the many lines holding none.
 _SHAPES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("xox", re.compile(r"xox[a-z]?[.-][A-Za-z0-9.-]{8,}"), REDACTED),
     ("xapp-", re.compile(r"xapp-[A-Za-z0-9-]{8,}"), REDACTED),
@@ -73,11 +58,8 @@ MIN_SECRET_CHARS = 6
 
 
 class Redactor:
-    """Replaces secret values and token-shaped strings with `[redacted]`.
-
-    `secrets` are fixed values (tokens from the settings); `current` is asked on every call
-    for values that change (OAuth access tokens).
-    """
+    """`secrets` are fixed values (tokens from the settings); `current` is asked on every
+    call for values that change (OAuth access tokens)."""
 
     def __init__(
         self,
@@ -126,10 +108,7 @@ def _longest_first(secrets: Iterable[str], min_chars: int) -> list[str]:
 
 
 def redact_url(url: str) -> str:
-    """`url` safe to log: any password (or a lone user part, which may be one) redacted.
-
-    redact_url("redis://:s3cret@cache:6379/0") == "redis://:[redacted]@cache:6379/0"
-    """
+    """`url` with any password (or a lone user part, which may be one) redacted."""
     scheme, sep, rest = url.partition("://")
     if not sep:
         return re.sub(r"[^@/]*@", REDACTED + "@", url, count=1)

@@ -1,11 +1,9 @@
 """The `gdocs-bot` console script and `python -m bot`.
 
-Start-up imports some 600 modules and builds what lives as long as the process (classes,
-pydantic schemas, the Slack app); meanwhile the garbage collector, run every 700
-allocations, would scan those same objects again and again for cycles there are none of
-(about a tenth of the start-up's CPU, measured). So it is off until they are built: `serve`
-turns it back on once it listens, after moving them to the permanent generation
-(`gc.freeze`), and every other command right after reading its arguments.
+The garbage collector is off during start-up: it would rescan the ~600 modules' classes,
+schemas and the Slack app, none of them garbage, for 7-10 % of start-up's CPU (measured).
+`serve` turns it back on once it listens (after `gc.freeze`), other commands once their
+arguments are read.
 """
 
 import gc

@@ -43,7 +43,9 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
     missing = missing_tools(dk_status.tools) if dk_status.ok else ()
     dk_ok = dk_status.ok and not missing
     if missing:
-        rows.append(_missing_row("developer knowledge", missing, dk_status.tools))
+        rows.append(
+            CheckRow("developer knowledge", "FAIL", missing_tools_detail(missing, dk_status.tools))
+        )
     else:
         dk_detail = status_detail(dk_status)
         rows.append(_status_row("developer knowledge", dk_ok, dk_status.tools, dk_detail))
@@ -87,7 +89,6 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
 
 
 async def _store_report(core: Core) -> dict[str, object]:
-    """The state store STATE_URL names: backend, URL (password hidden), whether it answers."""
     store = core.store
     if core.state_file_missing:  # a look is no reason to create the bot's state file
         url = redact_url(state_config(core.settings).url)
@@ -99,7 +100,7 @@ async def _store_report(core: Core) -> dict[str, object]:
 
 
 async def _quota_state(core: Core) -> QuotaState | None:
-    """answer_query's ledger as the bot sees it (no upstream call); None when unreadable."""
+    """answer_query's ledger (no upstream call); None when unreadable."""
     try:
         return await core.service.quota.state(None)
     except StoreError:
@@ -120,10 +121,6 @@ def _quota_json(state: QuotaState) -> dict[str, object]:
         "pause": {"kind": pause.kind, "until": pause.until.isoformat()} if pause else None,
         "next_reset": state.next_reset.isoformat(),
     }
-
-
-def _missing_row(name: str, missing: Sequence[str], tools: Sequence[str]) -> CheckRow:
-    return CheckRow(name, "FAIL", missing_tools_detail(missing, tools))
 
 
 def _status_row(name: str, ok: bool, tools: Sequence[str], detail: str) -> CheckRow:

@@ -1,10 +1,6 @@
-"""The `gdocs-bot` command line: ask, search, pay, doc, check, serve, feedback export and
-report.
-
-Answers are printed as Markdown (or JSON with `--json`). Failures are one line on stderr:
-exit 2 for usage and configuration errors (an empty question included), 1 for everything
-that went wrong upstream; never a traceback.
-"""
+"""The `gdocs-bot` command line. Answers are printed as Markdown (or JSON with `--json`).
+A failure is one line on stderr, never a traceback: exit 2 for usage and configuration
+errors (an empty question included), 1 for what went wrong upstream or in the store."""
 
 from __future__ import annotations
 
@@ -21,10 +17,7 @@ from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.render.errors import error_sentence
 from bot.render.notices import fallback_note
-from bot.render.terminal import (
-    answer_markdown,
-    documents_markdown,
-)
+from bot.render.terminal import answer_markdown, documents_markdown
 from bot.settings import Settings, load_settings
 from bot.store import StoreConfigError, StoreError
 from bot.text import terminal_safe
@@ -41,6 +34,12 @@ def main(argv: list[str] | None = None) -> int:
         return _run(argv)
     except KeyboardInterrupt:
         return 130
+    except (InvalidInput, ConfigError, StoreConfigError) as exc:
+        _fail(_said(exc))
+        return 2
+    except (GdocsError, StoreError) as exc:
+        _fail(_said(exc))
+        return 1
     except Exception:  # the top-level boundary: a user never sees a traceback
         logger.debug("unexpected error", exc_info=True)
         _fail("unexpected error (set LOG_LEVEL=DEBUG to see the details)")
@@ -92,35 +91,18 @@ def _run(argv: list[str] | None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     if args.command != "serve":  # serve turns it on once it listens (see bot.cli)
         gc.enable()
-    try:
-        settings = load_settings()
-    except ConfigError as exc:
-        for line in exc.message.splitlines():
-            _fail(line)
-        return 2
+    settings = load_settings()
     if args.command == "serve":
         from bot.serving.runtime import serve  # the Slack runtime and its imports only when serving
 
         return serve(settings)
     _configure_quiet_logging(settings)
-    if args.command == "feedback":
-        return _feedback_export(args, settings)
-    if args.command == "report":
-        return _report(args, settings)
-    if args.command != "check":
-        problems = settings.google_problems()
-        if problems:
-            for problem in problems:
-                _fail(problem)
-            return 2
-    try:
-        return asyncio.run(_command(args, settings))
-    except (InvalidInput, ConfigError, StoreConfigError) as exc:
-        _fail(_said(exc))
-        return 2
-    except GdocsError as exc:
-        _fail(_said(exc))
-        return 1
+    if args.command in ("feedback", "report"):
+        return _stored(args, settings)
+    problems = settings.google_problems() if args.command != "check" else []
+    for problem in problems:
+        _fail(problem)
+    return 2 if problems else asyncio.run(_command(args, settings))
 
 
 def _configure_quiet_logging(settings: Settings) -> None:
@@ -173,43 +155,18 @@ def _answer_json(answer: Answer, now: datetime) -> dict[str, object]:
     return dumped
 
 
-# --- feedback export -----------------------------------------------------------------------
-def _feedback_export(args: argparse.Namespace, settings: Settings) -> int:
-    """JSON Lines of the stored votes; exit 2 for a bad --since/--vote or STATE_URL, 1 when
-    the store does not answer."""
-    from bot.cli.feedback import export_filter, export_lines
+def _stored(args: argparse.Namespace, settings: Settings) -> int:
+    """`feedback export` and `report`: what the bot recorded, to stdout or `--out`."""
+    from bot.cli.stored import export_votes, report_request, report_text
 
-    try:
-        wanted = export_filter(args.since, args.vote)
-        lines = asyncio.run(export_lines(settings, wanted))
-    except (InvalidInput, StoreConfigError) as exc:
-        _fail(_said(exc))
-        return 2
-    except StoreError as exc:
-        _fail(_said(exc))
-        return 1
-    for line in lines:
-        _out(line)
-    return 0
-
-
-# --- report -------------------------------------------------------------------------------
-def _report(args: argparse.Namespace, settings: Settings) -> int:
-    """The usage report; exit 2 for bad options or STATE_URL, 1 when the store does not
-    answer or the file cannot be written."""
-    from bot.cli.report import build_report, rendered, report_request
-
-    try:
-        request = report_request(
-            args.since, args.until, args.format, args.out, args.by_channel, now=datetime.now(UTC)
-        )
-        text = rendered(asyncio.run(build_report(settings, request)), request.format)
-    except (InvalidInput, StoreConfigError) as exc:
-        _fail(_said(exc))
-        return 2
-    except StoreError as exc:
-        _fail(_said(exc))
-        return 1
+    if args.command == "feedback":
+        text = asyncio.run(export_votes(settings, args.since, args.vote))
+        sys.stdout.write(text)
+        return 0
+    request = report_request(
+        args.since, args.until, args.format, args.out, args.by_channel, now=datetime.now(UTC)
+    )
+    text = asyncio.run(report_text(settings, request))
     if request.out is None:
         sys.stdout.write(terminal_safe(text))
         return 0
@@ -221,7 +178,6 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-# --- output -------------------------------------------------------------------------------
 def _json(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
@@ -236,4 +192,5 @@ def _said(exc: GdocsError | StoreError) -> str:
 
 
 def _fail(message: str) -> None:
-    print(f"gdocs-bot: {terminal_safe(message)}", file=sys.stderr)
+    for line in message.splitlines() or [""]:
+        print(f"gdocs-bot: {terminal_safe(line)}", file=sys.stderr)

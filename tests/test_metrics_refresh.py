@@ -8,8 +8,8 @@ import asyncio
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot import health
 from bot.observability.metrics import Metrics
+from bot.serving import health
 from bot.serving.health import Readiness, build_web_app
 from tests.test_runtime_readiness import FakeClock, RecordingService
 

@@ -1,171 +1,130 @@
-"""Prometheus text-format metrics, kept in one injected `Metrics` instance (no globals)."""
+"""The bot's Prometheus metrics: one `Metrics` per bot, on its own `CollectorRegistry` (no
+globals: tests build several bots in one process). prometheus_client writes the text."""
 
 from __future__ import annotations
 
-import math
 import threading
-from collections import defaultdict
+from collections.abc import Iterator
+
+import prometheus_client
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+# a `_created` series beside every counter only doubles the scrape
+prometheus_client.disable_created_metrics()
 
 # upstream calls take from tens of ms to tens of seconds
 LATENCY_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
-_Labels = tuple[tuple[str, str], ...]
+_Totals = dict[str, tuple[str, dict[tuple[tuple[str, str], ...], float]]]
 
 
-def _label_value(value: str) -> str:
-    # the exposition format's three escapes: a raw newline would end the sample line
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+class _TotalsCollector(Collector):
+    """Counters whose totals are kept elsewhere (the store's calls, the collector's passes)."""
 
+    def __init__(self) -> None:
+        self.totals: _Totals = {}
 
-def _fmt_value(value: float) -> str:
-    """Every digit (`:g` would show 1234567 as 1.23457e+06): integers plain, else repr."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if value.is_integer() and abs(value) < 2**53:
-        return str(int(value))
-    return repr(value)
-
-
-def _fmt_labels(labels: _Labels) -> str:
-    if not labels:
-        return ""
-    return "{" + ",".join(f'{k}="{_label_value(v)}"' for k, v in labels) + "}"
+    def collect(self) -> Iterator[Metric]:
+        for name, (help_text, series) in sorted(self.totals.items()):
+            labels = sorted({k for key in series for k, _ in key})
+            family = CounterMetricFamily(name, help_text, labels=labels)
+            for key, value in sorted(series.items()):
+                family.add_metric([v for _, v in key], value)
+            yield family
 
 
 class Metrics:
-    """Counters, gauges, the upstream latency histogram and unlabelled histograms (the
-    event loop's lag); `render()` gives Prometheus exposition text."""
+    """Counters, gauges and the upstream latency histogram; `render()` gives the text."""
 
     def __init__(self) -> None:
+        self.registry = CollectorRegistry()
         self._lock = threading.Lock()
-        self._counters: dict[str, dict[_Labels, float]] = defaultdict(lambda: defaultdict(float))
-        self._hist_counts: dict[_Labels, list[int]] = {}
-        self._hist_sum: dict[_Labels, float] = defaultdict(float)
-        self._gauges: dict[str, dict[_Labels, float]] = defaultdict(dict)
-        #: histograms without labels: name -> (bounds, counts per bound and +Inf, sum)
-        self._plain_hists: dict[str, tuple[tuple[float, ...], list[int], list[float]]] = {}
-        self._help = {
-            "gdocs_requests_total": "Slack requests handled, by kind and outcome.",
-            "gdocs_cache_total": "Cache lookups, by cache and result (hit or miss).",
-            "gdocs_quota_fallbacks_total": (
-                "Questions answered by search because answer_query quota was spent."
-            ),
-            "gdocs_upstream_calls_total": "Upstream MCP tool calls, by server, tool and outcome.",
-        }
+        self._counters: dict[str, Counter] = {}
+        self._gauges: dict[str, Gauge] = {}
+        self._totals = _TotalsCollector()
+        self.registry.register(self._totals)
+        self._requests = self._counter(
+            "gdocs_requests_total",
+            "Slack requests handled, by kind and outcome.",
+            ("kind", "outcome"),
+        )
+        self._cache = self._counter(
+            "gdocs_cache_total",
+            "Cache lookups, by cache and result (hit or miss).",
+            ("cache", "result"),
+        )
+        self._fallbacks = self._counter(
+            "gdocs_quota_fallbacks_total",
+            "Questions answered by search because answer_query quota was spent.",
+            (),
+        )
+        self._calls = self._counter(
+            "gdocs_upstream_calls_total",
+            "Upstream MCP tool calls, by server, tool and outcome.",
+            ("server", "tool", "outcome"),
+        )
+        self._latency = Histogram(
+            "gdocs_upstream_latency_seconds",
+            "Upstream MCP tool call latency, retries included.",
+            ("server", "tool"),
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
 
-    def _inc(self, name: str, labels: _Labels, amount: float = 1.0) -> None:
+    def _counter(self, name: str, help_text: str, labels: tuple[str, ...]) -> Counter:
         with self._lock:
-            self._counters[name][labels] += amount
+            if name not in self._counters:
+                self._counters[name] = Counter(name, help_text, labels, registry=self.registry)
+            return self._counters[name]
 
     def count(self, name: str, help_text: str, amount: float = 1.0, **labels: str) -> None:
-        """Add to counter `name` (created with `help_text` on first use)."""
-        with self._lock:
-            self._help.setdefault(name, help_text)
-            self._counters[name][tuple(sorted(labels.items()))] += float(amount)
+        """Add to counter `name` (created with `help_text` and these label names on first use)."""
+        counter = self._counter(name, help_text, tuple(sorted(labels)))
+        (counter.labels(**labels) if labels else counter).inc(amount)
 
     def set_counter(self, name: str, help_text: str, value: float, **labels: str) -> None:
         """Set counter `name` for `labels` to a total kept elsewhere (it only goes up)."""
         with self._lock:
-            self._help.setdefault(name, help_text)
-            self._counters[name][tuple(sorted(labels.items()))] = float(value)
+            series = self._totals.totals.setdefault(name, (help_text, {}))[1]
+            series[tuple(sorted(labels.items()))] = float(value)
 
     def set_gauge(self, name: str, help_text: str, value: float, **labels: str) -> None:
-        """Set gauge `name` for `labels` to `value`."""
         with self._lock:
-            self._help.setdefault(name, help_text)
-            self._gauges[name][tuple(sorted(labels.items()))] = float(value)
-
-    def declare_histogram(self, name: str, help_text: str, buckets: tuple[float, ...]) -> None:
-        """Histogram `name`, shown in /metrics with zero counts until its first observation
-        (a scrape right after start-up sees the series instead of nothing)."""
-        with self._lock:
-            self._help.setdefault(name, help_text)
-            self._plain_hists.setdefault(name, (buckets, [0] * (len(buckets) + 1), [0.0]))
-
-    def observe(self, name: str, help_text: str, value: float, buckets: tuple[float, ...]) -> None:
-        """One observation of histogram `name` (created with `help_text` and `buckets`)."""
-        self.declare_histogram(name, help_text, buckets)
-        with self._lock:
-            bounds, counts, total = self._plain_hists[name]
-            for i, bound in enumerate(bounds):
-                if value <= bound:
-                    counts[i] += 1
-            counts[-1] += 1
-            total[0] += value
-
-    def histogram_count(self, name: str) -> int:
-        """How many observations histogram `name` has had (for tests)."""
-        with self._lock:
-            hist = self._plain_hists.get(name)
-            return hist[1][-1] if hist is not None else 0
-
-    def gauge_value(self, name: str, **labels: str) -> float | None:
-        with self._lock:
-            return self._gauges.get(name, {}).get(tuple(sorted(labels.items())))
+            if name not in self._gauges:
+                self._gauges[name] = Gauge(
+                    name, help_text, tuple(sorted(labels)), registry=self.registry
+                )
+            gauge = self._gauges[name]
+        (gauge.labels(**labels) if labels else gauge).set(value)
 
     def request(self, kind: str, outcome: str) -> None:
         """One Slack command/event/action finished (`outcome`: ok, error code, ignored…)."""
-        self._inc("gdocs_requests_total", (("kind", kind), ("outcome", outcome)))
+        self._requests.labels(kind=kind, outcome=outcome).inc()
 
     def cache(self, cache: str, hit: bool) -> None:
-        self._inc("gdocs_cache_total", (("cache", cache), ("result", "hit" if hit else "miss")))
+        self._cache.labels(cache=cache, result="hit" if hit else "miss").inc()
 
     def quota_fallback(self) -> None:
-        self._inc("gdocs_quota_fallbacks_total", ())
+        self._fallbacks.inc()
 
     def upstream(self, server: str, tool: str, outcome: str, seconds: float) -> None:
         """One upstream tool call (retries included) and how long it took."""
-        labels = (("server", server), ("tool", tool), ("outcome", outcome))
-        self._inc("gdocs_upstream_calls_total", labels)
-        hist_labels = (("server", server), ("tool", tool))
-        with self._lock:
-            counts = self._hist_counts.setdefault(hist_labels, [0] * (len(LATENCY_BUCKETS) + 1))
-            for i, bound in enumerate(LATENCY_BUCKETS):
-                if seconds <= bound:
-                    counts[i] += 1
-            counts[-1] += 1
-            self._hist_sum[hist_labels] += seconds
+        self._calls.labels(server=server, tool=tool, outcome=outcome).inc()
+        self._latency.labels(server=server, tool=tool).observe(seconds)
 
     def counter_value(self, name: str, **labels: str) -> float:
-        """Sum of a counter over series matching `labels` (for tests and /readyz)."""
-        with self._lock:
-            series = self._counters.get(name, {})
-            return sum(
-                v for k, v in series.items() if all((lk, lv) in k for lk, lv in labels.items())
-            )
+        """Sum of a counter over the series matching `labels` (for tests and /readyz)."""
+        return sum(
+            sample.value
+            for family in self.registry.collect()
+            for sample in family.samples
+            if sample.name == name and labels.items() <= sample.labels.items()
+        )
+
+    def gauge_value(self, name: str, **labels: str) -> float | None:
+        return self.registry.get_sample_value(name, labels)
 
     def render(self) -> str:
-        out: list[str] = []
-        with self._lock:
-            for name, series in sorted(self._counters.items()):
-                out.append(f"# HELP {name} {self._help.get(name, name)}")
-                out.append(f"# TYPE {name} counter")
-                for labels, value in sorted(series.items()):
-                    out.append(f"{name}{_fmt_labels(labels)} {_fmt_value(value)}")
-            for name, gauges in sorted(self._gauges.items()):
-                out.append(f"# HELP {name} {self._help.get(name, name)}")
-                out.append(f"# TYPE {name} gauge")
-                for labels, value in sorted(gauges.items()):
-                    out.append(f"{name}{_fmt_labels(labels)} {_fmt_value(value)}")
-            hname = "gdocs_upstream_latency_seconds"
-            out.append(f"# HELP {hname} Upstream MCP tool call latency, retries included.")
-            out.append(f"# TYPE {hname} histogram")
-            for labels, counts in sorted(self._hist_counts.items()):
-                for bound, count in zip(LATENCY_BUCKETS, counts, strict=False):
-                    le = (*labels, ("le", f"{bound:g}"))
-                    out.append(f"{hname}_bucket{_fmt_labels(le)} {count}")
-                inf = (*labels, ("le", "+Inf"))
-                out.append(f"{hname}_bucket{_fmt_labels(inf)} {counts[-1]}")
-                out.append(f"{hname}_sum{_fmt_labels(labels)} {_fmt_value(self._hist_sum[labels])}")
-                out.append(f"{hname}_count{_fmt_labels(labels)} {counts[-1]}")
-            for name, (bounds, counts, total) in sorted(self._plain_hists.items()):
-                out.append(f"# HELP {name} {self._help.get(name, name)}")
-                out.append(f"# TYPE {name} histogram")
-                for bound, count in zip(bounds, counts, strict=False):
-                    out.append(f'{name}_bucket{{le="{bound:g}"}} {count}')
-                out.append(f'{name}_bucket{{le="+Inf"}} {counts[-1]}')
-                out.append(f"{name}_sum {_fmt_value(total[0])}")
-                out.append(f"{name}_count {counts[-1]}")
-        return "\n".join(out) + "\n"
+        return generate_latest(self.registry).decode()

@@ -1,15 +1,12 @@
-"""Liveness, readiness and metrics over HTTP, in both Socket Mode and HTTP mode.
+"""Liveness, readiness and metrics over HTTP, in Socket Mode and HTTP mode alike.
 
-- `GET /healthz`: 200 while the process runs (the event loop answers).
-- `GET /readyz`: 200 only when Slack is usable (auth.test passed at start; in Socket Mode the
-  WebSocket is connected) AND the Developer Knowledge server answered recently; otherwise 503
-  with a JSON body naming the part that is not ready. A background probe (`tools/list` through
-  `service.status()`) keeps the Google half fresh without waiting for user traffic. The state
-  store's health is in the body too, but never makes the bot unready: a store outage
-  degrades to per-process state and answers go on.
-  A line `event_loop` appears while the event loop has lately run over a second late.
-- `GET /metrics`: Prometheus text from `Metrics.render()`, after `refresh` (if any) has set
-  the gauges that live in the shared store (answers left), bounded by REFRESH_SECONDS.
+- `GET /healthz`: 200 while the event loop answers.
+- `GET /readyz`: 200 only when Slack is usable (auth.test passed; in Socket Mode the
+  WebSocket is connected) and the Developer Knowledge server answered recently (a background
+  probe keeps that fresh); otherwise 503 naming the part that is not ready. The store's health
+  is in the body but never makes the bot unready: an outage degrades to per-process state.
+- `GET /metrics`: Prometheus text, after `refresh` has set the gauges that live in the
+  shared store (answers left), bounded by REFRESH_SECONDS.
 """
 
 from __future__ import annotations
@@ -23,7 +20,6 @@ from typing import Any
 from aiohttp import web
 
 from bot.errors import GdocsError
-from bot.observability.loop_lag import LoopLagMonitor
 from bot.observability.metrics import Metrics
 from bot.render.errors import error_sentence, status_detail
 from bot.service import DocsService
@@ -43,7 +39,7 @@ REFRESH_SECONDS = 1.0
 
 
 class Readiness:
-    """What /readyz reports; updated by the runtime and by `probe()`."""
+    """What /readyz reports; set by the runtime and by `probe()`."""
 
     def __init__(
         self,
@@ -56,8 +52,6 @@ class Readiness:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.service = service
-        #: the state store: its health is reported, but never makes the bot unready (a store
-        #: outage degrades to per-process state, it does not stop answers)
         self.store = store
         self.mode = mode
         self.probe_interval = probe_interval
@@ -72,15 +66,13 @@ class Readiness:
         self._dk_detail = "not checked yet"
         self._dk_tools: tuple[str, ...] = ()
         self.probe_count = 0
-        #: the event loop's lag (set by the runtime): a slow loop is a line in the report
-        self.loop_lag: LoopLagMonitor | None = None
 
     @property
     def window_seconds(self) -> float:
         return self.probe_interval * WINDOW_FACTOR
 
     async def probe(self) -> None:
-        """Ask both servers for their tools; remember whether Developer Knowledge answered."""
+        """Ask both servers for their tools: did Developer Knowledge answer?"""
         started = self._clock()
         try:
             # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow the cancellation
@@ -94,9 +86,8 @@ class Readiness:
             self._record(False, error_sentence(exc))
             return
         dk = next((s for s in statuses if s.server == "developer_knowledge"), None)
-        # "answered" means any answer, even an error status (a bad key is no reason to take the
-        # bot out of rotation: users then get a clear message instead of silence); asking
-        # about the probe's own duration tells whether the answer came during this probe
+        # any answer counts, even an error (a bad key is no reason to leave rotation: users
+        # get a clear message instead of silence), if it came during this probe
         answered = self.service.recently_healthy(self._clock() - started + 0.01)
         shown = status_detail(dk) if dk is not None else ""
         detail = shown or ("ok" if answered else "no answer")
@@ -121,8 +112,8 @@ class Readiness:
         return min(self.probe_interval, UNHEALTHY_PROBE_SECONDS)
 
     async def run_probes(self) -> None:
-        """Probe now and then forever (cancelled at shutdown): Developer Knowledge every
-        `probe_interval` (every few seconds while it is down), the store every few seconds."""
+        """Probe until cancelled: Developer Knowledge every `probe_interval` (every few
+        seconds while it is down), the store every few seconds."""
         await asyncio.gather(self._probe_upstream(), self._probe_store())
 
     async def _probe_upstream(self) -> None:
@@ -150,8 +141,7 @@ class Readiness:
         return not self._probe_failed and self.service.recently_healthy(self.window_seconds)
 
     def dk_status(self) -> tuple[bool, str]:
-        """(ready, detail) of the Developer Knowledge server, as /readyz reports it; the
-        detail is "" while it is ready (for the Home tab)."""
+        """(ready, detail) of Developer Knowledge for the Home tab ("" while ready)."""
         ready = self.dk_ready()
         return ready, "" if ready else self._dk_report(ready)
 
@@ -174,7 +164,7 @@ class Readiness:
     async def report(self) -> dict[str, Any]:
         slack_ok, slack_detail = await self.slack_ready()
         dk_ok = self.dk_ready()
-        report = {
+        return {
             "ready": slack_ok and dk_ok and not self.shutting_down,
             "mode": self.mode,
             "shutting_down": self.shutting_down,
@@ -186,10 +176,6 @@ class Readiness:
                 "tools": list(self._dk_tools),
             },
         }
-        slow = self.loop_lag.slow_report() if self.loop_lag is not None else None
-        if slow is not None:  # reported, but no reason to leave rotation: the loop runs
-            report["event_loop"] = slow
-        return report
 
 
 Refresh = Callable[[], Awaitable[None]]
@@ -223,8 +209,7 @@ async def _metrics(request: web.Request) -> web.Response:
 def build_web_app(
     readiness: Readiness, metrics: Metrics, *, refresh: Refresh | None = None
 ) -> web.Application:
-    """The aiohttp application with the operational routes; Slack's route is added by the
-    caller. `refresh` runs before each /metrics scrape (e.g. the quota's gauges)."""
+    """The operational routes; the caller adds Slack's."""
     app = web.Application(client_max_size=1024 * 1024)
     app[READINESS_KEY] = readiness
     app[METRICS_KEY] = metrics

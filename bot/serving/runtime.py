@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from bot.observability.logging import configure_logging
-from bot.observability.loop_lag import LoopLagMonitor
 from bot.serving.assembly import Bot, open_bot
 from bot.serving.health import build_web_app
 from bot.serving.startup import StartupError, check_bot_token, open_socket_url
@@ -155,10 +154,6 @@ class _Runtime:
         gc.freeze()
         gc.set_threshold(*SERVE_GC_THRESHOLDS)
         gc.enable()
-        # how late the loop runs (a render or a blocking call holding it): /metrics, /readyz
-        readiness.loop_lag = LoopLagMonitor(bot.metrics)
-        lag = asyncio.create_task(readiness.loop_lag.run(), name="event-loop-lag")
-        stack.push_async_callback(_cancel, lag)
         # Google is probed in the background: a slow upstream never holds start-up
         probes = asyncio.create_task(readiness.run_probes(), name="readiness-probes")
         stack.push_async_callback(_cancel, probes)

@@ -97,8 +97,6 @@ async def answer_question(
             outcome = await show_document(deps, reply, doc, page=FIRST_PAGE)
             return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
         result = await _ask(deps, reply, route)
-        # what has begun goes on before new work does, at the pace the loop can take
-        await deps.inflight.gate.wait(resuming=True)
         fallback = fallback_label(result)
         counts = (
             tally.QUESTIONS,

@@ -8,11 +8,10 @@ from bot.serving.inflight import InFlight
 from tests.fakes.loop_turns import LoopTurns
 
 
-async def _hold(inflight: InFlight, entered: asyncio.Event, release: asyncio.Event) -> None:
+async def _hold(entered: asyncio.Event, release: asyncio.Event) -> None:
     """One answer being worked on until `release` is set."""
-    async with inflight.track():
-        entered.set()
-        await release.wait()
+    entered.set()
+    await release.wait()
 
 
 async def _wait(event: asyncio.Event) -> None:
@@ -23,7 +22,7 @@ async def test_drain_gives_up_after_its_timeout_with_work_still_in_flight() -> N
     """Work that does not finish: drain returns False once the timeout passes, work untouched."""
     inflight = InFlight()
     entered, release = asyncio.Event(), asyncio.Event()
-    work = asyncio.create_task(_hold(inflight, entered, release))
+    work = inflight.spawn(_hold(entered, release))
     await asyncio.wait_for(entered.wait(), 1)
 
     assert await asyncio.wait_for(inflight.drain(0.05), 5) is False
@@ -40,7 +39,7 @@ async def test_drain_returns_true_as_soon_as_the_work_finishes() -> None:
     timeout."""
     inflight = InFlight()
     entered, release = asyncio.Event(), asyncio.Event()
-    work = asyncio.create_task(_hold(inflight, entered, release))
+    work = inflight.spawn(_hold(entered, release))
     await asyncio.wait_for(entered.wait(), 1)
 
     drain = asyncio.create_task(inflight.drain(30))
@@ -65,10 +64,9 @@ async def test_work_that_fails_still_leaves_the_count() -> None:
     inflight = InFlight()
 
     async def failing() -> None:
-        async with inflight.track():
-            raise RuntimeError("boom")
+        raise RuntimeError("boom")
 
-    results = await asyncio.gather(failing(), return_exceptions=True)
+    results = await asyncio.gather(inflight.spawn(failing()), return_exceptions=True)
     assert isinstance(results[0], RuntimeError)
     assert 0 == inflight.count
     assert await asyncio.wait_for(inflight.drain(30), 1) is True

@@ -1,8 +1,5 @@
-"""Start-up checks against Slack: is the bot token good, can we open a Socket Mode connection.
-
-A bad token is a configuration problem (exit 2, naming the setting); an unreachable Slack is
-an outage (retried a few times, then exit 1). Neither prints a stack trace.
-"""
+"""Start-up checks against Slack: a bad token is a configuration problem (exit 2, naming the
+setting); an unreachable Slack is an outage (retried, then exit 1). No stack traces."""
 
 from __future__ import annotations
 
@@ -20,24 +17,16 @@ logger = logging.getLogger(__name__)
 
 #: Slack's answers that mean "this token will never work": fix the setting, don't retry
 TOKEN_ERRORS = frozenset(
-    {
-        "invalid_auth",
-        "not_authed",
-        "account_inactive",
-        "token_revoked",
-        "token_expired",
-        "not_allowed_token_type",
-        "invalid_token",
-    }
+    "invalid_auth not_authed account_inactive token_revoked token_expired "
+    "not_allowed_token_type invalid_token".split()
 )
-#: attempts at reaching Slack before giving up (each already retried by the client's retry
-#: handlers), and the first pause between them (doubling); after that the platform restarts us
+#: attempts (each already retried by the client's handlers); then the platform restarts us
 ATTEMPTS = 2
 FIRST_PAUSE_SECONDS = 1.0
 
 
 class StartupError(Exception):
-    """Start-up cannot go on; `message` is one line for the operator, `exit_code` the status."""
+    """Start-up cannot go on: one line for the operator, and the exit status."""
 
     def __init__(self, message: str, exit_code: int) -> None:
         super().__init__(message)

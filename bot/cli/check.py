@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from bot.configs import slack_client_config, state_config
 from bot.errors import GdocsError
+from bot.models import ServerStatus
 from bot.redact import redact_url
 from bot.render.errors import error_sentence, status_detail
 from bot.render.terminal import (
@@ -24,57 +24,29 @@ from bot.render.terminal import (
 )
 from bot.settings import Settings
 from bot.store import ResilientStore, StoreError
-from bot.upstream import missing_tools
+from bot.upstream import GoogleDocsService, missing_tools
 
 if TYPE_CHECKING:
     from bot.quota import QuotaState
     from bot.serving.assembly import Core
 
-#: a cheap search `check` runs to prove tool calls (not only tools/list) work
+#: a cheap search proves tool calls (not only tools/list) work
 PROBE_QUERY = "Cloud Storage buckets"
+_DK = "developer knowledge"
 
 
 async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
     """The check rows (or JSON) to print, and the exit status: 0 when all is usable."""
-    service, settings = core.service, core.settings
+    settings = core.settings
     rows = [CheckRow("configuration", "ok", "settings loaded")]
     rows += [CheckRow("configuration", "FAIL", p) for p in settings.google_problems()]
-    dk_status, pay_status = await service.status()
-    missing = missing_tools(dk_status.tools) if dk_status.ok else ()
-    dk_ok = dk_status.ok and not missing
-    if missing:
-        rows.append(
-            CheckRow("developer knowledge", "FAIL", missing_tools_detail(missing, dk_status.tools))
-        )
-    else:
-        dk_detail = status_detail(dk_status)
-        rows.append(_status_row("developer knowledge", dk_ok, dk_status.tools, dk_detail))
-    if dk_ok:
-        try:
-            hits = (await service.search(PROBE_QUERY)).hits
-            rows.append(CheckRow("dk search", "ok", f"{len(hits)} results for “{PROBE_QUERY}”"))
-        except GdocsError as exc:
-            dk_ok = False
-            rows.append(CheckRow("dk search", "FAIL", error_sentence(exc)))
-    if service.pay_configured:
-        pay_detail = status_detail(pay_status)
-        rows.append(_status_row("google pay", pay_status.ok, pay_status.tools, pay_detail))
-    else:
-        rows.append(
-            CheckRow(
-                "google pay",
-                "not configured",
-                "optional: set GOOGLE_APPLICATION_CREDENTIALS and GOOGLE_CLOUD_PROJECT "
-                "(needs roles/mcp.toolUser)",
-            )
-        )
+    dk_ok = await _server_rows(core.service, rows)
     rows.append(await _slack_row(settings))
     store = await _store_report(core)
     status = "not yet" if store.get("missing") else "ok" if store["ok"] else "FAIL"
     rows.append(CheckRow("state store", status, store_detail(store)))
-    now = datetime.now(UTC)
     quota = await _quota_state(core) if store["ok"] else None
-    detail = quota_detail(quota, now=now) if quota is not None else quota_unknown_detail()
+    detail = quota_detail(quota, now=datetime.now(UTC)) if quota else quota_unknown_detail()
     rows.append(CheckRow("answer quota", "ok" if quota is not None else "FAIL", detail))
     ok = dk_ok and bool(store["ok"])
     if as_json:
@@ -86,6 +58,30 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
         }
         return (0 if ok else 1), json.dumps(report, indent=2, ensure_ascii=False)
     return (0 if ok else 1), check_table(rows)
+
+
+async def _server_rows(service: GoogleDocsService, rows: list[CheckRow]) -> bool:
+    """Both servers' rows and a probe search; whether Developer Knowledge is usable."""
+    dk, pay = await service.status()
+    missing = missing_tools(dk.tools) if dk.ok else ()
+    if missing:
+        rows.append(CheckRow(_DK, "FAIL", missing_tools_detail(missing, dk.tools)))
+    else:
+        rows.append(_status_row(_DK, dk))
+    dk_ok = dk.ok and not missing
+    if dk_ok:
+        try:
+            hits = (await service.search(PROBE_QUERY)).hits
+            rows.append(CheckRow("dk search", "ok", f"{len(hits)} results for “{PROBE_QUERY}”"))
+        except GdocsError as exc:
+            dk_ok = False
+            rows.append(CheckRow("dk search", "FAIL", error_sentence(exc)))
+    if service.pay_configured:
+        rows.append(_status_row("google pay", pay))
+    else:
+        hint = "optional: set GOOGLE_APPLICATION_CREDENTIALS and GOOGLE_CLOUD_PROJECT"
+        rows.append(CheckRow("google pay", "not configured", f"{hint} (needs roles/mcp.toolUser)"))
+    return dk_ok
 
 
 async def _store_report(core: Core) -> dict[str, object]:
@@ -123,8 +119,9 @@ def _quota_json(state: QuotaState) -> dict[str, object]:
     }
 
 
-def _status_row(name: str, ok: bool, tools: Sequence[str], detail: str) -> CheckRow:
-    if not ok:
+def _status_row(name: str, status: ServerStatus) -> CheckRow:
+    detail, tools = status_detail(status), status.tools
+    if not status.ok:
         return CheckRow(name, "FAIL", detail)
     return CheckRow(name, "ok", f"{len(tools)} tools: {', '.join(tools)} ({detail})")
 

@@ -1,16 +1,14 @@
 """`gdocs-bot serve`: run the bot until SIGTERM/SIGINT, then shut down gracefully.
 
-Start-up order: settings problems (exit 2) → the operational HTTP server on HOST:PORT
-(/healthz, /readyz, /metrics; plus POST /slack/events in HTTP mode) and the event loop's
-lag monitor → a background readiness probe of the Developer Knowledge server → Slack
-auth.test (bad token: exit 2; Slack unreachable: a few retries, then exit 1) → in Socket
-Mode, the WebSocket connection.
+Start-up: settings problems (exit 2) → the HTTP server on HOST:PORT (/healthz, /readyz,
+/metrics; POST /slack/events in HTTP mode) → a background probe of Developer Knowledge →
+Slack auth.test (bad token: exit 2; unreachable: retries, then exit 1) → in Socket Mode, the
+WebSocket.
 
-Shutdown on the first SIGTERM/SIGINT: /readyz turns 503, Socket Mode stops receiving, new
-requests are still acknowledged in HTTP mode (the Slack listeners tell the user to retry in a
-moment: answering 503 would only make Slack retry into a stopping process), answers in flight
-get up to SHUTDOWN_GRACE_SECONDS to finish, then everything is closed and the exit status is 0.
-A second signal skips the wait.
+The first signal: /readyz turns 503, Socket Mode stops receiving, HTTP requests are still
+acknowledged (the listeners tell the user to retry: a 503 would make Slack retry into a
+stopping process), answers in flight get SHUTDOWN_GRACE_SECONDS, then everything closes and
+the exit status is 0. A second signal skips the wait.
 """
 
 from __future__ import annotations
@@ -38,11 +36,8 @@ if TYPE_CHECKING:  # Socket Mode's client is imported only when SOCKET_MODE is o
 
 logger = logging.getLogger(__name__)
 
-#: the garbage collector's thresholds while serving (Python's are 700, 10, 10). Under load
-#: the questions in flight are many young objects that live a second or two: at 700
-#: allocations a pass, passes that found nothing to collect took 0.4-0.8 s of CPU in a 4 s
-#: steady load and held the loop up to 139 ms at a time (acknowledgements with it); at
-#: 50,000 they took 0.13-0.23 s, CPU per question fell 10-20 %, peak RSS did not move
+#: Python's 700 allocations a pass rescans the questions in flight (young objects living a
+#: second or two) for nothing: at 50,000 CPU per question fell 10-20 %, peak RSS did not move
 #: (bench/FINDINGS.md, "Acknowledgements first")
 SERVE_GC_THRESHOLDS = (50_000, 20, 100)
 
@@ -69,10 +64,8 @@ def serve(settings: Settings) -> int:
 
 
 def _cap_malloc_arenas(arenas: int = 2) -> None:
-    """glibc gives each thread that allocates a malloc arena of its own (up to 8 per core),
-    and memory freed in one is not reused by another: the bot's few helper threads (the
-    store's, DNS, to_thread renders) need no more than two. Measured: about 2 MB less peak
-    RSS under the benchmark's load. Elsewhere than glibc (musl, macOS): nothing to do."""
+    """glibc gives each allocating thread an arena of its own (up to 8 per core); the bot's
+    few helper threads need two. About 2 MB less peak RSS (measured). glibc only."""
     if not sys.platform.startswith("linux"):
         return
     import ctypes
@@ -104,12 +97,10 @@ class _Runtime:
         self.settings = settings
         self.stop = asyncio.Event()
         self.force = asyncio.Event()
-        self._signals = 0
         self._socket: AsyncSocketModeHandler | None = None
 
     def _on_signal(self, signum: int) -> None:
-        self._signals += 1
-        if self._signals == 1:
+        if not self.stop.is_set():
             logger.info("%s received: shutting down", signal.Signals(signum).name)
             self.stop.set()
         else:

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.quota._keys import SLOT_MARGIN_SECONDS
+from bot.quota import SLOT_MARGIN_SECONDS
 from tests.fakes.clock import TestClock
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault, google_error
 from tests.fakes.quota import Form, QuotaEnforcer

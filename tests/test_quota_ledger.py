@@ -12,8 +12,7 @@ import pytest
 
 from bot.errors import QuotaSignal
 from bot.observability.metrics import Metrics
-from bot.quota import AnswerQuota, Pause, Permit, QuotaConfig, Refusal
-from bot.quota._keys import SLOT_MARGIN_SECONDS
+from bot.quota import SLOT_MARGIN_SECONDS, AnswerQuota, Pause, Permit, QuotaConfig, Refusal
 from bot.store import JSON, Codec, MemoryStore, StoreError
 
 T0 = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)  # 09:00 PST

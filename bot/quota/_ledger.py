@@ -1,21 +1,14 @@
 """The answer_query governor: a ledger of calls per minute, per Pacific day and per person, and
 the pauses Google's 429s impose, all in the shared `Store` (replicas and restarts share them).
 
-    quota = AnswerQuota(store, QuotaConfig(), clock=utc_now, metrics=metrics)
-    decision = await quota.acquire(user)          # Permit: the call is counted; send it
-    if isinstance(decision, Refusal): ...         # search instead; decision says which limit
-    except QuotaExceeded as exc:                  # the server said no after all
-        pause = await quota.refused(exc.signal or UNKNOWN_SIGNAL, user)
+Checks, in order: an active pause, the person's daily cap, the team's day, the sliding
+minute. A Permit has counted the call (Google counts failed calls too); a call refused here
+or by the server's 429 is given back, as Google does not count it. The server has the last
+word: its 429 pauses the ledger even when the ledger thought there was room.
 
-Checks, in this order: an active pause, the person's daily cap, the team's day, the sliding
-minute. A Permit has already counted the call (Google counts failed calls too, so nothing is
-given back for them); a call refused here or by the server's 429 is given back, as Google does
-not count it. The server has the last word: its 429 pauses the ledger even when the ledger
-thought there was room (someone else uses the project's quota).
-
-Keys (namespace `quota:`, each with a TTL): `quota:pause` (JSON {kind, until, limit_value};
-until it ends), `quota:day:<pacific day>` and `quota:user:<pacific day>:<user>` (counters; until a
-day after the reset), `quota:minute` (the sliding window of the last 60 s).
+Keys (each with a TTL): `quota:pause` (JSON {kind, until, limit_value}), `quota:day:<day>`
+and `quota:user:<day>:<user>` (counters, until a day after the reset), `quota:minute` (the
+sliding window).
 """
 
 from __future__ import annotations
@@ -30,19 +23,25 @@ from typing import Any
 from bot import keys
 from bot.errors import QuotaSignal
 from bot.observability.metrics import Metrics
-from bot.quota._keys import (
+from bot.quota._model import (
     LEDGER_WINDOW_SECONDS,
     MINUTE_KEY,
     PAUSE_KEY,
     WINDOW_SECONDS,
+    Pause,
+    PauseKind,
+    Permit,
+    QuotaConfig,
+    QuotaState,
+    Refusal,
     day_key,
     day_ttl,
     minute_room,
+    next_pacific_midnight,
+    pacific_day,
     read_pause,
 )
-from bot.quota._pacific import next_pacific_midnight, pacific_day
-from bot.quota._types import Pause, PauseKind, Permit, QuotaConfig, QuotaState, Refusal
-from bot.store import JSON, Op, ResilientStore, Store, StoreError, WriteBehind, abandonable
+from bot.store import JSON, Op, ResilientStore, Store, StoreError, abandonable
 
 logger = logging.getLogger(__name__)
 
@@ -73,24 +72,18 @@ class AnswerQuota:
         metrics: Metrics | None = None,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         tally: Tally | None = None,
-        behind: WriteBehind | None = None,
     ) -> None:
         self._store = store
         self.config = config
-        #: with no day limit the day's count decides nothing: it rides a later batch
-        self._behind = behind if not config.per_day else None
-        #: until when "no pause" read from the store is trusted (`pause_check_seconds`): a
-        #: pause set by this process is known at once, one set by another replica within that
+        #: until when "no pause" read from the store is trusted (`pause_check_seconds`)
         self._no_pause_until: datetime | None = None
         self._clock = clock
         self._metrics = metrics
         self._sleep = sleep
-        #: told of each call let out ("answer_query:made") and each the server refused
-        #: ("answer_query:refused"), for `gdocs-bot report`
+        #: told of each call made and each the server refused, for `gdocs-bot report`
         self._tally = tally
         self._store_down = False
 
-    # --- asking --------------------------------------------------------------------------
     async def acquire(self, user: str | None) -> Permit | Refusal:
         """May one answer_query call for `user` go out now? A Permit has counted it."""
         now = self._now()
@@ -133,14 +126,9 @@ class AnswerQuota:
         ttl = day_ttl(now, reset)
         user_key = self._user_key(day, user)
         counted = [key for key in (user_key, day_key(day)) if key is not None]
-        # the person's and the day's counts in one round trip; with no day limit the day's
-        # count decides nothing and rides a later batch
-        now_keys = counted if self._behind is None else counted[:-1]
-        if self._behind is not None:
-            self._behind.add([Op.incr(day_key(day), 1, ttl)])
-        ops = [Op.incr(key, 1, ttl) for key in now_keys]
-        results = await self._store.batch(ops) if ops else []
-        used = dict(zip(now_keys, (v if isinstance(v, int) else 0 for v in results), strict=True))
+        # the person's and the day's counts in one round trip
+        results = await self._store.batch([Op.incr(key, 1, ttl) for key in counted])
+        used = dict(zip(counted, (v if isinstance(v, int) else 0 for v in results), strict=True))
         if user_key is not None and used[user_key] > self.config.per_user_per_day:
             await self._give_back(counted, ttl)
             return Refusal("user", reset, limit_value=self.config.per_user_per_day)
@@ -181,14 +169,12 @@ class AnswerQuota:
         wait = remaining if kind == "minute" and remaining <= self.config.wait_seconds else None
         return Refusal(kind, until, wait, limit_value=size)
 
-    # --- the server said 429 -------------------------------------------------------------
     async def refused(
         self, signal: QuotaSignal, user: str | None, permit: Permit | None = None
     ) -> Pause:
-        """Follow the server: pause answer_query (minute: its retry delay or the window; day:
-        until Pacific midnight, the day counted as spent; unknown: a short pause, never a
-        day). The refused call is given back (Google does not count it): the person's and
-        the day's count and, with its `permit`, its place in the minute window. The pause."""
+        """Follow the server's 429: pause answer_query (minute: its retry delay or the window;
+        day: until Pacific midnight, the day spent; unknown: a short pause). The refused call
+        is given back: the person's and the day's count and its `permit`'s minute slot."""
         now = self._now()
         await self.tally_refused()
         if self._metrics is not None:
@@ -207,8 +193,7 @@ class AnswerQuota:
             reset = next_pacific_midnight(now)
             day = pacific_day(now)
             user_key = self._user_key(day, user)
-            # the refused call is the person's no more (Google did not count it); a spent day
-            # stays spent for the team
+            # the refused call is the person's no more; a spent day stays spent for the team
             keys = [user_key] if user_key else []
             if signal.limit == "day":
                 await self._spend_day(day, signal, day_ttl(now, reset))
@@ -224,8 +209,7 @@ class AnswerQuota:
         return pause
 
     async def tally_refused(self) -> None:
-        """Count one answer_query call the server refused (`refused` does; a bot told not
-        to pause calls it alone)."""
+        """Count one answer_query call the server refused (also for a bot told not to pause)."""
         if self._tally is not None:
             await self._tally(TALLY_REFUSED)
 
@@ -275,11 +259,10 @@ class AnswerQuota:
         if used < target:
             await self._store.incr(day_key(day), target - used, ttl)
 
-    # --- where things stand --------------------------------------------------------------
     async def state(self, user: str | None) -> QuotaState:
         """The team's and `user`'s answers left, the minute, the pause and the next reset.
-        No upstream call. Raises StoreError when the ledger cannot be read, or when the
-        shared store is down (this process's own counts would not be the team's)."""
+        StoreError when the ledger cannot be read or the shared store is down (this
+        process's own counts would not be the team's)."""
         now = self._now()
         cfg = self.config
         day = pacific_day(now)
@@ -314,9 +297,8 @@ class AnswerQuota:
         )
 
     async def publish(self) -> None:
-        """Set the /metrics gauges (answers left today, this minute) from the ledger: with a
-        shared store, what every replica has spent. Also run before each scrape, so that a
-        replica that sent no call itself still reports the team's numbers."""
+        """Set the /metrics gauges (answers left today, this minute) from the ledger; run
+        before each scrape too, so every replica reports the team's numbers."""
         if self._metrics is None or not (self.config.per_day or self.config.per_minute):
             return  # no team limit: no gauge to show, nothing to read
         try:
@@ -332,7 +314,6 @@ class AnswerQuota:
                 "gdocs_answers_left_this_minute", help_minute, state.left_this_minute
             )
 
-    # --- small parts ---------------------------------------------------------------------
     def _now(self) -> datetime:
         now = self._clock()
         return now if now.tzinfo is not None else now.replace(tzinfo=UTC)
@@ -354,9 +335,6 @@ class AnswerQuota:
 
     async def _give_back(self, keys: list[str], ttl: float) -> None:
         for key in keys:
-            if self._behind is not None and key.startswith(day_key("")):
-                self._behind.add([Op.incr(key, -1, ttl)])  # after its own deferred +1
-                continue
             if await self._store.incr(key, -1, ttl) < 0:
                 await self._store.incr(key, 1, ttl)  # never below zero (a day that turned)
 

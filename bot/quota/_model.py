@@ -1,0 +1,169 @@
+"""The governor's values, where the ledger keeps them in the store, and Pacific days.
+
+Google's daily quotas reset at midnight America/Los_Angeles. Midnight never falls in a
+daylight-saving change there, so "the next midnight" is one instant, returned in UTC (Python
+subtracts datetimes of one zone by wall clock, wrong across a change). Both answers are the
+same for a whole UTC minute (the zone's offsets are whole hours), so they are cached per
+minute: the ledger asks on every call, and a zone conversion is not free.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from bot import keys
+
+Limit = Literal["minute", "day", "user", "unknown"]
+PauseKind = Literal["minute", "day", "unknown"]
+_PAUSE_KINDS: dict[str, PauseKind] = {"minute": "minute", "day": "day", "unknown": "unknown"}
+PACIFIC = ZoneInfo("America/Los_Angeles")
+
+WINDOW_SECONDS = 60.0
+#: a minute slot is freed this long after Google's 60 s: Google counts a call from its
+#: arrival, a few ms after the ledger's permit (bench/FINDINGS.md, the day scenario, item 2)
+SLOT_MARGIN_SECONDS = 1.0
+LEDGER_WINDOW_SECONDS = WINDOW_SECONDS + SLOT_MARGIN_SECONDS
+PAUSE_KEY = keys.QUOTA.key("pause")
+MINUTE_KEY = keys.QUOTA.key("minute")
+
+
+@dataclass(frozen=True)
+class QuotaConfig:
+    """The limits the bot keeps to; 0 turns per_minute, per_day or per_user_per_day off."""
+
+    per_minute: int = 10
+    per_day: int = 50
+    per_user_per_day: int = 10
+    #: wait for the minute window when it opens within this many seconds (0: never wait)
+    wait_seconds: float = 10.0
+    #: how long a 429 that does not say which limit pauses answer_query
+    unknown_pause_seconds: float = 60.0
+    #: how long "no pause" read from the store is trusted (0: read before every call)
+    pause_check_seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("per_minute", "per_day", "per_user_per_day"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be 0 or more")
+        if self.wait_seconds < 0 or self.unknown_pause_seconds <= 0:
+            raise ValueError("wait_seconds must be >= 0 and unknown_pause_seconds > 0")
+
+
+@dataclass(frozen=True)
+class Permit:
+    """answer_query may go out now; the call is counted (unless `counted` is False: the
+    ledger was unreachable and the server decides alone)."""
+
+    user: str | None
+    day: str
+    counted: bool = True
+    #: the permit's time in the minute window (seconds since the epoch; None: not recorded)
+    stamp: float | None = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Not now: which limit, until when, and (minute only) how long to wait when the window
+    opens within `wait_seconds`. `limit_value`: the size of the limit that said no (the bot's
+    setting, or the number in the server's 429; None when it gave none)."""
+
+    limit: Limit
+    until: datetime
+    wait: float | None = None
+    limit_value: int | None = None
+
+
+@dataclass(frozen=True)
+class Pause:
+    """The server said no: answer_query waits until `until` (`limit_value` as the 429 gave it)."""
+
+    kind: PauseKind
+    until: datetime
+    limit_value: int | None = None
+
+
+@dataclass(frozen=True)
+class QuotaState:
+    """Where the team stands, for `/gdocs quota`, `gdocs-bot check`, App Home and /metrics.
+    `*_left_*` are None when the bot does not enforce that limit (or no user was given)."""
+
+    per_minute: int
+    per_day: int
+    per_user_per_day: int
+    used_today: int
+    left_today: int | None
+    used_this_minute: int
+    left_this_minute: int | None
+    #: when the next call may go out (a pause ends, a minute slot frees); None: now
+    next_slot: datetime | None
+    user_used_today: int | None
+    user_left_today: int | None
+    pause: Pause | None
+    next_reset: datetime
+
+
+def day_key(day: str) -> str:
+    return keys.QUOTA.key("day", day)
+
+
+def day_ttl(now: datetime, reset: datetime) -> float:
+    """A day's counters outlive its reset by a day (for `gdocs-bot check` after midnight)."""
+    return (reset - now).total_seconds() + 86_400.0
+
+
+def read_pause(value: object) -> Pause | None:
+    """A stored pause, or None for anything unreadable (another version wrote it)."""
+    if not isinstance(value, dict):
+        return None
+    kind, until = _PAUSE_KINDS.get(str(value.get("kind"))), value.get("until")
+    if kind is None or not isinstance(until, int | float) or isinstance(until, bool):
+        return None
+    size = value.get("limit_value")
+    known = isinstance(size, int) and not isinstance(size, bool) and size > 0
+    return Pause(kind, datetime.fromtimestamp(until, UTC), size if known else None)
+
+
+def minute_room(
+    limit: int, events: list[float], pause: Pause | None
+) -> tuple[int | None, datetime | None]:
+    """(calls left this minute, when the next slot frees) from the window's call times;
+    (None, None) when the bot does not limit the minute."""
+    if pause is not None:  # nothing goes out while paused, whatever the window says
+        return (0 if limit else None), pause.until
+    if not limit:
+        return None, None
+    left = max(0, limit - len(events))
+    if left:
+        return left, None
+    # the window admits a call once all but limit-1 of its events have left it
+    frees = events[len(events) - limit] + LEDGER_WINDOW_SECONDS
+    return 0, datetime.fromtimestamp(frees, UTC)
+
+
+def _minute(now: datetime) -> int:
+    """The UTC minute `now` falls in (a naive `now` is UTC)."""
+    return int((now if now.tzinfo is not None else now.replace(tzinfo=UTC)).timestamp() // 60)
+
+
+def next_pacific_midnight(now: datetime) -> datetime:
+    """The first 00:00 America/Los_Angeles strictly after `now`, in UTC."""
+    return _midnight_after(_date_of(_minute(now)))
+
+
+def pacific_day(now: datetime) -> str:
+    """The Pacific calendar day `now` falls in, e.g. "2026-12-01": the ledger's day key."""
+    return _date_of(_minute(now)).isoformat()
+
+
+@functools.lru_cache(maxsize=4)
+def _date_of(minute: int) -> date:
+    return datetime.fromtimestamp(minute * 60, UTC).astimezone(PACIFIC).date()
+
+
+@functools.lru_cache(maxsize=4)
+def _midnight_after(day: date) -> datetime:
+    return datetime.combine(day + timedelta(days=1), time(0), tzinfo=PACIFIC).astimezone(UTC)

@@ -13,8 +13,7 @@ import pytest
 
 from bot.errors import QuotaExceeded, QuotaSignal
 from bot.render.errors import error_sentence
-from bot.upstream._quota_kind import http_quota_signal, rpc_quota_signal, text_quota_signal
-from bot.upstream._transport import McpClient
+from bot.upstream import McpClient, http_quota_signal, rpc_quota_signal, text_quota_signal
 from tests.fakes.dk_client import dk_client, dk_context
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.fakes.quota import QuotaEnforcer

@@ -7,8 +7,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bot.upstream import question_key
-from bot.upstream._question_key import FILLERS
+from bot.upstream import FILLERS, question_key
 
 
 @pytest.mark.parametrize(

@@ -11,10 +11,9 @@ from typing import Literal
 import pytest
 
 from bot.errors import QuotaExceeded
-from bot.quota import UNKNOWN_SIGNAL, AnswerQuota, QuotaConfig, Refusal
-from bot.quota._keys import SLOT_MARGIN_SECONDS
+from bot.quota import SLOT_MARGIN_SECONDS, UNKNOWN_SIGNAL, AnswerQuota, QuotaConfig, Refusal
 from bot.store import MemoryStore
-from bot.upstream._transport import McpClient
+from bot.upstream import McpClient
 from tests.fakes.dk_client import dk_client
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.quota import Form, QuotaEnforcer

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bot.observability.logging import RedactionFilter
 from bot.redact import REDACTED, SECRET_SHAPES, Redactor
-from bot.upstream._errors import ServerContext
+from bot.upstream import ServerContext
 
 BOT_TOKEN = "xoxb-1111-2222-abcdefABCDEF"
 APP_TOKEN = "xapp-1-A111-2222-abcdef0123"

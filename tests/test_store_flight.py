@@ -150,6 +150,22 @@ async def test_callers_in_one_process_share_a_call_and_one_leaving_does_not_canc
     assert 0 == flight.in_flight()
 
 
+async def test_without_a_codec_callers_share_one_call_and_nothing_is_stored() -> None:
+    """In-process sharing only (document fetches): one call for every caller, its error for
+    all of them, nothing written to the store, and the key forgotten after."""
+    store, upstream = WritesSeen(), Upstream()
+    flight = SharedFlight(store, lock_ttl=5)
+    upstream.error = RuntimeError("503")
+    async with asyncio.timeout(5):
+        callers = [asyncio.create_task(flight.run("docs", upstream.answer)) for _ in range(5)]
+        await upstream.started.wait()
+        upstream.release.set()
+        results = await asyncio.gather(*callers, return_exceptions=True)
+    assert all(isinstance(r, RuntimeError) for r in results)
+    assert (1, [], 0) == (upstream.calls, store.written, flight.in_flight())
+    assert {"text": "answer #2"} == await flight.run("docs", upstream.answer)
+
+
 async def test_a_stored_result_is_returned_without_a_call() -> None:
     """A result already under the key is the answer: no upstream call, no lock."""
     store = MemoryStore()

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import httpx
 import pytest
+from aiohttp import web
+
+import bot
 
 from bot.errors import AuthError
 from bot.render.errors import error_sentence
@@ -227,3 +231,98 @@ async def test_batch_get_documents_is_used_like_get_documents() -> None:
     assert [[BUCKETS, PRICING]] == [
         c.arguments["names"] for c in server.tool_calls("batch_get_documents")
     ]
+
+
+class VersionRefusingServer:
+    """A loopback MCP server refusing requests in the 2026 revision with -32022 and
+    `error.data.supported`: only the first one (`first_only`) or every one; it speaks the
+    2025 lifecycle too. It records each request's headers and body."""
+
+    def __init__(self, supported: list[str], *, first_only: bool) -> None:
+        self.supported = supported
+        self.first_only = first_only
+        self.received: list[tuple[dict[str, str], dict[str, Any]]] = []
+
+    def methods(self) -> list[str]:
+        return [body.get("method", "") for _, body in self.received]
+
+    async def handle(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        self.received.append((headers, body))
+        method, rid = body.get("method"), body.get("id")
+        modern = headers.get("mcp-protocol-version") == "2026-07-28"
+        if modern and (len(self.received) == 1 or not self.first_only):
+            error = {
+                "code": -32022,
+                "message": "Unsupported protocol version",
+                "data": {"supported": self.supported, "requested": "2026-07-28"},
+            }
+            return web.json_response({"jsonrpc": "2.0", "id": rid, "error": error}, status=400)
+        if rid is None:  # notifications/initialized
+            return web.Response(status=202)
+        result: dict[str, Any]
+        if method == "initialize":
+            result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {}}
+        elif method == "tools/list":
+            result = {"tools": [{"name": "search_documents"}]}
+        else:
+            chunk = {"parent": BUCKETS, "content": "found"}
+            result = {"structuredContent": {"results": [chunk]}}
+        return web.json_response({"jsonrpc": "2.0", "id": rid, "result": result})
+
+
+async def _serving(server: VersionRefusingServer) -> AsyncIterator[str]:
+    app = web.Application()
+    app.router.add_post("/mcp", server.handle)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}/mcp"
+    finally:
+        await runner.cleanup()
+
+
+async def _search_on(server: VersionRefusingServer) -> list[str]:
+    async for url in _serving(server):
+        async with service_for(settings_for(developer_knowledge_mcp_url=url)) as service:
+            answer = await service.search("buckets")
+    return [hit.snippet for hit in answer.hits]
+
+
+async def test_a_refusal_that_lists_our_revision_is_retried_in_it() -> None:
+    """-32022 with `supported` naming 2026-07-28: the request is sent again in that revision
+    (header and `_meta`), with no 2025 initialize."""
+    server = VersionRefusingServer(["2026-07-28", "2025-11-25"], first_only=True)
+    assert ["found"] == await _search_on(server)
+    assert "initialize" not in server.methods()
+    assert ["tools/list", "tools/list", "tools/call"] == server.methods()
+    for headers, body in server.received[1:]:
+        assert ("2026-07-28", body["method"]) == (
+            headers["mcp-protocol-version"],
+            headers["mcp-method"],
+        )
+        assert "2026-07-28" == body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
+
+
+async def test_a_refusal_that_lists_none_of_ours_falls_back_to_initialize() -> None:
+    """-32022 with only 2025 revisions in `supported`: the 2025 handshake, then that version."""
+    server = VersionRefusingServer(["2025-11-25", "2025-06-18"], first_only=False)
+    assert ["found"] == await _search_on(server)
+    methods = server.methods()
+    assert ["tools/list", "initialize", "notifications/initialized"] == methods[:3]
+    assert 1 == methods.count("initialize")
+    call_headers = server.received[-1][0]
+    assert ("tools/call", "2025-11-25") == (
+        server.received[-1][1]["method"],
+        call_headers["mcp-protocol-version"],
+    )
+
+
+async def test_2026_requests_name_the_client_in_meta(dk_server: FakeDeveloperKnowledge) -> None:
+    """Every 2026-07-28 request carries `io.modelcontextprotocol/clientInfo` in `_meta`."""
+    async with service_for(settings_for(dk_server)) as service:
+        await service.search("buckets")
+    info = dk_server.tool_calls("search_documents")[0].meta["io.modelcontextprotocol/clientInfo"]
+    assert ("gdocs-bot", bot.__version__) == (info["name"], info["version"])

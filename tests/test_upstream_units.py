@@ -1,98 +1,24 @@
-"""The pure parts of the MCP client: the SSE parser, the memory cache, single flight, retry
-backoff, and the text helpers (query cleaning, cache keys, titles from URLs)."""
+"""The pure parts of the MCP client: retry backoff, and the text helpers (cache keys, titles
+from URLs, snippets)."""
 
 from __future__ import annotations
 
 import asyncio
-import itertools
+import random
 
+import httpx
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from bot.errors import AuthError, Unavailable
 from bot.redact import Redactor
-from bot.upstream import _transport
-from bot.upstream._aiohttp import AiohttpTransport
-from bot.upstream._auth import NoAuth
-from bot.upstream._errors import ServerContext
-from bot.upstream._single_flight import SingleFlight
-from bot.upstream._sse import SSEEvent, SSEParser
-from bot.upstream._text import (
+from bot.upstream import (
+    ApiKeyAuth,
+    McpClient,
+    ServerContext,
     normalise,
     snippet,
     title_from_uri,
 )
-
-STREAM = (
-    b": keep-alive\r\n\r\n"
-    b'event: message\r\ndata: {"a": 1}\r\n\r\n'
-    b"data: line one\ndata: line two\n\n"
-    b"id: 7\rdata: caf\xc3\xa9\r\r"
-    b"data: incomplete"
-)
-EVENTS = [
-    SSEEvent("message", '{"a": 1}'),
-    SSEEvent("message", "line one\nline two"),
-    SSEEvent("message", "café", id="7"),
-]
-
-
-def test_sse_parser_reads_every_line_ending_and_multi_line_data() -> None:
-    """CRLF, LF and CR line ends; data lines joined; comments skipped; a tail left pending."""
-    parser = SSEParser()
-    assert EVENTS == parser.feed(STREAM)
-    assert parser.pending
-
-
-@given(st.lists(st.integers(min_value=0, max_value=len(STREAM)), max_size=12))
-def test_sse_parser_gives_the_same_events_however_the_bytes_are_split(cuts: list[int]) -> None:
-    """Chunk boundaries (inside CRLF, inside a UTF-8 character) never change the events."""
-    bounds = [0, *sorted(cuts), len(STREAM)]
-    parser = SSEParser()
-    events: list[SSEEvent] = []
-    for start, end in itertools.pairwise(bounds):
-        events += parser.feed(STREAM[start:end])
-    assert EVENTS == events
-
-
-async def test_single_flight_shares_results_and_errors() -> None:
-    """Callers of one key share the one run, its result or its error, and it is forgotten after."""
-    flights: SingleFlight[str] = SingleFlight()
-    started = 0
-    release = asyncio.Event()
-
-    async def work() -> str:
-        nonlocal started
-        started += 1
-        await release.wait()
-        raise Unavailable("down")
-
-    waiters = [asyncio.create_task(flights.run("k", work)) for _ in range(5)]
-    await asyncio.sleep(0)
-    release.set()
-    results = await asyncio.gather(*waiters, return_exceptions=True)
-    assert 1 == started
-    assert all(isinstance(r, Unavailable) for r in results)
-    assert 0 == len(flights)
-
-
-async def test_single_flight_survives_one_caller_cancelling() -> None:
-    """One waiter giving up does not cancel the shared run for the others."""
-    flights: SingleFlight[str] = SingleFlight()
-    release = asyncio.Event()
-
-    async def work() -> str:
-        await release.wait()
-        return "done"
-
-    quitter = asyncio.create_task(flights.run("k", work))
-    stayer = asyncio.create_task(flights.run("k", work))
-    await asyncio.sleep(0)
-    quitter.cancel()
-    release.set()
-    assert "done" == await asyncio.wait_for(stayer, 1)
-
 
 # --- retry backoff ---------------------------------------------------------------------
 class _Timeline:
@@ -119,8 +45,8 @@ class _Timeline:
 @pytest.fixture
 def timeline(monkeypatch: pytest.MonkeyPatch) -> _Timeline:
     recorded = _Timeline()
-    monkeypatch.setattr(_transport.random, "uniform", recorded.uniform)
-    monkeypatch.setattr(_transport.asyncio, "sleep", recorded.sleep)
+    monkeypatch.setattr(random, "uniform", recorded.uniform)
+    monkeypatch.setattr(asyncio, "sleep", recorded.sleep)
     return recorded
 
 
@@ -146,14 +72,12 @@ async def _retry(outcomes: list[Exception | str], *, retries: int, timeline: _Ti
             raise outcome
         return outcome
 
-    transport = AiohttpTransport(max_connections=1)
-    try:
-        client = _transport.McpClient(
+    async with httpx.AsyncClient() as http:
+        client = McpClient(
             _CTX,
             "http://127.0.0.1:9/mcp",
-            transport,
-            NoAuth(),
-            timeout=5.0,
+            http,
+            ApiKeyAuth(None),
             max_response_bytes=10_000,
             max_concurrency=1,
             max_retries=retries,
@@ -161,8 +85,6 @@ async def _retry(outcomes: list[Exception | str], *, retries: int, timeline: _Ti
             backoff_cap=3.0,
         )
         return await client._retrying(operation)
-    finally:
-        await transport.aclose()
 
 
 def _transient() -> Exception:

@@ -8,10 +8,10 @@ import threading
 
 import pytest
 
+from bot import verify
 from bot.models import Answer, Document, Reference, Verification
 from bot.observability.metrics import Metrics
 from bot.store import MemoryStore
-from bot.upstream import _verifying
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.upstream import service_for, settings_for
 
@@ -107,13 +107,13 @@ async def test_long_cited_pages_are_checked_in_a_worker_thread_with_the_same_mar
     name = "documents/docs.cloud.google.com/storage/docs/long-page"
     dk_server.add_document(name, "Long page", PAGE + "\n\nBuckets hold objects. " * 600)
     threads: list[threading.Thread] = []
-    original = _verifying.check_answer
+    original = verify.check_answer
 
     def recording(text: str, pages: list[Document]) -> Verification:
         threads.append(threading.current_thread())
         return original(text, pages)
 
-    monkeypatch.setattr(_verifying, "check_answer", recording)
+    monkeypatch.setattr(verify, "check_answer", recording)
     async with service_for(settings_for(dk_server)) as service:
         checked = await service.verify(_answer([name]))
 

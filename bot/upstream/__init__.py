@@ -8,16 +8,30 @@ implementing `bot.service.DocsService` over Developer Knowledge and Google Pay &
 
 from __future__ import annotations
 
-from bot.upstream._build import build_service
+from bot.upstream._auth import ApiKeyAuth
+from bot.upstream._client import McpClient
 from bot.upstream._config import UpstreamConfig
-from bot.upstream._question_key import question_key
-from bot.upstream._service import GoogleDocsService
-from bot.upstream._tools import missing_tools
+from bot.upstream._documents import missing_tools
+from bot.upstream._errors import ServerContext
+from bot.upstream._question_key import FILLERS, question_key
+from bot.upstream._quota_kind import http_quota_signal, rpc_quota_signal, text_quota_signal
+from bot.upstream._service import GoogleDocsService, build_service
+from bot.upstream._text import normalise, snippet, title_from_uri
 
 __all__ = [
+    "FILLERS",
+    "ApiKeyAuth",
     "GoogleDocsService",
+    "McpClient",
+    "ServerContext",
     "UpstreamConfig",
     "build_service",
+    "http_quota_signal",
     "missing_tools",
+    "normalise",
     "question_key",
+    "rpc_quota_signal",
+    "snippet",
+    "text_quota_signal",
+    "title_from_uri",
 ]

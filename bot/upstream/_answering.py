@@ -1,6 +1,5 @@
 """The computations behind the docs service: a generated answer (within answer_query's quota,
-else search with a `Fallback` saying why and until when), a search, a Pay search, and how long
-each result is worth keeping."""
+else search with a `Fallback` saying why and until when), a search, a Pay search."""
 
 from __future__ import annotations
 
@@ -13,20 +12,16 @@ from bot.models import Answer, Fallback, Reference, SearchHit
 from bot.names import normalize_doc_ref, uri_for_name
 from bot.observability.metrics import Metrics
 from bot.quota import UNKNOWN_SIGNAL, AnswerQuota, Pause, Permit, Refusal
+from bot.upstream._client import McpClient
 from bot.upstream._config import UpstreamConfig
+from bot.upstream._documents import DocumentFetcher
 from bot.upstream._models import (
-    AnswerQueryInput,
     AnswerQueryOutput,
-    SearchDocumentationInput,
     SearchDocumentationOutput,
-    SearchDocumentsInput,
     SearchDocumentsOutput,
     parse_output,
 )
-from bot.upstream._retrieval import DocumentFetcher
 from bot.upstream._text import snippet, title_from_uri
-from bot.upstream._tools import timed_call
-from bot.upstream._transport import McpClient
 
 logger = logging.getLogger(__name__)
 
@@ -87,9 +82,8 @@ class Answering:
         decision = await self._quota.acquire_waiting(asker, on_wait=waiting)
         if isinstance(decision, Refusal):
             return await self._instead(query, decision.limit, decision.until, decision.limit_value)
-        arguments = AnswerQueryInput(query=query).arguments()
         try:
-            data = await timed_call(self._dk, self._metrics, tools.answer, arguments)
+            data = await self._dk.call_tool(tools.answer, {"query": query})
         except QuotaExceeded as exc:
             logger.warning("answer_query is out of quota (%s); answering with search", exc)
             pause = await self._refused(exc, asker, decision)
@@ -110,12 +104,11 @@ class Answering:
         if not self._config.skip_until_reset:  # told not to pause: the next question tries
             await self._quota.tally_refused()
             until = signal.retry_after or self._config.quota.unknown_pause_seconds
-            return Pause(signal.limit, self._clock() + _seconds(until), signal.limit_value)
+            return Pause(signal.limit, self._clock() + timedelta(seconds=until), signal.limit_value)
         return await self._quota.refused(signal, asker, permit)
 
     async def _instead(self, query: str, limit: str, until: datetime, size: int | None) -> Answer:
-        """Search, with a note saying which limit (of `size` answers, when known) and until
-        when."""
+        """Search, with a note saying which limit (of `size` answers) and until when."""
         self._metrics.quota_fallback()
         fallback = Fallback(
             reason="answer_quota", limit=limit, until=until, limit_value=size or None
@@ -134,9 +127,7 @@ class Answering:
     async def search(self, query: str, fallback: Fallback | None = None) -> Answer:
         tools = await self._documents.tools()
         tool = tools.search or "search_documents"
-        data = await timed_call(
-            self._dk, self._metrics, tool, SearchDocumentsInput(query=query).arguments()
-        )
+        data = await self._dk.call_tool(tool, {"query": query})
         out = parse_output(SearchDocumentsOutput, data, server=self._dk.server.key, tool=tool)
         chunks = {}
         for chunk in out.results:
@@ -153,8 +144,8 @@ class Answering:
 
     async def pay_search(self, query: str, language: str | None) -> Answer:
         tool = "search_documentation"
-        arguments = SearchDocumentationInput(userQuery=query, languageCode=language).arguments()
-        data = await timed_call(self._pay, self._metrics, tool, arguments)
+        arguments = {"userQuery": query} | ({"languageCode": language} if language else {})
+        data = await self._pay.call_tool(tool, arguments)
         out = parse_output(SearchDocumentationOutput, data, server=self._pay.server.key, tool=tool)
         hits: dict[str, SearchHit] = {}
         for result in out.results:
@@ -168,7 +159,3 @@ class Answering:
                 name=name_for(result.uri),
             )
         return Answer(query=query, kind="pay", hits=tuple(hits.values()), tool=tool)
-
-
-def _seconds(value: float) -> timedelta:
-    return timedelta(seconds=value)

@@ -1,21 +1,11 @@
-"""Credentials for the MCP servers: an API key header, or OAuth through google-auth.
-
-OAuth credentials are built only when OAuth is configured (a key file, or GOOGLE_CLOUD_PROJECT
-on Google Cloud), so nothing ever probes the metadata server by accident. google-auth is
-synchronous: loading and refreshing run in a worker thread, one at a time, and the token is
-refreshed a few minutes before it expires so no request goes out with a dying token.
-"""
+"""Credentials for the MCP servers: an API key header, or none; OAuth is in `_oauth`
+(google-auth, imported only when OAuth is configured)."""
 
 from __future__ import annotations
 
-import logging
-from typing import Any, Protocol
+from typing import Protocol
 
 from bot.upstream._errors import AuthKind
-
-logger = logging.getLogger(__name__)
-
-SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 
 
 class Auth(Protocol):
@@ -28,39 +18,18 @@ class Auth(Protocol):
     def close(self) -> None: ...
 
 
-class NoAuth:
-    kind: AuthKind = "none"
-
-    async def headers(self) -> dict[str, str]:
-        return {}
-
-    def secrets(self) -> list[str]:
-        return []
-
-    def close(self) -> None:
-        return None
-
-
 class ApiKeyAuth:
-    kind: AuthKind = "api_key"
+    """The API key header (`key` None: no credentials at all)."""
 
-    def __init__(self, key: str) -> None:
-        self._key = key
+    def __init__(self, key: str | None) -> None:
+        self.kind: AuthKind = "none" if key is None else "api_key"
+        self._headers = {} if key is None else {"X-Goog-Api-Key": key}
 
     async def headers(self) -> dict[str, str]:
-        return {"X-Goog-Api-Key": self._key}
+        return self._headers
 
     def secrets(self) -> list[str]:
-        return [self._key]
+        return list(self._headers.values())
 
     def close(self) -> None:
         return None
-
-
-def __getattr__(name: str) -> Any:
-    # OAuth and its google-auth transport live in _oauth, imported on first use
-    if name in ("OAuth", "HttpxRequest"):
-        from bot.upstream import _oauth
-
-        return getattr(_oauth, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,9 +1,6 @@
-"""Turning what a server said (HTTP status, Google error JSON, JSON-RPC error, `isError` tool
-result) into the typed errors of `bot.errors`: a code and the facts a sentence needs (the
-sentences themselves are in bot.render.errors).
-
-Server text is never trusted to be secret-free: everything quoted from it goes through
-`Redactor`, which removes the credentials the client holds and anything shaped like one.
+"""What a server said (HTTP status, Google error JSON, JSON-RPC error, `isError` result) as the
+typed errors of `bot.errors`: a code and the facts a sentence needs (words: bot.render.errors).
+Quoted server text always goes through `Redactor` first.
 """
 
 from __future__ import annotations
@@ -61,7 +58,13 @@ class Transient(Unavailable):
 
 
 class VersionRefused(Exception):
-    """The server will not speak 2026-07-28 (-32022, or wants a session): use the 2025 lifecycle."""
+    """The server refuses the revision sent (-32022, or wants a session); `supported`: the
+    revisions it names (error.data.supported)."""
+
+    def __init__(self, supported: object = None) -> None:
+        super().__init__("protocol version refused")
+        ok = isinstance(supported, list) and all(isinstance(v, str) for v in supported)
+        self.supported: tuple[str, ...] = tuple(supported) if ok else ()  # type: ignore[arg-type]
 
 
 class SessionExpired(Exception):
@@ -70,8 +73,7 @@ class SessionExpired(Exception):
 
 @dataclass(frozen=True)
 class ServerContext:
-    """What an error needs to say about one server and how we authenticate to it; the
-    sentences are written from these facts in bot.render.errors."""
+    """What an error needs to say about one server and how we authenticate to it."""
 
     key: ServerKey
     url_setting: str
@@ -93,7 +95,6 @@ class ServerContext:
             **details,
         )
 
-    # --- errors ----------------------------------------------------------------------
     def auth_error(self, status: int | None, text: str = "") -> AuthError:
         if _NOT_ENABLED.search(text):
             return self.not_enabled()
@@ -141,21 +142,19 @@ class ServerContext:
         found = name.group(0).rstrip(".,;:") if name else ""
         return NotFound(facts=self.facts(Reason.NOT_FOUND, name=found))
 
-    # --- classification --------------------------------------------------------------
     def from_http(
         self,
         status: int,
         body: bytes,
         *,
         tool: str,
-        modern: bool,
+        modern: bool = False,
         retry_after: str | None = None,
     ) -> Exception:
-        """The error for a non-2xx HTTP answer (VersionRefused/SessionExpired are signals);
-        `retry_after` is the Retry-After header, if any."""
-        text, rpc_code = _error_text(body)
+        """The error for a non-2xx HTTP answer (VersionRefused is a signal)."""
+        text, rpc_code, data = _error_text(body)
         if status == 400 and modern and (rpc_code == -32022 or _VERSION_REFUSED.search(text)):
-            return VersionRefused()
+            return VersionRefused(data.get("supported") if isinstance(data, dict) else None)
         quota = status == 429 or (status in (400, 403) and _QUOTA.search(text))
         if quota and not _QUOTA_PROJECT.search(text):
             return self.quota(tool, http_quota_signal(body, retry_after=retry_after))
@@ -185,7 +184,7 @@ class ServerContext:
         data = error.get("data")
         text = message + (" " + json.dumps(data) if data is not None else "")
         if code == -32022 and modern:
-            return VersionRefused()
+            return VersionRefused(data.get("supported") if isinstance(data, dict) else None)
         known = self._from_text(text)
         if known is not None:
             if isinstance(known, QuotaExceeded):
@@ -220,21 +219,20 @@ class ServerContext:
         return None
 
 
-def _error_text(body: bytes) -> tuple[str, int | None]:
-    """The message and JSON-RPC code of an error body (Google JSON, JSON-RPC, or text/HTML)."""
+def _error_text(body: bytes) -> tuple[str, int | None, object]:
+    """The message, JSON-RPC code and data of an error body (Google JSON, JSON-RPC, text)."""
     raw = body.decode("utf-8", errors="replace")
     try:
         data: Any = json.loads(raw)
     except ValueError:
-        if "<html" in raw[:500].lower():
-            return "", None  # a proxy's or Google's HTML page carries nothing useful
-        return raw, None
+        # a proxy's or Google's HTML page carries nothing useful
+        return ("" if "<html" in raw[:500].lower() else raw), None, None
     if isinstance(data, list) and data:
         data = data[0]
     if not isinstance(data, dict) or not isinstance(data.get("error"), dict):
-        return raw, None
+        return raw, None, None
     error = data["error"]
     parts = [str(error.get(k, "")) for k in ("status", "message") if error.get(k)]
     code = error.get("code")
     rpc_code = code if isinstance(code, int) and code < 0 else None
-    return " ".join(parts), rpc_code
+    return " ".join(parts), rpc_code, error.get("data")

@@ -1,48 +1,13 @@
-"""Typed inputs and outputs of every tool the bot calls, and their validation.
-
-Inputs forbid unknown fields (a typo is our bug); outputs ignore unknown fields (servers add
-fields) but insist on the ones we use, so a changed server shows up as one ProtocolError at
-the edge instead of an AttributeError three layers up.
-"""
+"""The outputs of the tools the bot calls: unknown fields are ignored (servers add some), the
+ones we use are required, so a changed server is one ProtocolError at the edge."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot.errors import ErrorFacts, ProtocolError, Reason, ServerKey
-from bot.names import MAX_NAMES_PER_CALL
-
-
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    def arguments(self) -> dict[str, Any]:
-        return self.model_dump(exclude_none=True)
-
-
-class SearchDocumentsInput(_Input):
-    query: str = Field(min_length=1)
-
-
-class AnswerQueryInput(_Input):
-    query: str = Field(min_length=1)
-
-
-class GetDocumentsInput(_Input):
-    names: list[str] = Field(min_length=1, max_length=MAX_NAMES_PER_CALL)
-
-
-class GetDocumentInput(_Input):
-    name: str = Field(min_length=1)
-
-
-class SearchDocumentationInput(_Input):
-    """Pay's search; `languageCode` is an IETF BCP-47 tag such as `it-IT`."""
-
-    userQuery: str = Field(min_length=1)
-    languageCode: str | None = None
 
 
 class _Output(BaseModel):

@@ -1,5 +1,7 @@
-"""OAuth credentials through google-auth (imported only when OAuth is configured: a run with
-an API key alone never loads google-auth). See `bot.upstream._auth`."""
+"""OAuth through google-auth: a key file or Application Default Credentials, loaded and
+refreshed in a worker thread (google-auth is synchronous), one at a time, a few minutes before
+the token expires. Imported only when OAuth is configured: nothing probes the metadata server
+by accident."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from google.auth import transport as google_transport
 from bot.errors import AuthError, ErrorFacts, Reason
 from bot.upstream._errors import AuthKind, Transient
 
-logger = logging.getLogger("bot.upstream._auth")
+logger = logging.getLogger(__name__)
 
 SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 
@@ -70,8 +72,6 @@ class HttpxRequest(google_transport.Request):
 
 
 class OAuth:
-    """Bearer token from a key file or Application Default Credentials, refreshed early."""
-
     kind: AuthKind = "oauth"
 
     def __init__(
@@ -170,7 +170,6 @@ def _from_file(path: Path) -> Any:
 
 
 def _auth_error(reason: Reason, *, detail: str = "", name: str = "") -> AuthError:
-    """An error getting a token, fixed in GOOGLE_APPLICATION_CREDENTIALS (words: bot.render)."""
     facts = ErrorFacts(reason, detail=detail, name=name)
     return AuthError(setting="GOOGLE_APPLICATION_CREDENTIALS", facts=facts)
 

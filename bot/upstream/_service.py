@@ -1,13 +1,16 @@
-"""GoogleDocsService: the `bot.service.DocsService` operations over the two MCP servers."""
+"""GoogleDocsService: `bot.service.DocsService` over the Developer Knowledge and Pay MCP servers,
+and `build_service`, which wires config -> credentials -> one httpx client -> two MCP clients."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
-from typing import TypeVar
+from typing import Literal, TypeVar
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -16,18 +19,18 @@ from bot.errors import GdocsError
 from bot.models import Answer, Document, Fallback, ServerStatus
 from bot.names import normalize_doc_ref
 from bot.observability.metrics import Metrics
-from bot.quota import AnswerQuota
-from bot.store import ModelCodec, SharedFlight, Store, WriteBehind, shared_by_replicas
+from bot.quota import AnswerQuota, Tally
+from bot.redact import Redactor
+from bot.store import MemoryStore, ModelCodec, SharedFlight, Store, shared_by_replicas
 from bot.text import clean_language, clean_query
 from bot.upstream._answering import Answering, OnWait
-from bot.upstream._auth import Auth
+from bot.upstream._auth import ApiKeyAuth, Auth
+from bot.upstream._client import McpClient
 from bot.upstream._config import UpstreamConfig
+from bot.upstream._documents import DocumentFetcher, deadline
 from bot.upstream._errors import ServerContext
 from bot.upstream._question_key import question_key
-from bot.upstream._retrieval import DocumentFetcher
 from bot.upstream._text import normalise
-from bot.upstream._tools import Heartbeat, deadline
-from bot.upstream._transport import McpClient
 from bot.upstream._verifying import Verifier
 
 logger = logging.getLogger(__name__)
@@ -36,17 +39,103 @@ _T = TypeVar("_T")
 _ANSWER = ModelCodec(Answer)
 
 
+def build_service(
+    config: UpstreamConfig,
+    *,
+    store: Store | None = None,
+    metrics: Metrics | None = None,
+    clock: Callable[[], datetime] | None = None,
+    backoff_base: float = 0.5,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    tally: Tally | None = None,
+) -> GoogleDocsService:
+    """A ready service; nothing is contacted until the first call. Close it with `aclose()`.
+
+    `clock` (aware UTC) decides when a spent answer quota resets and when OAuth tokens are
+    refreshed; `backoff_base`: the first retry's backoff window (s); `sleep`: how the quota
+    governor waits for a per-minute slot; `tally` counts answer_query calls for `report`."""
+    clock = clock or (lambda: datetime.now(UTC))
+    metrics = Metrics() if metrics is None else metrics
+    store = MemoryStore() if store is None else store
+    oauth: Auth | None = None
+    if config.oauth_configured:  # never probe ADC/the metadata server otherwise
+        from bot.upstream._oauth import OAuth  # google-auth, only for a run that uses it
+
+        oauth = OAuth(config.credentials_file, config.project, timeout=config.timeout, clock=clock)
+    dk_auth = oauth if config.api_key is None and oauth else ApiKeyAuth(config.api_key)
+    pay_auth = oauth or ApiKeyAuth(None)  # Pay takes OAuth only
+    # one pool for both servers, each with `max_concurrency` calls at most
+    limits = httpx.Limits(max_connections=2 * config.max_concurrency + 4)
+    http = httpx.AsyncClient(timeout=config.timeout, limits=limits)
+    # the credentials the clients hold (an OAuth token changes): asked for on every use
+    redact = Redactor(current=lambda: [*dk_auth.secrets(), *pay_auth.secrets()])
+    heartbeat = Heartbeat()
+
+    def client(key: Literal["developer_knowledge", "pay"], url: str, auth: Auth) -> McpClient:
+        dk = key == "developer_knowledge"
+        host = urlsplit(url).hostname or ""
+        default = "developerknowledge" if dk else "paydeveloper"
+        server = ServerContext(
+            key=key,
+            url_setting="DEVELOPER_KNOWLEDGE_MCP_URL" if dk else "PAY_MCP_URL",
+            # the API's name for the gcloud hint (the default on other hosts)
+            api_service=host if host.endswith(".googleapis.com") else f"{default}.googleapis.com",
+            auth=auth.kind,
+            timeout=config.timeout,
+            redact=redact,
+        )
+        return McpClient(
+            server,
+            url,
+            http,
+            auth,
+            max_response_bytes=config.max_response_bytes,
+            max_concurrency=config.max_concurrency,
+            max_retries=config.max_retries,
+            backoff_base=backoff_base,
+            on_answer=heartbeat.beat if dk else None,
+            metrics=metrics,
+        )
+
+    quota = AnswerQuota(store, config.quota, clock=clock, metrics=metrics, sleep=sleep, tally=tally)
+    return GoogleDocsService(
+        config,
+        http=http,
+        dk=client("developer_knowledge", config.developer_knowledge_url, dk_auth),
+        pay=client("pay", config.pay_url, pay_auth),
+        auths=[dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth],
+        heartbeat=heartbeat,
+        store=store,
+        quota=quota,
+        metrics=metrics,
+        clock=clock,
+    )
+
+
+class Heartbeat:
+    """When the Developer Knowledge server last answered anything (a refusal counts: it is
+    up); the DK client beats it, readiness reads it."""
+
+    def __init__(self) -> None:
+        self._at: float | None = None
+
+    def beat(self) -> None:
+        self._at = time.monotonic()
+
+    def within(self, seconds: float) -> bool:
+        return self._at is not None and time.monotonic() - self._at <= seconds
+
+
 class GoogleDocsService:
-    """`bot.service.DocsService` over the Developer Knowledge and Pay MCP clients. Results are
-    kept in the store (`answer:`, `search:`, `pay:`, `doc:`, `title:` keys); identical
-    questions in flight on any replica share one upstream call; answer_query goes out only
-    within its quota (`AnswerQuota`)."""
+    """Results are kept in the store (`answer:`, `search:`, `pay:`, `doc:`, `title:` keys);
+    identical questions in flight on any replica share one upstream call; answer_query goes out
+    only within its quota (`AnswerQuota`)."""
 
     def __init__(
         self,
         config: UpstreamConfig,
         *,
-        transport: httpx.AsyncBaseTransport,
+        http: httpx.AsyncClient,
         dk: McpClient,
         pay: McpClient,
         auths: list[Auth],
@@ -55,10 +144,9 @@ class GoogleDocsService:
         quota: AnswerQuota,
         metrics: Metrics,
         clock: Callable[[], datetime],
-        behind: WriteBehind | None = None,
     ) -> None:
         self._config = config
-        self._transport = transport
+        self._http = http
         self._dk = dk
         self._pay = pay
         self._auths = auths
@@ -68,8 +156,13 @@ class GoogleDocsService:
         self._store = store
         self.quota = quota
         self._timeout = config.timeout
+        # identical work in flight shares one call: in this process, and (answers) across
+        # replicas; a replica dying while it computes holds the others back no longer
+        self._flights = SharedFlight(
+            store, lock_ttl=self._timeout, shared=shared_by_replicas(store)
+        )
         self._documents = DocumentFetcher(
-            dk, store, metrics, ttl=config.document_ttl, timeout=self._timeout, behind=behind
+            dk, store, metrics, self._flights, ttl=config.document_ttl
         )
         self._work = Answering(
             config,
@@ -87,11 +180,6 @@ class GoogleDocsService:
             timeout=config.verify_timeout,
             max_query_chars=config.max_query_chars,
             keep_for=self._work.keep_for,
-            behind=behind,
-        )
-        # a replica that dies while computing holds the others back no longer than this
-        self._flights = SharedFlight(
-            store, lock_ttl=self._timeout, shared=shared_by_replicas(store)
         )
         self._closed = False
 
@@ -99,7 +187,6 @@ class GoogleDocsService:
     def pay_configured(self) -> bool:
         return self._pay_configured
 
-    # --- operations --------------------------------------------------------------------
     async def ask(
         self, question: str, *, asker: str | None = None, on_wait: OnWait | None = None
     ) -> Answer:
@@ -123,10 +210,6 @@ class GoogleDocsService:
         return await self._shared(key, query, compute)
 
     async def verify(self, answer: Answer) -> Answer:
-        """A generated answer with its commands checked against the pages it cites (one
-        get_documents call, none when they are cached; the result is cached with the
-        answer). Within VERIFY_TIMEOUT_SECONDS; never fails: "unchecked" instead. With
-        VERIFY_ANSWERS=false, or for search results, the answer as it is."""
         if not self._config.verify_answers:
             return answer
         return await self._verifier.verify(answer)
@@ -187,12 +270,10 @@ class GoogleDocsService:
         self._closed = True
         # first the work no caller waits for, which would otherwise go on calling upstream
         await self._flights.cancel()
-        await self._documents.aclose()
-        await self._transport.aclose()
+        await self._http.aclose()
         for auth in self._auths:
             auth.close()
 
-    # --- the work behind them -----------------------------------------------------------------
     async def _cached(self, key: str, query: str) -> Answer | None:
         cached = await self._store.get(key, _ANSWER)
         self._metrics.cache(key.split(":", 1)[0], cached is not None)
@@ -211,7 +292,6 @@ class GoogleDocsService:
             computed = True
             return await compute()
 
-        # identical requests in flight (on any replica) share one computation
         # the caller read `key` just before (a miss): the flight need not read it again
         answer = await self._flights.run(key, computing, _ANSWER, self._work.keep_for, checked=True)
         if not computed:  # another request's call (here or on another replica) answered it

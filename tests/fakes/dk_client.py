@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import httpx
+
 from bot.redact import Redactor
-from bot.upstream._aiohttp import AiohttpTransport
-from bot.upstream._auth import ApiKeyAuth
-from bot.upstream._errors import ServerContext
-from bot.upstream._transport import McpClient
+from bot.upstream import ApiKeyAuth, McpClient, ServerContext
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 
 
@@ -28,19 +27,14 @@ def dk_context() -> ServerContext:
 @asynccontextmanager
 async def dk_client(server: FakeDeveloperKnowledge) -> AsyncIterator[McpClient]:
     """A client with API key `test-key` (the `dk_server` fixture's), closed afterwards."""
-    transport = AiohttpTransport(max_connections=4)
-    client = McpClient(
-        dk_context(),
-        server.url,
-        transport,
-        ApiKeyAuth("test-key"),
-        timeout=3.0,
-        max_response_bytes=1_000_000,
-        max_concurrency=4,
-        max_retries=1,
-        backoff_base=0.001,
-    )
-    try:
-        yield client
-    finally:
-        await transport.aclose()
+    async with httpx.AsyncClient(timeout=3.0) as http:
+        yield McpClient(
+            dk_context(),
+            server.url,
+            http,
+            ApiKeyAuth("test-key"),
+            max_response_bytes=1_000_000,
+            max_concurrency=4,
+            max_retries=1,
+            backoff_base=0.001,
+        )

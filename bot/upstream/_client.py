@@ -1,0 +1,360 @@
+"""A client for one MCP server over Streamable HTTP, on a shared `httpx.AsyncClient`.
+
+Every request first goes out in the 2026-07-28 form: no handshake; `MCP-Protocol-Version`,
+`Mcp-Method`, `Mcp-Name` headers and the `_meta` envelope. A -32022 refusal whose
+`error.data.supported` lists a revision of ours is retried in that revision; any other refusal
+(-32022 without one of ours, "Missing session ID") gets the 2025 lifecycle: initialize,
+notifications/initialized, `Mcp-Session-Id` and the negotiated version on every request, and
+initialize again once when the session expires (404). The choice is kept for the client's life.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import itertools
+import json
+import logging
+import random
+import re
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import httpx
+
+import bot
+from bot.errors import GdocsError
+from bot.observability.metrics import Metrics
+from bot.text import one_line
+from bot.upstream._auth import Auth
+from bot.upstream._errors import ServerContext, SessionExpired, Transient, VersionRefused
+from bot.upstream._models import ListToolsOutput, ToolInfo, parse_output
+
+logger = logging.getLogger(__name__)
+
+MODERN_VERSIONS = ("2026-07-28",)
+LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+_META = "io.modelcontextprotocol/"
+_CLIENT_INFO = {"name": "gdocs-bot", "version": bot.__version__}
+_USER_AGENT = f"gdocs-bot/{bot.__version__}"
+_ERROR_BODY_LIMIT = 64 * 1024
+_MAX_TOOL_PAGES = 10
+_EOL = re.compile(rb"\r\n|\r|\n")
+
+_T = TypeVar("_T")
+
+
+class McpClient:
+    def __init__(
+        self,
+        server: ServerContext,
+        url: str,
+        http: httpx.AsyncClient,
+        auth: Auth,
+        *,
+        max_response_bytes: int,
+        max_concurrency: int,
+        max_retries: int,
+        backoff_base: float,
+        backoff_cap: float = 8.0,
+        on_answer: Callable[[], None] | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.server = server
+        self.url = url
+        self._http = http
+        self._auth = auth
+        self._limit = max_response_bytes
+        self._retries = max_retries
+        self._backoff = (backoff_base, backoff_cap)
+        self._on_answer = on_answer or (lambda: None)
+        self._metrics = metrics or Metrics()
+        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self._ids = itertools.count(1)
+        #: the revision spoken (None until known); in the 2025 lifecycle, with `_session`
+        self.protocol_version: str | None = None
+        self._legacy = False
+        self._session: str | None = None
+        self._init_lock = asyncio.Lock()
+        self._tools: list[ToolInfo] | None = None
+        self._tools_lock = asyncio.Lock()
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """A tool's structured output (dict), or the typed error its result reports; measured
+        as one upstream call (retries included) with its outcome."""
+        params = {"name": name, "arguments": arguments}
+        started, outcome = time.perf_counter(), "cancelled"
+        try:
+            result = await self._retrying(lambda: self._request("tools/call", params, name))
+            payload = _payload(result, self.server, name)
+            outcome = "ok"
+            return payload
+        except GdocsError as exc:
+            outcome = exc.code.value
+            raise
+        finally:
+            seconds = time.perf_counter() - started
+            self._metrics.upstream(self.server.key, name, outcome, seconds)
+
+    async def list_tools(self, *, refresh: bool = False) -> list[ToolInfo]:
+        """tools/list, all pages, fetched once and kept (unless `refresh`)."""
+        async with self._tools_lock:
+            if self._tools is None or refresh:
+                tools: list[ToolInfo] = []
+                params: dict[str, Any] = {}
+                for _ in range(_MAX_TOOL_PAGES):
+                    call = functools.partial(self._request, "tools/list", params, "")
+                    data = await self._retrying(call)
+                    page = parse_output(
+                        ListToolsOutput, data, server=self.server.key, tool="tools/list"
+                    )
+                    tools.extend(page.tools)
+                    if not page.nextCursor:
+                        break
+                    params = {"cursor": page.nextCursor}
+                self._tools = tools
+            return list(self._tools)
+
+    async def _retrying(self, operation: Callable[[], Awaitable[_T]]) -> _T:
+        for attempt in itertools.count():
+            try:
+                return await operation()
+            except Transient as exc:
+                if attempt >= self._retries:
+                    raise
+                # full jitter: spread many callers' retries over the whole window
+                window = min(self._backoff[1], self._backoff[0] * 2**attempt)
+                delay = random.uniform(0, window)  # noqa: S311 - jitter, not cryptography
+                logger.info("%s: %s; retry %d in %.2fs", self.server.key, exc, attempt + 1, delay)
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
+
+    async def _request(self, method: str, params: dict[str, Any], tool: str) -> dict[str, Any]:
+        async with self._semaphore:
+            if not self._legacy:
+                try:
+                    return await self._modern(method, params, tool)
+                except VersionRefused:
+                    logger.info(
+                        "%s refuses %s; using the 2025 lifecycle", self.url, MODERN_VERSIONS
+                    )
+                    self._legacy, self.protocol_version = True, None
+            session = await self._ensure_session()
+            try:
+                result, _ = await self._exchange(method, params, tool, session=session, retry=True)
+            except SessionExpired:
+                logger.info("%s: session expired; initializing again", self.server.key)
+                session = await self._ensure_session(expired=session)
+                result, _ = await self._exchange(method, params, tool, session=session)
+            return result
+
+    async def _modern(self, method: str, params: dict[str, Any], tool: str) -> dict[str, Any]:
+        version = self.protocol_version or MODERN_VERSIONS[0]
+        try:
+            result, _ = await self._exchange(method, params, tool, modern=version)
+        except VersionRefused as refused:
+            # the server names what it speaks: one of ours is tried once before 2025's handshake
+            version = next((v for v in MODERN_VERSIONS if v in refused.supported), "")
+            if not version:
+                raise
+            result, _ = await self._exchange(method, params, tool, modern=version)
+        if not self._legacy:  # a concurrent request may have switched to 2025's lifecycle
+            self.protocol_version = version
+        return result
+
+    async def _ensure_session(self, expired: str | None = None) -> str | None:
+        async with self._init_lock:
+            if self.protocol_version is not None and (expired is None or self._session != expired):
+                return self._session  # someone else (re)initialized while we waited
+            self._session = self.protocol_version = None
+            params = {"protocolVersion": LEGACY_VERSIONS[0], "capabilities": {}}
+            params["clientInfo"] = _CLIENT_INFO
+            result, headers = await self._exchange("initialize", params, "initialize")
+            version = result.get("protocolVersion")
+            if version not in LEGACY_VERSIONS:
+                raise self.server.protocol(f"it offers protocol version {str(version)[:20]!r}")
+            session = headers.get("mcp-session-id") or None
+            notice = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            async with self._post(notice, await self._headers(session, version)) as response:
+                raw = await self._read(response, _ERROR_BODY_LIMIT, truncate=True)
+                if not response.is_success:
+                    raise self.server.from_http(response.status_code, raw, tool="initialize")
+            self.protocol_version, self._session = version, session
+            return session
+
+    async def _exchange(
+        self,
+        method: str,
+        params: dict[str, Any],
+        tool: str,
+        *,
+        modern: str = "",
+        session: str | None = None,
+        retry: bool = False,
+    ) -> tuple[dict[str, Any], httpx.Headers]:
+        """POST one request; its result and the response headers, or a typed error."""
+        request_id = next(self._ids)
+        headers = await self._headers(session, modern or self.protocol_version)
+        if modern:
+            headers["Mcp-Method"] = method
+            if method == "tools/call":
+                headers["Mcp-Name"] = tool
+            meta = {"protocolVersion": modern, "clientCapabilities": {}, "clientInfo": _CLIENT_INFO}
+            params = {**params, "_meta": {_META + k: v for k, v in meta.items()}}
+        body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        async with self._post(body, headers) as response:
+            if not response.is_success:
+                raw = await self._read(response, _ERROR_BODY_LIMIT, truncate=True)
+                if response.status_code == 404 and retry and session:
+                    raise SessionExpired()
+                raise self.server.from_http(
+                    response.status_code,
+                    raw,
+                    tool=tool or method,
+                    modern=bool(modern),
+                    retry_after=response.headers.get("retry-after"),
+                )
+            message = await self._message(response, request_id)
+        if "error" in message:
+            raise self.server.from_rpc_error(
+                message["error"], tool=tool or method, modern=bool(modern)
+            )
+        result = message.get("result")
+        if not isinstance(result, dict):
+            raise self.server.protocol("a response without a result")
+        return result, response.headers
+
+    async def _headers(self, session: str | None, version: str | None) -> dict[str, str]:
+        headers = {"Accept": "application/json, text/event-stream", "User-Agent": _USER_AGENT}
+        headers.update(await self._auth.headers())
+        if version:
+            headers["MCP-Protocol-Version"] = version
+        if session:
+            headers["Mcp-Session-Id"] = session
+        return headers
+
+    @contextlib.asynccontextmanager
+    async def _post(
+        self, body: dict[str, Any], headers: dict[str, str]
+    ) -> AsyncIterator[httpx.Response]:
+        """The streamed response, with transport failures (also mid-body) as typed errors."""
+        try:
+            async with self._http.stream("POST", self.url, json=body, headers=headers) as response:
+                if response.status_code < 500:  # it answered, even if to refuse: it is up
+                    self._on_answer()
+                yield response
+        except httpx.HTTPError as exc:
+            raise _transport_error(self.server, exc) from None
+
+    # --- reading, bounded in bytes ---------------------------------------------------
+    async def _read(self, response: httpx.Response, limit: int, *, truncate: bool = False) -> bytes:
+        """The body, at most `limit` bytes: cut there (`truncate`) or refused."""
+        buffer = bytearray()
+        async for chunk in response.aiter_bytes():
+            buffer += chunk
+            if len(buffer) > limit:
+                if truncate:
+                    return bytes(buffer[:limit])
+                raise self._too_large()
+        return bytes(buffer)
+
+    async def _message(self, response: httpx.Response, request_id: int) -> dict[str, Any]:
+        """The JSON-RPC response to `request_id`, from a JSON body or an event stream."""
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self._limit:
+            raise self._too_large()
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind == "text/event-stream":
+            async for data in self._events(response):
+                try:
+                    message = _pick(json.loads(data), request_id)
+                except ValueError:
+                    raise self.server.protocol("malformed JSON in the event stream") from None
+                if message is not None:
+                    return message
+            raise self.server.protocol("the event stream ended before the answer")
+        if kind != "application/json" and not kind.endswith("+json"):
+            raise self.server.protocol(f"content type {one_line(kind, 60) or 'missing'}")
+        try:
+            data = json.loads(await self._read(response, self._limit))
+        except ValueError:
+            raise self.server.protocol("malformed JSON") from None
+        message = _pick(data, request_id)
+        if message is None:
+            raise self.server.protocol("no response to the request")
+        return message
+
+    async def _events(self, response: httpx.Response) -> AsyncIterator[str]:
+        """The data of each server-sent event: lines end in CRLF, LF or CR; an event's data
+        lines are joined; comments and other fields are skipped; a last unfinished event
+        is dropped."""
+        buffer, data, total = b"", [], 0
+        async for chunk in response.aiter_bytes():
+            total += len(chunk)
+            if total > self._limit:
+                raise self._too_large()
+            buffer += chunk
+            held = buffer.endswith(b"\r")  # maybe the first half of a CRLF
+            *lines, buffer = _EOL.split(buffer[:-1] if held else buffer)
+            buffer += b"\r" if held else b""
+            for line in lines:
+                if line:
+                    name, _, value = line.decode("utf-8", "replace").partition(":")
+                    if name == "data":
+                        data.append(value.removeprefix(" "))
+                elif data:
+                    yield "\n".join(data)
+                    data = []
+        if buffer == b"\r" and data:
+            yield "\n".join(data)
+
+    def _too_large(self) -> Exception:
+        return self.server.protocol(f"the answer is larger than {self._limit:,} bytes")
+
+
+def _pick(data: object, request_id: int) -> dict[str, Any] | None:
+    """The response to our request in a message or batch; None for anything else."""
+    for item in data if isinstance(data, list) else [data]:
+        if not isinstance(item, dict) or "method" in item:
+            continue  # notifications and server-to-client requests (pings)
+        if "result" not in item and "error" not in item:
+            continue
+        rid = item.get("id")
+        # an error with a null id is the server saying it could not read our request
+        if rid in (request_id, str(request_id)) or (rid is None and "error" in item):
+            return item
+    return None
+
+
+def _payload(result: dict[str, Any], server: ServerContext, tool: str) -> Any:
+    """The structured output of a tools/call result, or the typed error it reports."""
+    blocks = result.get("content")
+    texts = [
+        b["text"]
+        for b in (blocks if isinstance(blocks, list) else [])
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+    if result.get("isError") is True:
+        raise server.from_tool_error(" ".join(texts), tool=tool)
+    if isinstance(result.get("structuredContent"), dict):
+        return result["structuredContent"]
+    if not texts:
+        raise server.protocol(f"{tool} returned no content")
+    try:
+        return json.loads("".join(texts))
+    except ValueError:
+        raise server.protocol(f"{tool} returned text that is not JSON") from None
+
+
+def _transport_error(server: ServerContext, exc: httpx.HTTPError) -> Exception:
+    if isinstance(exc, httpx.TimeoutException):
+        return server.timeout_error()
+    if isinstance(exc, httpx.ConnectError):
+        return server.unavailable("cannot connect", transient=True)
+    if isinstance(exc, httpx.UnsupportedProtocol | httpx.LocalProtocolError):
+        return server.protocol(f"bad request URL or headers: {type(exc).__name__}")
+    if isinstance(exc, httpx.TransportError):
+        return server.unavailable("connection lost", transient=True)
+    return server.protocol(type(exc).__name__)  # DecodingError, TooManyRedirects…

@@ -1,0 +1,169 @@
+"""Developer Knowledge documents: which tool does which job (names have changed over time),
+pages fetched 20 at a time (or one by one where only `get_document` exists) and kept in the
+store (`doc:<name>`, `title:<name>`), and titles for references and search hits."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot import keys
+from bot.errors import ErrorFacts, GdocsError, NotFound, ProtocolError, Reason
+from bot.models import Document
+from bot.names import MAX_NAMES_PER_CALL, uri_for_name
+from bot.observability.metrics import Metrics
+from bot.store import TEXT, ModelCodec, Op, SharedFlight, Store
+from bot.upstream._client import McpClient
+from bot.upstream._models import DocumentOutput, GetDocumentsOutput, parse_document, parse_output
+from bot.upstream._text import title_from_uri
+
+logger = logging.getLogger(__name__)
+
+_DOCUMENT = ModelCodec(Document)
+#: loop time by which the current operation must finish (set by the service per operation):
+#: optional work such as fetching titles stops early so the answer itself is not lost
+deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
+
+
+@dataclass(frozen=True)
+class DkTools:
+    """Which tool name this server uses for each job (None: it has none)."""
+
+    search: str | None = "search_documents"
+    get_many: str | None = "get_documents"
+    get_one: str | None = None
+    answer: str | None = "answer_query"
+
+    @classmethod
+    def from_names(cls, names: Sequence[str]) -> DkTools:
+        def first(*candidates: str) -> str | None:
+            return next((c for c in candidates if c in names), None)
+
+        return cls(
+            search=first("search_documents", "search_document_chunks"),
+            get_many=first("get_documents", "batch_get_documents"),
+            get_one=first("get_document"),
+            answer=first("answer_query"),
+        )
+
+
+def missing_tools(names: Sequence[str]) -> tuple[str, ...]:
+    """The jobs a Developer Knowledge server listing `names` cannot do, by their tool's name:
+    answer_query, search_documents, get_documents (older names count)."""
+    tools = DkTools.from_names(names)
+    missing = [
+        ("answer_query", tools.answer is None),
+        ("search_documents", tools.search is None),
+        ("get_documents", tools.get_many is None and tools.get_one is None),
+    ]
+    return tuple(name for name, absent in missing if absent)
+
+
+class DocumentFetcher:
+    def __init__(
+        self, dk: McpClient, store: Store, metrics: Metrics, flight: SharedFlight, *, ttl: float
+    ) -> None:
+        self._dk = dk
+        self._store = store
+        self._metrics = metrics
+        self._flight = flight
+        self._ttl = ttl
+        self._assumed: DkTools | None = None
+
+    async def tools(self) -> DkTools:
+        if self._assumed is not None:
+            return self._assumed
+        try:
+            return DkTools.from_names([t.name for t in await self._dk.list_tools()])
+        except ProtocolError:
+            # a server that cannot list its tools may still answer calls: assume today's
+            # names, and do not ask again on every call
+            logger.warning("tools/list failed on %s; assuming the usual tool names", self._dk.url)
+            self._assumed = DkTools()
+            return self._assumed
+
+    async def get(self, names: list[str], *, read_store: bool = True) -> dict[str, Document]:
+        """Documents by name (valid, unique), from the store or fetched. `read_store=False`:
+        the store was just found not to have them (a page and its title are kept together)."""
+        found: dict[str, Document] = {}
+        if read_store:
+            cached = await self._store.get_many([keys.DOC.key(n) for n in names], _DOCUMENT)
+            for name, doc in zip(names, cached, strict=True):
+                self._metrics.cache("document", doc is not None)
+                if doc is not None:
+                    found[name] = doc
+        missing = [n for n in names if n not in found]
+        if missing:
+            found.update(await self._flight.run("\n".join(missing), lambda: self._fetch(missing)))
+        return found
+
+    async def titles(self, names: list[str]) -> dict[str, str]:
+        """Titles of the documents that could be had in time; never fails the caller."""
+        cached = (
+            await self._store.get_many([keys.TITLE.key(n) for n in names], TEXT) if names else []
+        )
+        titles, missing = {}, []
+        for name, title in zip(names, cached, strict=True):
+            self._metrics.cache("title", title is not None)
+            if title is None:
+                missing.append(name)
+            elif title:  # "": the page is known to have no title
+                titles[name] = title
+        if not missing:
+            return titles
+        end = deadline.get()
+        loop = asyncio.get_running_loop()
+        # a fifth of what is left stays, so this timeout fires before the operation's own
+        budget = self._dk.server.timeout if end is None else max(0.0, (end - loop.time()) * 0.8)
+        try:
+            async with asyncio.timeout(budget):
+                documents = await self.get(missing, read_store=False)
+        except (GdocsError, TimeoutError) as exc:
+            # titles are a nicety: the answer goes out with titles made from the URLs
+            logger.info("titles unavailable (%s); deriving them from URLs", exc or "timeout")
+            return titles
+        titles.update({name: doc.title for name, doc in documents.items() if doc.title})
+        return titles
+
+    async def _fetch(self, names: list[str]) -> dict[str, Document]:
+        tools = await self.tools()
+        if tools.get_many is not None:
+            step = MAX_NAMES_PER_CALL
+            batches = [names[i : i + step] for i in range(0, len(names), step)]
+            parts = await asyncio.gather(*(self._get_batch(tools.get_many, b) for b in batches))
+            outs = [doc for part in parts for doc in part]
+        elif tools.get_one is not None:
+            outs = list(await asyncio.gather(*(self._get_one(tools.get_one, n) for n in names)))
+        else:
+            raise ProtocolError(facts=ErrorFacts(Reason.NO_FETCH_TOOL))
+        result = {}
+        writes: list[Op] = []  # the documents and their titles: one store write
+        for name, out in zip(names, outs, strict=True):
+            uri = out.uri or uri_for_name(name)
+            title = out.title or title_from_uri(uri)
+            doc = Document(
+                name=name, uri=uri, title=title, description=out.description, content=out.content
+            )
+            result[name] = doc
+            writes.append(Op.set(keys.DOC.key(name), doc, _DOCUMENT, self._ttl))
+            writes.append(Op.set(keys.TITLE.key(name), doc.title, TEXT, self._ttl))
+        await self._store.batch(writes)
+        return result
+
+    async def _get_batch(self, tool: str, names: list[str]) -> list[DocumentOutput]:
+        data = await self._dk.call_tool(tool, {"names": names})
+        out = parse_output(GetDocumentsOutput, data, server=self._dk.server.key, tool=tool)
+        by_name = {doc.name: doc for doc in out.documents}
+        if all(name in by_name for name in names):
+            return [by_name[name] for name in names]
+        if len(out.documents) == len(names):
+            return list(out.documents)  # canonical names differ from ours; order is the contract
+        missing = next(name for name in names if name not in by_name)
+        raise NotFound(facts=ErrorFacts(Reason.NOT_FOUND, server=self._dk.server.key, name=missing))
+
+    async def _get_one(self, tool: str, name: str) -> DocumentOutput:
+        data = await self._dk.call_tool(tool, {"name": name})
+        return parse_document(data, server=self._dk.server.key, tool=tool)

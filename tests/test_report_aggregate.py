@@ -12,13 +12,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.feedback import AnswerRecord, VoteRecord
-from bot.report.aggregate import Window, aggregate, topic_of, without_people
-from bot.report.collect import Collected
-from bot.report.outcome import answered_counts, classify
-from bot.report.render_html import render_html
-from bot.report.render_json import report_object
-from bot.report.render_md import render_md
-from bot.report.summary import week_summary
+from bot.report import (
+    Collected,
+    Window,
+    aggregate,
+    answered_counts,
+    classify,
+    render_html,
+    render_md,
+    report_object,
+    topic_of,
+    week_summary,
+    without_people,
+)
 
 #: noon Pacific on 1 December 2026 (20:00 UTC)
 NOON = datetime(2026, 12, 1, 20, tzinfo=UTC)

@@ -9,8 +9,7 @@ import asyncio
 from datetime import UTC, datetime
 
 from bot.quota import pacific_day
-from bot.report.collect import collect
-from bot.report.tally import DailyTally
+from bot.report import DailyTally, collect
 from bot.store import MemoryStore, StoreError
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import SlackBot, running_bot

@@ -94,8 +94,7 @@ def report_request(
 
 
 async def report_text(settings: Settings, request: ReportRequest) -> str:
-    from bot.report.aggregate import aggregate
-    from bot.report.collect import collect
+    from bot.report.aggregate import aggregate, collect
     from bot.serving.assembly import open_report_store
 
     async with open_report_store(settings) as store:
@@ -107,13 +106,13 @@ async def report_text(settings: Settings, request: ReportRequest) -> str:
         by_channel=request.by_channel,
     )
     if request.format == "json":
-        from bot.report.render_json import render_json
+        from bot.report.render import render_json
 
         return render_json(report) + "\n"
     if request.format == "html":
         from bot.report.render_html import render_html
 
         return render_html(report)
-    from bot.report.render_md import render_md
+    from bot.report.render import render_md
 
     return render_md(report)

@@ -1,11 +1,12 @@
-"""The report from what was collected: pure, no I/O, no clock.
+"""The report: `collect` reads the store (answer records, votes, per-day counters, each
+read bounded; a store that does not answer raises StoreError: a report is never made of
+nothing), `aggregate` makes the report from that (pure, no clock).
 
-Days are Pacific days (the quota's: Google's 50 generated answers a day reset at midnight
-Pacific). Per-day counts come from the bot's counters (`bot.report.tally`); topics, gaps,
-pages, votes and channels from the answer records and votes posted in the window. A topic is
-a question's normalised key (the cache's: case, punctuation, plurals and filler words do
-not matter). Nothing that names a person is carried over: mentions in question text become
-"@someone", user-id-shaped words too, and channel ids only with `by_channel`.
+Days are Pacific days (the quota's). Per-day counts come from the bot's counters
+(`bot.report.tally`); topics, gaps, pages, votes and channels from the records posted in the
+window. A topic is a question's normalised key (the cache's). Nothing that names a person is
+carried over: mentions and user-id-shaped words become "@someone", and channel ids appear
+only with `by_channel`.
 """
 
 from __future__ import annotations
@@ -16,26 +17,24 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from bot.feedback import AnswerRecord, VoteRecord
+from bot.feedback import ANSWER_PREFIX, EXPORT_LIMIT, VOTE_PREFIX, AnswerRecord, VoteRecord
 from bot.quota import pacific_day
-from bot.report.collect import Collected
-from bot.report.model import (
-    GAP_REASONS,
-    DayRow,
-    GapRow,
-    PageRow,
-    Report,
-    TopicRow,
-    VoteRow,
-)
-from bot.report.outcome import GENERATED, REUSE_KINDS, SEARCH_WHY, classify, wanted_an_answer
+from bot.report.model import GAP_REASONS, DayRow, GapRow, PageRow, Report, TopicRow, VoteRow
 from bot.report.tally import (
     ANSWER_QUERY_MADE,
     ANSWER_QUERY_REFUSED,
     FAILED,
+    GENERATED,
+    PREFIX,
     QUESTIONS,
     RATE_LIMITED,
+    REUSE_KINDS,
+    SEARCH_WHY,
+    classify,
+    parse_key,
+    wanted_an_answer,
 )
+from bot.store import JSON, ModelCodec, Store
 from bot.text import strip_controls, truncate
 from bot.upstream import question_key
 
@@ -48,11 +47,38 @@ TOPIC_CHARS = 120
 COMMENT_CHARS = 300
 #: the longest window a report covers (the store keeps 30 days anyway)
 MAX_WINDOW_DAYS = 366
+#: per-day counters read at most (a day has a few dozen names; 30 days are kept)
+COUNTER_LIMIT = 20_000
+_ANSWER = ModelCodec(AnswerRecord)
+_VOTE = ModelCodec(VoteRecord)
 _MENTION_RE = re.compile(r"<[@!][^>]*>")
 _CHANNEL_RE = re.compile(r"<#[A-Z0-9]+(?:\|([^>]*))?>")
 #: Slack user ids (U…, W…, with a digit) typed or pasted as plain words
 _USER_ID_RE = re.compile(r"\b[UW](?=[A-Z0-9]*[0-9])[A-Z0-9]{6,}\b")
 _VOTE_KINDS = {"answer": "generated", "search": "search", "pay": "pay"}
+
+
+@dataclass(frozen=True)
+class Collected:
+    """What the store holds for a report, as it is (the aggregation filters by day)."""
+
+    answers: tuple[AnswerRecord, ...] = ()
+    votes: tuple[VoteRecord, ...] = ()
+    #: (pacific day, counter name, count)
+    counters: tuple[tuple[str, str, int], ...] = ()
+
+
+async def collect(store: Store, *, limit: int = EXPORT_LIMIT) -> Collected:
+    """Read what a report needs from `store` (three scans, nothing written)."""
+    answers = [record for _, record in await store.scan(ANSWER_PREFIX, _ANSWER, limit)]
+    votes = [vote for _, vote in await store.scan(VOTE_PREFIX, _VOTE, limit)]
+    counters: list[tuple[str, str, int]] = []
+    for key, value in await store.scan(PREFIX, JSON, COUNTER_LIMIT):
+        parsed = parse_key(key)
+        if parsed is None or isinstance(value, bool) or not isinstance(value, int):
+            continue  # another version's key, or not a counter
+        counters.append((*parsed, value))
+    return Collected(tuple(answers), tuple(votes), tuple(counters))
 
 
 @dataclass(frozen=True)
@@ -90,13 +116,16 @@ def aggregate(
         key=lambda a: (a.posted_at, a.answer_id),
     )
     votes = [v for v in collected.votes if window.holds(v.time)]
-    days = _days(collected, window)
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for day, name, value in collected.counters:
+        counts[day][name] += max(value, 0)
+    in_window = [(day, counts.get(day, Counter())) for day in window.days()]
     return Report(
         since=window.since.isoformat(),
         until=window.until.isoformat(),
         quota_per_day=quota_per_day,
-        days=tuple(days),
-        total=_total(days),
+        days=tuple(_day_row(day, c) for day, c in in_window),
+        total=_day_row("total", sum((c for _, c in in_window), Counter())),
         topics=_topics(answers),
         gaps=_gaps(answers, votes),
         pages=_pages(answers),
@@ -104,13 +133,6 @@ def aggregate(
         channels=len({_channel(a.channel) for a in answers if a.channel}),
         by_channel=_by_channel(answers) if by_channel else None,
     )
-
-
-def _days(collected: Collected, window: Window) -> list[DayRow]:
-    counts: dict[str, Counter[str]] = defaultdict(Counter)
-    for day, name, value in collected.counters:
-        counts[day][name] += max(value, 0)
-    return [_day_row(day, counts.get(day, Counter())) for day in window.days()]
 
 
 def _day_row(day: str, c: Counter[str]) -> DayRow:
@@ -124,20 +146,6 @@ def _day_row(day: str, c: Counter[str]) -> DayRow:
         answer_query_made=c[ANSWER_QUERY_MADE],
         answer_query_refused=c[ANSWER_QUERY_REFUSED],
         reuse={kind: c[f"reuse:{kind}"] for kind in REUSE_KINDS},
-    )
-
-
-def _total(days: list[DayRow]) -> DayRow:
-    return DayRow(
-        day="total",
-        questions=sum(d.questions for d in days),
-        generated=sum(d.generated for d in days),
-        search_why={why: sum(d.search_why.get(why, 0) for d in days) for why in SEARCH_WHY},
-        failed=sum(d.failed for d in days),
-        rate_limited=sum(d.rate_limited for d in days),
-        answer_query_made=sum(d.answer_query_made for d in days),
-        answer_query_refused=sum(d.answer_query_refused for d in days),
-        reuse={kind: sum(d.reuse.get(kind, 0) for d in days) for kind in REUSE_KINDS},
     )
 
 

@@ -1,4 +1,5 @@
-"""The report's values: what `aggregate` computes and every renderer shows. Plain data."""
+"""The report's values: what `aggregate` computes and every renderer shows, and the short
+"This week" summary Slack shows workspace admins (App Home, `/gdocs report`). Plain data."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ class DayRow:
     day: str
     questions: int = 0
     generated: int = 0
-    #: search-only answers by why (bot.report.outcome.SEARCH_WHY)
+    #: search-only answers by why (bot.report.tally.SEARCH_WHY)
     search_why: dict[str, int] = field(default_factory=dict)
     failed: int = 0
     rate_limited: int = 0
@@ -95,3 +96,29 @@ class Report:
     channels: int
     #: answers per channel id (DMs together as "direct messages"); None unless asked for
     by_channel: dict[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class WeekSummary:
+    since: str
+    until: str
+    questions: int
+    generated: int
+    search_only: int
+    #: failed or rate limited
+    unanswered: int
+    #: (topic, how many times) of the most frequent gaps, most frequent first
+    gaps: tuple[tuple[str, int], ...] = ()
+
+
+def week_summary(report: Report, top_gaps: int = 3) -> WeekSummary:
+    t = report.total
+    return WeekSummary(
+        since=report.since,
+        until=report.until,
+        questions=t.questions,
+        generated=t.generated,
+        search_only=t.search_only,
+        unanswered=t.unanswered,
+        gaps=tuple((g.topic, g.count) for g in report.gaps[:top_gaps]),
+    )

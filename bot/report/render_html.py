@@ -7,14 +7,14 @@ from __future__ import annotations
 from html import escape
 
 from bot.report.model import Report
-from bot.report.render_md import share
-from bot.report.tables import (
+from bot.report.render import (
     DAY_NUMERIC,
     Table,
     channels_table,
     days_table,
     gaps_table,
     pages_table,
+    share,
     topics_table,
     votes_table,
 )
@@ -66,20 +66,27 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _scale(values: list[int], floor: int) -> int:
-    return max([floor, 1, *values])
-
-
-def _frame(width: int, top: int, label: str) -> list[str]:
-    """The y axis with 0 and its top value, and the x axis."""
+def _chart(count: int, top: int, label: str) -> tuple[int, int, list[str]]:
+    """A chart's bar width and width, and its frame: the y axis with 0 and its top value,
+    and the x axis."""
+    bar = max(6, min(60, (CHART_WIDTH - LEFT) // max(count, 1) - BAR_GAP))
+    width = LEFT + count * (bar + BAR_GAP) + BAR_GAP
     base = CHART_HEIGHT - BOTTOM
-    return [
-        f'<line class="axis" x1="{LEFT}" y1="{base}" x2="{width}" y2="{base}"/>',
-        f'<line class="axis" x1="{LEFT}" y1="8" x2="{LEFT}" y2="{base}"/>',
-        f'<text x="{LEFT - 6}" y="{base + 4}" text-anchor="end">0</text>',
-        f'<text x="{LEFT - 6}" y="12" text-anchor="end">{_e(top)}</text>',
-        f"<title>{_e(label)}</title>",
-    ]
+    return (
+        bar,
+        width,
+        [
+            f'<line class="axis" x1="{LEFT}" y1="{base}" x2="{width}" y2="{base}"/>',
+            f'<line class="axis" x1="{LEFT}" y1="8" x2="{LEFT}" y2="{base}"/>',
+            f'<text x="{LEFT - 6}" y="{base + 4}" text-anchor="end">0</text>',
+            f'<text x="{LEFT - 6}" y="12" text-anchor="end">{_e(top)}</text>',
+            f"<title>{_e(label)}</title>",
+        ],
+    )
+
+
+def _bar_x(i: int, bar: int) -> int:
+    return LEFT + BAR_GAP + i * (bar + BAR_GAP)
 
 
 def _day_label(x: float, day: str, index: int, count: int) -> str:
@@ -89,10 +96,6 @@ def _day_label(x: float, day: str, index: int, count: int) -> str:
         return ""
     y = CHART_HEIGHT - BOTTOM + 14
     return f'<text x="{x:.1f}" y="{y}" text-anchor="middle">{_e(day[5:])}</text>'
-
-
-def bar_width(days: int) -> int:
-    return max(6, min(60, (CHART_WIDTH - LEFT) // max(days, 1) - BAR_GAP))
 
 
 def _rect(cls: str, x: float, y: float, w: int, h: float, tip: str) -> str:
@@ -105,13 +108,11 @@ def _rect(cls: str, x: float, y: float, w: int, h: float, tip: str) -> str:
 def questions_chart(report: Report) -> str:
     """Questions per day, stacked: generated, search only, no answer (failed, rate limited)."""
     days = report.days
-    top = _scale([d.generated + d.search_only + d.unanswered for d in days], 1)
-    bar = bar_width(len(days))
-    width = LEFT + len(days) * (bar + BAR_GAP) + BAR_GAP
+    top = max([1, *(d.generated + d.search_only + d.unanswered for d in days)])
+    bar, width, parts = _chart(len(days), top, "Questions per day")
     plot = CHART_HEIGHT - BOTTOM - 10
-    parts = _frame(width, top, "Questions per day")
     for i, d in enumerate(days):
-        x = LEFT + BAR_GAP + i * (bar + BAR_GAP)
+        x = _bar_x(i, bar)
         y = float(CHART_HEIGHT - BOTTOM)
         for cls, n, word in (
             ("gen", d.generated, "generated"),
@@ -129,14 +130,13 @@ def questions_chart(report: Report) -> str:
 def quota_chart(report: Report) -> str:
     """answer_query calls made per day against the daily quota (a dashed line)."""
     days, limit = report.days, report.quota_per_day
-    top = _scale([d.answer_query_made for d in days], limit)
-    bar = bar_width(len(days))
-    width = LEFT + len(days) * (bar + BAR_GAP) + BAR_GAP
+    top = max([limit, 1, *(d.answer_query_made for d in days)])
+    label = "answer_query calls per day against the daily quota"
+    bar, width, parts = _chart(len(days), top, label)
     plot = CHART_HEIGHT - BOTTOM - 10
     base = CHART_HEIGHT - BOTTOM
-    parts = _frame(width, top, "answer_query calls per day against the daily quota")
     for i, d in enumerate(days):
-        x = LEFT + BAR_GAP + i * (bar + BAR_GAP)
+        x = _bar_x(i, bar)
         h = plot * d.answer_query_made / top
         tip = f"{d.day}: {d.answer_query_made} of {limit or 'unlimited'} made, "
         tip += f"{d.answer_query_refused} refused"
@@ -145,7 +145,7 @@ def quota_chart(report: Report) -> str:
     if limit:
         y = base - plot * limit / top
         parts.append(f'<line class="limit" x1="{LEFT}" y1="{y:.1f}" x2="{width}" y2="{y:.1f}"/>')
-    return _svg(width, parts, "answer_query calls per day against the daily quota")
+    return _svg(width, parts, label)
 
 
 def _svg(width: int, parts: list[str], label: str) -> str:

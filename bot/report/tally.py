@@ -1,18 +1,11 @@
-"""Per-day counters for `gdocs-bot report`, written by the bot as it works.
+"""Per-day counters for `gdocs-bot report`, written by the bot as it works, and how one
+answered question is classified (shared by the bot and the report, so both say the same).
 
-Key: `report:<pacific day>:<name>` (the quota's day: Google's 50 reset at midnight
-Pacific), an integer, kept as long as the answer records: `min(FEEDBACK_RETENTION_DAYS, 30)`
-days from the day's first count. Names (nothing that identifies a person or a channel):
-
-- `questions` — questions the bot took (routed to an answer, a search or Pay; help, quota
-  and whole documents are not questions);
-- `generated`, `search:<why>` — how they were answered (see `bot.report.outcome`);
-- `failed` (an error was posted instead), `rate_limited` (the person's rate limit);
-- `reuse:exact|normalised|shared` — answered from what was kept or computed for another;
-- `answer_query:made`, `answer_query:refused` — generated-answer calls sent, and those the
-  server refused (429).
-
-A count that cannot be written is lost, never the question's answer (a debug line says so).
+Key: `report:<pacific day>:<name>`, an integer kept as long as the answer records
+(`min(FEEDBACK_RETENTION_DAYS, 30)` days). Names (none identifies a person or a channel):
+`questions` (routed to an answer, a search or Pay); `generated` or `search:<why>`; `failed`,
+`rate_limited`; `reuse:exact|normalised|shared`; `answer_query:made|refused` (429).
+A count that cannot be written is lost, never the question's answer.
 """
 
 from __future__ import annotations
@@ -20,11 +13,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime
+from typing import Final
 
 from bot import keys
 from bot.feedback import DAY_SECONDS, VOTING_WINDOW_DAYS
 from bot.quota import pacific_day
-from bot.store import Op, Store, StoreError, WriteBehind
+from bot.store import Op, Store, StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +28,49 @@ FAILED = "failed"
 RATE_LIMITED = "rate_limited"
 ANSWER_QUERY_MADE = "answer_query:made"
 ANSWER_QUERY_REFUSED = "answer_query:refused"
+GENERATED: Final = "generated"
+#: the reasons a question got search results only, in the order reports list them
+WHY_WORDS: Final = {
+    "quota_minute": "quota: minute",
+    "quota_day": "quota: day",
+    "quota_user": "per-person cap",
+    "quota_other": "quota: other",
+    "keyword": "keyword lookup",
+    "pay": "Pay docs search",
+    "other": "no answer tool",
+}
+SEARCH_WHY: Final = tuple(WHY_WORDS)
+REUSE_KINDS: Final = ("exact", "normalised", "shared")
+_QUOTA = {"minute": "quota_minute", "day": "quota_day", "user": "quota_user"}
+
+
+def classify(kind: str, fallback: str | None, route: str | None) -> str:
+    """ "generated", or "search:<why>" for a search reply. `kind`: what came back (answer,
+    search, pay); `fallback`: the record's label ("answer_quota:day", …); `route`: the route."""
+    if kind == "answer":
+        return GENERATED
+    if fallback is not None and fallback.startswith("answer_quota:"):
+        why = _QUOTA.get(fallback.partition(":")[2], "quota_other")
+    elif fallback is not None:
+        why = "other"
+    else:
+        why = "pay" if kind == "pay" or route == "pay" else "keyword"
+    return "search:" + why
+
+
+def wanted_an_answer(route: str | None, fallback: str | None) -> bool:
+    """Routed to a generated answer but got search only (a gap), unlike a keyword lookup."""
+    return route == "answer" or (fallback is not None and fallback.startswith("answer_quota"))
+
+
+def answered_counts(
+    kind: str, fallback: str | None, route: str | None, reuse: str | None
+) -> list[str]:
+    """The per-day counter names one answered question adds to (besides `questions`)."""
+    names = [classify(kind, fallback, route)]
+    if reuse in REUSE_KINDS:
+        names.append(f"reuse:{reuse}")
+    return names
 
 
 def tally_days(retention_days: int) -> int:
@@ -41,43 +78,23 @@ def tally_days(retention_days: int) -> int:
     return min(retention_days, VOTING_WINDOW_DAYS)
 
 
-def counter_key(day: str, name: str) -> str:
-    return f"{PREFIX}{day}:{name}"
-
-
 def parse_key(key: str) -> tuple[str, str] | None:
     """(day, name) of a counter key, None for anything else under the prefix."""
-    rest = key.removeprefix(PREFIX)
-    day, _, name = rest.partition(":")
-    if len(day) != 10 or not name:
-        return None
-    return day, name
+    day, _, name = key.removeprefix(PREFIX).partition(":")
+    return (day, name) if len(day) == 10 and name else None
 
 
 class DailyTally:
     """`await tally.count("questions")`: one more on today's (Pacific) counter."""
 
-    def __init__(
-        self,
-        store: Store,
-        *,
-        retention_days: int,
-        clock: Callable[[], datetime],
-        behind: WriteBehind | None = None,
-    ) -> None:
+    def __init__(self, store: Store, *, retention_days: int, clock: Callable[[], datetime]) -> None:
         self._store = store
-        #: where counts wait to ride another batch (None: each count is a batch of its own)
-        self._behind = behind
         self._clock = clock
         self.ttl = tally_days(retention_days) * DAY_SECONDS
 
     async def count(self, *names: str) -> None:
-        """One more on each of `names`: queued for the next batch when the bot defers
-        writes (`WriteBehind`), else in one store batch of their own."""
+        """One more on each of `names`, in one store batch."""
         if not names:
-            return
-        if self._behind is not None:
-            self._behind.add(self.ops(*names))
             return
         try:
             await self._store.batch(self.ops(*names))
@@ -87,4 +104,4 @@ class DailyTally:
     def ops(self, *names: str) -> list[Op]:
         """The counts as batch operations, for a question's own batch (its "done" marker)."""
         day = pacific_day(self._clock())
-        return [Op.incr(counter_key(day, name), 1, self.ttl) for name in names]
+        return [Op.incr(f"{PREFIX}{day}:{name}", 1, self.ttl) for name in names]

@@ -26,7 +26,7 @@ from bot.serving.assembly import open_bot
 from bot.settings import Settings
 from bot.slack.deps import SlackDeps
 from bot.slack.http import EVENTS_PATH, slack_events_route
-from bot.store import CountingStore
+from bot.store import ResilientStore
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import (
@@ -96,7 +96,7 @@ class SlackBot(SlackRequests):
         self.metrics = metrics
         self.app = app
         #: every call the bot made to its store (set by `running_bot`)
-        self.store_calls: CountingStore | None = None
+        self.store_calls: ResilientStore | None = None
 
     async def socket_mode(self, body: dict[str, Any]) -> BoltResponse:
         """Dispatch a Socket Mode envelope's payload as `AsyncSocketModeHandler` does."""

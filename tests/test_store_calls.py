@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from slack_bolt.context.ack.async_ack import AsyncAck
 
-from bot.store import CountingStore
+from bot.store import ResilientStore
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import SlackBot, running_bot
 from tests.slack_requests import BOT_USER_ID
@@ -24,7 +24,7 @@ QUESTION = "firestore pricing"
 
 
 @contextmanager
-def calls_at_acks(monkeypatch: pytest.MonkeyPatch, counted: CountingStore) -> Iterator[list[int]]:
+def calls_at_acks(monkeypatch: pytest.MonkeyPatch, counted: ResilientStore) -> Iterator[list[int]]:
     """The store's round trips so far, noted each time Bolt acknowledges a request."""
     seen: list[int] = []
     original = AsyncAck.__call__

@@ -1,5 +1,6 @@
-"""The SQLite store on real files: WAL readers, restarts, several stores on one file, and the
-files it must refuse at start-up (one line naming STATE_URL)."""
+"""The SQLite store on real files: WAL readers, restarts, several stores on one file, writes
+kept through a kill -9, all-or-none batches, and the files it must refuse at start-up (one
+line naming STATE_URL)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,20 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import sqlite3
 import stat
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from bot.store import JSON, TEXT, Op, SqliteStore, StoreConfigError, open_store
 from tests.store_backends import FakeClock
+
+pytestmark = pytest.mark.timeout(60)
 
 
 async def _open(
@@ -99,13 +106,6 @@ async def test_two_stores_on_one_file_give_each_claim_to_exactly_one(tmp_path: P
         await second.aclose()
 
 
-async def _swept(store: SqliteStore) -> None:
-    """Wait for the sweep the last write started."""
-    sweeping = store.sweeping
-    assert sweeping is not None, "the write started no sweep"
-    await asyncio.wait_for(sweeping, timeout=5)
-
-
 def _keys(path: Path, table: str = "entries") -> list[str]:
     with contextlib.closing(sqlite3.connect(path)) as raw:
         query = f"SELECT key FROM {table} ORDER BY key"  # noqa: S608 (the test's own names)
@@ -120,29 +120,10 @@ async def test_expired_rows_are_swept_from_the_file(tmp_path: Path) -> None:
         for i in range(20):
             await store.set(f"answer:{i}", i, JSON, ttl=10)
             await store.hit(f"quota:{i}", 5, 10, clock())
-        if store.sweeping is not None:  # the first write's sweep (nothing expired yet) is over
-            await asyncio.wait_for(store.sweeping, timeout=5)
         clock.advance(61)
-        await store.set("answer:fresh", 1, JSON, ttl=10)
-        await _swept(store)
+        await store.set("answer:fresh", 1, JSON, ttl=10)  # this write sweeps
         assert ["answer:fresh"] == _keys(tmp_path / "s.db")
         assert [] == _keys(tmp_path / "s.db", "windows")
-    finally:
-        await store.aclose()
-
-
-async def test_a_sweep_keeps_rows_written_again_while_it_ran(tmp_path: Path) -> None:
-    """A row found expired and then written again before the sweep's delete stays."""
-    clock = FakeClock()
-    store = await _open(tmp_path / "s.db", clock, sweep_every=60)
-    try:
-        await store.set("answer:a", 1, JSON, ttl=10)
-        await _swept(store)
-        clock.advance(61)
-        await store.set("answer:b", 2, JSON, ttl=10)  # starts a sweep, which finds answer:a
-        await store.set("answer:a", 3, JSON, ttl=100)
-        await _swept(store)
-        assert 3 == await store.get("answer:a", JSON)
     finally:
         await store.aclose()
 
@@ -153,11 +134,9 @@ async def test_a_long_backlog_of_expired_rows_is_swept_batch_after_batch(tmp_pat
     store = await _open(tmp_path / "s.db", clock, sweep_every=60)
     try:
         await store.batch([Op.set(f"answer:{i:04}", i, JSON, ttl=10) for i in range(1200)])
-        await _swept(store)
         clock.advance(61)
         for n in range(3):
             await store.set(f"answer:fresh{n}", n, JSON, ttl=100)
-            await _swept(store)
         assert ["answer:fresh0", "answer:fresh1", "answer:fresh2"] == _keys(tmp_path / "s.db")
     finally:
         await store.aclose()
@@ -352,3 +331,69 @@ async def test_a_closed_store_raises_store_error(tmp_path: Path) -> None:
     await store.aclose()
     with pytest.raises(StoreError, match="closed"):
         await store.get("answer:x", JSON)
+
+
+async def test_a_failing_batch_leaves_nothing_and_the_next_write_works(tmp_path: Path) -> None:
+    """An operation of a batch fails (a value its codec cannot encode): none of the batch
+    stays, and the store goes on."""
+    store = await _open(tmp_path / "s.db")
+    try:
+        with pytest.raises(TypeError):
+            await store.batch(
+                [Op.set("answer:a", 1, JSON, ttl=60), Op.set("answer:b", object(), JSON, ttl=60)]
+            )
+        await store.set("answer:after", 3, JSON, ttl=60)
+        assert [None, None, 3] == await store.get_many(
+            ["answer:a", "answer:b", "answer:after"], JSON
+        )
+    finally:
+        await store.aclose()
+
+
+_WRITER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from bot.store import JSON, SqliteStore
+
+    async def main():
+        store = await SqliteStore.open(sys.argv[1])
+        await asyncio.gather(*(store.set(f"answer:{i}", i, JSON, ttl=3600) for i in range(300)))
+        await store.set("answer:last", "kept", JSON, ttl=3600)
+        print("written", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+
+    asyncio.run(main())
+    """
+)
+
+
+def _write_then_kill(path: Path) -> None:
+    """Run `_WRITER` on `path` and SIGKILL it once it says its writes returned."""
+    root = Path(__file__).resolve().parent.parent
+    with subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    ) as child:
+        try:
+            assert child.stdout is not None
+            assert b"written\n" == child.stdout.readline()
+            child.send_signal(signal.SIGKILL)
+            assert -signal.SIGKILL == child.wait(timeout=10)
+        finally:
+            if child.poll() is None:
+                child.kill()
+
+
+async def test_an_awaited_write_survives_a_kill_9(tmp_path: Path) -> None:
+    """A process is killed (SIGKILL) right after its writes returned: every one is in the file."""
+    path = tmp_path / "s.db"
+    await asyncio.to_thread(_write_then_kill, path)
+    store = await SqliteStore.open(path)
+    try:
+        assert "kept" == await store.get("answer:last", JSON)
+        assert list(range(300)) == await store.get_many([f"answer:{i}" for i in range(300)], JSON)
+    finally:
+        await store.aclose()

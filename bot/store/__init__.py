@@ -5,8 +5,8 @@
     claimed = await store.add("dedupe:Ev123", "working", TEXT, ttl=60)
 
 The store knows nothing of Slack or MCP: it keeps values under keys with TTLs and offers
-atomic claims, compare-and-set, counters and sliding windows. See `_api.Store`.
-`SharedFlight` makes identical computations in flight, on any replica, share one call.
+atomic claims, compare-and-set, counters, sliding windows and all-or-none batches (`Store`,
+`Op`). `SharedFlight` makes identical computations in flight, on any replica, share one call.
 """
 
 from __future__ import annotations
@@ -28,15 +28,12 @@ from bot.store._api import (
     namespace,
     shared_by_replicas,
 )
-from bot.store._behind import WriteBehind
-from bot.store._counting import CountingStore
 from bot.store._flight import SharedFlight, abandonable
 from bot.store._memory import MemoryStore
 from bot.store._open import open_store, redis_store, state_file
 from bot.store._ops import Op
 from bot.store._resilient import ResilientStore
 from bot.store._sqlite import SqliteStore
-from bot.store._urgency import urgent
 
 if TYPE_CHECKING:
     from bot.store._redis import RedisStore
@@ -56,7 +53,6 @@ __all__ = [
     "TEXT",
     "AdapterCodec",
     "Codec",
-    "CountingStore",
     "JsonCodec",
     "MemoryStore",
     "ModelCodec",
@@ -70,12 +66,10 @@ __all__ = [
     "StoreError",
     "StoreUnavailable",
     "TextCodec",
-    "WriteBehind",
     "abandonable",
     "namespace",
     "open_store",
     "redis_store",
     "shared_by_replicas",
     "state_file",
-    "urgent",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from bot.redact import redact_url
@@ -28,12 +28,9 @@ _FORMS = (
 _TLS_OPTIONS = frozenset({"ssl_ca_certs", "ssl_check_hostname"})
 
 
-async def open_store(
-    url: str, *, prefix: str, max_entries: int, clock: Clock = time.time, ack_wait: float = 0.0
-) -> Store:
+async def open_store(url: str, *, prefix: str, max_entries: int, clock: Clock = time.time) -> Store:
     """The store STATE_URL names, opened and checked: Redis answered PING, the SQLite file is
-    a database this user can write. StoreConfigError or StoreUnavailable otherwise.
-    `ack_wait`: Redis's `UrgentLink` patience (0: none), for the serving bot."""
+    a database this user can write. StoreConfigError or StoreUnavailable otherwise."""
     scheme = url.partition("://")[0].lower() if "://" in url else ""
     if scheme == "memory":
         if url.rstrip("/").lower() != "memory:":
@@ -42,7 +39,7 @@ async def open_store(
     if scheme == "sqlite":
         return await SqliteStore.open(sqlite_path(url), max_entries=max_entries, clock=clock)
     if scheme in ("redis", "rediss"):
-        store = redis_store(url, prefix=prefix, ack_wait=ack_wait)
+        store = redis_store(url, prefix=prefix)
         await store.verify(redact_url(url))
         return store
     raise _bad(url, f"unknown kind of store; use one of {_FORMS}")
@@ -69,7 +66,7 @@ def state_file(url: str) -> Path | None:
     return sqlite_path(url)
 
 
-def redis_store(url: str, *, prefix: str, ack_wait: float = 0.0) -> RedisStore:
+def redis_store(url: str, *, prefix: str) -> RedisStore:
     """A RedisStore for a redis:// or rediss:// URL (no connection made yet)."""
     try:
         parts = urlsplit(url)
@@ -88,19 +85,22 @@ def redis_store(url: str, *, prefix: str, ack_wait: float = 0.0) -> RedisStore:
         raise _bad(
             url, f"unknown option {unknown[0]!r} (rediss:// takes ssl_ca_certs, ssl_check_hostname)"
         )
+    check = options.pop("ssl_check_hostname", "true").lower() != "false"
+    tls_options: dict[str, Any] = {
+        "ssl_ca_certs": options.get("ssl_ca_certs"),
+        "ssl_check_hostname": check,
+    }
     from bot.store._redis import RedisStore
 
-    return RedisStore.connect(
+    return RedisStore(
+        prefix=prefix,
+        password=unquote(parts.password) if parts.password else None,
+        tls=tls,
         host=parts.hostname,
         port=port,
         db=int(db_text),
         username=unquote(parts.username) if parts.username else None,
-        password=unquote(parts.password) if parts.password else None,
-        tls=tls,
-        tls_ca_certs=options.get("ssl_ca_certs"),
-        tls_check_hostname=options.get("ssl_check_hostname", "true").lower() != "false",
-        prefix=prefix,
-        ack_wait=ack_wait,
+        **(tls_options if tls else {}),
     )
 
 

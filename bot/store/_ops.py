@@ -5,12 +5,12 @@
         Op.add("work:Ev1", record, RECORD, ttl=960, only_if=0),  # only when the lease was free
     ])
 
-A batch is one SQLite transaction, one Redis round trip (a script, atomic on the server) and
-one step of the memory store: either every operation in it is applied, or (on an error) none
-is. `only_if=i` applies an operation only when the earlier operation `i` returned True (a
-claim that succeeded, a compare-and-set that matched); otherwise it is skipped and its result
-is False (0 for `incr`). Results, one per operation: None for `set` and `delete`, a bool for
-`add`, `replace` and `delete_if`, the new value for `incr`.
+A batch is one SQLite transaction, one Redis script (atomic on the server, one round trip)
+and one step of the memory store: every operation in it is applied, or (on an error) none.
+`only_if=i` applies an operation only when the earlier operation `i` returned True (a claim
+that succeeded, a compare-and-set that matched); else its result is False (0 for `incr`).
+Results: None for `set` and `delete`, a bool for `add`, `replace` and `delete_if`, the new
+value for `incr`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from typing import Any, Literal
 from bot.store._api import Codec, T
 
 OpKind = Literal["set", "add", "replace", "delete", "delete_if", "incr"]
-#: the kinds whose result can gate a later operation
 _CONDITIONS = frozenset({"add", "replace", "delete_if"})
 
 
@@ -106,3 +105,34 @@ def skipped(op: Op) -> object:
 
 def applies(op: Op, results: Sequence[object]) -> bool:
     return op.only_if is None or results[op.only_if] is True
+
+
+class BatchWrites:
+    """The single writes of a `Store` as batches of one (for a backend whose `batch` does it
+    all: one transaction or script either way)."""
+
+    async def batch(self, ops: Sequence[Op]) -> list[object]:
+        raise NotImplementedError
+
+    async def _one(self, op: Op) -> object:
+        return (await self.batch([op]))[0]
+
+    async def set(self, key: str, value: T, codec: Codec[T], ttl: float) -> None:
+        await self._one(Op.set(key, value, codec, ttl))
+
+    async def add(self, key: str, value: T, codec: Codec[T], ttl: float) -> bool:
+        return await self._one(Op.add(key, value, codec, ttl)) is True
+
+    async def replace(self, key: str, expected: T, value: T, codec: Codec[T], ttl: float) -> bool:
+        return await self._one(Op.replace(key, expected, value, codec, ttl)) is True
+
+    async def delete(self, key: str) -> None:
+        await self._one(Op.delete(key))
+
+    async def delete_if(self, key: str, expected: T, codec: Codec[T]) -> bool:
+        return await self._one(Op.delete_if(key, expected, codec)) is True
+
+    async def incr(self, key: str, amount: int, ttl: float) -> int:
+        value = await self._one(Op.incr(key, amount, ttl))
+        assert isinstance(value, int)
+        return value

@@ -1,34 +1,7 @@
 """The Redis store's Lua scripts: reads-then-writes, atomic on the server."""
 
-_REPLACE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-    redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-    return 1
-end
-return 0
-"""
-
-_DELETE_IF = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-    return redis.call('DEL', KEYS[1])
-end
-return 0
-"""
-
-# INCRBY keeps an existing key's TTL; a missing or non-integer value starts afresh with one
-_INCR = """
-local current = redis.call('GET', KEYS[1])
-if current and string.match(current, '^%-?%d+$') then
-    return redis.call('INCRBY', KEYS[1], ARGV[1])
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return tonumber(ARGV[1])
-"""
-
-# ARGV: cutoff (events at or before it have left), now, limit, ttl ms, a unique member.
-# Returns nothing when the event was recorded, else the oldest event's score ('' if none).
 # ARGV: the event's score; removes one member with exactly that score
-_UNHIT = """
+UNHIT = """
 local found = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[1], 'LIMIT', 0, 1)
 if found[1] then
     return redis.call('ZREM', KEYS[1], found[1])
@@ -36,7 +9,9 @@ end
 return 0
 """
 
-_HIT = """
+# ARGV: cutoff (events at or before it have left), now, limit, ttl ms, a unique member.
+# Returns nothing when the event was recorded, else the oldest event's score ('' if none).
+HIT = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
     local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
@@ -50,7 +25,7 @@ return false
 # A batch (`Store.batch`) in one round trip, atomic on the server. Per operation, 5 ARGV:
 # kind, the 1-based index of the operation it depends on (0: none), value, expected, ttl ms
 # (the amount for incr); and 2 KEYS: the key and its window's key (for delete).
-_BATCH = """
+BATCH = """
 local results = {}
 for i = 1, #ARGV / 5 do
     local base = (i - 1) * 5

@@ -1,17 +1,10 @@
 """The SQLite store's tables (schema version 2), and the step up from version 1.
 
-`entries` holds values, `windows` the sliding windows' events (a JSON list per key). Both
-carry `expires` (seconds since the epoch) and `touched` (a use stamp, for eviction). ONE
-index per table besides the key, `(ns, touched, expires)`: it orders a namespace's rows for
-eviction, counts them for the size bound and finds the expired ones for the sweep without
-reading the values. Every index and trigger is paid for by every write, so there is no other
-(version 1 kept exact row counts with triggers and had an index on `expires`: together they
-cost about half the store's CPU per question, measured). `entries` is a rowid table: its
-values (whole documents, answers) are often larger than a page, and a WITHOUT ROWID table
-keeps them in its key's B-tree, whose page splits then move them around (25 % more CPU per
-question with documents of 20 KB, measured; the same with small values). `windows` rows
-are small: WITHOUT ROWID. `meta` has the schema version: a file from a newer version is
-refused rather than misread.
+`entries` holds values, `windows` the sliding windows' events (a JSON list per key); both
+carry `expires` and `touched` (the use stamp eviction goes by) and one index besides the key,
+`(ns, touched, expires)`, for eviction, counting and the sweep. `meta` has the schema
+version: a file from a newer version is refused rather than misread. Version 1 kept row
+counts with triggers and a WITHOUT ROWID `entries`; opening such a file brings it up to 2.
 """
 
 import sqlite3

@@ -19,7 +19,7 @@ from typing import Any
 from bench.results_file import update_results
 from bench.verify_cases import Case, all_pages, load_cases
 from bot.models import Document
-from bot.verify import check_answer, forget_pages
+from bot.verify import check_answer
 
 #: targets from the issue
 CORRECT_TARGET = 0.95
@@ -98,26 +98,20 @@ def twenty_pages() -> list[Document]:
 
 
 def cpu_per_check(cases: list[Case], pages: list[Document], reps: int) -> dict[str, float]:
-    """Process CPU of one check of each coded answer against 20 pages: cold (page indexes
-    built afresh each time) and warm (the in-process index LRU holds them)."""
+    """Process CPU of one check of each coded answer against 20 pages (page indexes are
+    built afresh for each check)."""
     answers = [c.answer for c in cases if c.expected]
-    cold, warm = [], []
+    cold = []
     for _ in range(reps):
         for answer in answers:
-            forget_pages()
             t0 = time.process_time()
             check_answer(answer, pages)
             cold.append(time.process_time() - t0)
-            t0 = time.process_time()
-            check_answer(answer, pages)
-            warm.append(time.process_time() - t0)
     cold_sorted = sorted(cold)
     return {
         "cold_p95_ms": cold_sorted[int(0.95 * (len(cold_sorted) - 1))] * 1000,
         "cold_p50_ms": statistics.median(cold) * 1000,
         "cold_max_ms": max(cold) * 1000,
-        "warm_p50_ms": statistics.median(warm) * 1000,
-        "warm_max_ms": max(warm) * 1000,
         "checks": len(cold),
         "page_chars": sum(len(p.content) for p in pages),
     }
@@ -168,8 +162,6 @@ def render(tally: Tally, summary: dict[str, Any], cpu: dict[str, float], head: s
             f"| CPU per check, 20 pages ({cpu['page_chars'] / 1000:.0f} k characters), cold "
             f"p50 / p95 / max | {cpu['cold_p50_ms']:.2f} / {cpu['cold_p95_ms']:.2f} / "
             f"{cpu['cold_max_ms']:.2f} ms | ≤ 20 ms, p50 ({mark[ok['cpu']]}) |",
-            f"| … warm (page indexes kept in the process) p50 / max | {cpu['warm_p50_ms']:.2f} / "
-            f"{cpu['warm_max_ms']:.2f} ms | |",
             "",
             "Per kind of change (planted errors: " + ", ".join(sorted(PLANTED)) + "):",
             "",
@@ -177,8 +169,7 @@ def render(tally: Tally, summary: dict[str, Any], cpu: dict[str, float], head: s
             "",
             f"Misses: {misses}.",
             "",
-            "*Cold*: every page indexed afresh (the process's index LRU emptied before each "
-            "check); *warm*: the same check again, the pages' indexes kept. The process CPU "
+            "*Cold*: every page indexed afresh (as each check does). The process CPU "
             "(`time.process_time`) of each check, on a machine shared with other work: the "
             "maximum is a scheduling outlier more than the check's cost.",
             "",

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from bot.models import Document
 from bot.verify import check_answer, count_commands
-from bot.verify._parse import is_placeholder, logical_lines, shell_commands, value_ok
+from bot.verify.parse import is_placeholder, logical_lines, shell_commands, value_ok
 
 
 @pytest.mark.parametrize(
@@ -101,7 +101,7 @@ def test_a_long_fence_line_and_a_long_blank_run_are_read_in_linear_time() -> Non
     """Catastrophe guard (the former patterns took ~40 s on these 100 kB lines): 2 s."""
     import time
 
-    from bot.verify._parse import fences
+    from bot.verify.parse import fences
 
     started = time.perf_counter()
     assert [] == list(fences(["```" + "a" * 100_000 + "`"]))  # a backtick after: no fence

@@ -1,19 +1,106 @@
-"""Matching one snippet against the cited pages: found (where), partly (what is missing, or
-only elsewhere in the pages), or not found."""
+"""One answer checked against the pages it cites. What is checked: each command of its shell
+blocks and inline spans, each code block in a programming language, each bare `--flag` it
+names. Each is found (where), partly found (what is missing, or only elsewhere in the
+pages), or not found."""
 
 from __future__ import annotations
 
-from bot.models import SnippetCheck
-from bot.verify._answer import Snippet
-from bot.verify._pages import PageIndex, key_name
-from bot.verify._parse import (
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.models import Document, SnippetCheck, Verification
+from bot.verify._pages import PageIndex, key_name, page_index
+from bot.verify.parse import (
+    CODE_LANGS,
+    INLINE_RE,
+    SHELL_LANGS,
     Command,
     code_token_ok,
+    code_tokens,
+    fences,
     flag_name,
     identifiers,
     is_placeholder,
+    logical_lines,
+    looks_like_command,
+    shell_commands,
     value_ok,
 )
+
+#: most snippets one answer has checked (a longer answer's rest is left unmarked)
+MAX_SNIPPETS = 40
+_BARE_FLAG_CHARS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    kind: str  # "command", "code" or "flag"
+    text: str
+    anchor: int
+    command: Command | None = None
+    lines: tuple[tuple[str, ...], ...] = ()
+    #: an inline span: a command named in passing (`gcloud run deploy`) may be a prefix
+    inline: bool = False
+
+
+def _paragraph_end(lines: list[str], number: int) -> int:
+    end = number
+    while (
+        end + 1 < len(lines)
+        and lines[end + 1].strip()
+        and not lines[end + 1].lstrip().startswith(("```", "~~~"))
+    ):
+        end += 1
+    return end
+
+
+def _block_snippets(lang: str, body: tuple[str, ...], anchor: int) -> list[Snippet]:
+    if lang in CODE_LANGS:
+        kept = [t for t in (code_tokens(line) for line in body) if t is not None]
+        if not kept:
+            return []
+        first = next(line.strip() for line in body if code_tokens(line) is not None)
+        return [Snippet("code", first, anchor, lines=tuple(kept))]
+    if lang not in SHELL_LANGS:
+        return []  # configuration (YAML, JSON, XML…): values are the reader's own
+    return [
+        Snippet("command", command.text, anchor, command=command)
+        for line in logical_lines(body)
+        for command in shell_commands(line)
+    ]
+
+
+def _inline_snippets(lines: list[str], in_code: list[bool]) -> list[Snippet]:
+    found: list[Snippet] = []
+    for number, line in enumerate(lines):
+        if in_code[number] or "`" not in line:
+            continue
+        for match in INLINE_RE.finditer(line):
+            span = match.group(1).strip().removeprefix("$ ")
+            anchor = _paragraph_end(lines, number)
+            if span.startswith("--") and " " not in span and len(span) <= _BARE_FLAG_CHARS:
+                found.append(Snippet("flag", span.split("=", 1)[0], anchor))
+            elif looks_like_command(span):
+                found.extend(
+                    Snippet("command", c.text, anchor, command=c, inline=True)
+                    for c in shell_commands(span)
+                )
+    return found
+
+
+def snippets(markdown: str) -> list[Snippet]:
+    """The answer's checkable snippets in reading order (at most MAX_SNIPPETS)."""
+    lines = markdown.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    in_code = [False] * len(lines)
+    found: list[Snippet] = []
+    for fence in fences(lines):
+        for i in range(fence.start, fence.end + 1):
+            in_code[i] = True
+        found.extend(_block_snippets(fence.lang, fence.lines, fence.end))
+    found.extend(_inline_snippets(lines, in_code))
+    found.sort(key=lambda s: s.anchor)
+    return found[:MAX_SNIPPETS]
+
 
 #: most missing words named per snippet
 MAX_MISSING = 3
@@ -168,3 +255,29 @@ def check_flag(s: Snippet, pages: list[PageIndex]) -> SnippetCheck:
         if page.has(flag):
             return _result(s, "found", page)
     return _result(s, "not_found", missing=(flag,))
+
+
+def count_commands(markdown: str) -> int:
+    """How many commands and code blocks of `markdown` a check looks at (cheap: no pages)."""
+    return len(snippets(markdown))
+
+
+def check_answer(markdown: str, documents: Sequence[Document]) -> Verification:
+    """Every snippet of the answer `markdown` matched against `documents` (the cited pages)."""
+    found = snippets(markdown)
+    if not found:
+        return Verification(status="checked")
+    pages = [page_index(doc) for doc in documents]
+    checks = {"command": check_command, "code": check_code, "flag": check_flag}
+    return Verification(status="checked", snippets=tuple(checks[s.kind](s, pages) for s in found))
+
+
+def unchecked(markdown: str) -> Verification:
+    """The answer's snippets, each 'unchecked' (the pages could not be had)."""
+    return Verification(
+        status="unchecked",
+        snippets=tuple(
+            SnippetCheck(snippet=s.text[:200], kind=s.kind, result="unchecked", anchor=s.anchor)
+            for s in snippets(markdown)
+        ),
+    )

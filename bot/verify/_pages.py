@@ -1,10 +1,7 @@
-"""A cited page made searchable. One pass over its lines keeps its shell lines and code
-lines with the section (heading) each is under; commands are parsed per program, and code
-lines tokenised, only when an answer asks for them (an answer names a few programs, a page
-shows many lines). Kept in a small in-process LRU: the same pages are cited again and again.
-The LRU is bounded by pages and by characters: an index holds its page's text and about 2.6
-bytes more per character (measured on a 40 KB page), so 256 pages of 40 KB would hold 37 MB,
-and a few reference pages of a megabyte each would hold more than the whole bot needs."""
+"""A cited page made searchable, for one check: its shell lines and code lines with the
+section (heading) each is under; commands are parsed per program, and code lines tokenised,
+only when an answer asks for them (an answer names a few programs, a page shows many lines).
+Built afresh for each check (a few ms for 20 pages), so nothing is kept between answers."""
 
 from __future__ import annotations
 
@@ -12,9 +9,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from bot.lru import SizedLru
 from bot.models import Document
-from bot.verify._parse import (
+from bot.verify.parse import (
     CODE_LANGS,
     INLINE_RE,
     Command,
@@ -25,12 +21,6 @@ from bot.verify._parse import (
     shell_commands,
 )
 
-#: page indexes kept in this process (by name and content): at most this many pages, and
-#: this many characters of their text in all (about 3.6 MB of memory at most, see above); a
-#: page over a quarter of that is indexed for each check and not kept, so that one huge page
-#: does not push out every other one
-MAX_INDEXED_PAGES = 256
-MAX_INDEXED_CHARS = 1_000_000
 _IDENT_RE = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -116,7 +106,7 @@ def _blocks(content: str) -> list[tuple[int, int, str, list[str]]]:
     return out
 
 
-def build_index(doc: Document) -> PageIndex:
+def page_index(doc: Document) -> PageIndex:
     """Regexes over the whole page (a line-by-line loop costs several times more)."""
     index = PageIndex(title=doc.title, uri=doc.uri, content=doc.content)
     content = "\n" + doc.content
@@ -146,33 +136,3 @@ def build_index(doc: Document) -> PageIndex:
         if looks_like_command(text):
             index.shell.append((text, section(span.start())))
     return index
-
-
-#: checks of big pages run in worker threads (bot/upstream/_verifying.py): SizedLru is safe
-#: there (a PageIndex's own memos are compute-if-absent of equal values, safe as they are)
-_CACHE: SizedLru[tuple[str, int, int], PageIndex] = SizedLru(
-    max_entries=MAX_INDEXED_PAGES,
-    max_size=MAX_INDEXED_CHARS,
-    size_of=lambda index: len(index.content),
-)
-
-
-def page_index(doc: Document) -> PageIndex:
-    """The page's index, from the LRU when its content was seen before."""
-    key = (doc.name, len(doc.content), hash(doc.content))
-    found = _CACHE.get(key)
-    if found is not None:
-        return found
-    built = build_index(doc)
-    _CACHE.put(key, built)
-    return built
-
-
-def kept_pages() -> tuple[int, int]:
-    """How many page indexes the LRU holds, and their characters in all."""
-    return len(_CACHE), _CACHE.size
-
-
-def forget_pages() -> None:
-    """Empty the LRU (the benchmark measures cold checks with it)."""
-    _CACHE.clear()

@@ -31,16 +31,13 @@ CODE_LANGS = frozenset(
      "c++", "csharp", "cs", "ruby", "rb", "php", "rust", "rs", "node", "mjs", "groovy"}
 )  # fmt: skip
 
-# Linear in a line: anchored patterns read runs of one class once; the token patterns
-# (`_SHELL_TOKEN_RE`, `_CODE_TOKEN_RE`) always match greedily and move on, never backtrack
-# into a failure; `word_pattern` starts with a literal. The two that were quadratic, fixed:
+# Every pattern is linear in a line (tests/test_verify_parse.py times the worst cases).
 #: the lookahead checks once that no backtick follows, before the info string is read (a
 #: trailing `[^`]*$` alone re-read the line once per character of the info: quadratic)
 FENCE_RE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?=[^`]*$)[ \t]*(?P<info>[^`\s]*)[^`]*$")
 INLINE_RE = re.compile(r"`([^`\n]+)`")
 _PROMPT_RE = re.compile(r"^(?:\([\w.-]+\)\s*)?(?:[\w.@~:/-]*[$%>❯]|PS>|PS [^>]*>)\s+")
-#: starts only where a blank run starts (`(?<!\s)`): searched from every position of a long
-#: blank run, `\s+` would re-read the rest of the run from each (quadratic)
+#: starts only where a blank run starts (`(?<!\s)`): else quadratic in a long blank run
 _TRAILING_COMMENT_RE = re.compile(r"(?<!\s)\s+#\s.*$")
 # a shell word (quoted parts kept together) or a control operator
 _SHELL_TOKEN_RE = re.compile(r"&&|\|\||[|;]|(?:[^\s\"'|;&]|\"(?:[^\"\\]|\\.)*\"?|'[^']*'?|&(?!&))+")
@@ -145,10 +142,6 @@ class Command:
     path: tuple[str, ...]
     loose: tuple[str, ...]
     flags: tuple[str, ...]
-
-    @property
-    def words(self) -> tuple[str, ...]:
-        return (self.program, *self.loose, *self.flags)
 
 
 def logical_lines(lines: tuple[str, ...] | list[str]) -> Iterator[str]:
@@ -288,9 +281,8 @@ def identifiers(tokens: tuple[str, ...]) -> list[str]:
 
 
 def word_pattern(word: str) -> re.Pattern[str]:
-    """`word` followed by no more of a word (`--x` also as `--no-x`; a sentence's full stop
-    may follow). It starts with the word itself, which lets the engine skip ahead; what
-    comes before is checked by `has_word`."""
+    """`word` followed by no more of a word (`--x` also as `--no-x`; a full stop may follow);
+    what comes before is checked by `has_word`."""
     if word.startswith("--"):
         body = "--(?:no-)?" + re.escape(word[2:].removeprefix("no-"))
     else:

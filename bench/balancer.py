@@ -14,15 +14,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import aiohttp
 
+from bench.driver import signed_headers
+
 #: how long after the first delivery a "late" retry is sent
 LATE_RETRY_SECONDS = 1.0
-
-Signer = Callable[[str], dict[str, str]]
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,6 @@ class Delivery:
 class Balancer:
     #: each replica's `/slack/events` URL
     urls: list[str]
-    sign: Signer
     deliveries: list[Delivery] = field(default_factory=list)
     per_replica: Counter[int] = field(default_factory=Counter)
     _next: int = 0
@@ -72,7 +70,7 @@ class Balancer:
 
     async def _deliver(self, replica: int, body: str, content_type: str, *, retry: bool) -> None:
         assert self._session is not None, "start() first"
-        headers = {"Content-Type": content_type, **self.sign(body)}
+        headers = signed_headers(body, content_type)
         if retry:
             headers |= {"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"}
         self.per_replica[replica] += 0 if retry else 1

@@ -1,16 +1,19 @@
-"""The day scenario: one team's day of questions through three set-ups at once.
+"""The day scenario: one team's day of questions through several set-ups at once.
 
-    python -m bench.run --scenario day
+    python -m bench.day [--smoke]
 
-Each topology gets its own fake Developer Knowledge server (its own quota: N answer_query a
+Each set-up gets its own fake Developer Knowledge server (its own quota: N answer_query a
 real minute, M for the whole run, the "day"), its own fake Slack, its own balancer, and the
 same question stream on the same schedule, side by side in one run:
 
 - redis:    two replicas on one real redis-server (STATE_URL=redis://…), the balancer
             alternating between them and sending Slack's retries to the other one;
-- sqlite:   one replica on the default store, an SQLite file in a temporary directory;
+- sqlite:   one replica on the default store (an SQLite file in its working directory);
 - baseline: one replica that does not plan: no cache, no ledger, no pause, no wait (every
             question that looks like one goes to answer_query until refused, then search).
+
+The guard (bench/guard.py) runs the same day with the redis and sqlite set-ups of two
+source trees side by side.
 """
 
 from __future__ import annotations
@@ -20,18 +23,19 @@ import asyncio
 import contextlib
 import os
 import shutil
+import sys
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import aiohttp
 from aiohttp import web
 
 from bench.balancer import Balancer
-from bench.day_requests import message_ts, request_for, signed_headers, stream_by_idx, warm_up
 from bench.day_slack import RecordingSlack
 from bench.day_upstream import DayUpstream, run_clock
-from bench.driver import free_port
+from bench.driver import ROOT, command, machine, mention, serve, signed_headers
 from bench.replica import Replica, Samples
 from bench.stream import Question, StreamShape, day_stream
 from tests.fakes.quota import QuotaEnforcer
@@ -46,6 +50,19 @@ DUPLICATE_GRACE = 2.0
 IDLE_SECONDS = 5.0
 #: each set-up's stream starts this much after the previous one's
 PHASE_SECONDS = 0.37
+#: the smoke run's day: a dozen questions in a few seconds, limits scaled down to match
+SMOKE_SHAPE = StreamShape(
+    questions=12,
+    askers=6,
+    topics=8,
+    seconds=10.0,
+    standup=3,
+    standup_seconds=3.0,
+    incident=2,
+    followups=1,
+    pay=1,
+    retry_share=0.4,
+)
 
 
 @dataclass(frozen=True)
@@ -53,12 +70,20 @@ class Topology:
     name: str
     title: str
     replicas: int
+    #: redis | sqlite (the default store, in the replica's working directory) | memory
+    store: str
+    #: the source tree the replicas run (another commit's checkout for the guard)
+    tree: Path = ROOT
+
+    @property
+    def planning(self) -> bool:
+        return self.store != "memory"
 
 
 TOPOLOGIES = (
-    Topology("redis", "2 replicas on one Redis", 2),
-    Topology("sqlite", "1 replica on SQLite (the default store)", 1),
-    Topology("baseline", "baseline: no cache, no ledger (1 replica)", 1),
+    Topology("redis", "2 replicas on one Redis", 2, "redis"),
+    Topology("sqlite", "1 replica on SQLite (the default store)", 1, "sqlite"),
+    Topology("baseline", "baseline: no cache, no ledger (1 replica)", 1, "memory"),
 )
 
 
@@ -95,8 +120,9 @@ class DayRun:
 def settings_for(topology: Topology, args: argparse.Namespace, state_url: str) -> dict[str, str]:
     """The bot's settings in `topology`: the planning bot as configured for the fake's quota,
     or the baseline with every planning policy switched off."""
-    common = {"STATE_URL": state_url, "STATE_PREFIX": f"bench-{uuid.uuid4().hex[:8]}:"}
-    if topology.name != "baseline":
+    common = {"STATE_PREFIX": f"bench-{uuid.uuid4().hex[:8]}:"}
+    common |= {"STATE_URL": state_url} if state_url else {}
+    if topology.planning:
         return common | {
             "ANSWER_QUOTA_PER_MINUTE": str(args.per_minute),
             "ANSWER_QUOTA_PER_DAY": str(args.per_day),
@@ -113,15 +139,6 @@ def settings_for(topology: Topology, args: argparse.Namespace, state_url: str) -
     }
 
 
-async def _serve(app: web.Application, runners: list[web.AppRunner]) -> str:
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    port = free_port()
-    await web.TCPSite(runner, "127.0.0.1", port, backlog=1024).start()
-    runners.append(runner)
-    return f"http://127.0.0.1:{port}"
-
-
 async def start_stack(
     topology: Topology, args: argparse.Namespace, topics: dict[str, str], state_url: str
 ) -> Stack:
@@ -134,19 +151,19 @@ async def start_stack(
         doc_latency=args.doc_latency,
     )
     stack = Stack(topology, upstream, RecordingSlack())
-    mcp = await _serve(upstream.app(), stack.runners) + "/mcp"
-    stack.slack_url = await _serve(stack.slack.app(), stack.runners)
+    mcp = await serve(upstream.app(), stack.runners) + "/mcp"
+    stack.slack_url = await serve(stack.slack.app(), stack.runners)
     settings = settings_for(topology, args, state_url) | {
         "SLACK_API_URL": stack.slack_url + "/api/",
         "DEVELOPER_KNOWLEDGE_MCP_URL": mcp,
         "PAY_MCP_URL": mcp,
     }
     stack.replicas = [
-        Replica(f"{topology.name}-{i + 1}", settings, verbose=args.verbose)
+        Replica(f"{topology.name}-{i + 1}", settings, tree=topology.tree, verbose=args.verbose)
         for i in range(topology.replicas)
     ]
     stack.cold_start_s = list(await asyncio.gather(*(r.start() for r in stack.replicas)))
-    stack.balancer = Balancer([r.events_url for r in stack.replicas], signed_headers)
+    stack.balancer = Balancer([r.events_url for r in stack.replicas])
     await stack.balancer.start()
     return stack
 
@@ -165,8 +182,7 @@ async def _ask(stack: Stack, q: Question, stream: list[Question], start: float) 
                 )
     thread = None
     if q.surface == "mention":
-        root_q = stream_by_idx(stream)[q.thread_of] if q.thread_of is not None else q
-        thread = message_ts(root_q)
+        thread = message_ts(stream[q.thread_of] if q.thread_of is not None else q)
     asked = stack.slack.expect(q.idx, q.topic, q.channel, thread)
     body, content_type = request_for(q, stream, stack.slack_url)
     asked.sent = time.monotonic()
@@ -215,31 +231,30 @@ def redis_or_reason() -> tuple[object | None, str | None]:
     return RedisServer().start(), None
 
 
-def state_url_for(topology: Topology, args: argparse.Namespace, redis_url: str) -> str:
-    if topology.name == "redis":
-        return redis_url
-    if topology.name == "sqlite":  # an absolute path: sqlite:////tmp/…/day-state.db
-        return f"sqlite:///{Path(args.workdir).resolve()}/day-state.db"
-    return "memory://"
+def state_url_for(topology: Topology, redis_url: str) -> str:
+    """redis://…, memory://, or "" for the default (SQLite in the replica's directory)."""
+    return {"redis": redis_url, "memory": "memory://"}.get(topology.store, "")
 
 
-async def run_day(args: argparse.Namespace, shape: StreamShape) -> DayRun:
+async def run_day(
+    args: argparse.Namespace, shape: StreamShape, topologies: tuple[Topology, ...] = TOPOLOGIES
+) -> DayRun:
     stream = day_stream(shape, seed=args.seed)
     topics = {" ".join(q.text.split()): q.topic for q in stream}
     run = DayRun(args, shape, stream, [])
     redis, reason = redis_or_reason()
     try:
-        for topology in TOPOLOGIES:
-            if topology.name == "redis" and redis is None:
+        for topology in topologies:
+            if topology.store == "redis" and redis is None:
                 stack = Stack(topology, DayUpstream(QuotaEnforcer(), {}), RecordingSlack())
                 stack.skipped = reason
                 run.stacks.append(stack)
                 continue
-            state_url = state_url_for(topology, args, getattr(redis, "url", ""))
+            state_url = state_url_for(topology, getattr(redis, "url", ""))
             run.stacks.append(await start_stack(topology, args, topics, state_url))
         live = [s for s in run.stacks if s.skipped is None]
         await asyncio.gather(*(warm_up(s.replicas, s.slack_url) for s in live))
-        await measure_idle(live, IDLE_SECONDS)
+        await measure_idle(live, args.idle_seconds)
         t0 = time.monotonic()
         start = asyncio.get_running_loop().time() + 0.5
         # the same schedule, each set-up a fraction of a second after the one before: they
@@ -250,6 +265,8 @@ async def run_day(args: argparse.Namespace, shape: StreamShape) -> DayRun:
         run.wall_s = time.monotonic() - t0
     finally:
         for stack in run.stacks:
+            if stack.balancer is not None:
+                await stack.balancer.close()
             for replica in stack.replicas:
                 replica.stop()
             for runner in stack.runners:
@@ -257,3 +274,82 @@ async def run_day(args: argparse.Namespace, shape: StreamShape) -> DayRun:
         if redis is not None:
             redis.kill()  # type: ignore[attr-defined]
     return run
+
+
+def message_ts(q: Question) -> str:
+    return f"{1_700_000_000 + q.idx}.000100"
+
+
+def request_for(q: Question, stream: list[Question], slack_url: str) -> tuple[str, str]:
+    """The body of `q` as Slack sends it (a slash command or an app_mention), and its type.
+    Slack's retries of a mention carry the same event_id: the bot dedupes by it."""
+    if q.surface == "command":
+        return command(q.text, q.channel, q.asker, f"{slack_url}/response/{q.idx}")
+    thread = message_ts(stream[q.thread_of]) if q.thread_of is not None else None
+    event_id = f"Ev{q.idx:05d}{uuid.uuid5(uuid.NAMESPACE_OID, q.text).hex[:8]}"
+    ts = message_ts(q)
+    return mention(q.text, q.channel, q.asker, ts, thread_ts=thread, event_id=event_id)
+
+
+async def warm_up(replicas: list[Replica], slack_url: str) -> None:
+    """One `/gdocs help` to each replica (its ack path and first Slack call warm, as in a
+    deployed bot; no upstream call, nothing in the figures)."""
+    async with aiohttp.ClientSession() as session:
+        for replica in replicas:
+            body, ctype = command("help", "CWARM", "UWARM", f"{slack_url}/response/999999")
+            headers = signed_headers(body, ctype)
+            async with session.post(replica.events_url, data=body, headers=headers) as resp:
+                await resp.read()
+
+
+def add_day_arguments(parser: argparse.ArgumentParser) -> None:
+    day = parser.add_argument_group("the day")
+    day.add_argument("--seed", type=int, default=16, help="the question stream's seed")
+    day.add_argument("--per-minute", type=int, default=10, help="answer_query a minute (fake)")
+    day.add_argument("--per-day", type=int, default=50, help="answer_query for the run (fake)")
+    day.add_argument("--per-user", type=int, default=10, help="ANSWER_QUOTA_PER_USER_PER_DAY")
+    day.add_argument("--answer-latency", type=float, default=2.0, help="answer_query, s")
+    day.add_argument("--search-latency", type=float, default=0.5, help="search_documents, s")
+    day.add_argument("--doc-latency", type=float, default=0.1, help="get_documents, s")
+    day.add_argument("--drain", type=float, default=60.0, help="longest wait for answers, s")
+    parser.set_defaults(idle_seconds=IDLE_SECONDS)
+
+
+def smoke_day(args: argparse.Namespace) -> StreamShape:
+    """The smoke run's tiny day, with limits and latencies scaled down to match."""
+    args.per_minute, args.per_day, args.per_user = 3, 5, 2
+    args.answer_latency, args.search_latency, args.doc_latency = 0.1, 0.05, 0.01
+    args.drain, args.idle_seconds = 30.0, 1.0
+    return SMOKE_SHAPE
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.day_figures import day_figures
+    from bench.day_report import day_verdicts, render_day
+    from bench.results_file import RESULTS, update_results
+
+    parser = argparse.ArgumentParser(prog="python -m bench.day", description=__doc__)
+    add_day_arguments(parser)
+    parser.add_argument("--smoke", action="store_true", help="a tiny day; writes nothing")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--verbose", action="store_true", help="show the bots' stderr")
+    args = parser.parse_args(argv)
+    shape = smoke_day(args) if args.smoke else StreamShape()
+    figures = day_figures(asyncio.run(run_day(args, shape)))
+    argv = sys.argv[1:] if argv is None else argv
+    section = render_day(
+        figures, command="python -m bench.day " + " ".join(argv), machine=machine()
+    )
+    print(section)
+    if not args.smoke:
+        update_results(args.out, "day", section)
+        print(f"wrote {args.out}")
+    tops = figures["topologies"].values()
+    # correctness always counts: every question answered by something, every query known
+    broken = any(t["answered"] < t["questions"] or t["unknown_queries"] for t in tops)
+    failed = [name for name, ok in day_verdicts(figures) if not ok]
+    return 1 if broken or (failed and not args.smoke) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Any
 
 Figures = dict[str, Any]
-ORDER = ("redis", "sqlite", "baseline")
 
 
 def _pc(x: float) -> str:
@@ -152,9 +151,8 @@ ROWS: tuple[tuple[str, Callable[[Figures, Figures | None], str]], ...] = (
 def day_verdicts(f: Figures) -> list[tuple[str, bool]]:
     tops, base = f["topologies"], f["topologies"].get("baseline")
     out: list[tuple[str, bool]] = []
-    for name in ("redis", "sqlite"):
-        t = tops.get(name)
-        if t is None:
+    for t in tops.values():
+        if t["name"] == "baseline":
             continue
         label = t["title"]
         double = base is not None and t["generated_share"] >= 2 * base["generated_share"]
@@ -180,17 +178,15 @@ def day_verdicts(f: Figures) -> list[tuple[str, bool]]:
     return out
 
 
-def render_day(f: Figures, *, argv: list[str], machine: str) -> str:
-    cmd = "python -m bench.run" + ("" if not argv else " " + " ".join(argv))
+def render_day(f: Figures, *, command: str, machine: str) -> str:
     s = f["stream"]
-    names = [n for n in ORDER if n in f["topologies"]]
-    tops = [f["topologies"][n] for n in names]
+    tops = list(f["topologies"].values())
     base = f["topologies"].get("baseline")
     lines = [
         "## A team's day: how far 50 generated answers go",
         "",
-        f"Run {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC with `{cmd}` on {machine}; "
-        f"{f['wall_s']:.0f} s of wall time for the three set-ups side by side.",
+        f"Run {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC with `{command.strip()}` on "
+        f"{machine}; {f['wall_s']:.0f} s of wall time for the set-ups side by side.",
         "",
         f"The same stream (seed {f['seed']}) through each set-up at once: {s['questions']} questions "
         f"from {s['askers']} askers on {s['topics']} topics over {s['seconds']:.0f} s (the "

@@ -21,8 +21,7 @@ from typing import Any
 from bench.render_corpus import corpus, typical_page
 from bench.results_file import update_results
 from bot.models import Answer, Document
-from bot.render import document_page_spans, markdown_to_blocks, render_answer
-from bot.render.inline import inline_mrkdwn
+from bot.render import document_page_spans, inline_mrkdwn, markdown_to_blocks, render_answer
 
 URI = "https://docs.cloud.google.com/storage/docs/creating-buckets"
 NAME = "documents/docs.cloud.google.com/storage/docs/creating-buckets"

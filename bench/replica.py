@@ -1,4 +1,6 @@
-"""One bot replica: `python -m bot serve` (HTTP mode) as a subprocess on 127.0.0.1.
+"""One bot process on 127.0.0.1: `python -m bot serve` (HTTP mode) from this tree or another
+(`tree`: a checkout of an older commit, first on PYTHONPATH), or the naive bot
+(`module="bench.naive_bot"`).
 
 It runs with the test suite's loopback guard (tests/sitecustomize first on PYTHONPATH: any
 socket to an address outside 127.0.0.0/8 fails), no `.env` (its own empty working directory)
@@ -8,6 +10,8 @@ its own `/metrics`.
 
 from __future__ import annotations
 
+import compileall
+import functools
 import os
 import re
 import shutil
@@ -31,27 +35,22 @@ from bench.driver import (
 GUARD_DIR = ROOT / "tests" / "sitecustomize"
 _SAMPLE = re.compile(r"^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)$")
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+_OURS = ("SLACK_", "GOOGLE_", "STATE_", "ANSWER_", "CACHE_", "MCP_", "RATE_LIMIT_", "PYTHONPATH")
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 
-def bot_env(settings: dict[str, str]) -> dict[str, str]:
-    """The bot's environment: this one without Slack/Google settings, the loopback guard,
-    no metadata server, and `settings`."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("SLACK_", "GOOGLE_", "STATE_", "ANSWER_", "CACHE_"))
-    }
-    paths = (str(GUARD_DIR), str(ROOT), env.get("PYTHONPATH"))
+def bot_env(settings: dict[str, str], tree: Path) -> dict[str, str]:
+    """This environment without the bot's settings, the loopback guard and `tree` first on
+    PYTHONPATH, no metadata server, and `settings`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_OURS)}
     env.update(
-        PYTHONPATH=os.pathsep.join(p for p in paths if p),
+        PYTHONPATH=os.pathsep.join((str(GUARD_DIR), str(tree))),
         SLACK_BOT_TOKEN="xoxb-bench-token",
         SLACK_SIGNING_SECRET=SIGNING_SECRET,
         GOOGLE_API_KEY="bench-api-key",
         LOG_LEVEL="INFO",
-        # the day's fake Slack reads answers from chat.postMessage: not streamed (the day
-        # measures how far the quota goes, not how an answer is delivered)
+        # the fakes read answers from chat.postMessage: not streamed
         STREAM_ANSWERS="false",
         HOST="127.0.0.1",
         GCE_METADATA_HOST="127.0.0.1:9",
@@ -62,12 +61,30 @@ def bot_env(settings: dict[str, str]) -> dict[str, str]:
     return env
 
 
+@functools.cache
+def precompile(tree: Path) -> None:
+    """Byte-compile the tree's `bot` once, before its first start: an installed bot has its
+    modules compiled, but a checkout run with PYTHONDONTWRITEBYTECODE compiles every module
+    edited since its last .pyc at each start, which the cold start would count."""
+    compileall.compile_dir(tree / "bot", quiet=1)
+
+
 class Replica:
-    def __init__(self, name: str, settings: dict[str, str], *, verbose: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        settings: dict[str, str],
+        *,
+        tree: Path = ROOT,
+        module: str = "bot",
+        verbose: bool = False,
+    ) -> None:
         self.name = name
         self.port = free_port()
-        self.workdir = Path(tempfile.mkdtemp(prefix="gdocs-bench-replica-"))
-        self._env = bot_env({**settings, "PORT": str(self.port)})
+        self.tree = tree
+        self.workdir = Path(tempfile.mkdtemp(prefix="gdocs-bench-"))
+        self._env = bot_env({**settings, "PORT": str(self.port)}, tree)
+        self._argv = [sys.executable, "-m", module] + (["serve"] if module == "bot" else [])
         self._verbose = verbose
         self.proc: subprocess.Popen[bytes] | None = None
         self._peak_kb = 0
@@ -77,10 +94,11 @@ class Replica:
         return f"http://127.0.0.1:{self.port}/slack/events"
 
     async def start(self, within: float = 30.0) -> float:
-        """Spawn the bot; seconds until its `/healthz` answered 200."""
+        """Spawn the bot; seconds until its `/healthz` answered 200 (its cold start)."""
+        precompile(self.tree)
         t0 = time.monotonic()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot", "serve"],
+            self._argv,
             env=self._env,
             cwd=self.workdir,
             stdin=subprocess.DEVNULL,
@@ -88,9 +106,7 @@ class Replica:
             stderr=None if self._verbose else subprocess.DEVNULL,
         )
         try:
-            await wait_healthy(
-                self.proc, self.port, t0=t0, within=within, poll=0.02, name=self.name
-            )
+            await wait_healthy(self.proc, self.port, t0=t0, within=within, name=self.name)
         except RuntimeError:
             self.stop()
             raise

@@ -1,10 +1,10 @@
 """bench/RESULTS.md is one file with a section per scenario; a run rewrites only its own.
 
-    update_results(path, "day", text)
+    update_results(RESULTS, "day", text)
 
 Sections are kept between `<!-- section:NAME -->` and `<!-- /section:NAME -->` lines, in the
-order of SECTIONS (the day first: it is the benchmark's headline); the hand-written analysis
-in bench/FINDINGS.md follows them, copied in afresh on every write.
+order of SECTIONS (the guard first: it is what the issue judges). What the figures taught
+is in bench/FINDINGS.md, written by hand.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-SECTIONS = ("day", "store", "load", "verify", "render")
-FINDINGS = Path(__file__).with_name("FINDINGS.md")
-TITLE = "# Benchmark results"
+SECTIONS = ("guard", "day", "verify", "render")
+RESULTS = Path(__file__).with_name("RESULTS.md")
+TITLE = "# Benchmark results\n\nThe latest figures of each scenario; what they taught is in FINDINGS.md."
 _SECTION = re.compile(r"<!-- section:(\w+) -->\n(.*?)\n<!-- /section:\1 -->", re.DOTALL)
 
 
@@ -37,8 +37,6 @@ def update_results(path: Path, name: str, body: str) -> str:
                 f"<!-- /section:{section} -->",
                 "",
             ]
-    if FINDINGS.exists():
-        parts += [FINDINGS.read_text().rstrip(), ""]
     text = "\n".join(parts)
     path.write_text(text)
     return text

@@ -40,7 +40,6 @@ class Answering:
     def __init__(
         self,
         config: UpstreamConfig,
-        *,
         dk: McpClient,
         pay: McpClient,
         documents: DocumentFetcher,

@@ -10,6 +10,7 @@ import json
 import logging
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,21 +27,11 @@ logger = logging.getLogger(__name__)
 SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 
 
-class _Response(google_transport.Response):
-    def __init__(self, response: httpx.Response) -> None:
-        self._response = response
-
-    @property
-    def status(self) -> int:
-        return self._response.status_code
-
-    @property
-    def headers(self) -> Mapping[str, str]:
-        return self._response.headers
-
-    @property
-    def data(self) -> bytes:
-        return self._response.content
+@dataclass(frozen=True)
+class _Response:  # what google-auth reads of a response
+    status: int
+    headers: Mapping[str, str]
+    data: bytes
 
 
 class HttpxRequest(google_transport.Request):
@@ -65,7 +56,7 @@ class HttpxRequest(google_transport.Request):
             )
         except httpx.HTTPError as exc:
             raise google_exceptions.TransportError(type(exc).__name__) from exc  # type: ignore[no-untyped-call]
-        return _Response(response)
+        return _Response(response.status_code, response.headers, response.content)
 
     def close(self) -> None:
         self._client.close()

@@ -1,25 +1,8 @@
-"""One cache key for questions that differ only in form, so answers are spent on new ones.
-
-The rule (what the README says):
-
-1. Case, Unicode forms, whitespace and invisible characters do not matter (NFKC, casefold,
-   one space between words).
-2. Punctuation around a word does not matter ("bucket?" = "bucket", "(Cloud Run)" =
-   "cloud run"); punctuation inside one does ("gs://my-bucket", "--location", "node.js",
-   "HTTP/2", "3.11", "c++", ".net" stay whole). A word of punctuation only ("-", "?") goes.
-3. Simple plurals count as the singular: "buckets" = "bucket", "policies" = "policy",
-   "branches" = "branch", "classes" = "class". Only words of letters, at least 4 long; words
-   ending in "ss", "us" or "is" (class, status, analysis) and a few names (https, ios, macos,
-   kubernetes, redis, windows, series, news) stay as they are; apis, cpus, gpus and tpus are
-   the plurals of api, cpu, gpu and tpu.
-4. These filler words and phrases are left out wherever they appear: "how do i",
-   "how can i", "how should i", "how to", "can you", "could you", "would you", "please",
-   and the articles "a", "an", "the". A question made only of them keeps them.
-
-So "How do I create a Cloud Storage bucket?" and "how to create cloud storage buckets"
-share a key, while "create a bucket" / "delete a bucket", "Cloud Run" / "Cloud Functions",
-"Python 3.11" / "Python 3.12" and "HTTP/2" / "HTTP/3" never do: only form is dropped, never
-a verb, a name or a number.
+"""One cache key for questions that differ only in form (the rule is in the README): case,
+Unicode forms, spacing, invisible characters and punctuation around words do not count; simple
+plurals count as the singular; the fillers below go. "How do I create a Cloud Storage bucket?"
+and "how to create cloud storage buckets" share a key; "create a bucket" / "delete a bucket",
+"Python 3.11" / "Python 3.12" never do: only form is dropped, never a verb, a name or a number.
 """
 
 from __future__ import annotations
@@ -31,19 +14,8 @@ import unicodedata
 from bot.text import without_invisible
 
 #: filler phrases, longest first so that "how do i" wins over a shorter overlap
-FILLERS: tuple[tuple[str, ...], ...] = (
-    ("how", "do", "i"),
-    ("how", "can", "i"),
-    ("how", "should", "i"),
-    ("how", "to"),
-    ("can", "you"),
-    ("could", "you"),
-    ("would", "you"),
-    ("please",),
-    ("a",),
-    ("an",),
-    ("the",),
-)
+_FILLER_TEXT = "how do i|how can i|how should i|how to|can you|could you|would you|please|a|an|the"
+FILLERS: tuple[tuple[str, ...], ...] = tuple(tuple(f.split()) for f in _FILLER_TEXT.split("|"))
 #: the filler phrases by their first word (in FILLERS' order): most words start none
 _FILLERS_BY_FIRST: dict[str, tuple[tuple[str, ...], ...]] = {
     first: tuple(f for f in FILLERS if f[0] == first) for first in {f[0] for f in FILLERS}
@@ -65,11 +37,9 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _CONTROL_SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85"
 
 
-# a question's key is asked for more than once (the answer cache, then the checked answer
-# kept back in it; repeats of a popular question): remembered for the last few hundred
 @functools.lru_cache(maxsize=256)
 def question_key(text: str) -> str:
-    """The normalised form of a question (see the module docstring for the rule)."""
+    """The normalised form of a question."""
     words = [_singular(w) for w in (_strip(w) for w in _words(text)) if _has_alnum(w)]
     kept = _without_fillers(words)
     return " ".join(kept or words)

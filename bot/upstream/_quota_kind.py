@@ -1,23 +1,8 @@
-"""Which quota a refusal was about (per minute, per day, or unknown), in each form it comes in.
-
-Google says it in three places, the most reliable first:
-
-1. `error.details[]` of its error JSON: `google.rpc.ErrorInfo.metadata.quota_limit` (e.g.
-   `AnswerQueryRequestsPerMinutePerProject`, `…PerDayPerProject`) and `quota_limit_value`;
-2. the text: `error.message` ("… limit 'Answer query requests per minute per project' …") and
-   `google.rpc.QuotaFailure.violations[].description`;
-3. how long to wait: `google.rpc.RetryInfo.retryDelay` ("37s", "1.5s"), an HTTP `Retry-After`
-   header, or "retry in 37s" in the text.
-
-A JSON-RPC error carries the same in `message` and `data` (which may embed Google's error JSON,
-as an object or as a JSON string); an `isError` tool result keeps only its text (which may
-embed the JSON too).
-
-Windows: seconds or minutes ("per minute", "per 100 seconds", `PerMinute`) are "minute"; a day
-("per day", `PerDay`, "daily") is "day"; anything else, nothing, or both at once is "unknown",
-which callers turn into a short pause, never a day-long one. The metadata wins over the text.
-Everything here is pure: no I/O, and the clock only for a `Retry-After` given as a date.
-"""
+"""Which quota a refusal was about ("minute", "day" or "unknown"), how long to wait, and the
+limit's size, from each form it comes in: Google's error JSON (ErrorInfo `quota_limit` and
+`quota_limit_value`, RetryInfo `retryDelay`, QuotaFailure violations, the message), an HTTP
+`Retry-After`, a JSON-RPC error's message and data, or an `isError` result's text. Metadata wins
+over text; no window, an hour, or both at once is "unknown" (a short pause, never a day's)."""
 
 from __future__ import annotations
 
@@ -28,33 +13,23 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, Literal
+from typing import Any
 
 from bot.errors import QuotaSignal
 
-Window = Literal["minute", "day", "unknown"]
-
-# Linear in the 429 text: `_CAMEL` inspects two characters per position; `_WINDOW`,
-# `_RETRY_TEXT` and `_LIMIT_TEXT` start at a word and read runs of disjoint classes (spaces,
-# digits, letters) once; `_DELAY` is anchored on one short header value.
+# all linear: each starts at a word and reads runs of disjoint classes once
 # "PerMinutePerProject" -> "Per Minute Per Project", "Per100Seconds" -> "Per 100 Seconds"
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])")
 _WINDOW = re.compile(
     r"\bper\s*(?:\d+\s*)?(seconds?|secs?|minutes?|mins?|hours?|days?)\b|\b(daily)\b",
     re.IGNORECASE,
 )
-#: a unit's first three letters -> the window it belongs to (hours are neither)
-_UNIT: dict[str, str] = {"sec": "minute", "min": "minute", "day": "day", "dai": "day"}
+_UNIT = {"sec": "minute", "min": "minute", "day": "day", "dai": "day"}  # hours are neither
 _RETRY_TEXT = re.compile(
     r"retry\s+(?:in|after)\s+(\d+(?:\.\d+)?)\s*(ms|s|secs?|seconds?)\b", re.IGNORECASE
 )
 _DELAY = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
 _LIMIT_TEXT = re.compile(r"\blimit(?:_value)?['\"]?\s*[:=]\s*['\"]?(\d{1,9})\b", re.IGNORECASE)
-_ERROR_INFO = "google.rpc.ErrorInfo"
-_RETRY_INFO = "google.rpc.RetryInfo"
-_QUOTA_FAILURE = "google.rpc.QuotaFailure"
-#: how many `{` of a text are tried as the start of embedded JSON
-_MAX_JSON_STARTS = 3
 
 
 def http_quota_signal(
@@ -78,21 +53,30 @@ def http_quota_signal(
 def rpc_quota_signal(message: str, data: object) -> QuotaSignal:
     """The signal of a JSON-RPC error: its message, and `data` (maybe Google's error JSON)."""
     error = _google_error(data)
-    texts = [message]
-    if error is None:
-        texts.append(data if isinstance(data, str) else _dumps(data))
-    return _signal(error, texts, None)
+    if error is not None:
+        return _signal(error, [message], None)
+    try:
+        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = ""
+    return _signal(None, [message, "" if data is None else text], None)
 
 
 def text_quota_signal(text: str) -> QuotaSignal:
-    """The signal of an `isError` tool result, whose text is all that survives."""
-    return _signal(_embedded_error(text), [text], None)
+    """The signal of an `isError` tool result, whose text may embed Google's error JSON."""
+    error, start = None, text.find("{")
+    for _ in range(3):  # the first few `{` are tried as the start of JSON
+        if start < 0:
+            break
+        try:
+            error = _google_error(json.JSONDecoder().raw_decode(text, start)[0])
+            break
+        except ValueError:
+            start = text.find("{", start + 1)
+    return _signal(error, [text], None)
 
 
-# --- deciding ----------------------------------------------------------------------------
-def _signal(
-    error: Mapping[str, Any] | None, texts: list[str], retry_hint: float | None
-) -> QuotaSignal:
+def _signal(error: Mapping[str, Any] | None, texts: list[str], hint: float | None) -> QuotaSignal:
     limits: list[str] = []
     values: list[object] = []
     retry: float | None = None
@@ -100,56 +84,45 @@ def _signal(
         texts = [str(error.get("message") or ""), *texts]
         for detail in _details(error):
             kind = str(detail.get("@type", ""))
-            if kind.endswith(_ERROR_INFO):
-                metadata = detail.get("metadata")
-                if isinstance(metadata, Mapping):
-                    limits.append(str(metadata.get("quota_limit") or ""))
-                    values.append(metadata.get("quota_limit_value"))
-            elif kind.endswith(_RETRY_INFO) and retry is None:
+            metadata = detail.get("metadata")
+            if kind.endswith("google.rpc.ErrorInfo") and isinstance(metadata, Mapping):
+                limits.append(str(metadata.get("quota_limit") or ""))
+                values.append(metadata.get("quota_limit_value"))
+            elif kind.endswith("google.rpc.RetryInfo") and retry is None:
                 retry = _retry_delay(detail.get("retryDelay"))
-            elif kind.endswith(_QUOTA_FAILURE):
-                texts.extend(_violation_texts(detail.get("violations")))
+            elif kind.endswith("google.rpc.QuotaFailure"):
+                violations = detail.get("violations")
+                texts += [
+                    f"{v.get('subject', '')} {v.get('description', '')}"
+                    for v in (violations if isinstance(violations, list) else [])
+                    if isinstance(v, Mapping)
+                ]
     window = _window(limits)
     if window == "unknown":
         window = _window(texts)
     if retry is None:
-        retry = retry_hint if retry_hint is not None else _retry_in_text(texts)
+        retry = hint if hint is not None else _retry_in_text(texts)
     value = next((v for v in map(_positive_int, values) if v is not None), None)
     if value is None:
-        value = _limit_in_text(texts)
+        found = (_LIMIT_TEXT.search(t) for t in texts)
+        value = next((_positive_int(m.group(1)) for m in found if m), None)
     return QuotaSignal(limit=window, retry_after=retry, limit_value=value)
 
 
-def _window(texts: Iterable[str]) -> Window:
+def _window(texts: Iterable[str]) -> Any:
     """ "minute" or "day" when the texts name exactly that kind of window, else "unknown"."""
-    found: set[str] = set()
+    found = set()
     for text in texts:
-        spaced = _CAMEL.sub(" ", text.replace("_", " "))
-        for match in _WINDOW.finditer(spaced):
-            unit = (match.group(1) or match.group(2)).lower()
-            found.add(_UNIT.get(unit[:3], "other"))
-    if found == {"minute"}:
-        return "minute"
-    if found == {"day"}:
-        return "day"
-    return "unknown"
+        for match in _WINDOW.finditer(_CAMEL.sub(" ", text.replace("_", " "))):
+            found.add(_UNIT.get((match.group(1) or match.group(2)).lower()[:3], "other"))
+    return found.pop() if found in ({"minute"}, {"day"}) else "unknown"
 
 
-# --- reading the parts -------------------------------------------------------------------
 def _loads(raw: str) -> object:
     try:
         return json.loads(raw)
     except ValueError:
         return None
-
-
-def _dumps(data: object) -> str:
-    if data is None:
-        return ""
-    try:
-        return json.dumps(data, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return ""
 
 
 def _google_error(data: object) -> Mapping[str, Any] | None:
@@ -161,45 +134,14 @@ def _google_error(data: object) -> Mapping[str, Any] | None:
         data = data[0]
     if not isinstance(data, Mapping):
         return None
-    inner = data.get("error")
-    if isinstance(inner, Mapping):
-        return inner
-    if isinstance(data.get("details"), list) or "status" in data:
-        return data
-    return None
-
-
-def _embedded_error(text: str) -> Mapping[str, Any] | None:
-    """Google's error JSON when a text embeds it ("429 …: {"error": {…}}")."""
-    decoder = json.JSONDecoder()
-    start = text.find("{")
-    for _ in range(_MAX_JSON_STARTS):
-        if start < 0:
-            return None
-        try:
-            data, _end = decoder.raw_decode(text, start)
-        except ValueError:
-            start = text.find("{", start + 1)
-            continue
-        return _google_error(data)
-    return None
+    if isinstance(data.get("error"), Mapping):
+        return data["error"]  # type: ignore[no-any-return]
+    return data if isinstance(data.get("details"), list) or "status" in data else None
 
 
 def _details(error: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     details = error.get("details")
-    if not isinstance(details, list):
-        return []
-    return [d for d in details if isinstance(d, Mapping)]
-
-
-def _violation_texts(violations: object) -> list[str]:
-    if not isinstance(violations, list):
-        return []
-    return [
-        " ".join(str(v.get(k, "")) for k in ("subject", "description"))
-        for v in violations
-        if isinstance(v, Mapping)
-    ]
+    return [d for d in details if isinstance(d, Mapping)] if isinstance(details, list) else []
 
 
 def _retry_delay(value: object) -> float | None:
@@ -209,10 +151,9 @@ def _retry_delay(value: object) -> float | None:
         return _seconds(float(match.group(1))) if match else None
     if isinstance(value, Mapping):
         try:
-            seconds = float(value.get("seconds") or 0) + float(value.get("nanos") or 0) / 1e9
+            return _seconds(float(value.get("seconds") or 0) + float(value.get("nanos") or 0) / 1e9)
         except (TypeError, ValueError):
             return None
-        return _seconds(seconds)
     return None
 
 
@@ -220,34 +161,22 @@ def _retry_after_header(value: str | None, now: datetime | None) -> float | None
     """Retry-After: delta-seconds, or an HTTP date (measured from `now`)."""
     if value is None or not value.strip():
         return None
-    value = value.strip()
     try:
-        return _seconds(float(value))
+        return _seconds(float(value.strip()))
     except ValueError:
         pass
     try:
-        when = parsedate_to_datetime(value)
+        when = parsedate_to_datetime(value.strip())
     except (TypeError, ValueError, IndexError):
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
     return _seconds(max(0.0, (when - (now or datetime.now(UTC))).total_seconds()))
 
 
 def _retry_in_text(texts: Iterable[str]) -> float | None:
-    for text in texts:
-        match = _RETRY_TEXT.search(text)
-        if match:
-            amount = float(match.group(1))
-            return _seconds(amount / 1000 if match.group(2).lower() == "ms" else amount)
-    return None
-
-
-def _limit_in_text(texts: Iterable[str]) -> int | None:
-    for text in texts:
-        match = _LIMIT_TEXT.search(text)
-        if match:
-            return _positive_int(match.group(1))
+    for match in filter(None, (_RETRY_TEXT.search(t) for t in texts)):
+        amount = float(match.group(1))
+        return _seconds(amount / 1000 if match.group(2).lower() == "ms" else amount)
     return None
 
 
@@ -256,11 +185,6 @@ def _seconds(value: float) -> float | None:
 
 
 def _positive_int(value: object) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if value > 0 else None
     if isinstance(value, str) and value.strip().isdigit():
-        number = int(value.strip())
-        return number if number > 0 else None
-    return None
+        value = int(value.strip())
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None

@@ -1,5 +1,5 @@
-"""GoogleDocsService: `bot.service.DocsService` over the Developer Knowledge and Pay MCP servers,
-and `build_service`, which wires config -> credentials -> one httpx client -> two MCP clients."""
+"""GoogleDocsService (`build_service`): `bot.service.DocsService` over the Developer Knowledge and
+Pay MCP servers, wired as config -> credentials -> one httpx client -> two MCP clients."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from functools import partial
-from typing import Literal, TypeVar
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 
 from bot import keys
-from bot.errors import GdocsError
+from bot.errors import GdocsError, ServerKey
 from bot.models import Answer, Document, Fallback, ServerStatus
 from bot.names import normalize_doc_ref
 from bot.observability.metrics import Metrics
@@ -39,82 +39,8 @@ _T = TypeVar("_T")
 _ANSWER = ModelCodec(Answer)
 
 
-def build_service(
-    config: UpstreamConfig,
-    *,
-    store: Store | None = None,
-    metrics: Metrics | None = None,
-    clock: Callable[[], datetime] | None = None,
-    backoff_base: float = 0.5,
-    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
-    tally: Tally | None = None,
-) -> GoogleDocsService:
-    """A ready service; nothing is contacted until the first call. Close it with `aclose()`.
-
-    `clock` (aware UTC) decides when a spent answer quota resets and when OAuth tokens are
-    refreshed; `backoff_base`: the first retry's backoff window (s); `sleep`: how the quota
-    governor waits for a per-minute slot; `tally` counts answer_query calls for `report`."""
-    clock = clock or (lambda: datetime.now(UTC))
-    metrics = Metrics() if metrics is None else metrics
-    store = MemoryStore() if store is None else store
-    oauth: Auth | None = None
-    if config.oauth_configured:  # never probe ADC/the metadata server otherwise
-        from bot.upstream._oauth import OAuth  # google-auth, only for a run that uses it
-
-        oauth = OAuth(config.credentials_file, config.project, timeout=config.timeout, clock=clock)
-    dk_auth = oauth if config.api_key is None and oauth else ApiKeyAuth(config.api_key)
-    pay_auth = oauth or ApiKeyAuth(None)  # Pay takes OAuth only
-    # one pool for both servers, each with `max_concurrency` calls at most
-    limits = httpx.Limits(max_connections=2 * config.max_concurrency + 4)
-    http = httpx.AsyncClient(timeout=config.timeout, limits=limits)
-    # the credentials the clients hold (an OAuth token changes): asked for on every use
-    redact = Redactor(current=lambda: [*dk_auth.secrets(), *pay_auth.secrets()])
-    heartbeat = Heartbeat()
-
-    def client(key: Literal["developer_knowledge", "pay"], url: str, auth: Auth) -> McpClient:
-        dk = key == "developer_knowledge"
-        host = urlsplit(url).hostname or ""
-        default = "developerknowledge" if dk else "paydeveloper"
-        server = ServerContext(
-            key=key,
-            url_setting="DEVELOPER_KNOWLEDGE_MCP_URL" if dk else "PAY_MCP_URL",
-            # the API's name for the gcloud hint (the default on other hosts)
-            api_service=host if host.endswith(".googleapis.com") else f"{default}.googleapis.com",
-            auth=auth.kind,
-            timeout=config.timeout,
-            redact=redact,
-        )
-        return McpClient(
-            server,
-            url,
-            http,
-            auth,
-            max_response_bytes=config.max_response_bytes,
-            max_concurrency=config.max_concurrency,
-            max_retries=config.max_retries,
-            backoff_base=backoff_base,
-            on_answer=heartbeat.beat if dk else None,
-            metrics=metrics,
-        )
-
-    quota = AnswerQuota(store, config.quota, clock=clock, metrics=metrics, sleep=sleep, tally=tally)
-    return GoogleDocsService(
-        config,
-        http=http,
-        dk=client("developer_knowledge", config.developer_knowledge_url, dk_auth),
-        pay=client("pay", config.pay_url, pay_auth),
-        auths=[dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth],
-        heartbeat=heartbeat,
-        store=store,
-        quota=quota,
-        metrics=metrics,
-        clock=clock,
-    )
-
-
 class Heartbeat:
-    """When the Developer Knowledge server last answered anything (a refusal counts: it is
-    up); the DK client beats it, readiness reads it."""
+    """When the Developer Knowledge server last answered anything (a refusal counts: it is up)."""
 
     def __init__(self) -> None:
         self._at: float | None = None
@@ -129,49 +55,89 @@ class Heartbeat:
 class GoogleDocsService:
     """Results are kept in the store (`answer:`, `search:`, `pay:`, `doc:`, `title:` keys);
     identical questions in flight on any replica share one upstream call; answer_query goes out
-    only within its quota (`AnswerQuota`)."""
+    only within its quota (`AnswerQuota`). Nothing is contacted until the first call.
+
+    `clock` (aware UTC) decides when a spent answer quota resets and when OAuth tokens are
+    refreshed; `backoff_base`: the first retry's backoff window (s); `sleep`: how the quota
+    governor waits for a per-minute slot; `tally` counts answer_query calls for `report`."""
 
     def __init__(
         self,
         config: UpstreamConfig,
         *,
-        http: httpx.AsyncClient,
-        dk: McpClient,
-        pay: McpClient,
-        auths: list[Auth],
-        heartbeat: Heartbeat,
-        store: Store,
-        quota: AnswerQuota,
-        metrics: Metrics,
-        clock: Callable[[], datetime],
+        store: Store | None = None,
+        metrics: Metrics | None = None,
+        clock: Callable[[], datetime] | None = None,
+        backoff_base: float = 0.5,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        tally: Tally | None = None,
     ) -> None:
+        clock = clock or (lambda: datetime.now(UTC))
         self._config = config
-        self._http = http
-        self._dk = dk
-        self._pay = pay
-        self._auths = auths
-        self._heartbeat = heartbeat
-        self._pay_configured = config.oauth_configured
-        self._metrics = metrics
-        self._store = store
-        self.quota = quota
+        self._metrics = metrics = Metrics() if metrics is None else metrics
+        self._store = store = MemoryStore() if store is None else store
         self._timeout = config.timeout
+        self._pay_configured = config.oauth_configured
+        oauth: Auth | None = None
+        if config.oauth_configured:  # never probe ADC/the metadata server otherwise
+            from bot.upstream._oauth import OAuth  # google-auth, only for a run that uses it
+
+            oauth = OAuth(
+                config.credentials_file, config.project, timeout=self._timeout, clock=clock
+            )
+        dk_auth = oauth if config.api_key is None and oauth else ApiKeyAuth(config.api_key)
+        pay_auth = oauth or ApiKeyAuth(None)  # Pay takes OAuth only
+        self._auths = [dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth]
+        # one pool for both servers, each with `max_concurrency` calls at most
+        limits = httpx.Limits(max_connections=2 * config.max_concurrency + 4)
+        self._http = httpx.AsyncClient(timeout=self._timeout, limits=limits)
+        # the credentials the clients hold (an OAuth token changes): asked for on every use
+        redact = Redactor(current=lambda: [*dk_auth.secrets(), *pay_auth.secrets()])
+        self._heartbeat = Heartbeat()
+
+        def client(key: ServerKey, url: str, auth: Auth) -> McpClient:
+            dk = key == "developer_knowledge"
+            host = urlsplit(url).hostname or ""
+            default = "developerknowledge" if dk else "paydeveloper"
+            server = ServerContext(
+                key=key,
+                url_setting="DEVELOPER_KNOWLEDGE_MCP_URL" if dk else "PAY_MCP_URL",
+                # the API's name for the gcloud hint (the default on other hosts)
+                api_service=host
+                if host.endswith(".googleapis.com")
+                else f"{default}.googleapis.com",
+                auth=auth.kind,
+                timeout=self._timeout,
+                redact=redact,
+            )
+            return McpClient(
+                server,
+                url,
+                self._http,
+                auth,
+                max_response_bytes=config.max_response_bytes,
+                max_concurrency=config.max_concurrency,
+                max_retries=config.max_retries,
+                backoff_base=backoff_base,
+                on_answer=self._heartbeat.beat if dk else None,
+                metrics=metrics,
+            )
+
+        self._dk = client("developer_knowledge", config.developer_knowledge_url, dk_auth)
+        self._pay = client("pay", config.pay_url, pay_auth)
+        self.quota = AnswerQuota(
+            store, config.quota, clock=clock, metrics=metrics, sleep=sleep, tally=tally
+        )
         # identical work in flight shares one call: in this process, and (answers) across
         # replicas; a replica dying while it computes holds the others back no longer
         self._flights = SharedFlight(
             store, lock_ttl=self._timeout, shared=shared_by_replicas(store)
         )
         self._documents = DocumentFetcher(
-            dk, store, metrics, self._flights, ttl=config.document_ttl
+            self._dk, store, metrics, self._flights, ttl=config.document_ttl
         )
         self._work = Answering(
-            config,
-            dk=dk,
-            pay=pay,
-            documents=self._documents,
-            quota=quota,
-            metrics=metrics,
-            clock=clock,
+            config, self._dk, self._pay, self._documents, self.quota, metrics, clock
         )
         self._verifier = Verifier(
             self._documents,
@@ -333,3 +299,6 @@ class GoogleDocsService:
             detail=str(error) if error else detail,
             error=error,
         )
+
+
+build_service = GoogleDocsService

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urljoin
 
-from bot.render.escape import escape, is_http_url, link
+from bot.render import escape, is_http_url, link
 
 _URL_PART = r"(?:<[^<>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)"
 _TITLE_PART = r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?"

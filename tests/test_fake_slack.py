@@ -11,10 +11,16 @@ import pytest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render.agent import loading_messages, suggested_prompts
-from bot.render.feedback import Vote, feedback_block_for, feedback_comment_modal
-from bot.render.home import HomeInput, render_home
-from bot.render.unfurl import render_unfurl
+from bot.render import (
+    HomeInput,
+    Vote,
+    feedback_block_for,
+    feedback_comment_modal,
+    loading_messages,
+    render_home,
+    render_unfurl,
+    suggested_prompts,
+)
 from tests.fakes.slack_api import FakeSlack
 
 URL = "https://docs.cloud.google.com/storage/docs/creating-buckets"

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
-from bot.render.feedback import FEEDBACK_MODAL_CALLBACK
+from bot.render import FEEDBACK_MODAL_CALLBACK
 from tests.fakes import slack_event_payloads as payloads
 from tests.fakes.bot_process import (
     BotProcess,

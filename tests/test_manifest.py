@@ -13,8 +13,7 @@ import pytest
 import yaml
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import agent
-from bot.render.unfurl import CORPUS_HOSTS, doc_name_for_url
+from bot.render import AGENT_DESCRIPTION, CORPUS_HOSTS, doc_name_for_url, suggested_prompts
 from bot.slack import manifest_facts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -312,11 +311,11 @@ def test_every_event_and_scope_says_what_needs_it() -> None:
 # --- agent view, Home tab and link previews --------------------------------------------------
 def test_agent_view_prompts_and_description_are_the_bots_own() -> None:
     """The Messages tab's description and prompts are the texts the bot sends itself
-    (bot/render/agent.py), within Slack's limits: ≤ 300 characters, ≤ 4 prompts."""
+    (bot/render/_agent.py), within Slack's limits: ≤ 300 characters, ≤ 4 prompts."""
     agent_view = _manifest()["features"]["agent_view"]
-    assert agent.AGENT_DESCRIPTION == agent_view["agent_description"]
+    assert AGENT_DESCRIPTION == agent_view["agent_description"]
     assert len(agent_view["agent_description"]) <= 300
-    assert agent.suggested_prompts() == agent_view["suggested_prompts"]
+    assert suggested_prompts() == agent_view["suggested_prompts"]
     assert 1 <= len(agent_view["suggested_prompts"]) <= 4
     for prompt in agent_view["suggested_prompts"]:
         assert prompt["title"].strip()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.errors import QuotaExceeded, QuotaSignal
-from bot.render.errors import error_sentence
+from bot.render import error_sentence
 from bot.upstream import McpClient, http_quota_signal, rpc_quota_signal, text_quota_signal
 from tests.fakes.dk_client import dk_client, dk_context
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault

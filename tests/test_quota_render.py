@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.quota import Pause, QuotaState, next_pacific_midnight
-from bot.render.quota import in_about, render_quota_note, render_quota_status, render_quota_wait
+from bot.render import in_about, render_quota_note, render_quota_status, render_quota_wait
 from tests.test_render_support import assert_valid_message, strings
 
 NOW = datetime(2026, 12, 1, 23, 30, tzinfo=UTC)  # 15:30 PST, 00:30 in Rome on 2 December

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.render.agent import (
+from bot.render import (
     AGENT_DESCRIPTION,
     CLEARED_STATUS,
     PROMPTS_TITLE,

@@ -18,7 +18,7 @@ from bot.channels import (
     parse_channel_request,
 )
 from bot.errors import ConfigError
-from bot.render.channel import (
+from bot.render import (
     MAX_HOME_CHANNELS,
     ChannelLine,
     channel_ref,

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.quota import Pause, QuotaState
-from bot.render.terminal import quota_detail, store_detail
+from bot.render import quota_detail, store_detail
 
 NOW = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
 MIDNIGHT_PT = datetime(2026, 12, 2, 8, 0, tzinfo=UTC)

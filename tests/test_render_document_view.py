@@ -13,12 +13,13 @@ from bot.render import (
     ACTION_NEXT_PAGE,
     decode_page_value,
     document_file,
+    document_filename,
+    document_page_spans,
     document_pages,
     render_document_file_intro,
     render_document_page,
     wants_file,
 )
-from bot.render.document_view import document_filename, document_page_spans
 from tests.test_render_support import (
     assert_no_live_markup,
     assert_valid_message,

@@ -23,8 +23,7 @@ from bot.errors import (
     Unavailable,
 )
 from bot.models import ServerStatus
-from bot.render import error_sentence, escape, render_error, status_detail
-from bot.render.errors import SERVER_NAMES
+from bot.render import SERVER_NAMES, error_sentence, escape, render_error, status_detail
 
 _BOT = Path(__file__).resolve().parent.parent / "bot"
 

@@ -8,8 +8,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bot.render import escape, link, mention
-from bot.render.escape import escape_truncated, is_http_url
+from bot.render import escape, escape_truncated, is_http_url, link, mention
 from bot.text import truncate
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from slack_sdk.models.blocks import ContextActionsBlock, FeedbackButtonsElement
 
 from bot.errors import InvalidInput
-from bot.render.feedback import (
+from bot.render import (
     ACTION_FEEDBACK,
     ACTION_FEEDBACK_COMMENT,
     COMMENT_ACTION_ID,

@@ -11,18 +11,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.errors import InvalidInput
-from bot.render.blocks import MAX_BUTTON_VALUE_CHARS
-from bot.render.escape import strip_controls
-from bot.render.home import (
+from bot.render import (
     ACTION_ASK_AGAIN_PREFIX,
     ASK_AGAIN_ACTION_RE,
     EXAMPLE_QUESTIONS,
+    MAX_BUTTON_VALUE_CHARS,
     HomeInput,
     RecentQuestion,
     asked_when,
     decode_ask_again,
     encode_ask_again,
     render_home,
+    strip_controls,
     when_back,
 )
 from tests.test_render_surface_support import (

@@ -9,9 +9,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.models import Answer, SnippetCheck, Verification
-from bot.render.blocks import MAX_BLOCKS, MAX_MESSAGE_CHARS, blocks_chars
-from bot.render.marks import UNCHECKED, mark_lines, summary_line
-from bot.render.messages import render_answer
+from bot.render import (
+    MAX_BLOCKS,
+    MAX_MESSAGE_CHARS,
+    UNCHECKED,
+    blocks_chars,
+    mark_lines,
+    render_answer,
+    summary_line,
+)
 
 
 def _contexts(answer: Answer) -> list[str]:

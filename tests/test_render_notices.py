@@ -24,12 +24,12 @@ from bot.render import (
     Message,
     decode_page_value,
     encode_page_value,
+    error_sentence,
     render_error,
     render_help,
     render_not_in_channel_hint,
     render_progress,
 )
-from bot.render.errors import error_sentence
 from tests.test_render_support import assert_no_live_markup, assert_valid_message, mrkdwn_texts
 
 HOST = "docs.cloud.google.com"

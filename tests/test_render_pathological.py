@@ -30,14 +30,15 @@ from bot.render import (
     Message,
     RecentQuestion,
     document_page_spans,
+    inline_mrkdwn,
     markdown_to_blocks,
+    plain_text,
     render_answer,
     render_document_file_intro,
     render_document_page,
     render_home,
     render_unfurl,
 )
-from bot.render.inline import inline_mrkdwn, plain_text
 from tests import render_inline_oracle as oracle
 from tests.render_strategies import delimiter_runs
 from tests.test_render_support import assert_no_live_markup, assert_valid_message

@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 
 from bot.models import Answer, Document, Fallback, Reference, SearchHit
 from bot.render import (
+    document_page_spans,
     document_pages,
     markdown_to_blocks,
     render_answer,
     render_document_page,
 )
-from bot.render.document_view import document_page_spans
 from tests.test_render_support import (
     assert_no_live_markup,
     assert_valid_message,

@@ -8,14 +8,15 @@ from hypothesis import strategies as st
 
 from bot.errors import InvalidInput
 from bot.models import Answer, Reference
-from bot.render import Message, render_answer
-from bot.render.blocks import MAX_BLOCKS, section
-from bot.render.escape import escape
-from bot.render.share import (
+from bot.render import (
     ACTION_SHARE,
+    MAX_BLOCKS,
     SHARED_QUESTION_CHARS,
+    Message,
     decode_share_value,
+    escape,
     private_answer_blocks,
+    render_answer,
     render_private_answer,
     render_private_doc_refused,
     render_share_expired,
@@ -23,6 +24,7 @@ from bot.render.share import (
     render_share_not_in_channel,
     render_shared_answer,
     render_shared_note,
+    section,
     share_button_block,
     share_value,
     shared_header,

@@ -15,11 +15,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.models import Answer, Document, Fallback, Reference, SearchHit
-from bot.render.messages import answer_parts, render_answer
-from bot.render.stream import (
+from bot.render import (
     MAX_APPEND_CHARS,
     MAX_TASK_CHARS,
+    answer_parts,
     fallback_title,
+    render_answer,
     split_markdown,
     step_title,
     stream_markdown,

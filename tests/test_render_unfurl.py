@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.names import normalize_doc_ref
-from bot.render.unfurl import CORPUS_HOSTS, DESCRIPTION_CHARS, doc_name_for_url, render_unfurl
+from bot.render import CORPUS_HOSTS, DESCRIPTION_CHARS, doc_name_for_url, render_unfurl
 from bot.slack.listeners.actions import SHOW_DOC_RE, requested_page
 from tests.test_render_surface_support import HOSTILE_TEXT, assert_inert, assert_valid_blocks
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from bot.quota import pacific_day
-from bot.render.feedback import FEEDBACK_MODAL_CALLBACK
+from bot.render import FEEDBACK_MODAL_CALLBACK
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.slack_harness import SlackBot, running_bot
 from tests.test_cli import gdocs

@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from bot.render.share import ACTION_SHARE
+from bot.render import ACTION_SHARE
 from tests.fakes import slack_event_payloads as payloads
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import BOT_USER_ID

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from bot.render.agent import assistant_status, loading_messages
+from bot.render import assistant_status, loading_messages
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.slack_harness import running_bot
 

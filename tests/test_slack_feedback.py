@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.render import decode_vote
-from bot.render.feedback import ACTION_FEEDBACK_COMMENT, FEEDBACK_MODAL_CALLBACK
+from bot.render import ACTION_FEEDBACK_COMMENT, FEEDBACK_MODAL_CALLBACK, decode_vote
 from bot.slack.listeners.feedback import VOTES_METRIC
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import SlackCall

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.render.agent import MAX_PROMPTS, PROMPTS_TITLE, suggested_prompts
-from bot.render.home import ACTION_ASK_AGAIN_PREFIX
+from bot.render import ACTION_ASK_AGAIN_PREFIX, MAX_PROMPTS, PROMPTS_TITLE, suggested_prompts
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import SlackCall
 from tests.slack_harness import ASKER, SlackBot, running_bot

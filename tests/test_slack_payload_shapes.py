@@ -17,22 +17,20 @@ from aiohttp import web
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render.feedback import (
+from bot.render import (
+    ASK_AGAIN_ACTION_RE,
     COMMENT_ACTION_ID,
     COMMENT_BLOCK_ID,
     FEEDBACK_MODAL_CALLBACK,
-    Vote,
-    comment_from_view,
-    encode_vote,
-    feedback_comment_modal,
-    vote_from_view,
-)
-from bot.render.home import (
-    ASK_AGAIN_ACTION_RE,
     HomeInput,
     RecentQuestion,
+    Vote,
+    comment_from_view,
     decode_ask_again,
+    encode_vote,
+    feedback_comment_modal,
     render_home,
+    vote_from_view,
 )
 from bot.slack.http import EVENTS_PATH, slack_events_route
 from tests.fakes.slack_api import FakeSlack

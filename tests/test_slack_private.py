@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.render.share import ACTION_SHARE, decode_share_value
+from bot.render import ACTION_SHARE, decode_share_value
 from bot.slack.delivery.sharing import PrivateAnswer, PrivateAnswers
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import ASKER, Sent, SlackBot, running_bot

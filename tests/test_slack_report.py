@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bot.render.home import render_home
+from bot.render import render_home
 from bot.slack.memory.state import UserProfile
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import SlackBot, running_bot
@@ -118,7 +118,7 @@ def test_a_home_without_a_week_has_no_this_week_section() -> None:
     """render_home with no week (not an admin) shows no "This week" header."""
     from datetime import UTC, datetime
 
-    from bot.render.home import HomeInput
+    from bot.render import HomeInput
 
     now = datetime(2026, 12, 1, 12, tzinfo=UTC)
     view = render_home(HomeInput(answers_left=5, per_day=50, resets_at=now, now=now))

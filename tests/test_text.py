@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.errors import InvalidInput
-from bot.render.errors import error_sentence
+from bot.render import error_sentence
 from bot.text import (
     clean_language,
     clean_query,

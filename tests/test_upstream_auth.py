@@ -16,7 +16,7 @@ import google.auth
 import pytest
 
 from bot.errors import AuthError, Unavailable
-from bot.render.errors import error_sentence
+from bot.render import error_sentence
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay, Fault, google_error
 from tests.fakes.oauth_token import SA_EMAIL, FakeTokenServer
 from tests.fakes.upstream import service_for, settings_for

@@ -20,7 +20,7 @@ from bot.errors import (
     Unavailable,
     UpstreamTimeout,
 )
-from bot.render.errors import error_sentence
+from bot.render import error_sentence
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault, google_error
 from tests.fakes.upstream import CLOSED_URL, service_for, settings_for, until
 

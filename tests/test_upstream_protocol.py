@@ -15,7 +15,7 @@ from aiohttp import web
 import bot
 
 from bot.errors import AuthError
-from bot.render.errors import error_sentence
+from bot.render import error_sentence
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.fakes.upstream import service_for, settings_for
 

@@ -13,8 +13,7 @@ import pytest
 from bot.errors import AuthError, InvalidInput, Unavailable
 from bot.models import Answer
 from bot.observability.metrics import Metrics
-from bot.render import fallback_note
-from bot.render.errors import error_sentence
+from bot.render import error_sentence, fallback_note
 from bot.store import MemoryStore
 from bot.upstream import question_key
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay, Fault

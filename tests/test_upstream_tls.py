@@ -12,7 +12,7 @@ import pytest
 from aiohttp import web
 
 from bot.errors import Unavailable
-from bot.render.errors import error_sentence
+from bot.render import error_sentence
 from tests.fakes.tls import self_signed
 from tests.fakes.upstream import service_for, settings_for
 

@@ -13,13 +13,14 @@ from bot.configs import slack_client_config, state_config
 from bot.errors import GdocsError
 from bot.models import ServerStatus
 from bot.redact import redact_url
-from bot.render.errors import error_sentence, status_detail
-from bot.render.terminal import (
+from bot.render import (
     CheckRow,
     check_table,
+    error_sentence,
     missing_tools_detail,
     quota_detail,
     quota_unknown_detail,
+    status_detail,
     store_detail,
 )
 from bot.settings import Settings

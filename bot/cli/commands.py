@@ -15,9 +15,7 @@ from datetime import UTC, datetime
 from bot.errors import ConfigError, GdocsError, InvalidInput
 from bot.models import Answer
 from bot.names import normalize_doc_ref
-from bot.render.errors import error_sentence
-from bot.render.notices import fallback_note
-from bot.render.terminal import answer_markdown, documents_markdown
+from bot.render import answer_markdown, documents_markdown, error_sentence, fallback_note
 from bot.settings import Settings, load_settings
 from bot.store import StoreConfigError, StoreError
 from bot.text import terminal_safe

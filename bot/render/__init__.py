@@ -1,141 +1,161 @@
-"""Pure rendering: every word and block a user reads, from results to safe Slack messages.
+"""Pure rendering: every word and block a user reads, made safe for Slack. The only way in.
 
-No I/O here. Every untrusted string is escaped (`escape`); the only Slack markup a message
-carries is what `link()` and `mention()` build, so nothing a document or a user writes can
-ping anyone or disguise a link.
+No I/O here. Every untrusted string is escaped; the only Slack markup a message carries is
+what `link()` and `mention()` build, so nothing a document or a user writes can ping anyone
+or disguise a link.
 """
 
-from bot.render.actions import (
-    ACTION_NEXT_PAGE,
-    ACTION_SHOW_DOC_MORE,
-    ACTION_SHOW_DOC_PREFIX,
-    decode_page_value,
-    encode_page_value,
-)
-from bot.render.agent import PROMPTS_TITLE, suggested_prompts
-from bot.render.blocks import MAX_BLOCKS, Message, text_message
-from bot.render.document_view import (
-    PAGE_CHARS,
-    document_file,
-    document_page_spans,
-    document_pages,
-    render_document_file_intro,
-    render_document_page,
-    wants_file,
-)
-from bot.render.errors import error_sentence, status_detail
-from bot.render.escape import escape, link, mention
-from bot.render.feedback import (
-    ACTION_FEEDBACK,
-    ACTION_FEEDBACK_COMMENT,
-    COMMENT_BLOCK_ID,
-    FEEDBACK_MODAL_CALLBACK,
-    Vote,
-    comment_from_view,
-    decode_vote,
-    feedback_comment_modal,
-    render_feedback_recorded,
-    render_feedback_stale,
-    render_feedback_thanks,
-    vote_from_view,
-)
-from bot.render.home import (
-    ASK_AGAIN_ACTION_RE,
-    HomeInput,
-    RecentQuestion,
-    decode_ask_again,
-    render_home,
-)
-from bot.render.markdown import markdown_to_blocks, markdown_to_mrkdwn
-from bot.render.messages import (
-    render_answer,
-    render_error,
-    render_help,
-    render_progress,
-)
-from bot.render.notices import (
-    AUTHORIZE_FAILED,
-    fallback_note,
-    render_document_gone,
-    render_fetching,
-    render_internal_error,
-    render_no_more_pages,
-    render_not_in_channel_hint,
-    render_quota_unknown,
-    render_quota_waiting,
-    render_rate_limited,
-    render_restarting,
-    render_stale_button,
-    with_not_in_channel_hint,
-    with_restart_note,
-)
-from bot.render.pages import PageSpan
-from bot.render.quota import render_quota_note, render_quota_status
-from bot.render.unfurl import doc_name_for_url, render_unfurl
-
-__all__ = [
-    "ACTION_FEEDBACK",
-    "ACTION_FEEDBACK_COMMENT",
-    "ACTION_NEXT_PAGE",
-    "ACTION_SHOW_DOC_MORE",
-    "ACTION_SHOW_DOC_PREFIX",
-    "ASK_AGAIN_ACTION_RE",
-    "AUTHORIZE_FAILED",
-    "COMMENT_BLOCK_ID",
-    "FEEDBACK_MODAL_CALLBACK",
-    "MAX_BLOCKS",
-    "PAGE_CHARS",
-    "PROMPTS_TITLE",
-    "HomeInput",
-    "Message",
-    "PageSpan",
-    "RecentQuestion",
-    "Vote",
-    "comment_from_view",
-    "decode_ask_again",
-    "decode_page_value",
-    "decode_vote",
-    "doc_name_for_url",
-    "document_file",
-    "document_page_spans",
-    "document_pages",
-    "encode_page_value",
-    "error_sentence",
-    "escape",
-    "fallback_note",
-    "feedback_comment_modal",
-    "link",
-    "markdown_to_blocks",
-    "markdown_to_mrkdwn",
-    "mention",
-    "render_answer",
-    "render_document_file_intro",
-    "render_document_gone",
-    "render_document_page",
-    "render_error",
-    "render_feedback_recorded",
-    "render_feedback_stale",
-    "render_feedback_thanks",
-    "render_fetching",
-    "render_help",
-    "render_home",
-    "render_internal_error",
-    "render_no_more_pages",
-    "render_not_in_channel_hint",
-    "render_progress",
-    "render_quota_note",
-    "render_quota_status",
-    "render_quota_unknown",
-    "render_quota_waiting",
-    "render_rate_limited",
-    "render_restarting",
-    "render_stale_button",
-    "render_unfurl",
-    "status_detail",
-    "suggested_prompts",
-    "text_message",
-    "vote_from_view",
-    "wants_file",
-    "with_not_in_channel_hint",
-    "with_restart_note",
-]
+from bot.render._actions import ACTION_NEXT_PAGE as ACTION_NEXT_PAGE
+from bot.render._actions import ACTION_SHOW_DOC_MORE as ACTION_SHOW_DOC_MORE
+from bot.render._actions import ACTION_SHOW_DOC_PREFIX as ACTION_SHOW_DOC_PREFIX
+from bot.render._actions import CORPUS_HOSTS as CORPUS_HOSTS
+from bot.render._actions import DESCRIPTION_CHARS as DESCRIPTION_CHARS
+from bot.render._actions import decode_page_value as decode_page_value
+from bot.render._actions import doc_name_for_url as doc_name_for_url
+from bot.render._actions import encode_page_value as encode_page_value
+from bot.render._actions import render_unfurl as render_unfurl
+from bot.render._agent import AGENT_DESCRIPTION as AGENT_DESCRIPTION
+from bot.render._agent import CLEARED_STATUS as CLEARED_STATUS
+from bot.render._agent import MAX_PROMPTS as MAX_PROMPTS
+from bot.render._agent import PROMPTS_TITLE as PROMPTS_TITLE
+from bot.render._agent import SUGGESTED_PROMPTS as SUGGESTED_PROMPTS
+from bot.render._agent import WorkKind as WorkKind
+from bot.render._agent import assistant_status as assistant_status
+from bot.render._agent import loading_messages as loading_messages
+from bot.render._agent import suggested_prompts as suggested_prompts
+from bot.render._answer import answer_parts as answer_parts
+from bot.render._answer import render_answer as render_answer
+from bot.render._answer import render_error as render_error
+from bot.render._answer import render_help as render_help
+from bot.render._answer import render_progress as render_progress
+from bot.render._channel import MAX_HOME_CHANNELS as MAX_HOME_CHANNELS
+from bot.render._channel import ChannelLine as ChannelLine
+from bot.render._channel import channel_ref as channel_ref
+from bot.render._channel import render_channel_admins_only as render_channel_admins_only
+from bot.render._channel import render_channel_fixed as render_channel_fixed
+from bot.render._channel import render_channel_not_a_channel as render_channel_not_a_channel
+from bot.render._channel import render_channel_not_member as render_channel_not_member
+from bot.render._channel import render_channel_notice as render_channel_notice
+from bot.render._channel import render_channel_role_unknown as render_channel_role_unknown
+from bot.render._channel import render_channel_settings as render_channel_settings
+from bot.render._channel import render_channel_unavailable as render_channel_unavailable
+from bot.render._channel import render_channel_unchanged as render_channel_unchanged
+from bot.render._channel import render_channel_usage as render_channel_usage
+from bot.render._channel import render_home_channels as render_home_channels
+from bot.render._documents import PAGE_CHARS as PAGE_CHARS
+from bot.render._documents import document_file as document_file
+from bot.render._documents import document_filename as document_filename
+from bot.render._documents import document_page_spans as document_page_spans
+from bot.render._documents import document_pages as document_pages
+from bot.render._documents import render_document_file_intro as render_document_file_intro
+from bot.render._documents import render_document_page as render_document_page
+from bot.render._documents import wants_file as wants_file
+from bot.render._feedback import ACTION_FEEDBACK as ACTION_FEEDBACK
+from bot.render._feedback import ACTION_FEEDBACK_COMMENT as ACTION_FEEDBACK_COMMENT
+from bot.render._feedback import ACTION_SHARE as ACTION_SHARE
+from bot.render._feedback import COMMENT_ACTION_ID as COMMENT_ACTION_ID
+from bot.render._feedback import COMMENT_BLOCK_ID as COMMENT_BLOCK_ID
+from bot.render._feedback import FEEDBACK_MODAL_CALLBACK as FEEDBACK_MODAL_CALLBACK
+from bot.render._feedback import MAX_COMMENT_CHARS as MAX_COMMENT_CHARS
+from bot.render._feedback import SHARED_QUESTION_CHARS as SHARED_QUESTION_CHARS
+from bot.render._feedback import Vote as Vote
+from bot.render._feedback import comment_from_view as comment_from_view
+from bot.render._feedback import decode_share_value as decode_share_value
+from bot.render._feedback import decode_vote as decode_vote
+from bot.render._feedback import encode_vote as encode_vote
+from bot.render._feedback import feedback_block as feedback_block
+from bot.render._feedback import feedback_block_for as feedback_block_for
+from bot.render._feedback import feedback_comment_modal as feedback_comment_modal
+from bot.render._feedback import private_answer_blocks as private_answer_blocks
+from bot.render._feedback import render_feedback_recorded as render_feedback_recorded
+from bot.render._feedback import render_feedback_stale as render_feedback_stale
+from bot.render._feedback import render_feedback_thanks as render_feedback_thanks
+from bot.render._feedback import render_private_answer as render_private_answer
+from bot.render._feedback import render_private_doc_refused as render_private_doc_refused
+from bot.render._feedback import render_share_expired as render_share_expired
+from bot.render._feedback import render_share_forged as render_share_forged
+from bot.render._feedback import render_share_not_in_channel as render_share_not_in_channel
+from bot.render._feedback import render_shared_answer as render_shared_answer
+from bot.render._feedback import render_shared_note as render_shared_note
+from bot.render._feedback import share_button_block as share_button_block
+from bot.render._feedback import share_value as share_value
+from bot.render._feedback import shared_header as shared_header
+from bot.render._feedback import shared_header_text as shared_header_text
+from bot.render._feedback import vote_from_view as vote_from_view
+from bot.render._home import ACTION_ASK_AGAIN_PREFIX as ACTION_ASK_AGAIN_PREFIX
+from bot.render._home import ASK_AGAIN_ACTION_RE as ASK_AGAIN_ACTION_RE
+from bot.render._home import EXAMPLE_QUESTIONS as EXAMPLE_QUESTIONS
+from bot.render._home import HomeInput as HomeInput
+from bot.render._home import RecentQuestion as RecentQuestion
+from bot.render._home import asked_when as asked_when
+from bot.render._home import decode_ask_again as decode_ask_again
+from bot.render._home import encode_ask_again as encode_ask_again
+from bot.render._home import render_home as render_home
+from bot.render._home import render_report_refused as render_report_refused
+from bot.render._home import render_report_unknown as render_report_unknown
+from bot.render._home import render_week_report as render_week_report
+from bot.render._home import when_back as when_back
+from bot.render._inline import inline_mrkdwn as inline_mrkdwn
+from bot.render._inline import plain_text as plain_text
+from bot.render._markdown import markdown_to_blocks as markdown_to_blocks
+from bot.render._markdown import markdown_to_mrkdwn as markdown_to_mrkdwn
+from bot.render._marks import UNCHECKED as UNCHECKED
+from bot.render._marks import mark_lines as mark_lines
+from bot.render._marks import summary_line as summary_line
+from bot.render._notices import AUTHORIZE_FAILED as AUTHORIZE_FAILED
+from bot.render._notices import SERVER_NAMES as SERVER_NAMES
+from bot.render._notices import error_sentence as error_sentence
+from bot.render._notices import fallback_note as fallback_note
+from bot.render._notices import render_document_gone as render_document_gone
+from bot.render._notices import render_fetching as render_fetching
+from bot.render._notices import render_internal_error as render_internal_error
+from bot.render._notices import render_no_more_pages as render_no_more_pages
+from bot.render._notices import render_not_in_channel_hint as render_not_in_channel_hint
+from bot.render._notices import render_quota_unknown as render_quota_unknown
+from bot.render._notices import render_quota_waiting as render_quota_waiting
+from bot.render._notices import render_rate_limited as render_rate_limited
+from bot.render._notices import render_restarting as render_restarting
+from bot.render._notices import render_stale_button as render_stale_button
+from bot.render._notices import status_detail as status_detail
+from bot.render._notices import with_not_in_channel_hint as with_not_in_channel_hint
+from bot.render._notices import with_restart_note as with_restart_note
+from bot.render._pages import PageSpan as PageSpan
+from bot.render._quota import in_about as in_about
+from bot.render._quota import render_quota_note as render_quota_note
+from bot.render._quota import render_quota_status as render_quota_status
+from bot.render._quota import render_quota_wait as render_quota_wait
+from bot.render._stream import MAX_APPEND_CHARS as MAX_APPEND_CHARS
+from bot.render._stream import MAX_TASK_CHARS as MAX_TASK_CHARS
+from bot.render._stream import STOPPED_TEXT as STOPPED_TEXT
+from bot.render._stream import StreamedAnswer as StreamedAnswer
+from bot.render._stream import fallback_title as fallback_title
+from bot.render._stream import split_markdown as split_markdown
+from bot.render._stream import step_title as step_title
+from bot.render._stream import stream_markdown as stream_markdown
+from bot.render._stream import streamed_answer as streamed_answer
+from bot.render._stream import task_chunk as task_chunk
+from bot.render._stream import task_sources as task_sources
+from bot.render._stream import task_text as task_text
+from bot.render._stream import verify_output as verify_output
+from bot.render._stream import verify_summary as verify_summary
+from bot.render._stream import verify_title as verify_title
+from bot.render._stream import wait_title as wait_title
+from bot.render._terminal import CheckRow as CheckRow
+from bot.render._terminal import answer_markdown as answer_markdown
+from bot.render._terminal import check_table as check_table
+from bot.render._terminal import documents_markdown as documents_markdown
+from bot.render._terminal import missing_tools_detail as missing_tools_detail
+from bot.render._terminal import quota_detail as quota_detail
+from bot.render._terminal import quota_unknown_detail as quota_unknown_detail
+from bot.render._terminal import store_detail as store_detail
+from bot.render._text import MAX_BLOCKS as MAX_BLOCKS
+from bot.render._text import MAX_BUTTON_VALUE_CHARS as MAX_BUTTON_VALUE_CHARS
+from bot.render._text import MAX_MESSAGE_CHARS as MAX_MESSAGE_CHARS
+from bot.render._text import Message as Message
+from bot.render._text import blocks_chars as blocks_chars
+from bot.render._text import escape as escape
+from bot.render._text import escape_truncated as escape_truncated
+from bot.render._text import is_http_url as is_http_url
+from bot.render._text import link as link
+from bot.render._text import mention as mention
+from bot.render._text import text_message as text_message

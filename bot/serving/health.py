@@ -21,7 +21,7 @@ from aiohttp import web
 
 from bot.errors import GdocsError
 from bot.observability.metrics import Metrics
-from bot.render.errors import error_sentence, status_detail
+from bot.render import error_sentence, status_detail
 from bot.service import DocsService
 from bot.store import Store
 

@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.render.stream import StreamedAnswer
+from bot.render import StreamedAnswer
 
 
 @dataclass

@@ -25,9 +25,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import keys
 from bot.errors import InvalidInput
-from bot.render import Message
-from bot.render.share import (
+from bot.render import (
     ACTION_SHARE,
+    Message,
     decode_share_value,
     render_private_answer,
     render_share_expired,

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import Message
-from bot.render.agent import CLEARED_STATUS, WorkKind, assistant_status, loading_messages
+from bot.render import CLEARED_STATUS, Message, WorkKind, assistant_status, loading_messages
 from bot.slack.delivery.replies import ThreadReply
 from bot.slack.failures import SLACK_CALL_FAILURES
 

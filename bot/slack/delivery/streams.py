@@ -25,8 +25,14 @@ from typing import Any, Literal
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import Message, with_restart_note
-from bot.render.stream import STOPPED_TEXT, StreamedAnswer, task_chunk, task_text
+from bot.render import (
+    STOPPED_TEXT,
+    Message,
+    StreamedAnswer,
+    task_chunk,
+    task_text,
+    with_restart_note,
+)
 from bot.slack.delivery.progress import Progress, Step
 from bot.slack.delivery.replies import ThreadReply
 from bot.slack.failures import SLACK_CALL_FAILURES

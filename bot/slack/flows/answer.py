@@ -13,19 +13,17 @@ from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.render import (
     Message,
+    answer_parts,
+    fallback_title,
     render_answer,
     render_error,
     render_help,
+    render_private_doc_refused,
     render_progress,
     render_quota_status,
     render_quota_unknown,
     render_quota_waiting,
     render_rate_limited,
-)
-from bot.render.messages import answer_parts
-from bot.render.share import render_private_doc_refused
-from bot.render.stream import (
-    fallback_title,
     step_title,
     streamed_answer,
     task_sources,

@@ -17,7 +17,7 @@ from bot.channels import (
     ShowSettings,
     parse_channel_request,
 )
-from bot.render.channel import (
+from bot.render import (
     render_channel_admins_only,
     render_channel_fixed,
     render_channel_not_a_channel,

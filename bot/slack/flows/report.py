@@ -11,7 +11,7 @@ import logging
 from datetime import date, timedelta
 
 from bot.quota import pacific_day
-from bot.render.report import render_report_refused, render_report_unknown, render_week_report
+from bot.render import render_report_refused, render_report_unknown, render_week_report
 from bot.report.aggregate import Window, aggregate
 from bot.report.collect import collect
 from bot.report.summary import WeekSummary, week_summary

@@ -26,13 +26,14 @@ from bot.errors import InvalidInput
 from bot.quota import next_pacific_midnight
 from bot.render import (
     ASK_AGAIN_ACTION_RE,
+    MAX_HOME_CHANNELS,
+    ChannelLine,
     HomeInput,
     RecentQuestion,
     decode_ask_again,
     render_error,
     render_home,
 )
-from bot.render.channel import MAX_HOME_CHANNELS, ChannelLine
 from bot.slack.boundary import Job, Outcome, ignored, say_nothing
 from bot.slack.delivery.direct_reply import DirectReply
 from bot.slack.deps import SlackDeps

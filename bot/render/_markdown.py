@@ -1,20 +1,11 @@
-"""Markdown from Google's documentation servers to Slack mrkdwn and section blocks.
-
-`markdown_to_mrkdwn` gives one string; `markdown_to_blocks` packs the same output into
-section (and divider) blocks that respect Slack's 3000-character limit: it splits between
-paragraphs when it can, then between lines, and only then inside a line; a code block that
-has to be split is closed and reopened, never cut open.
-
-Source entities are not decoded: `&lt;` in the Markdown is shown as the text `&lt;`.
-"""
+"""Markdown to Slack mrkdwn and section blocks within Slack's limits."""
 
 from __future__ import annotations
 
 import re
 
-from bot.render.blocks import SECTION_CHARS, Block, divider, section
-from bot.render.convert import to_parts
-from bot.render.parts import Part, join_parts, part_text
+from bot.render._convert import Part, join_parts, part_text, to_parts
+from bot.render._text import SECTION_CHARS, Block, divider, section
 
 # Both patterns read a `<…>` token up to the next `<`, `>` or newline (which cannot be inside
 # it) or a fixed entity: linear in the line; they only run on lines longer than a section.

@@ -1,8 +1,4 @@
-"""Whole documents in Slack: paged messages, or a Markdown file with a short intro.
-
-Documents are never cut short: either every page is reachable with "Next page", or the
-full text goes into a file.
-"""
+"""Whole documents in Slack: paged messages, or a Markdown file with a short intro."""
 
 from __future__ import annotations
 
@@ -10,22 +6,25 @@ import re
 
 from bot.errors import InvalidInput
 from bot.models import Document
-from bot.render.actions import MAX_PAGE, next_page_actions
-from bot.render.blocks import (
+from bot.render._actions import MAX_PAGE, next_page_actions
+from bot.render._convert import ATX_RE
+from bot.render._inline import plain_text
+from bot.render._markdown import cut_source, markdown_to_blocks
+from bot.render._pages import PageSpan, page_spans, scan_units
+from bot.render._text import (
     MAX_BLOCKS,
     SECTION_CHARS,
     Block,
     Message,
     blocks_chars,
     context,
+    display_url,
+    escape,
+    escape_truncated,
     header,
+    link,
     section,
 )
-from bot.render.convert import ATX_RE
-from bot.render.escape import display_url, escape, escape_truncated, link
-from bot.render.inline import plain_text
-from bot.render.markdown import cut_source, markdown_to_blocks
-from bot.render.pages import PageSpan, page_spans, scan_units
 from bot.text import truncate
 
 #: rendered size of one page's body; with the title, link, page counter and button a page

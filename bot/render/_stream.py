@@ -1,12 +1,4 @@
-"""What a streamed answer says: the task timeline's titles, outputs and sources, the answer's
-Markdown made inert and cut to Slack's per-call limit, and the short "Stopped." ending.
-
-Streamed text is standard Markdown (Slack renders `markdown_text` like a `markdown` block),
-so the same rule holds as everywhere else: `&`, `<` and `>` are escaped (no `<!channel>`,
-`<@U…>` or `<https://evil|google.com>` can form) and a link whose label names another host
-shows its real address instead. Task titles and outputs are plain one-liners, ≤ 256
-characters as Slack's guidance keeps them.
-"""
+"""What a streamed answer says: task titles, outputs, sources and inert Markdown."""
 
 from __future__ import annotations
 
@@ -16,10 +8,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.models import Answer, Fallback, Verification
-from bot.render.blocks import Message, context
-from bot.render.escape import display_url, escape, escape_truncated, is_http_url, spoofs_host
-from bot.render.marks import mark_lines, marks_by_anchor, split_at_marks
-from bot.render.messages import AnswerParts
+from bot.render._answer import AnswerParts
+from bot.render._marks import mark_lines, marks_by_anchor, split_at_marks
+from bot.render._text import (
+    Message,
+    context,
+    display_url,
+    escape,
+    escape_truncated,
+    is_http_url,
+    spoofs_host,
+)
 from bot.text import one_line
 
 #: Slack's limit of `markdown_text` in one chat.appendStream call

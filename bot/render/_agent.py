@@ -1,10 +1,4 @@
-"""Words of Slack's agent experience: the Messages tab's suggested prompts and the status
-shown in a thread while the bot works (`assistant.threads.setSuggestedPrompts` / `setStatus`).
-
-The prompts and the description are the same texts as `features.agent_view` in manifest.yml
-(tests/test_manifest.py compares them), so the tab shows the same prompts whether Slack takes
-them from the manifest or from the bot.
-"""
+"""Words of Slack's agent experience: suggested prompts and the thread status."""
 
 from __future__ import annotations
 

@@ -1,21 +1,12 @@
-"""Cutting a document's Markdown into pages that each fit one Slack message, losing nothing.
-
-A page is a slice of the source, in order, with nothing left out: the slices of all pages
-concatenated are exactly the source. A page may add context around its slice so it renders
-on its own: the fence that is still open (reopened before, closed after) and, for a table
-cut in two, a copy of the table's header. Pages end before a heading when one is near, else
-after a blank line, else between lines, and only a line too long for a page is cut inside.
-Each page is checked by rendering it: its blocks must fit `max_chars` and `max_blocks`.
-"""
+"""Cutting a document's Markdown into pages that each fit one message, losing nothing."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.render.convert import ATX_RE, FENCE_OPEN_RE, HR_RE, closes_fence
-from bot.render.escape import escape
-from bot.render.tables import is_delimiter_row
+from bot.render._convert import ATX_RE, FENCE_OPEN_RE, HR_RE, closes_fence, is_delimiter_row
+from bot.render._text import escape
 
 
 @dataclass(frozen=True, slots=True)

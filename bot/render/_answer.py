@@ -8,8 +8,14 @@ from typing import NamedTuple
 
 from bot.errors import ErrorCode, GdocsError
 from bot.models import Answer, SearchHit
-from bot.render.actions import show_doc_actions
-from bot.render.blocks import (
+from bot.render._actions import show_doc_actions
+from bot.render._convert import FENCE_OPEN_RE
+from bot.render._feedback import feedback_block_for
+from bot.render._inline import plain_text
+from bot.render._markdown import cut_source, markdown_to_blocks
+from bot.render._marks import mark_lines, marks_by_anchor, split_at_marks, summary_line
+from bot.render._notices import error_sentence, fallback_note
+from bot.render._text import (
     MAX_BLOCKS,
     MAX_FALLBACK_CHARS,
     MAX_MESSAGE_CHARS,
@@ -18,16 +24,12 @@ from bot.render.blocks import (
     Message,
     blocks_chars,
     context,
+    escape,
+    escape_truncated,
+    link,
+    mention,
     section,
 )
-from bot.render.convert import FENCE_OPEN_RE
-from bot.render.errors import error_sentence
-from bot.render.escape import escape, escape_truncated, link, mention
-from bot.render.feedback import feedback_block_for
-from bot.render.inline import plain_text
-from bot.render.markdown import cut_source, markdown_to_blocks
-from bot.render.marks import mark_lines, marks_by_anchor, split_at_marks, summary_line
-from bot.render.notices import fallback_note
 from bot.text import one_line
 
 #: a question echoed back is cut to this many characters

@@ -1,5 +1,4 @@
-"""What the `gdocs-bot` command line prints: answers and documents as Markdown, `check` as
-an aligned table. Pure; the CLI makes the result terminal-safe before printing it."""
+"""What the gdocs-bot command line prints (Markdown, and check's table)."""
 
 from __future__ import annotations
 
@@ -8,9 +7,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from bot.models import Answer, Document, SearchHit
-from bot.render.marks import TERMINAL, mark_lines, marks_by_anchor, split_at_marks, summary_line
-from bot.render.notices import fallback_note
-from bot.render.quota import PauseView, QuotaStatus, at_time, in_about
+from bot.render._marks import TERMINAL, mark_lines, marks_by_anchor, split_at_marks, summary_line
+from bot.render._notices import fallback_note
+from bot.render._quota import PauseView, QuotaStatus, at_time, in_about
 
 
 def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:

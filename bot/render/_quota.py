@@ -1,13 +1,4 @@
-"""The words about answer_query's quota: the note on a search fallback, the note while waiting
-for the minute, and the `/gdocs quota` status message.
-
-Times are said in the asker's IANA zone (users.info `tz`, e.g. "Europe/Rome") with "(your
-time)"; an unknown or missing zone says Pacific time with "PT" (Google's reset is midnight
-there). A time on another calendar day than today (in that zone) says "tomorrow" or the date.
-
-render/ sits below bot.quota, so the status takes anything shaped like `bot.quota.QuotaState`
-(`QuotaStatus` below) rather than importing it.
-"""
+"""The words about answer_query's quota: notes on a fallback or a wait, and /gdocs quota."""
 
 from __future__ import annotations
 
@@ -17,8 +8,7 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Literal, Protocol
 from zoneinfo import ZoneInfo
 
-from bot.render.blocks import Message, context, section
-from bot.render.escape import escape
+from bot.render._text import Message, context, escape, section
 
 NoteKind = Literal["minute", "day", "user", "unknown"]
 

@@ -1,11 +1,4 @@
-"""The bot's Home tab (`views.publish`): what it does, the team's generated answers left
-today and when they come back (in the viewer's time zone), whether Google's documentation
-servers answer, the settings of the channels the viewer is in that have any (at most ten),
-and the viewer's recent questions with an "Ask again" button each.
-
-Everything here takes plain values; nothing reads a clock or a store. The "Ask again" value
-is the question itself (`ask1:<question>`), checked strictly by `decode_ask_again`.
-"""
+"""The Home tab, and the week's report for workspace admins."""
 
 from __future__ import annotations
 
@@ -13,24 +6,106 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.channels import Followups
 from bot.errors import InvalidInput
-from bot.render.blocks import (
+from bot.render._channel import ChannelLine, render_home_channels
+from bot.render._text import (
     MAX_BUTTON_VALUE_CHARS,
     Block,
+    Message,
     button,
     context,
     divider,
+    escape,
+    escape_truncated,
     header,
     section,
+    text_message,
 )
-from bot.render.channel import ChannelLine, render_home_channels
-from bot.render.escape import escape, escape_truncated
-from bot.render.report import WeekView, week_blocks
 from bot.text import strip_controls, truncate
+
+GAP_TOPIC_CHARS = 80
+
+
+class WeekView(Protocol):
+    @property
+    def since(self) -> str: ...
+    @property
+    def until(self) -> str: ...
+    @property
+    def questions(self) -> int: ...
+    @property
+    def generated(self) -> int: ...
+    @property
+    def search_only(self) -> int: ...
+    @property
+    def unanswered(self) -> int: ...
+    @property
+    def gaps(self) -> Sequence[tuple[str, int]]: ...
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{round(100 * part / whole)} %" if whole else "–"
+
+
+def week_lines(week: WeekView) -> tuple[str, str]:
+    """(the figures, the gaps) as two mrkdwn lines."""
+    figures = (
+        f"*{week.questions}* questions · *{_percent(week.generated, week.questions)}* got a "
+        f"generated answer · {week.search_only} search results only · "
+        f"{week.unanswered} no answer"
+    )
+    if week.gaps:
+        gaps = "\n".join(
+            f"{i}. {escape_truncated(topic, GAP_TOPIC_CHARS, at_word=True)} ({count}×)"
+            for i, (topic, count) in enumerate(week.gaps, start=1)
+        )
+        gaps = f"*Top gaps* (search only, no hit, 👎, unverified commands)\n{gaps}"
+    else:
+        gaps = "*Top gaps:* none this week."
+    return figures, gaps
+
+
+def week_blocks(week: WeekView, command: str = "/gdocs") -> list[Block]:
+    """The Home tab's "This week" section (admins only)."""
+    figures, gaps = week_lines(week)
+    return [
+        header("This week"),
+        section(figures),
+        section(gaps),
+        context(
+            f"{week.since} to {week.until}, Pacific days. Only admins see this. "
+            f"`{command} report` posts it to you; `gdocs-bot report --format html` has it all."
+        ),
+    ]
+
+
+def render_week_report(week: WeekView) -> Message:
+    """The private reply to `/gdocs report`."""
+    figures, gaps = week_lines(week)
+    text = f"This week ({week.since} to {week.until}): {week.questions} questions"
+    blocks = [
+        section(f"*This week* ({week.since} to {week.until}, Pacific days)"),
+        section(figures),
+        section(gaps),
+        context("The whole picture: `gdocs-bot report --format html` where the bot runs."),
+    ]
+    return {"text": text, "blocks": blocks}
+
+
+def render_report_refused() -> Message:
+    return text_message(
+        "The usage report is for workspace admins and owners only. "
+        "Ask one of them, or whoever runs the bot (`gdocs-bot report`)."
+    )
+
+
+def render_report_unknown() -> Message:
+    return text_message("I can't read the usage figures right now; try again in a minute.")
+
 
 MAX_HOME_BLOCKS = 100
 MAX_RECENT = 10

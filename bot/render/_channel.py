@@ -1,6 +1,4 @@
-"""What people read about channel settings: `/gdocs channel` (the settings, the usage, the
-refusals), the notice a change posts in the channel, and the Home tab's lines. Pure: plain
-values in, safe text out. User and channel ids are shown only when well-formed."""
+"""What people read about channel settings (/gdocs channel, notices, the Home tab)."""
 
 from __future__ import annotations
 
@@ -8,8 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.channels import CHANNEL_ID_RE, ChannelSettings, Field, Followups
-from bot.render.blocks import Block, Message, context, header, section, text_message
-from bot.render.escape import mention
+from bot.render._text import Block, Message, context, header, mention, section, text_message
 
 #: most channels the Home tab lists
 MAX_HOME_CHANNELS = 10

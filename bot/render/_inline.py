@@ -1,17 +1,11 @@
-"""Inline Markdown (emphasis, code spans, links, images, HTML) to Slack mrkdwn or plain text.
-
-One left-to-right scan (`inline_scan.scan`, linear in the text): text between constructs is
-escaped, each construct is rebuilt from its parts, and only `link()` may produce `<…>`
-markup. Emphasis bodies are rendered again inside, at most `_MAX_DEPTH` levels deep, so the
-whole costs at most that many passes over the text. No regex here.
-"""
+"""Inline Markdown (emphasis, code, links, images, HTML) to mrkdwn or plain text."""
 
 from __future__ import annotations
 
 from urllib.parse import urljoin
 
-from bot.render.escape import escape, is_http_url, link
-from bot.render.inline_scan import Token, scan
+from bot.render._scan import Token, scan
+from bot.render._text import escape, is_http_url, link
 
 #: tags stripped (their text kept); any other `<word>` is shown literally, e.g. `List<String>`
 _HTML_TAG_NAMES = (

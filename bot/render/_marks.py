@@ -1,7 +1,4 @@
-"""The marks of a verified answer, in words: a small line under each code block ("✓ in
-*Deploying to Cloud Run*", "⚠ `--service-acount` is not in the cited pages — check before
-running") and one summary line ("2 of 3 commands appear in the cited pages"). Nothing for
-an answer without code. Pure; Slack mrkdwn (escaped) or terminal Markdown."""
+"""The marks of a verified answer: a line under each checked code block, and a summary."""
 
 from __future__ import annotations
 
@@ -9,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.models import SnippetCheck, Verification
-from bot.render.escape import escape_truncated, link
-from bot.render.inline import plain_text
+from bot.render._inline import plain_text
+from bot.render._text import escape_truncated, link
 from bot.text import one_line, truncate
 
 #: mark lines under one block at most (the rest: "…and N more")

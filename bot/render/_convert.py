@@ -1,18 +1,154 @@
-"""Block-level Markdown (headings, lists, fences, quotes, tables, rules) to renderer parts.
-
-A small line-oriented reader for the Markdown Google's documentation servers return, not a
-CommonMark implementation: it aims at good-looking Slack output, and at never letting any
-input become live Slack markup (every piece of text goes through `escape`).
-"""
+"""Block-level Markdown (headings, lists, fences, quotes, tables, rules) to parts."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Literal
 
-from bot.render.escape import escape
-from bot.render.inline import inline_mrkdwn
-from bot.render.parts import Part, code_part, text_part
-from bot.render.tables import is_delimiter_row, split_row, table_part
+from bot.render._inline import inline_mrkdwn, plain_text
+from bot.render._text import escape
+
+#: Slack ends a code block at any ``` run; a zero-width space keeps one inside the block
+#: (one greedy class: linear)
+_FENCE_RUN_RE = re.compile(r"`{3,}")
+DIVIDER_TEXT = "───"
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One rendered block of a document.
+
+    `text` lines are finished mrkdwn; `code` lines are escaped text for a ``` block;
+    a `divider` has no lines. A `tight` part (a heading) is followed by the next part on
+    the very next line instead of after a blank line.
+    """
+
+    kind: Literal["text", "code", "divider"]
+    lines: tuple[str, ...] = ()
+    tight: bool = False
+
+
+def break_fence_runs(line: str) -> str:
+    """A line that cannot open or close a Slack code block."""
+    return _FENCE_RUN_RE.sub(lambda m: "\u200b".join(m.group()), line)
+
+
+def text_part(lines: list[str], *, tight: bool = False) -> Part:
+    return Part("text", tuple(break_fence_runs(line) for line in lines), tight)
+
+
+def code_part(lines: list[str]) -> Part:
+    return Part("code", tuple(break_fence_runs(line) for line in lines))
+
+
+def part_text(part: Part) -> str:
+    """A part as mrkdwn on its own."""
+    if part.kind == "divider":
+        return DIVIDER_TEXT
+    if part.kind == "code":
+        return "```\n" + "\n".join(part.lines) + "\n```"
+    return "\n".join(part.lines)
+
+
+def join_parts(parts: list[Part]) -> str:
+    """Parts as one mrkdwn string: a blank line between parts, none after a heading."""
+    out: list[str] = []
+    tight = False
+    for part in parts:
+        if out:
+            out.append("\n" if tight else "\n\n")
+        out.append(part_text(part))
+        tight = part.tight
+    return "".join(out)
+
+
+#: anchored, runs of disjoint classes (blanks, `:`, `-`): linear in the cell
+_DELIMITER_CELL_RE = re.compile(r"^\s*:?-+:?\s*$")
+#: widest grid shown as a code block; wider tables wrap badly on phones, so become a list
+MAX_GRID_WIDTH = 72
+
+
+def split_row(line: str) -> list[str]:
+    """The cells of a pipe-table row; `\\|` is a pipe inside a cell (as in GFM, a pipe in
+    `code` still separates cells). Nothing but the outer pipes is dropped."""
+    cells: list[str] = []
+    current: list[str] = []
+    text = line.strip()
+    i = 0
+    while i < len(text):
+        if text.startswith("\\|", i):
+            current.append("|")
+            i += 2
+            continue
+        if text[i] == "|":
+            cells.append("".join(current))
+            current = []
+        else:
+            current.append(text[i])
+        i += 1
+    cells.append("".join(current))
+    if text.startswith("|"):
+        cells = cells[1:]  # the empty text before the leading pipe
+    if len(cells) > 1 and text.endswith("|") and not text.endswith("\\|"):
+        cells = cells[:-1]  # the empty text after the trailing pipe
+    return [cell.strip() for cell in cells]
+
+
+def is_delimiter_row(line: str, header: str) -> bool:
+    """True for the `| --- | :-: |` line under a table header with as many cells."""
+    if "-" not in line or ("|" not in line and "|" not in header):
+        return False
+    cells = split_row(line)
+    return (
+        bool(cells)
+        and all(_DELIMITER_CELL_RE.match(cell) for cell in cells)
+        and len(cells) == len(split_row(header))
+    )
+
+
+def table_part(header: list[str], rows: list[list[str]], base_url: str | None) -> Part:
+    """A table as a code-block grid if it is narrow enough, else as one bullet per row."""
+    plain_header = [_cell_plain(cell) for cell in header]
+    plain_rows = [[_cell_plain(cell) for cell in row] for row in rows]
+    columns = max([len(plain_header), *(len(row) for row in plain_rows)])
+    widths = [0] * columns
+    for row in [plain_header, *plain_rows]:
+        for index, cell in enumerate(row):
+            widths[index] = max(widths[index], len(cell))
+    grid_width = sum(widths) + 3 * (columns - 1)
+    if grid_width <= MAX_GRID_WIDTH:
+        return code_part(_grid(plain_header, plain_rows, widths))
+    return text_part(_row_list(header, rows, base_url))
+
+
+def _cell_plain(cell: str) -> str:
+    return " ".join(plain_text(cell).split())
+
+
+def _grid(header: list[str], rows: list[list[str]], widths: list[int]) -> list[str]:
+    def line(cells: list[str]) -> str:
+        padded = [cells[i].ljust(w) if i < len(cells) else " " * w for i, w in enumerate(widths)]
+        return escape(" | ".join(padded).rstrip())
+
+    rule = "-+-".join("-" * w for w in widths)
+    return [line(header), rule, *(line(row) for row in rows)]
+
+
+def _row_list(header: list[str], rows: list[list[str]], base_url: str | None) -> list[str]:
+    labels = [escape(_cell_plain(cell)) for cell in header]
+    lines = []
+    for row in rows or [header]:
+        shown = []
+        for index, cell in enumerate(row):
+            if not cell:
+                continue
+            value = inline_mrkdwn(cell, base_url)
+            label = labels[index] if index < len(labels) and rows else ""
+            shown.append(f"*{label}:* {value}" if label else value)
+        lines.append("• " + " · ".join(shown))
+    return lines
+
 
 # Every pattern here is matched at the start of one line and is linear in it: runs of one
 # class (`#`, `>`, `-`, blanks) are separated by characters outside it, so backtracking gives

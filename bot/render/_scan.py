@@ -1,25 +1,4 @@
-"""The inline Markdown scanner: one left-to-right pass, in time linear in the text.
-
-It finds exactly what the former single regex found (the same constructs, tried in the same
-order at each position: code, image, link, autolink, comment, `{: …}`, `<br>`, `<a href>`,
-HTML tag, strong, emphasis, strike, backslash escape), but no position is ever scanned more
-than a constant number of times:
-
-- a code span is matched by run length, as CommonMark defines it: the closer is the first
-  later backtick run of exactly the opener's length; runs are indexed by length once, so a
-  run of 20,000 backticks costs one lookup per distinct later length, not a search per tick;
-- an emphasis, strike or comment closer is looked up in a sorted list of the positions where
-  one can stand (found once per text by zero-width regexes that inspect one or two
-  characters), with a cursor that only moves forward;
-- an image's alt text ends at the first `]` or newline (looked up the same way), and a link
-  target `(url "title")` is matched once per position and remembered.
-
-The small regexes that are still matched at one position (`_AUTOLINK_RE`, `_BR_RE`,
-`_IAL_RE`, `_HTML_RE`, `_LABEL_RE`, `_TAIL_RE`) have no nested or overlapping quantifiers
-that could backtrack more than once over a character, and what each of them reads stops at
-a character that cannot be inside it (`<`, `(`, `)`, a quote, a bracket, a newline), so two
-attempts never read the same stretch twice.
-"""
+"""The inline Markdown scanner: one left-to-right pass, linear in the text."""
 
 from __future__ import annotations
 

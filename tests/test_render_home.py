@@ -22,9 +22,9 @@ from bot.render import (
     decode_ask_again,
     encode_ask_again,
     render_home,
-    strip_controls,
     when_back,
 )
+from bot.text import strip_controls
 from tests.test_render_surface_support import (
     HOSTILE_TEXT,
     LONG_TEXT,

@@ -24,7 +24,6 @@ from bot.render import (
     render_share_not_in_channel,
     render_shared_answer,
     render_shared_note,
-    section,
     share_button_block,
     share_value,
     shared_header,
@@ -146,7 +145,13 @@ def test_a_private_answer_that_could_not_be_kept_has_no_share_button() -> None:
 
 def test_copies_of_a_full_answer_stay_within_slacks_block_limit() -> None:
     """A body that already has 50 blocks is cut, never sent over the limit."""
-    full: Message = {"text": "t", "blocks": [section(f"part {i}") for i in range(MAX_BLOCKS)]}
+    full: Message = {
+        "text": "t",
+        "blocks": [
+            {"type": "section", "text": {"type": "mrkdwn", "text": f"part {i}"}}
+            for i in range(MAX_BLOCKS)
+        ],
+    }
     private = render_private_answer(full, "q?", "a1")
     shared = render_shared_answer(full, "UASKER1", "q?")
     assert MAX_BLOCKS == len(private["blocks"]) == len(shared["blocks"])

@@ -1,10 +1,8 @@
 """Logging set-up: text or JSON lines on stderr, with every secret redacted.
 
-`configure_logging(settings)` is called once by the CLI and the runtime. It installs one
-stderr handler on the root logger carrying a `RedactionFilter`, so whatever any library logs
-passes through the same redaction: the configured secret values and anything token-shaped
-(Slack `xox?-`/`xapp-` tokens, Google `AIza…` API keys, `ya29.…` OAuth tokens, `Bearer …`
-headers, PEM private keys, Slack response URLs) become `[redacted]` in the message, its
+`configure_logging(settings)` installs one stderr handler on the root logger with a
+`RedactionFilter`, so whatever any library logs is redacted the same way: the configured
+secrets and anything token-shaped (`bot.redact`) become `[redacted]` in the message, its
 arguments, `extra=` fields and exception text.
 """
 
@@ -71,11 +69,8 @@ def secrets_of(settings: Settings) -> list[str]:
 
 
 class RedactionFilter(logging.Filter):
-    """Rewrites each record in place so nothing after it can see a secret.
-
-    The message is rendered (msg % args) and redacted, `args` dropped, exception and stack
-    text rendered and redacted, and every `extra=` field redacted.
-    """
+    """Rewrites each record in place (message rendered, exception and stack as text, `extra=`
+    fields), redacted, so nothing after it can see a secret."""
 
     def __init__(self, redactor: Redactor) -> None:
         super().__init__()
@@ -160,11 +155,8 @@ class _StderrHandler(logging.StreamHandler[Any]):
 
 
 def configure_logging(settings: Settings) -> None:
-    """Install the stderr handler (text or JSON) with secret redaction on the root logger.
-
-    Calling it again replaces the handler it installed before and leaves other handlers
-    (a test runner's capture, say) alone.
-    """
+    """Install the stderr handler (text or JSON) with secret redaction on the root logger;
+    again, it replaces its own handler and leaves others (a test runner's capture) alone."""
     handler = _StderrHandler()
     handler.setFormatter(JsonFormatter() if settings.log_format == "json" else TextFormatter())
     handler.addFilter(_RequestIdFilter())
@@ -180,11 +172,8 @@ def configure_logging(settings: Settings) -> None:
         logging.getLogger(name).setLevel(max(logging.WARNING, level))
     for name in _ALWAYS_QUIET:
         logging.getLogger(name).setLevel(logging.WARNING)
-    # Bolt and the SDK log through their own loggers; let them follow our level and handler.
-    # Both decide whether to build a DEBUG line (a repr of each API call's whole payload, and
-    # of its response) from their own logger's level, not the effective one: NOTSET passes
-    # `level <= DEBUG`, and every call formatted its payload for nothing (3 % of the bot's
-    # CPU under load, measured). So each of their loggers gets the level itself.
+    # Bolt and the SDK decide whether to build a DEBUG line (a repr of each call's payload)
+    # from their own logger's level, not the effective one: each gets the level itself
     for name in _SLACK_LOGGERS:
         logging.getLogger(name).setLevel(level)
     for name, logger in list(logging.root.manager.loggerDict.items()):

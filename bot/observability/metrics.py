@@ -45,26 +45,6 @@ class Metrics:
         self._gauges: dict[str, Gauge] = {}
         self._totals = _TotalsCollector()
         self.registry.register(self._totals)
-        self._requests = self._counter(
-            "gdocs_requests_total",
-            "Slack requests handled, by kind and outcome.",
-            ("kind", "outcome"),
-        )
-        self._cache = self._counter(
-            "gdocs_cache_total",
-            "Cache lookups, by cache and result (hit or miss).",
-            ("cache", "result"),
-        )
-        self._fallbacks = self._counter(
-            "gdocs_quota_fallbacks_total",
-            "Questions answered by search because answer_query quota was spent.",
-            (),
-        )
-        self._calls = self._counter(
-            "gdocs_upstream_calls_total",
-            "Upstream MCP tool calls, by server, tool and outcome.",
-            ("server", "tool", "outcome"),
-        )
         self._latency = Histogram(
             "gdocs_upstream_latency_seconds",
             "Upstream MCP tool call latency, retries included.",
@@ -101,17 +81,23 @@ class Metrics:
 
     def request(self, kind: str, outcome: str) -> None:
         """One Slack command/event/action finished (`outcome`: ok, error code, ignored…)."""
-        self._requests.labels(kind=kind, outcome=outcome).inc()
+        help_text = "Slack requests handled, by kind and outcome."
+        self.count("gdocs_requests_total", help_text, kind=kind, outcome=outcome)
 
     def cache(self, cache: str, hit: bool) -> None:
-        self._cache.labels(cache=cache, result="hit" if hit else "miss").inc()
+        help_text = "Cache lookups, by cache and result (hit or miss)."
+        self.count("gdocs_cache_total", help_text, cache=cache, result="hit" if hit else "miss")
 
     def quota_fallback(self) -> None:
-        self._fallbacks.inc()
+        help_text = "Questions answered by search because answer_query quota was spent."
+        self.count("gdocs_quota_fallbacks_total", help_text)
 
     def upstream(self, server: str, tool: str, outcome: str, seconds: float) -> None:
         """One upstream tool call (retries included) and how long it took."""
-        self._calls.labels(server=server, tool=tool, outcome=outcome).inc()
+        help_text = "Upstream MCP tool calls, by server, tool and outcome."
+        self.count(
+            "gdocs_upstream_calls_total", help_text, server=server, tool=tool, outcome=outcome
+        )
         self._latency.labels(server=server, tool=tool).observe(seconds)
 
     def counter_value(self, name: str, **labels: str) -> float:

@@ -2,14 +2,11 @@
 
 Google's daily quotas reset at midnight America/Los_Angeles. Midnight never falls in a
 daylight-saving change there, so "the next midnight" is one instant, returned in UTC (Python
-subtracts datetimes of one zone by wall clock, wrong across a change). Both answers are the
-same for a whole UTC minute (the zone's offsets are whole hours), so they are cached per
-minute: the ledger asks on every call, and a zone conversion is not free.
+subtracts datetimes of one zone by wall clock, wrong across a change).
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
@@ -144,26 +141,17 @@ def minute_room(
     return 0, datetime.fromtimestamp(frees, UTC)
 
 
-def _minute(now: datetime) -> int:
-    """The UTC minute `now` falls in (a naive `now` is UTC)."""
-    return int((now if now.tzinfo is not None else now.replace(tzinfo=UTC)).timestamp() // 60)
+def _pacific_date(now: datetime) -> date:
+    """The Pacific calendar day `now` falls in (a naive `now` is UTC)."""
+    return (now if now.tzinfo is not None else now.replace(tzinfo=UTC)).astimezone(PACIFIC).date()
 
 
 def next_pacific_midnight(now: datetime) -> datetime:
     """The first 00:00 America/Los_Angeles strictly after `now`, in UTC."""
-    return _midnight_after(_date_of(_minute(now)))
+    day = _pacific_date(now) + timedelta(days=1)
+    return datetime.combine(day, time(0), tzinfo=PACIFIC).astimezone(UTC)
 
 
 def pacific_day(now: datetime) -> str:
     """The Pacific calendar day `now` falls in, e.g. "2026-12-01": the ledger's day key."""
-    return _date_of(_minute(now)).isoformat()
-
-
-@functools.lru_cache(maxsize=4)
-def _date_of(minute: int) -> date:
-    return datetime.fromtimestamp(minute * 60, UTC).astimezone(PACIFIC).date()
-
-
-@functools.lru_cache(maxsize=4)
-def _midnight_after(day: date) -> datetime:
-    return datetime.combine(day + timedelta(days=1), time(0), tzinfo=PACIFIC).astimezone(UTC)
+    return _pacific_date(now).isoformat()

@@ -19,21 +19,8 @@ from typing import Any
 
 from bot.feedback import ANSWER_PREFIX, EXPORT_LIMIT, VOTE_PREFIX, AnswerRecord, VoteRecord
 from bot.quota import pacific_day
+from bot.report import tally
 from bot.report.model import GAP_REASONS, DayRow, GapRow, PageRow, Report, TopicRow, VoteRow
-from bot.report.tally import (
-    ANSWER_QUERY_MADE,
-    ANSWER_QUERY_REFUSED,
-    FAILED,
-    GENERATED,
-    PREFIX,
-    QUESTIONS,
-    RATE_LIMITED,
-    REUSE_KINDS,
-    SEARCH_WHY,
-    classify,
-    parse_key,
-    wanted_an_answer,
-)
 from bot.store import JSON, ModelCodec, Store
 from bot.text import strip_controls, truncate
 from bot.upstream import question_key
@@ -73,8 +60,8 @@ async def collect(store: Store, *, limit: int = EXPORT_LIMIT) -> Collected:
     answers = [record for _, record in await store.scan(ANSWER_PREFIX, _ANSWER, limit)]
     votes = [vote for _, vote in await store.scan(VOTE_PREFIX, _VOTE, limit)]
     counters: list[tuple[str, str, int]] = []
-    for key, value in await store.scan(PREFIX, JSON, COUNTER_LIMIT):
-        parsed = parse_key(key)
+    for key, value in await store.scan(tally.PREFIX, JSON, COUNTER_LIMIT):
+        parsed = tally.parse_key(key)
         if parsed is None or isinstance(value, bool) or not isinstance(value, int):
             continue  # another version's key, or not a counter
         counters.append((*parsed, value))
@@ -138,14 +125,14 @@ def aggregate(
 def _day_row(day: str, c: Counter[str]) -> DayRow:
     return DayRow(
         day=day,
-        questions=c[QUESTIONS],
-        generated=c[GENERATED],
-        search_why={why: c[f"search:{why}"] for why in SEARCH_WHY},
-        failed=c[FAILED],
-        rate_limited=c[RATE_LIMITED],
-        answer_query_made=c[ANSWER_QUERY_MADE],
-        answer_query_refused=c[ANSWER_QUERY_REFUSED],
-        reuse={kind: c[f"reuse:{kind}"] for kind in REUSE_KINDS},
+        questions=c[tally.QUESTIONS],
+        generated=c[tally.GENERATED],
+        search_why={why: c[f"search:{why}"] for why in tally.SEARCH_WHY},
+        failed=c[tally.FAILED],
+        rate_limited=c[tally.RATE_LIMITED],
+        answer_query_made=c[tally.ANSWER_QUERY_MADE],
+        answer_query_refused=c[tally.ANSWER_QUERY_REFUSED],
+        reuse={kind: c[f"reuse:{kind}"] for kind in tally.REUSE_KINDS},
     )
 
 
@@ -161,7 +148,7 @@ def _topics(answers: list[AnswerRecord]) -> tuple[TopicRow, ...]:
     for record in answers:
         topic = topic_of(record.question)
         asked[topic] += 1
-        if classify(record.kind, record.fallback, record.route) == GENERATED:
+        if tally.classify(record.kind, record.fallback, record.route) == tally.GENERATED:
             generated[topic] += 1
         example[topic] = _example(record.question)  # the latest wording
     return tuple(
@@ -172,7 +159,7 @@ def _topics(answers: list[AnswerRecord]) -> tuple[TopicRow, ...]:
 
 def _gap_reasons(record: AnswerRecord) -> list[str]:
     reasons = []
-    if record.kind != "answer" and wanted_an_answer(record.route, record.fallback):
+    if record.kind != "answer" and tally.wanted_an_answer(record.route, record.fallback):
         reasons.append("search_only")
     if record.kind != "answer" and record.hits == 0:
         reasons.append("no_hit")

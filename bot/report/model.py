@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-GAP_REASONS = ("search_only", "no_hit", "thumbs_down", "not_found")
 GAP_WORDS = {
     "search_only": "search only",
     "no_hit": "no hit",
     "thumbs_down": "voted down",
     "not_found": "a command not in the cited pages",
 }
+GAP_REASONS = tuple(GAP_WORDS)
 
 
 @dataclass(frozen=True)

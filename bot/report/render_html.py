@@ -72,17 +72,14 @@ def _chart(count: int, top: int, label: str) -> tuple[int, int, list[str]]:
     bar = max(6, min(60, (CHART_WIDTH - LEFT) // max(count, 1) - BAR_GAP))
     width = LEFT + count * (bar + BAR_GAP) + BAR_GAP
     base = CHART_HEIGHT - BOTTOM
-    return (
-        bar,
-        width,
-        [
-            f'<line class="axis" x1="{LEFT}" y1="{base}" x2="{width}" y2="{base}"/>',
-            f'<line class="axis" x1="{LEFT}" y1="8" x2="{LEFT}" y2="{base}"/>',
-            f'<text x="{LEFT - 6}" y="{base + 4}" text-anchor="end">0</text>',
-            f'<text x="{LEFT - 6}" y="12" text-anchor="end">{_e(top)}</text>',
-            f"<title>{_e(label)}</title>",
-        ],
-    )
+    frame = [
+        f'<line class="axis" x1="{LEFT}" y1="{base}" x2="{width}" y2="{base}"/>',
+        f'<line class="axis" x1="{LEFT}" y1="8" x2="{LEFT}" y2="{base}"/>',
+        f'<text x="{LEFT - 6}" y="{base + 4}" text-anchor="end">0</text>',
+        f'<text x="{LEFT - 6}" y="12" text-anchor="end">{_e(top)}</text>',
+        f"<title>{_e(label)}</title>",
+    ]
+    return bar, width, frame
 
 
 def _bar_x(i: int, bar: int) -> int:

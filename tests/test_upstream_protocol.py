@@ -13,7 +13,6 @@ import pytest
 from aiohttp import web
 
 import bot
-
 from bot.errors import AuthError
 from bot.render import error_sentence
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault

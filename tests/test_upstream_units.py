@@ -20,6 +20,7 @@ from bot.upstream import (
     title_from_uri,
 )
 
+
 # --- retry backoff ---------------------------------------------------------------------
 class _Timeline:
     """What `_retrying` did, in order: ("call",), ("jitter", low, high), ("sleep", seconds).

@@ -212,20 +212,13 @@ class GoogleDocsService:
         return [found[name] for name in wanted]
 
     async def status(self) -> list[ServerStatus]:
-        if not self._pay_configured:
-            # Pay takes OAuth only: without it there is nothing worth a network round trip
-            # (and a default-configured test or start-up must not reach out to Google)
-            dk = await self._status("developer_knowledge", self._dk)
-            pay = ServerStatus(
-                server="pay",
-                url=self._pay.url,
-                ok=False,
-                detail="not configured: tool calls need OAuth "
-                "(GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_CLOUD_PROJECT)",
-            )
-            return [dk, pay]
-        checks = [self._status("developer_knowledge", self._dk), self._status("pay", self._pay)]
-        return list(await asyncio.gather(*checks))
+        dk = self._status("developer_knowledge", self._dk)
+        if self._pay_configured:
+            return list(await asyncio.gather(dk, self._status("pay", self._pay)))
+        # Pay takes OAuth only: without it nothing is worth a round trip to Google
+        why = "not configured: tool calls need OAuth "
+        why += "(GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_CLOUD_PROJECT)"
+        return [await dk, ServerStatus(server="pay", url=self._pay.url, ok=False, detail=why)]
 
     def recently_healthy(self, within_seconds: float = 300.0) -> bool:
         return self._heartbeat.within(within_seconds)
@@ -279,25 +272,19 @@ class GoogleDocsService:
         finally:
             deadline.reset(token)
 
-    async def _status(self, server: str, client: McpClient) -> ServerStatus:
-        detail = ""
+    async def _status(self, server: ServerKey, client: McpClient) -> ServerStatus:
         tools: tuple[str, ...] = ()
         error: GdocsError | None = None
         try:
             async with asyncio.timeout(self._timeout):
                 tools = tuple(sorted(t.name for t in await client.list_tools(refresh=True)))
-            detail = f"MCP {client.protocol_version}"
         except GdocsError as exc:
             error = exc
         except TimeoutError:
             error = client.server.timeout_error()
+        detail = str(error) if error else f"MCP {client.protocol_version}"
         return ServerStatus(
-            server="pay" if server == "pay" else "developer_knowledge",
-            url=client.url,
-            ok=error is None,
-            tools=tools,
-            detail=str(error) if error else detail,
-            error=error,
+            server=server, url=client.url, ok=error is None, tools=tools, detail=detail, error=error
         )
 
 

@@ -51,7 +51,7 @@ class McpClient:
         self,
         server: ServerContext,
         url: str,
-        http: httpx.AsyncClient,
+        http: httpx.AsyncClient | Callable[[], httpx.AsyncClient],
         auth: Auth,
         *,
         max_response_bytes: int,
@@ -64,7 +64,7 @@ class McpClient:
     ) -> None:
         self.server = server
         self.url = url
-        self._http = http
+        self._http = http if callable(http) else lambda: http
         self._auth = auth
         self._limit = max_response_bytes
         self._retries = max_retries
@@ -241,7 +241,9 @@ class McpClient:
     ) -> AsyncIterator[httpx.Response]:
         """The streamed response, with transport failures (also mid-body) as typed errors."""
         try:
-            async with self._http.stream("POST", self.url, json=body, headers=headers) as response:
+            async with self._http().stream(
+                "POST", self.url, json=body, headers=headers
+            ) as response:
                 if response.status_code < 500:  # it answered, even if to refuse: it is up
                     self._on_answer()
                 yield response

@@ -88,9 +88,7 @@ class GoogleDocsService:
         dk_auth = oauth if config.api_key is None and oauth else ApiKeyAuth(config.api_key)
         pay_auth = oauth or ApiKeyAuth(None)  # Pay takes OAuth only
         self._auths = [dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth]
-        # one pool for both servers, each with `max_concurrency` calls at most
-        limits = httpx.Limits(max_connections=2 * config.max_concurrency + 4)
-        self._http = httpx.AsyncClient(timeout=self._timeout, limits=limits)
+        self._client: httpx.AsyncClient | None = None
         # the credentials the clients hold (an OAuth token changes): asked for on every use
         redact = Redactor(current=lambda: [*dk_auth.secrets(), *pay_auth.secrets()])
         self._heartbeat = Heartbeat()
@@ -113,7 +111,7 @@ class GoogleDocsService:
             return McpClient(
                 server,
                 url,
-                self._http,
+                self._http,  # made at the first call: its TLS context costs ~35 ms
                 auth,
                 max_response_bytes=config.max_response_bytes,
                 max_concurrency=config.max_concurrency,
@@ -152,6 +150,15 @@ class GoogleDocsService:
     @property
     def pay_configured(self) -> bool:
         return self._pay_configured
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._closed:
+            raise RuntimeError("the docs service is closed")
+        if self._client is None:
+            # one pool for both servers, each with `max_concurrency` calls at most
+            limits = httpx.Limits(max_connections=2 * self._config.max_concurrency + 4)
+            self._client = httpx.AsyncClient(timeout=self._timeout, limits=limits)
+        return self._client
 
     async def ask(
         self, question: str, *, asker: str | None = None, on_wait: OnWait | None = None
@@ -229,7 +236,8 @@ class GoogleDocsService:
         self._closed = True
         # first the work no caller waits for, which would otherwise go on calling upstream
         await self._flights.cancel()
-        await self._http.aclose()
+        if self._client is not None:
+            await self._client.aclose()
         for auth in self._auths:
             auth.close()
 

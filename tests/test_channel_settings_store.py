@@ -73,6 +73,9 @@ class _FailingStore(MemoryStore):
     async def set(self, key: str, value: object, codec: object, ttl: float) -> None:  # type: ignore[override]
         raise StoreError("down")
 
+    async def batch(self, ops: object) -> list[object]:  # type: ignore[override]
+        raise StoreError("down")
+
 
 async def test_a_failing_store_reads_as_the_defaults_and_refuses_changes() -> None:
     """Reads degrade to the defaults (and ANSWER_CHANNELS still applies); a save raises, for

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from bot.store import open_store
-from bot.worklog import _RECORD, WorkRecord
+from bot.slack.work.worklog import _RECORD, WorkRecord
 from tests.fakes.bot_process import BotProcess, signed_mention, signed_slash_command
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.fakes.redis_server import RedisServer

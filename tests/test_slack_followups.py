@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.slack.listeners.followups import addresses_someone, reads_as_question, why_not_a_follow_up
+from bot.slack.flows.routing import addresses_someone, reads_as_question, why_not_a_follow_up
 from tests.fakes import slack_event_payloads as payloads
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import BOT_USER_ID

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.render import ACTION_SHARE, decode_share_value
-from bot.slack.delivery.sharing import PrivateAnswer, PrivateAnswers
+from bot.slack.flows.sharing import PrivateAnswer, PrivateAnswers
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import ASKER, Sent, SlackBot, running_bot
 from tests.store_backends import open_backend

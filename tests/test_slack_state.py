@@ -15,7 +15,6 @@ from bot.slack.memory.state import (
     UserProfiles,
 )
 from bot.store import TEXT, MemoryStore, SqliteStore
-from tests.fakes.loop_turns import LoopTurns
 
 
 class FakeClock:
@@ -38,22 +37,6 @@ async def test_rate_limiter_is_a_sliding_window_per_user() -> None:
     assert await limiter.try_acquire("U2") is None  # other users are not affected
     clock.now += 40
     assert await limiter.try_acquire("U1") is None
-
-
-async def test_the_rate_window_is_committed_without_waiting_for_the_loop(tmp_path: Path) -> None:
-    """A command's acknowledgement carries its first reply, which comes after the rate
-    window: on SQLite its write is committed at once, without a turn of the event loop."""
-    clock = FakeClock()
-    store = await SqliteStore.open(tmp_path / "state.db", clock=clock)
-    try:
-        limiter = RateLimiter(store, 1, clock=clock)
-        turns = LoopTurns()
-        assert await limiter.try_acquire("U1") is None
-        assert await limiter.try_acquire("U1") is not None  # the window was written
-        turns.stop()
-        assert (0, 2) == (turns.count, store.writer.at_once)  # each question's, at once
-    finally:
-        await store.aclose()
 
 
 async def test_rate_limiter_keeps_at_most_max_users_and_forgets_idle_ones() -> None:

@@ -14,10 +14,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import AUTHORIZE_FAILED
 from bot.slack.boundary import duplicate
-from bot.slack.delivery import sharing
 from bot.slack.delivery.posting import retry_handlers
 from bot.slack.deps import SlackDeps
-from bot.slack.listeners import actions, commands, events, feedback, home, shortcuts, unfurls
+from bot.slack.listeners import actions, commands, events, shortcuts
 from bot.slack.memory.state import delivery_key
 
 logger = logging.getLogger(__name__)
@@ -50,11 +49,8 @@ def _bolt_logger() -> logging.Logger:
 
 def build_web_client(token: str | None, api_url: str) -> AsyncWebClient:
     """The bot's Web API client: retries 429 (Retry-After), 500/503 and connection errors.
-
-    Inside a running loop it gets one pooled aiohttp session (closed by its owner through
-    `client.session`), also used for `response_url` posts: without it slack_sdk opens a new
-    connection, with its TLS handshake, for every call.
-    """
+    Inside a running loop it gets one pooled aiohttp session (closed by its owner), also
+    used for `response_url` posts: without it every call opens a new TLS connection."""
     session = None
     try:
         asyncio.get_running_loop()
@@ -76,9 +72,8 @@ _RECORDING_EVENTS = frozenset({"app_mention", "message"})
 
 
 def claims_with_its_record(body: dict[str, Any]) -> bool:
-    """Whether this delivery's listener claims it in `WorkLog.accept` (one batch with the
-    work record), so the middleware must not claim it first: slash commands, mentions, DMs
-    and channel messages (follow-ups)."""
+    """Whether this delivery's listener claims it with its work record (`WorkLog.accept`),
+    so the middleware must not claim it first: commands, mentions, DMs, channel messages."""
     if isinstance(body.get("command"), str):
         return True
     event = body.get("event")
@@ -122,14 +117,6 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
         return None
 
     app.use(drop_repeated_deliveries)
-    commands.register(app, deps)
-    shortcuts.register(app, deps)
-    # before events and actions: Bolt runs the first listener that matches, and those two
-    # tables end with catch-alls for what the bot does not handle
-    home.register(app, deps)
-    unfurls.register(app, deps)
-    feedback.register(app, deps)
-    events.register(app, deps)
-    sharing.register(app, deps)  # before actions: its catch-all takes unclaimed actions
-    actions.register(app, deps)
+    for listeners in (commands, shortcuts, events, actions):
+        listeners.register(app, deps)
     return app

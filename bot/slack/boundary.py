@@ -6,15 +6,16 @@ A flow returns an `Outcome`; only this boundary logs and counts it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from bot.observability.logging import start_request
 from bot.observability.metrics import Metrics
 from bot.render import Message, render_internal_error, render_restarting
-from bot.serving.inflight import InFlight
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +36,24 @@ class Outcome:
     tool: str = "-"
 
 
+class InFlight(Protocol):
+    """The work in flight, which a graceful shutdown finishes (the composition root's
+    `bot.serving.inflight.InFlight`)."""
+
+    accepting: bool
+
+    @property
+    def count(self) -> int: ...
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]: ...
+
+    async def start(
+        self, work: Coroutine[Any, Any, None], *, until: asyncio.Event, within: float
+    ) -> None: ...
+
+    async def drain(self, timeout: float) -> bool: ...
+
+
 #: one request's job (a closure over what it was asked), run once by the boundary
 Job = Callable[[], Awaitable[Outcome]]
 Notify = Callable[[Message], Awaitable[object]]
@@ -42,11 +61,7 @@ Notify = Callable[[Message], Awaitable[object]]
 
 class Boundary:
     """`await deps.boundary(kind, job, notify)`: runs one request's job, logs and counts its
-    outcome, and never lets an exception escape. Built once by the composition root with
-    the in-flight tracker and the metrics (a small callable class, as Bolt's
-    `AsyncSetStatus`), so a listener names only what differs: the kind, the job and how to
-    reach the asker.
-    """
+    outcome, and never lets an exception escape."""
 
     def __init__(self, *, inflight: InFlight, metrics: Metrics) -> None:
         self._inflight = inflight
@@ -110,5 +125,4 @@ async def _notify_safely(notify: Notify) -> None:
 
 
 async def say_nothing(msg: Message) -> None:
-    """The `notify` for requests with nowhere to say a failure (opening the Home tab, a link
-    preview, a closed form): it is logged and counted by `handle`, never posted."""
+    """The `notify` for requests with nowhere to say a failure (the Home tab, a preview)."""

@@ -1,11 +1,12 @@
-"""Everything a listener needs: built once by the composition root (bot/assembly.py) and
-passed in."""
+"""What the listeners share, built once by the composition root (bot/serving/assembly.py);
+the flows get only the parts they use (`answers`, `pages`, `home`, …, built here once)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Literal
 
 from bot.feedback import FeedbackLog
@@ -13,20 +14,22 @@ from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
 from bot.report.tally import DailyTally
 from bot.service import DocsService
-from bot.serving.inflight import InFlight
-from bot.slack.boundary import Boundary
+from bot.slack.boundary import Boundary, InFlight
+from bot.slack.flows.answer import Answers
+from bot.slack.flows.home import DocsStatus, Home
+from bot.slack.flows.pages import Pages
 from bot.slack.flows.routing import Router
+from bot.slack.flows.settings import ChannelCommand
+from bot.slack.flows.sharing import PrivateAnswers
 from bot.slack.identity import SlackIdentity
 from bot.slack.memory.channels import ChannelSettingsStore
 from bot.slack.memory.recent import RecentQuestions
 from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
-from bot.slack.work.active import ActiveStreams
+from bot.slack.work.stops import ActiveStreams
+from bot.slack.work.worklog import WorkLog
 from bot.store import Store
-from bot.worklog import WorkLog
 
-#: whether Google's documentation servers answer now, and a short detail when they don't:
-#: the readiness state behind /readyz (the composition root passes it in; the Home tab shows it)
-DocsStatus = Callable[[], tuple[bool, str]]
+__all__ = ["DocsStatus", "SlackConfig", "SlackDeps"]
 
 
 @dataclass(frozen=True)
@@ -90,3 +93,54 @@ class SlackDeps:
     tally: DailyTally
     #: streamed answers being worked on, by thread (the Stop button cancels one)
     streams: ActiveStreams = field(default_factory=lambda: ActiveStreams())
+
+    @cached_property
+    def pages(self) -> Pages:
+        config = self.config
+        return Pages(
+            self.service, self.store, config.doc_file_threshold_chars, config.document_ttl_seconds
+        )
+
+    @cached_property
+    def private(self) -> PrivateAnswers:
+        return PrivateAnswers(self.store)
+
+    @cached_property
+    def answers(self) -> Answers:
+        return Answers(
+            service=self.service,
+            store=self.store,
+            limiter=self.limiter,
+            profiles=self.profiles,
+            threads=self.threads,
+            recent=self.recent,
+            tally=self.tally,
+            feedback=self.feedback,
+            quota=self.quota,
+            pages=self.pages,
+            private=self.private,
+            clock=self.clock,
+        )
+
+    @cached_property
+    def home(self) -> Home:
+        return Home(
+            store=self.store,
+            quota=self.quota,
+            profiles=self.profiles,
+            recent=self.recent,
+            channels=self.channels,
+            docs_status=self.docs_status,
+            default_followups=self.config.thread_followups,
+            clock=self.clock,
+        )
+
+    @cached_property
+    def channel_command(self) -> ChannelCommand:
+        config = self.config
+        return ChannelCommand(
+            self.channels,
+            self.profiles,
+            config.thread_followups,
+            config.channel_settings_admins_only,
+        )

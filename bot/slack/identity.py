@@ -1,10 +1,6 @@
-"""Who the bot is in Slack (auth.test), fetched once and shared by every request.
-
-Bolt's single-workspace authorization calls auth.test lazily on the first request and, under
-a burst, once per concurrent request. This keeps one result behind a lock, lets the runtime
-prime it from its own start-up auth.test, and gives Bolt the bot's ids so its own messages
-are ignored.
-"""
+"""Who the bot is in Slack (auth.test), fetched once behind a lock (Bolt's own authorize
+calls it once per concurrent request under a burst), primed by the runtime's start-up call;
+Bolt gets the bot's ids from it, so the bot's own messages are ignored."""
 
 from __future__ import annotations
 

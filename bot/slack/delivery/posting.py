@@ -1,13 +1,14 @@
-"""Getting a message in front of the asker: visibly in the channel or thread when the bot may
-post there, otherwise ephemerally through the request's `response_url`.
-"""
+"""Slack's Web API and `response_url` calls a reply makes: visibly where the bot may post,
+otherwise ephemerally to the asker; and a command's acknowledgement, used once."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
 from aiohttp import ClientSession
+from slack_bolt.async_app import AsyncAck
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -36,11 +37,50 @@ def retry_handlers(max_retries: int = 3) -> list[AsyncRetryHandler]:
     ]
 
 
-def _payload(msg: Message) -> dict[str, Any]:
-    payload: dict[str, Any] = {"text": msg["text"]}
+def payload(msg: Message) -> dict[str, Any]:
+    body: dict[str, Any] = {"text": msg["text"]}
     if msg.get("blocks"):
-        payload["blocks"] = msg["blocks"]
-    return payload
+        body["blocks"] = msg["blocks"]
+    return body
+
+
+def why(exc: BaseException) -> str:
+    """Slack's error code, or the exception's type."""
+    if isinstance(exc, SlackApiError):
+        return str(exc.response.get("error") or "slack_error")
+    return type(exc).__name__
+
+
+class OnceAck:
+    """Bolt's `ack` for one request, used at most once: by the first reply (shown as the
+    command's ephemeral response), or empty if no reply came in time."""
+
+    def __init__(self, ack: AsyncAck | None) -> None:
+        self._ack = ack
+        #: no `ack`: acknowledged already (work resumed after a restart)
+        self._claimed = ack is None
+        #: set once the acknowledgement is recorded, or the work ended without replying
+        self.done = asyncio.Event()
+
+    async def __call__(self, msg: Message | None = None) -> bool:
+        """Acknowledge, with `msg` shown to the asker; False when already acknowledged."""
+        if self._claimed or self._ack is None:
+            return False
+        self._claimed = True  # before any await: two callers cannot both acknowledge
+        try:
+            if msg is None:
+                await self._ack()
+            else:
+                await self._ack(
+                    text=msg["text"],
+                    blocks=msg.get("blocks") or None,
+                    response_type="ephemeral",
+                    unfurl_links=False,
+                    unfurl_media=False,
+                )
+        finally:
+            self.done.set()
+        return True
 
 
 async def respond(
@@ -51,10 +91,10 @@ async def respond(
     delete_original: bool = False,
     session: ClientSession | None = None,
 ) -> bool:
-    """POST to a `response_url` (ephemeral by default). False when it could not be delivered."""
+    """POST to a `response_url` (ephemeral). False when it could not be delivered."""
     if not response_url:
         return False
-    body: dict[str, Any] = _payload(msg) if msg is not None else {}
+    body: dict[str, Any] = payload(msg) if msg is not None else {}
     body["response_type"] = "ephemeral"
     if replace_original:
         body["replace_original"] = True
@@ -82,13 +122,9 @@ async def respond(
 async def post(
     client: AsyncWebClient, *, channel: str, msg: Message, thread_ts: str | None = None
 ) -> str:
-    """chat.postMessage without unfurls or link parsing; the new message's ts."""
+    """chat.postMessage without unfurls; the new message's ts."""
     response = await client.chat_postMessage(
-        channel=channel,
-        thread_ts=thread_ts,
-        unfurl_links=False,
-        unfurl_media=False,
-        **_payload(msg),
+        channel=channel, thread_ts=thread_ts, unfurl_links=False, unfurl_media=False, **payload(msg)
     )
     return str(response.get("ts", ""))
 
@@ -107,11 +143,6 @@ async def post_visibly(
         return None
 
 
-async def update(client: AsyncWebClient, *, channel: str, ts: str, msg: Message) -> None:
-    """chat.update: replace the bot's own message `ts` with `msg`."""
-    await client.chat_update(channel=channel, ts=ts, **_payload(msg))
-
-
 async def post_or_fallback(
     client: AsyncWebClient,
     *,
@@ -121,8 +152,8 @@ async def post_or_fallback(
     thread_ts: str | None = None,
     replace_original: bool = False,
 ) -> str | None:
-    """Post visibly; if the bot may not post there, send it to the asker ephemerally with the
-    hint to invite the bot. The posted message's ts, or None when it went ephemerally."""
+    """Post visibly; where the bot may not post, to the asker ephemerally with the hint to
+    invite the bot. The posted message's ts, or None when it went ephemerally."""
     if channel and not response_url:
         return await post(client, channel=channel, msg=msg, thread_ts=thread_ts)
     if channel:
@@ -151,20 +182,9 @@ async def post_ephemeral(
     if channel and user:
         try:
             await client.chat_postEphemeral(
-                channel=channel, user=user, thread_ts=thread_ts, **_payload(msg)
+                channel=channel, user=user, thread_ts=thread_ts, **payload(msg)
             )
             return True
         except SlackApiError as exc:
             logger.info("chat.postEphemeral failed: %s", exc.response.get("error"))
     return await respond(response_url, msg, session=client.session)
-
-
-async def react(client: AsyncWebClient, *, channel: str, ts: str, name: str, add: bool) -> None:
-    """Add or remove a reaction; a progress signal, so failures are only logged."""
-    try:
-        if add:
-            await client.reactions_add(channel=channel, timestamp=ts, name=name)
-        else:
-            await client.reactions_remove(channel=channel, timestamp=ts, name=name)
-    except SLACK_CALL_FAILURES as exc:
-        logger.debug("reaction %s failed: %s", "add" if add else "remove", type(exc).__name__)

@@ -1,13 +1,18 @@
-"""Where the replies to one question go, and how the asker sees progress.
+"""Where one request's replies go, and how the asker sees progress meanwhile.
 
-A `/gdocs` command cannot be used in a thread: its answer is a visible channel message and
-progress is an ephemeral "Looking that up…" carried by the acknowledgement itself (no extra
-call, on screen at once), replaced or deleted through `response_url` when the answer lands.
-Help, usage problems and "wait a moment" ride on the acknowledgement the same way.
-A mention or DM is answered in its thread (or DM), and progress is a reaction on the asker's
-message. A button click's progress is a reaction on the clicked message: an action's
-`response_url` cannot carry it, since `replace_original`/`delete_original` there act on the
-clicked message itself, and an ephemeral "Fetching…" could never be taken down again.
+One `SlackReply` serves every surface; its `where` says which:
+
+- `command` (`/gdocs`): the answer is a visible channel message; progress and notices are
+  ephemeral, the first riding on the acknowledgement itself, later ones through
+  `response_url` (the progress note replaced or deleted when the answer lands);
+- `thread` (a mention, a follow-up, the message shortcut): answered in the thread, progress
+  a 🔍 reaction on the asker's message; with a `response_url` (the shortcut), where the bot
+  may not post the replies go to the asker alone with the hint to invite it;
+- `dm`: like `thread`, with the thread status ("is searching…") as progress;
+- `click` (a button): into the answer's thread, notices to the clicker alone, progress a
+  reaction on the clicked message (an action's response_url would act on that message);
+- `direct` (the Home tab's Ask again): in the person's DM with the bot, a "Looking that
+  up…" message that the answer replaces.
 """
 
 from __future__ import annotations
@@ -15,23 +20,25 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Literal, Protocol
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import Message
+from bot.render import CLEARED_STATUS, Message, WorkKind, assistant_status, loading_messages
 from bot.slack.delivery import posting
-from bot.slack.listeners.acks import OnceAck
+from bot.slack.delivery.posting import OnceAck
+from bot.slack.failures import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
 
 PROGRESS_REACTION = "mag"
+Where = Literal["command", "thread", "dm", "click", "direct"]
 
 
 class Reply(Protocol):
-    """Where one request's replies go. Notices come in two kinds: `notify_asker` (only the
-    asker sees it) and `notify_thread` (the conversation sees it where the surface has one —
-    a mention's thread, a DM; a command or a click has none, so the asker alone sees it)."""
+    """Where one request's replies go. `notify_asker`: only the asker sees it;
+    `notify_thread`: the conversation sees it where the surface has one (a thread, a DM),
+    else the asker alone."""
 
     @property
     def client(self) -> AsyncWebClient: ...
@@ -54,12 +61,9 @@ class Reply(Protocol):
     async def update_progress(self, msg: Message) -> None:
         """Say more while the work goes on (e.g. why the answer takes longer)."""
 
-    async def notify_asker(self, msg: Message) -> None:
-        """A usage problem, a rate limit: only the asker sees it."""
+    async def notify_asker(self, msg: Message) -> None: ...
 
-    async def notify_thread(self, msg: Message) -> None:
-        """Help, an outage: where the conversation sees it (the asker alone on surfaces
-        without a visible thread)."""
+    async def notify_thread(self, msg: Message) -> None: ...
 
     async def deliver(self, msg: Message) -> str | None:
         """Post the answer; the new message's ts (None when it went ephemerally)."""
@@ -72,86 +76,106 @@ class Reply(Protocol):
 
 
 @dataclass
-class _ProgressReaction:
-    """A reaction on one message while the work goes on: added in the background (it must
-    not delay the work), taken off once the reply has landed."""
+class SlackReply:
+    """`Reply` for one surface (see the module's docstring)."""
 
     client: AsyncWebClient
-    channel: str
-    ts: str
-    _added: asyncio.Task[None] | None = field(default=None, repr=False)
-
-    def add(self) -> None:
-        self._added = asyncio.ensure_future(self._react(add=True))
-
-    async def remove(self) -> None:
-        if self._added is None:
-            return
-        added, self._added = self._added, None
-        await added
-        await self._react(add=False)
-
-    async def _react(self, *, add: bool) -> None:
-        await posting.react(
-            self.client, channel=self.channel, ts=self.ts, name=PROGRESS_REACTION, add=add
-        )
-
-
-@dataclass
-class CommandReply:
-    """Replies to a slash command: visible answer, ephemeral everything else."""
-
-    client: AsyncWebClient
+    where: Where
     channel: str | None
     user: str | None
-    response_url: str | None
-    #: the command's acknowledgement: the first ephemeral reply rides on it
-    ack: OnceAck
+    response_url: str | None = None
     thread_ts: str | None = None
-    _progress: asyncio.Task[bool] | None = field(default=None, repr=False)
-    _progress_gone: bool = False
+    #: the asker's (or clicked) message, which carries the progress reaction
+    message_ts: str | None = None
+    #: a command's acknowledgement: its first ephemeral reply rides on it
+    ack: OnceAck | None = None
+    #: what a DM's status says; set once the question is routed
+    status_kind: WorkKind = "answer"
+    _signal: asyncio.Future[Any] | None = field(default=None, repr=False)
+    _signal_thread: str | None = field(default=None, repr=False)
+    _progress_gone: bool = field(default=False, repr=False)
+    _progress_ts: str | None = field(default=None, repr=False)
+    _answered_in_thread: bool = field(default=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.where == "direct" and self.channel is None:
+            self.channel = self.user  # then the DM's id Slack answers with
 
     async def start_progress(self, msg: Message) -> None:
-        if await self.ack(msg):
-            self._progress = asyncio.ensure_future(_already_on_screen())
-            return
-        # acknowledged already: delivered concurrently with the upstream call instead, and
-        # awaited before it is replaced
-        self._progress = asyncio.ensure_future(
-            posting.respond(self.response_url, msg, session=self.client.session)
-        )
-
-    async def _progress_posted(self) -> bool:
-        if self._progress is None or self._progress_gone:
-            return False
-        return await self._progress
+        if self.where == "command":
+            if self.ack is not None and await self.ack(msg):
+                self._signal = asyncio.ensure_future(_true())
+            else:  # acknowledged already: sent alongside the work, awaited before replaced
+                self._signal = asyncio.ensure_future(self._respond(msg))
+        elif self.where == "direct":
+            self._progress_ts = await self._post_direct(msg)
+        elif self.where == "dm":
+            self._signal_thread = self.thread_ts or self.message_ts
+            status, loading = assistant_status(self.status_kind), loading_messages(self.status_kind)
+            self._signal = asyncio.ensure_future(self._status(status, loading))
+        elif self.channel and self.message_ts:
+            self._signal = asyncio.ensure_future(self._react(add=True))
 
     async def update_progress(self, msg: Message) -> None:
-        if await self._progress_posted():  # the progress note becomes this one
-            await posting.respond(
-                self.response_url, msg, replace_original=True, session=self.client.session
-            )
+        if self.where == "command":
+            if await self._progress_posted():  # the progress note becomes this one
+                await self._respond(msg, replace_original=True)
+        elif self.where == "direct":
+            if self._progress_ts is not None:
+                await self._replace(self._progress_ts, msg)
+        else:
+            await self.notify_asker(msg)
 
     async def notify_asker(self, msg: Message) -> None:
-        if self._progress is None and await self.ack(msg):
-            return
-        replace = await self._progress_posted()
-        await posting.respond(
-            self.response_url, msg, replace_original=replace, session=self.client.session
-        )
-        self._progress_gone = self._progress_gone or replace
+        if self.where == "command":
+            if self._signal is None and self.ack is not None and await self.ack(msg):
+                return
+            replace = await self._progress_posted()
+            await self._respond(msg, replace_original=replace)
+            self._progress_gone = self._progress_gone or replace
+        elif self.where == "direct":
+            await self._show(msg)
+        else:
+            await self._status_settled()
+            await posting.post_ephemeral(
+                self.client,
+                channel=self.channel,
+                user=self.user,
+                msg=msg,
+                thread_ts=self.thread_ts,
+                response_url=self.response_url,
+            )
 
     async def notify_thread(self, msg: Message) -> None:
-        # a command has no thread: its notices are the asker's
-        await self.notify_asker(msg)
+        if self.where in ("command", "click"):  # no thread of its own: the asker's
+            await self.notify_asker(msg)
+        elif self.where == "direct":
+            await self._show(msg)
+        else:
+            await self._post(msg)
 
     async def deliver(self, msg: Message) -> str | None:
-        replace = await self._progress_posted()
+        if self.where == "direct":
+            return await self._show(msg)
+        ts = await self._post(msg)
+        if self.where == "dm":  # Slack takes the status down when the answer is under it
+            self._answered_in_thread = self._signal is not None and (
+                self.thread_ts == self._signal_thread
+            )
+        return ts
+
+    async def _post(self, msg: Message) -> str | None:
+        if self.where == "click" and self.thread_ts is None:
+            await self._respond(msg)
+            return None
+        await self._status_settled()
+        replace = self.where == "command" and await self._progress_posted()
         ts = await posting.post_or_fallback(
             self.client,
             channel=self.channel,
             msg=msg,
             response_url=self.response_url,
+            thread_ts=self.thread_ts,
             replace_original=replace,
         )
         if ts is None:
@@ -159,138 +183,98 @@ class CommandReply:
         return ts
 
     async def post_visibly(self, msg: Message) -> str | None:
+        if self.where == "direct":
+            return await self._post_direct(msg)
+        await self._status_settled()
+        if not self.channel or (self.where == "click" and self.thread_ts is None):
+            return None
+        return await posting.post_visibly(
+            self.client, channel=self.channel, msg=msg, thread_ts=self.thread_ts
+        )
+
+    async def finish(self) -> None:
+        if self.where == "command":
+            if await self._progress_posted():
+                self._progress_gone = True
+                await posting.respond(
+                    self.response_url, delete_original=True, session=self.client.session
+                )
+            return
+        signal, self._signal = self._signal, None
+        if signal is None or self.where == "direct":
+            return
+        await signal
+        if self.where == "dm":
+            if not self._answered_in_thread:  # Slack clears it when the answer is there
+                await self._status(CLEARED_STATUS, None)
+        else:
+            await self._react(add=False)
+
+    async def _progress_posted(self) -> bool:
+        if self._signal is None or self._progress_gone:
+            return False
+        return await self._signal is True
+
+    async def _status_settled(self) -> None:
+        """A DM's status call answered before anything is posted (never under the answer)."""
+        if self.where == "dm" and self._signal is not None:
+            await self._signal
+
+    async def _respond(self, msg: Message, *, replace_original: bool = False) -> bool:
+        return await posting.respond(
+            self.response_url, msg, replace_original=replace_original, session=self.client.session
+        )
+
+    async def _react(self, *, add: bool) -> None:
+        """A progress signal: failures are only logged."""
+        where = {"channel": self.channel or "", "timestamp": self.message_ts or ""}
+        try:
+            if add:
+                await self.client.reactions_add(name=PROGRESS_REACTION, **where)
+            else:
+                await self.client.reactions_remove(name=PROGRESS_REACTION, **where)
+        except SLACK_CALL_FAILURES as exc:
+            logger.debug("reaction %s failed: %s", "add" if add else "remove", type(exc).__name__)
+
+    async def _status(self, status: str, loading: list[str] | None) -> None:
+        try:
+            await self.client.assistant_threads_setStatus(
+                channel_id=self.channel or "",
+                thread_ts=self._signal_thread or "",
+                status=status,
+                loading_messages=loading,
+            )
+        except SLACK_CALL_FAILURES as exc:  # the answer still comes without it
+            logger.info("assistant.threads.setStatus failed: %s", type(exc).__name__)
+
+    async def _show(self, msg: Message) -> str | None:
+        """The DM's progress message replaced by `msg` (once), or `msg` posted."""
+        ts, self._progress_ts = self._progress_ts, None
+        if ts is not None:
+            await self._replace(ts, msg)
+            return ts
+        return await self._post_direct(msg)
+
+    async def _replace(self, ts: str, msg: Message) -> None:
+        # `blocks` always sent: without it chat.update keeps the old message's blocks
+        await self.client.chat_update(
+            channel=self.channel or "", ts=ts, text=msg["text"], blocks=msg.get("blocks") or []
+        )
+
+    async def _post_direct(self, msg: Message) -> str | None:
+        """chat.postMessage with the user id as channel posts in the bot's DM with them;
+        Slack answers with the DM's id, used from then on (no conversations.open)."""
         if not self.channel:
             return None
-        return await posting.post_visibly(self.client, channel=self.channel, msg=msg)
+        response = await self.client.chat_postMessage(
+            channel=self.channel, unfurl_links=False, unfurl_media=False, **posting.payload(msg)
+        )
+        opened = response.get("channel")
+        if isinstance(opened, str) and opened:
+            self.channel = opened
+        ts = response.get("ts")
+        return ts if isinstance(ts, str) and ts else None
 
-    async def finish(self) -> None:
-        if await self._progress_posted():
-            self._progress_gone = True
-            await posting.respond(
-                self.response_url, delete_original=True, session=self.client.session
-            )
 
-
-async def _already_on_screen() -> bool:
+async def _true() -> bool:
     return True
-
-
-@dataclass
-class ThreadReply:
-    """Replies to a mention or DM, in the thread (or DM) it came from. With a `response_url`
-    (the message shortcut), where the bot may not post the replies go to the asker through
-    it instead, with the hint to invite the bot."""
-
-    client: AsyncWebClient
-    channel: str
-    user: str | None
-    #: the asker's message, which carries the progress reaction
-    message_ts: str
-    thread_ts: str | None
-    response_url: str | None = None
-    _progress: _ProgressReaction | None = field(default=None, repr=False)
-
-    async def start_progress(self, msg: Message) -> None:
-        self._progress = _ProgressReaction(self.client, self.channel, self.message_ts)
-        self._progress.add()
-
-    async def update_progress(self, msg: Message) -> None:
-        await self.notify_asker(msg)
-
-    async def notify_asker(self, msg: Message) -> None:
-        await posting.post_ephemeral(
-            self.client,
-            channel=self.channel,
-            user=self.user,
-            msg=msg,
-            thread_ts=self.thread_ts,
-            response_url=self.response_url,
-        )
-
-    async def notify_thread(self, msg: Message) -> None:
-        await self._post(msg)
-
-    async def deliver(self, msg: Message) -> str | None:
-        return await self._post(msg)
-
-    async def _post(self, msg: Message) -> str | None:
-        if self.response_url:
-            return await posting.post_or_fallback(
-                self.client,
-                channel=self.channel,
-                msg=msg,
-                response_url=self.response_url,
-                thread_ts=self.thread_ts,
-            )
-        return await posting.post(
-            self.client, channel=self.channel, msg=msg, thread_ts=self.thread_ts
-        )
-
-    async def post_visibly(self, msg: Message) -> str | None:
-        return await posting.post_visibly(
-            self.client, channel=self.channel, msg=msg, thread_ts=self.thread_ts
-        )
-
-    async def finish(self) -> None:
-        if self._progress is not None:
-            await self._progress.remove()
-
-
-@dataclass
-class ActionReply:
-    """Replies to a button click: into the answer's thread, ephemeral notices to the clicker."""
-
-    client: AsyncWebClient
-    channel: str | None
-    user: str | None
-    response_url: str | None
-    #: None when the clicked message is ephemeral: there is no visible thread to post into
-    thread_ts: str | None
-    #: the clicked message, which carries the progress reaction (None when ephemeral)
-    message_ts: str | None = None
-    _progress: _ProgressReaction | None = field(default=None, repr=False)
-
-    async def start_progress(self, msg: Message) -> None:
-        if self.channel and self.message_ts:
-            self._progress = _ProgressReaction(self.client, self.channel, self.message_ts)
-            self._progress.add()
-
-    async def update_progress(self, msg: Message) -> None:
-        await self.notify_asker(msg)
-
-    async def notify_asker(self, msg: Message) -> None:
-        await posting.post_ephemeral(
-            self.client,
-            channel=self.channel,
-            user=self.user,
-            msg=msg,
-            thread_ts=self.thread_ts,
-            response_url=self.response_url,
-        )
-
-    async def notify_thread(self, msg: Message) -> None:
-        # a click's notices are the clicker's: the answer's thread is other people's
-        await self.notify_asker(msg)
-
-    async def deliver(self, msg: Message) -> str | None:
-        if self.thread_ts is None:
-            await posting.respond(self.response_url, msg, session=self.client.session)
-            return None
-        return await posting.post_or_fallback(
-            self.client,
-            channel=self.channel,
-            msg=msg,
-            response_url=self.response_url,
-            thread_ts=self.thread_ts,
-        )
-
-    async def post_visibly(self, msg: Message) -> str | None:
-        if self.thread_ts is None or not self.channel:
-            return None
-        return await posting.post_visibly(
-            self.client, channel=self.channel, msg=msg, thread_ts=self.thread_ts
-        )
-
-    async def finish(self) -> None:
-        if self._progress is not None:
-            await self._progress.remove()

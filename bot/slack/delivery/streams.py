@@ -1,16 +1,11 @@
-"""A threaded answer streamed as Slack's AI apps show it: `chat.startStream` in the reply's
-thread with a task timeline (one `task_update` per real step, in_progress → complete or
-error), the answer's Markdown appended when it arrives, `chat.stopStream` with the blocks
-today's message ends with.
+"""A threaded answer streamed as Slack's AI apps show it: `chat.startStream` in the thread
+with a task timeline (one `task_update` per step, in_progress → complete or error), the
+answer's Markdown appended, `chat.stopStream` with the message's blocks.
 
-Streaming is a property of the thread reply, not of a listener: `StreamReply` wraps any
-`ThreadReply` (a mention's, a DM's, a follow-up's, a message shortcut's) and keeps its
-`Reply` contract. It is never worse than the reply it wraps: a refused start leaves progress
-to the wrapped reply (🔍 reaction, DM status line) and the answer is posted as today; a
-stream that ends early (expired, `message_not_in_streaming_state`) is finished by
-`chat.update` of its message, with every block, once.
-
-Flows show steps with `progress_of(reply).step(title)` (bot/slack/delivery/progress.py).
+`StreamReply` wraps a thread reply and keeps its `Reply` contract, never worse than it: a
+refused start leaves progress to the wrapped reply (reaction, DM status) and the answer is
+posted as a message; a stream that ends early is finished by `chat.update` of its message.
+Flows show steps with `progress_of(reply).step(title)`; on other replies a step shows nothing.
 """
 
 from __future__ import annotations
@@ -18,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import (
@@ -33,8 +28,8 @@ from bot.render import (
     task_text,
     with_restart_note,
 )
-from bot.slack.delivery.progress import Progress, Step
-from bot.slack.delivery.replies import ThreadReply
+from bot.slack.delivery.posting import why as _why
+from bot.slack.delivery.replies import SlackReply
 from bot.slack.failures import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
@@ -47,10 +42,64 @@ StopCheck = Callable[[], Awaitable[bool]]
 
 
 @dataclass
+class Step:
+    """One step of the timeline; the work sets what it found before the step ends."""
+
+    title: str
+    output: str | None = None
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    #: "complete" unless the work says the step failed without raising
+    status: Literal["complete", "error"] = "complete"
+    task_id: str = ""
+    closed: bool = False
+
+
+class Progress:
+    """Steps on a reply that shows no timeline: nothing is sent (StreamReply shows them)."""
+
+    @property
+    def streaming(self) -> bool:
+        return False
+
+    def decline(self) -> None:
+        """This request shows no timeline (a whole page, a private answer)."""
+
+    def stage(self, answer: StreamedAnswer) -> None:
+        """The answer as a stream would send it, for the next `deliver`."""
+
+    @asynccontextmanager
+    async def step(self, title: str) -> AsyncIterator[Step]:
+        """A step shown from its start to its end (error when the work raises)."""
+        opened = await self.open_step(title)
+        try:
+            yield opened
+        except BaseException:
+            await self.close_step(opened, "error")
+            raise
+        await self.close_step(opened, opened.status)
+
+    async def open_step(self, title: str) -> Step:
+        """A step whose end the caller sees only later (a quota wait)."""
+        return Step(title)
+
+    async def close_step(self, step: Step, status: str) -> None:
+        """The step's end: its status, output and sources shown."""
+
+
+NO_PROGRESS = Progress()
+
+
+def progress_of(reply: object) -> Progress:
+    """The reply's timeline, or one that shows nothing."""
+    found = getattr(reply, "progress", None)
+    return found if isinstance(found, Progress) else NO_PROGRESS
+
+
+@dataclass
 class StreamReply(Progress):
     """A thread reply streamed (see the module's docstring)."""
 
-    inner: ThreadReply
+    inner: SlackReply
     #: the asker's team: Slack requires it (and the asker) for a stream in a channel
     team_id: str | None = None
     #: the message of an earlier stream of this work (a restart finishes that one)
@@ -71,7 +120,6 @@ class StreamReply(Progress):
         if self.existing_ts:  # open still, or gone: the first call says which
             self._state, self._ts = "open", self.existing_ts
 
-    # --- the Reply contract ----------------------------------------------------------
     @property
     def progress(self) -> Progress:
         return self
@@ -82,7 +130,7 @@ class StreamReply(Progress):
 
     @property
     def channel(self) -> str:
-        return self.inner.channel
+        return self.inner.channel or ""
 
     @property
     def user(self) -> str | None:
@@ -99,7 +147,7 @@ class StreamReply(Progress):
     @property
     def stream_thread(self) -> str:
         """The thread the stream lives in (a top-level DM's is the asker's message)."""
-        return self.inner.thread_ts or self.inner.message_ts
+        return self.inner.thread_ts or self.inner.message_ts or ""
 
     @property
     def streaming(self) -> bool:
@@ -158,7 +206,6 @@ class StreamReply(Progress):
             await self._stop()  # an ending nothing else took (a bug): leave no stream open
         await self.inner.finish()
 
-    # --- steps -------------------------------------------------------------------------
     async def open_step(self, title: str) -> Step:
         self._tasks += 1
         step = Step(title, task_id=f"step-{self._tasks}")
@@ -203,7 +250,6 @@ class StreamReply(Progress):
             return not await self.stop_check()
         return True
 
-    # --- Slack calls ---------------------------------------------------------------------
     async def _send(self, chunks: list[dict[str, Any]]) -> None:
         if self._state == "idle":
             await self._start(chunks)
@@ -296,9 +342,3 @@ class StreamReply(Progress):
             logger.info("chat.update of the stream's message failed: %s", _why(exc))
             return False
         return True
-
-
-def _why(exc: BaseException) -> str:
-    if isinstance(exc, SlackApiError):
-        return str(exc.response.get("error") or "slack_error")
-    return type(exc).__name__

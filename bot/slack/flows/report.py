@@ -1,25 +1,21 @@
-"""The week's usage for workspace admins: `/gdocs report` (a private reply) and the App
-Home's "This week" section. Who is an admin is what `users.info` says (`is_admin` or
-`is_owner`; bot/slack/flows/people.py, kept with the profile for 6 hours). The figures are
-`gdocs-bot report`'s, for the last 7 Pacific days, read from the state store (no upstream
-call, nothing that names a person)."""
+"""The week's usage for workspace admins (`is_admin` or `is_owner` in users.info):
+`/gdocs report` (a private reply) and the Home tab's "This week". The figures are
+`gdocs-bot report`'s for the last 7 Pacific days, read from the store (nothing names a
+person, no upstream call)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from bot.quota import pacific_day
 from bot.render import render_report_refused, render_report_unknown, render_week_report
-from bot.report.aggregate import Window, aggregate
-from bot.report.collect import collect
-from bot.report.summary import WeekSummary, week_summary
+from bot.report import WeekSummary, Window, aggregate, collect, week_summary
 from bot.slack.boundary import Outcome
 from bot.slack.delivery.replies import Reply
-from bot.slack.deps import SlackDeps
-from bot.slack.flows.people import workspace_admin
-from bot.store import ResilientStore, StoreError
+from bot.slack.memory.state import UserProfiles
+from bot.store import ResilientStore, Store, StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -30,16 +26,14 @@ SUMMARY_READ_LIMIT = 20_000
 SUMMARY_TIMEOUT_SECONDS = 2.0
 
 
-async def this_week(deps: SlackDeps) -> WeekSummary | None:
+async def this_week(store: Store, now: datetime, per_day: int) -> WeekSummary | None:
     """The last 7 Pacific days (today included); None when the store cannot be read."""
-    until = date.fromisoformat(pacific_day(deps.clock()))
+    until = date.fromisoformat(pacific_day(now))
     window = Window(until - timedelta(days=WEEK_DAYS - 1), until)
-    store = deps.store
     if isinstance(store, ResilientStore):
         if not store.up:  # per-process state is not the team's week
             return None
-        # three scans: read from the shared store itself, so that a slow one neither
-        # counts as an outage nor is answered from per-process state
+        # read the shared store itself: a slow scan is neither an outage nor per-process
         store = store.primary
     try:
         async with asyncio.timeout(SUMMARY_TIMEOUT_SECONDS):
@@ -47,16 +41,17 @@ async def this_week(deps: SlackDeps) -> WeekSummary | None:
     except (StoreError, TimeoutError) as exc:
         logger.info("weekly summary not read: %s", getattr(exc, "message", "timed out"))
         return None
-    report = aggregate(collected, window, quota_per_day=deps.quota.config.per_day)
-    return week_summary(report)
+    return week_summary(aggregate(collected, window, quota_per_day=per_day))
 
 
-async def report_summary(deps: SlackDeps, reply: Reply) -> Outcome:
+async def report_summary(
+    reply: Reply, profiles: UserProfiles, store: Store, now: datetime, per_day: int
+) -> Outcome:
     """`/gdocs report`: the week's summary, privately, to admins; a refusal to others."""
-    if not reply.user or not await workspace_admin(deps, reply.client, reply.user):
+    if not reply.user or not await profiles.is_admin(reply.client, reply.user):
         await reply.notify_asker(render_report_refused())
         return Outcome(route="report", outcome="refused")
-    week = await this_week(deps)
+    week = await this_week(store, now, per_day)
     if week is None:
         await reply.notify_asker(render_report_unknown())
         return Outcome(route="report", outcome="unavailable")

@@ -9,8 +9,9 @@ server. `search …`, `pay …` and `doc …` force a route; an empty text or `h
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from bot.text import clean_text
 
@@ -224,3 +225,77 @@ class Router:
             answer_min_words=self.answer_min_words,
             route_pay_questions=self.route_pay_questions,
         )
+
+
+# --- which channel messages the bot answers without a mention --------------------------
+# The bot hears every message in its channels, so nearly all are dropped here, with no
+# call: a follow-up is a person's new reply in a thread, mentioning nobody (the bot's own
+# mentions come as app_mention), reading as a question (`is_question` without its
+# word-count rule); the store then says whether the bot answered in that thread. A
+# top-level message is answered only in an answer channel, by the same test. The reasons
+# are fixed words for the DEBUG log, never the message text.
+
+FollowupPolicy = Literal["asker", "anyone", "off"]
+
+#: `channel_type` of the message events the follow-up listener hears
+THREAD_CHANNEL_TYPES = frozenset({"channel", "group"})
+
+#: a person (`<@U…>`, `<@W…>`), a user group (`<!subteam^…>`) or `<!here>`-style broadcast
+_ADDRESSED_RE = re.compile(r"<@[UW][A-Z0-9]*|<!(?:subteam\^|here\b|channel\b|everyone\b)")
+
+
+def addresses_someone(text: str) -> bool:
+    """True when the text mentions anyone: a person, the bot, a group or the channel."""
+    return _ADDRESSED_RE.search(text) is not None
+
+
+def reads_as_question(text: str) -> bool:
+    """A question mark, or a first word that asks ("how", "can", "does", "show", …)."""
+    return is_question(text, answer_min_words=sys.maxsize)
+
+
+def _str(event: dict[str, Any], name: str) -> str | None:
+    value = event.get(name)
+    return value if isinstance(value, str) and value else None
+
+
+def why_not_a_follow_up(
+    event: dict[str, Any], bot_user_id: str | None, policy: FollowupPolicy
+) -> str | None:
+    """Why this channel message is not a follow-up for the bot (None: it may be one; the
+    thread's record in the store decides)."""
+    if policy == "off":
+        return "thread follow-ups are off"
+    why = _why_not_a_person(event, bot_user_id)
+    if why is None and is_top_level(event):
+        return "not a reply in a thread"
+    return why or _why_not_asked(event)
+
+
+def is_top_level(event: dict[str, Any]) -> bool:
+    """A channel's own message, not a reply in a thread."""
+    thread_ts = _str(event, "thread_ts")
+    return thread_ts is None or thread_ts == _str(event, "ts")
+
+
+def why_not_an_auto_question(event: dict[str, Any], bot_user_id: str | None) -> str | None:
+    """Why this top-level message is not one an answer channel answers (None: it is)."""
+    return _why_not_a_person(event, bot_user_id) or _why_not_asked(event)
+
+
+def _why_not_a_person(event: dict[str, Any], bot_user_id: str | None) -> str | None:
+    user = _str(event, "user")
+    if "subtype" in event or _str(event, "bot_id") or user is None or user == bot_user_id:
+        return "not a person's new message"
+    if _str(event, "channel") is None or _str(event, "ts") is None:
+        return "not a person's new message"
+    return None
+
+
+def _why_not_asked(event: dict[str, Any]) -> str | None:
+    text = event.get("text") if isinstance(event.get("text"), str) else ""
+    if addresses_someone(text or ""):
+        return "mentions someone (the bot's own mentions come as app_mention)"
+    if not reads_as_question(text or ""):
+        return "does not read as a question"
+    return None

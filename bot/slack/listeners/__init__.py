@@ -1,1 +1,2 @@
-"""Bolt listeners, one module per kind of request: each has `register(app, deps)`."""
+"""Bolt listeners, one module per kind of request, each with `register(app, deps)`: they
+record durable work and `ack()` first, then hand the work to the flows."""

@@ -1,4 +1,6 @@
-"""Buttons on answers: "Show full doc" (one per cited doc, then an overflow) and "Next page".
+"""Buttons and forms: "Show full doc" and "Next page" (durable work, like a question),
+Share of a private answer, the Home tab's Ask again (answered in the viewer's DM), the
+feedback buttons and their form; any other action is acknowledged and ignored.
 
 Button values come back from Slack's client and are untrusted: a name is validated before
 anything is fetched, and a forged or stale value gets a short ephemeral explanation.
@@ -15,22 +17,34 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.errors import GdocsError, InvalidInput, NotFound
 from bot.names import is_valid_name
 from bot.render import (
+    ACTION_FEEDBACK,
+    ACTION_FEEDBACK_COMMENT,
     ACTION_NEXT_PAGE,
+    ACTION_SHARE,
     ACTION_SHOW_DOC_MORE,
     ACTION_SHOW_DOC_PREFIX,
+    ASK_AGAIN_ACTION_RE,
+    COMMENT_BLOCK_ID,
+    FEEDBACK_MODAL_CALLBACK,
+    comment_from_view,
+    decode_ask_again,
     decode_page_value,
     render_document_gone,
     render_error,
+    render_feedback_stale,
     render_fetching,
     render_stale_button,
+    vote_from_view,
 )
-from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, ignored
-from bot.slack.delivery.replies import ActionReply
+from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, ignored, say_nothing
+from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
-from bot.slack.flows.show_doc import FIRST_PAGE, fetch_document, show_document
+from bot.slack.flows import feedback
+from bot.slack.flows.pages import FIRST_PAGE
+from bot.slack.flows.sharing import share
 from bot.slack.memory.state import delivery_key
 from bot.slack.work.durable import action_payload, track
-from bot.worklog import WorkRecord
+from bot.slack.work.worklog import WorkRecord
 
 SHOW_DOC_RE = re.compile(rf"^{re.escape(ACTION_SHOW_DOC_PREFIX)}\d+$")
 
@@ -42,16 +56,96 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         if record is not None:
             deps.inflight.spawn(handle_doc_click(deps, client, body, record=record))
 
+    async def on_share(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        reply = reply_for_click(client, body)
+
+        async def job() -> Outcome:
+            return await share(deps.private, deps.threads, reply, _action(body).get("value"))
+
+        deps.inflight.spawn(deps.boundary("action", job, reply.notify_thread))
+
+    async def on_ask_again(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        user = _dict(body.get("user")).get("id")
+        if not isinstance(user, str) or not user:
+            ignored(deps.metrics, "home_action", "no user")
+            return
+        reply = SlackReply(client, "direct", None, user)
+
+        async def job() -> Outcome:
+            try:
+                question = decode_ask_again(_action(body).get("value"))
+            except InvalidInput as exc:
+                await reply.notify_asker(render_error(exc))
+                return Outcome(route="-", outcome="invalid_input")
+            route = deps.router.route(question)
+            return await deps.answers(reply, route, question=question, name_asker=True)
+
+        deps.inflight.spawn(deps.boundary("home_action", job, reply.notify_asker))
+
+    async def on_vote(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        reply = reply_in_place(client, body)
+
+        async def job() -> Outcome:
+            value = _action(body).get("value")
+            return await feedback.vote(deps.feedback, deps.metrics, reply, value)
+
+        deps.inflight.spawn(deps.boundary("feedback", job, reply.notify_asker))
+
+    async def on_comment_button(
+        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient
+    ) -> None:
+        await ack()
+        reply = reply_in_place(client, body)
+
+        async def job() -> Outcome:
+            value = _action(body).get("value")
+            return await feedback.open_comment_form(reply, body.get("trigger_id"), value)
+
+        deps.inflight.spawn(deps.boundary("feedback", job, reply.notify_asker))
+
+    async def on_comment(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        """The form was sent: a vote we cannot place is said in the form (Slack keeps it
+        open; one store read before the ack, well inside Slack's 3 s)."""
+        view, voter = body.get("view"), _dict(body.get("user")).get("id")
+        try:
+            vote = vote_from_view(view)
+        except InvalidInput:
+            vote = None
+        answer = await deps.feedback.answer(vote.answer_id) if vote is not None else None
+        if vote is None or answer is None or not isinstance(voter, str) or not voter:
+            stale = render_feedback_stale()["text"]
+            await ack(response_action="errors", errors={COMMENT_BLOCK_ID: stale})
+
+            async def refused() -> Outcome:
+                return Outcome(route="feedback", outcome="stale")
+
+            await deps.boundary("feedback_comment", refused, say_nothing)
+            return
+        await ack()
+        comment = comment_from_view(view)
+
+        async def job() -> Outcome:
+            return await feedback.store_comment(deps.feedback, client, answer, vote, voter, comment)
+
+        deps.inflight.spawn(deps.boundary("feedback_comment", job, say_nothing))
+
     async def on_unknown(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
-        actions = body.get("actions") or [{}]
-        why = f"unknown action_id {str(actions[0].get('action_id'))[:100]!r}"
+        why = f"unknown action_id {str(_action(body).get('action_id'))[:100]!r}"
         ignored(deps.metrics, "action", why)
 
+    app.action(ASK_AGAIN_ACTION_RE)(on_ask_again)
+    app.action(ACTION_FEEDBACK)(on_vote)
+    app.action(ACTION_FEEDBACK_COMMENT)(on_comment_button)
+    app.view(FEEDBACK_MODAL_CALLBACK)(on_comment)
+    app.action(ACTION_SHARE)(on_share)
     app.action(SHOW_DOC_RE)(on_show_doc)
     app.action(ACTION_SHOW_DOC_MORE)(on_show_doc)
     app.action(ACTION_NEXT_PAGE)(on_show_doc)
-    app.action(re.compile(r".*"))(on_unknown)
+    app.action(re.compile(r".*"))(on_unknown)  # last: Bolt runs the first that matches
 
 
 def requested_page(action: dict[str, Any]) -> tuple[str, int] | None:
@@ -82,7 +176,12 @@ def _dict(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def reply_for_click(client: AsyncWebClient, body: dict[str, Any]) -> ActionReply:
+def _action(body: dict[str, Any]) -> dict[str, Any]:
+    actions = body.get("actions")
+    return _dict(actions[0]) if isinstance(actions, list) and actions else {}
+
+
+def reply_for_click(client: AsyncWebClient, body: dict[str, Any]) -> SlackReply:
     """Reply into the answer message's thread; notices go to the clicker alone."""
     container = _dict(body.get("container"))
     message = _dict(body.get("message"))
@@ -90,13 +189,31 @@ def reply_for_click(client: AsyncWebClient, body: dict[str, Any]) -> ActionReply
     message_ts = container.get("message_ts") or message.get("ts")
     if container.get("is_ephemeral"):
         thread_ts = message_ts = None
-    return ActionReply(
-        client=client,
+    return SlackReply(
+        client,
+        "click",
         channel=_dict(body.get("channel")).get("id") or container.get("channel_id"),
         user=_dict(body.get("user")).get("id"),
         response_url=body.get("response_url"),
         thread_ts=thread_ts,
         message_ts=message_ts,
+    )
+
+
+def reply_in_place(client: AsyncWebClient, body: dict[str, Any]) -> SlackReply:
+    """Notices to the clicker beside the clicked message: in its thread when it is in one,
+    else in the channel (a top-level answer's thread may not be open)."""
+    container = _dict(body.get("container"))
+    message = _dict(body.get("message"))
+    thread_ts = container.get("thread_ts") or message.get("thread_ts")
+    user = _dict(body.get("user")).get("id")
+    return SlackReply(
+        client,
+        "click",
+        channel=_dict(body.get("channel")).get("id") or container.get("channel_id"),
+        user=user if isinstance(user, str) and user else None,
+        response_url=body.get("response_url"),
+        thread_ts=None if container.get("is_ephemeral") else thread_ts,
     )
 
 
@@ -109,19 +226,17 @@ async def handle_doc_click(
     resumed: bool = False,
 ) -> None:
     reply = track(deps.work, reply_for_click(client, body), record, resumed=resumed)
-    actions = body.get("actions")
-    action = _dict(actions[0]) if isinstance(actions, list) and actions else {}
+    pages = deps.pages
 
     async def job() -> Outcome:
-        requested = requested_page(action)
+        requested = requested_page(_action(body))
         if requested is None:
             await reply.notify_asker(render_stale_button())
             return Outcome(route="doc", outcome="invalid_input")
         name, page = requested
         await reply.start_progress(render_fetching())
         try:
-            doc = await fetch_document(deps, name)
-            outcome = await show_document(deps, reply, doc, page=page)
+            outcome = await pages.show(reply, await pages.fetch(name), page=page)
             return Outcome("doc", outcome, DEVELOPER_KNOWLEDGE, "get_documents")
         except NotFound:
             await reply.notify_asker(render_document_gone())

@@ -8,17 +8,15 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack.boundary import Outcome, duplicate
-from bot.slack.delivery.replies import CommandReply
+from bot.slack.delivery.posting import OnceAck
+from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
-from bot.slack.flows.answer import answer_question
-from bot.slack.flows.channel_command import channel_command
 from bot.slack.flows.routing import channel_words, with_channel_privacy
-from bot.slack.listeners.acks import OnceAck
 from bot.slack.manifest_facts import COMMANDS
 from bot.slack.memory.state import delivery_key
 from bot.slack.work.durable import command_payload, track
+from bot.slack.work.worklog import WorkRecord
 from bot.text import clean_text
-from bot.worklog import WorkRecord
 
 #: how long the acknowledgement waits for the work's first reply (progress, help, a refusal)
 #: to carry it; Slack gives up after 3 s
@@ -53,26 +51,30 @@ async def handle_command(
 ) -> None:
     text = body.get("text") if isinstance(body.get("text"), str) else ""
     command = str(body.get("command") or COMMANDS[0])
-    command_reply = CommandReply(
-        client,
-        channel=body.get("channel_id"),
-        user=body.get("user_id"),
-        response_url=body.get("response_url"),
-        ack=ack,
+    reply = track(
+        deps.work,
+        SlackReply(
+            client,
+            "command",
+            channel=body.get("channel_id"),
+            user=body.get("user_id"),
+            response_url=body.get("response_url"),
+            ack=ack,
+        ),
+        record,
+        resumed=resumed,
     )
-    reply = track(deps.work, command_reply, record, resumed=resumed)
     settings_words = channel_words(text or "")
 
     async def job() -> Outcome:
         if settings_words is not None:  # `/gdocs channel …`: the channel's settings
-            return await channel_command(deps, reply, settings_words, command=command)
+            return await deps.channel_command(reply, settings_words, command=command)
         route = deps.router.route(text or "")
         channel = reply.channel
         if channel and not channel.startswith("D"):  # `/gdocs channel private on`
             route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
-        return await answer_question(
-            deps, reply, route, question=clean_text(text or ""), name_asker=True, command=command
-        )
+        question = clean_text(text or "")
+        return await deps.answers(reply, route, question=question, name_asker=True, command=command)
 
     await deps.boundary("command", job, reply.notify_thread)
     if record is not None:

@@ -1,35 +1,43 @@
-"""`@gdocs …` mentions (answered in the thread), direct messages (answered in the DM, with the
-thread status while the bot works), follow-ups without a mention in threads the bot
-answered in, and top-level questions in answer channels (`/gdocs channel auto`,
-ANSWER_CHANNELS; bot/slack/listeners/followups.py decides which)."""
+"""Events: `@gdocs …` mentions (answered in the thread), direct messages (in the DM, with
+the thread status while the bot works), follow-ups without a mention in the bot's threads
+and top-level questions in answer channels (`routing.why_not_a_follow_up` decides), the
+Stop button of a streamed answer, the App Home's tabs, and link previews."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.boundary import Outcome, duplicate, ignored
-from bot.slack.delivery.replies import ThreadReply
-from bot.slack.delivery.status import DmReply, work_kind
+from bot.render import WorkKind
+from bot.slack.boundary import Outcome, duplicate, ignored, say_nothing
+from bot.slack.delivery.replies import SlackReply, Where
 from bot.slack.deps import SlackDeps
-from bot.slack.flows.answer import answer_question
-from bot.slack.flows.routing import strip_mention, with_channel_privacy
-from bot.slack.flows.threaded import streamed_reply
-from bot.slack.listeners import stops
-from bot.slack.listeners.followups import (
+from bot.slack.flows.routing import (
     THREAD_CHANNEL_TYPES,
     is_top_level,
+    strip_mention,
     why_not_a_follow_up,
     why_not_an_auto_question,
-    why_not_ours,
+    with_channel_privacy,
 )
+from bot.slack.flows.unfurl import unfurl
 from bot.slack.memory.state import delivery_key
-from bot.slack.work.durable import event_payload, track
-from bot.worklog import WorkRecord
+from bot.slack.work.durable import event_payload, streamed, track
+from bot.slack.work.stops import slack_time
+from bot.slack.work.worklog import WorkRecord
+
+#: what a DM's status says for a route (help and quota never show one)
+_WORK_KINDS: dict[str, WorkKind] = {
+    "answer": "answer",
+    "search": "search",
+    "pay": "pay",
+    "doc": "doc",
+}
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -48,7 +56,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     ) -> None:
         event = body.get("event") or {}
         if event.get("channel_type") in THREAD_CHANNEL_TYPES:
-            await hear_in_channel(deps, ack, body, client, event, context.bot_user_id)
+            await _hear_in_channel(deps, ack, body, client, event, context.bot_user_id)
             return
         if event.get("channel_type") != "im" or _not_a_person_asking(event, context):
             await ack()
@@ -57,15 +65,52 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             return
         await _accept(deps, ack, body, client, event, context.bot_user_id, kind="dm")
 
-    async def on_other_event(ack: AsyncAck, body: dict[str, Any]) -> None:
-        # subscribed by mistake or new: acknowledge so Slack does not retry it
+    async def on_stopped(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
+        event = body.get("event") or {}
+        channel, thread = event.get("channel"), event.get("thread_ts")
+        if not isinstance(channel, str) or not isinstance(thread, str):
+            ignored(deps.metrics, "stop", "no channel or thread")
+        elif deps.streams.stop(channel, thread) is not None:
+            deps.metrics.request("stop", "ok")
+        # answered already, or worked on by another replica: tell the replicas
+        elif await deps.streams.relay(channel, thread, slack_time(event.get("event_ts"))):
+            deps.metrics.request("stop", "relayed")
+        else:
+            ignored(deps.metrics, "stop", "no answer in progress in this process")
+
+    async def on_home_opened(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        event = body.get("event") or {}
+        user, channel, tab = event.get("user"), event.get("channel"), event.get("tab")
+        if not isinstance(user, str) or not user:
+            ignored(deps.metrics, "home", "no user")
+        elif tab == "home":
+            job = partial(deps.home.publish, client, user)
+            deps.inflight.spawn(deps.boundary("home", job, say_nothing))
+        elif tab == "messages" and isinstance(channel, str) and channel:
+            job = partial(deps.home.set_prompts, client, user, channel)
+            deps.inflight.spawn(deps.boundary("prompts", job, say_nothing))
+        else:
+            ignored(deps.metrics, "home", "a tab the bot shows nothing on")
+
+    async def on_link_shared(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        found = body.get("event")
+        event = found if isinstance(found, dict) else {}
+        job = partial(unfurl, deps.service, deps.store, client, event)
+        deps.inflight.spawn(deps.boundary("unfurl", job, say_nothing))
+
+    async def on_other_event(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()  # subscribed by mistake or new: acknowledged so Slack does not retry it
         ignored(deps.metrics, "event", "an event type the bot does not handle")
 
     app.event("app_mention")(on_mention)
     app.event("message")(on_message)
-    stops.register(app, deps)  # before the catch-all below
-    app.event(re.compile(r".*"))(on_other_event)
+    app.event("agent_session_stopped")(on_stopped)
+    app.event("app_home_opened")(on_home_opened)
+    app.event("link_shared")(on_link_shared)
+    app.event(re.compile(r".*"))(on_other_event)  # last: Bolt runs the first that matches
 
 
 async def _accept(
@@ -104,7 +149,7 @@ def _not_a_person_asking(event: dict[str, Any], context: AsyncBoltContext) -> bo
     )
 
 
-async def hear_in_channel(
+async def _hear_in_channel(
     deps: SlackDeps,
     ack: AsyncAck,
     body: dict[str, Any],
@@ -112,27 +157,22 @@ async def hear_in_channel(
     event: dict[str, Any],
     bot_user_id: str | None,
 ) -> None:
-    """A channel message: a top-level question in an answer channel, or a follow-up in the
-    bot's thread, is answered in its thread (recorded before the ack, like any question);
-    everything else is dropped here without a call. Only messages that pass the pure checks
-    read the channel's settings (cached) and, for follow-ups, the thread's record."""
+    """A top-level question in an answer channel, or a follow-up in the bot's thread, is
+    answered in its thread; everything else is dropped without a call. Only messages that
+    pass the pure checks read the channel's settings (cached) and the thread's record."""
     top_level = is_top_level(event)
-    kind = "auto" if top_level else "thread"
-    if top_level:
-        why = await _why_not_auto(deps, event, bot_user_id)
-    else:
-        why = await _why_not_follow_up(deps, event, bot_user_id)
+    why = await (_why_not_auto if top_level else _why_not_follow_up)(deps, event, bot_user_id)
     if why is not None:
         await ack()
         ignored(deps.metrics, "thread", why)
         return
+    kind = "auto" if top_level else "thread"
     await _accept(deps, ack, body, client, event, bot_user_id, kind=kind)
 
 
 async def _why_not_auto(
     deps: SlackDeps, event: dict[str, Any], bot_user_id: str | None
 ) -> str | None:
-    """Why a top-level message is not answered (None: a question in an answer channel)."""
     why = why_not_an_auto_question(event, bot_user_id)
     if why is None and (await deps.channels.get(event["channel"])).mode != "auto":
         why = "not a reply in a thread (and not an answer channel)"
@@ -142,17 +182,19 @@ async def _why_not_auto(
 async def _why_not_follow_up(
     deps: SlackDeps, event: dict[str, Any], bot_user_id: str | None
 ) -> str | None:
-    """Why a thread reply is not answered (None: a follow-up the bot answers)."""
-    # the channel may override THREAD_FOLLOWUPS: its settings are read only for a reply
-    # that may be a follow-up at all
     why = why_not_a_follow_up(event, bot_user_id, "anyone")
     if why is not None:
         return why
-    channel_policy = (await deps.channels.get(event["channel"])).followups
-    policy = channel_policy or deps.config.thread_followups
+    # the channel may override THREAD_FOLLOWUPS: read only for a possible follow-up
+    policy = (await deps.channels.get(event["channel"])).followups or deps.config.thread_followups
     if policy == "off":
         return "thread follow-ups are off"
-    return await why_not_ours(deps.threads, event, policy)
+    topic = await deps.threads.topic(event["channel"], event["thread_ts"])  # one store read
+    if topic is None:
+        return "not a thread the bot answered in"
+    if policy == "asker" and topic.asker != event.get("user"):
+        return "not from the thread's original asker"
+    return None
 
 
 async def handle_question(
@@ -165,6 +207,7 @@ async def handle_question(
     record: WorkRecord | None = None,
     resumed: bool = False,
 ) -> None:
+    """A mention, DM, follow-up or answer channel's question, answered in its thread."""
     channel: str = event["channel"]
     ts: str = event["ts"]
     in_thread = event.get("thread_ts") if isinstance(event.get("thread_ts"), str) else None
@@ -173,21 +216,25 @@ async def handle_question(
     # a mention or an answer channel's question always gets a thread; a DM is answered in
     # the DM (in its thread, if any); a follow-up is a reply in a thread already
     thread_ts = in_thread or ts if kind in ("mention", "auto") else in_thread
-    kind_of_reply = DmReply if kind == "dm" else ThreadReply
-    direct = kind_of_reply(client, channel, event.get("user"), message_ts=ts, thread_ts=thread_ts)
+    where: Where = "dm" if kind == "dm" else "thread"
+    direct = SlackReply(
+        client, where, channel, event.get("user"), message_ts=ts, thread_ts=thread_ts
+    )
     team = event.get("team") if isinstance(event.get("team"), str) else None
-    stream = streamed_reply(deps, direct, team=team, record=record, resumed=resumed)
+    stream = None
+    if deps.config.stream_answers:
+        stream = streamed(deps.work, direct, team=team, record=record, resumed=resumed)
     reply = track(deps.work, stream or direct, record, resumed=resumed)
 
     async def job() -> Outcome:
         earlier = await deps.threads.question(channel, in_thread) if in_thread else None
         route = deps.router.route_in_thread(text, earlier)
-        if isinstance(direct, DmReply):
-            direct.status_kind = work_kind(route.kind)
+        if where == "dm":
+            direct.status_kind = _WORK_KINDS.get(route.kind, "answer")
             route = replace(route, private=False)  # a DM is private already
         else:  # `/gdocs channel private on`
             route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
-        answering = answer_question(deps, reply, route, question=text, name_asker=False)
+        answering = deps.answers(reply, route, question=text, name_asker=False)
         if stream is None:
             return await answering
         return await deps.streams.run(stream, answering, route.kind)

@@ -1,11 +1,7 @@
-"""The message shortcut "Ask Google's docs" (`ask_gdocs`): on anyone's message, its text is
-the question (with the thread's first message as context when it is a reply), answered in
-that message's thread and headed "@ana asked about @ben's message".
-
-It is durable work like a mention: recorded before the acknowledgement (work kind
-`shortcut`), answered through the same `ThreadReply` and answer flow. Where the bot may not
-post (it is not in the channel), the answer goes to the person who used the shortcut alone,
-through the payload's `response_url`, with the hint to invite the bot.
+"""The message shortcut "Ask Google's docs" (`ask_gdocs`): a message's text is the
+question (with its thread's first message as context when it is a reply), answered in its
+thread, headed "@ana asked about @ben's message". Durable work like a mention; where the bot
+may not post, the answer goes to the person who used it alone (the payload's response_url).
 """
 
 from __future__ import annotations
@@ -18,16 +14,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import text_message
 from bot.slack.boundary import Outcome
-from bot.slack.delivery.replies import ThreadReply
+from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
-from bot.slack.flows.answer import answer_question
 from bot.slack.flows.routing import strip_mention, with_channel_privacy, with_root_context
-from bot.slack.flows.threaded import streamed_reply
 from bot.slack.manifest_facts import ASK_SHORTCUT
 from bot.slack.memory.state import delivery_key
-from bot.slack.work.durable import shortcut_payload, track
-from bot.worklog import WorkRecord
+from bot.slack.work.durable import shortcut_payload, streamed, track
+from bot.slack.work.worklog import WorkRecord
 
 logger = logging.getLogger(__name__)
 
@@ -71,16 +65,19 @@ async def handle_shortcut(
         return
     thread = _str(message.get("thread_ts"))
     in_reply = thread if thread is not None and thread != ts else None
-    direct = ThreadReply(
+    direct = SlackReply(
         client,
+        "thread",
         channel,
         _str(payload.get("user")),
         message_ts=ts,
         thread_ts=in_reply or ts,
         response_url=_str(payload.get("response_url")),
     )
-    team = _str(payload.get("team"))
-    stream = streamed_reply(deps, direct, team=team, record=record, resumed=resumed)
+    stream = None
+    if deps.config.stream_answers:
+        team = _str(payload.get("team"))
+        stream = streamed(deps.work, direct, team=team, record=record, resumed=resumed)
     reply = track(deps.work, stream or direct, record, resumed=resumed)
 
     async def job() -> Outcome:
@@ -94,9 +91,7 @@ async def handle_shortcut(
         root = await thread_root(deps, client, channel, in_reply) if in_reply else None
         route = deps.router.route_message(with_root_context(root, text))
         route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
-        answering = answer_question(
-            deps, reply, route, question=text, name_asker=True, about=author
-        )
+        answering = deps.answers(reply, route, question=text, name_asker=True, about=author)
         if stream is None:
             return await answering
         return await deps.streams.run(stream, answering, route.kind)
@@ -110,8 +105,7 @@ async def thread_root(
     deps: SlackDeps, client: AsyncWebClient, channel: str, thread_ts: str
 ) -> str | None:
     """The text of a thread's first message: what the bot remembers the thread is about,
-    else conversations.replies (None when Slack will not say, e.g. the bot is not in the
-    channel: the reply is then asked about alone)."""
+    else conversations.replies (None when Slack will not say: the reply is asked alone)."""
     known = await deps.threads.question(channel, thread_ts)
     if known:
         return known

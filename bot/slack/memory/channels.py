@@ -1,17 +1,10 @@
-"""Per-channel settings (`/gdocs channel …`) in the state store, so replicas share them and
-a restart keeps them: key `channel:<id>` → `ChannelSettings`, kept CHANNEL_SETTINGS_RETENTION_DAYS
-after the last change (each change writes it again; going back to every default deletes it).
+"""Per-channel settings (`/gdocs channel …`) in the store, `channel:<id>`, kept
+CHANNEL_SETTINGS_RETENTION_DAYS after the last change (all defaults: deleted).
 
-The bot hears every message in every channel it is in, and most channels have no settings,
-so a question must not cost a store read to learn that. Each process keeps a copy of *all*
-the stored settings (a scan of `channel:`, at most MAX_SNAPSHOT of them) together with the
-store's change counter (`channels:generation`, raised by every change). It reads the counter
-at most every CACHE_SECONDS and scans again only when it moved: a change made on another
-replica is seen within CACHE_SECONDS, one made here at once, and a question costs no store
-call. Past MAX_SNAPSHOT channels with settings the copy could not be complete: then each
-channel is read on its own through a short cache (at most MAX_CACHED channels), as before.
-A store that does not answer reads as the last copy, or the defaults (and ANSWER_CHANNELS),
-never as an error on the hot path.
+A question must not cost a store read: each process keeps a copy of every stored setting
+and the store's change counter (`channels:generation`), reads the counter at most every
+CACHE_SECONDS and scans again only when it moved. Past MAX_SNAPSHOT channels each is read
+through a short cache. A store that does not answer reads as the last copy or the defaults.
 """
 
 from __future__ import annotations

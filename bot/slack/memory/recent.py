@@ -1,10 +1,5 @@
-"""Each person's last questions to the bot (commands, mentions, DMs), for their Home tab's
-"Your recent questions" with Ask again.
-
-One key per person, `recent:<user>`: at most ten questions, newest first, each cut to 500
-characters, text only (no channel, no answer). The key expires 30 days after the person's
-last question.
-"""
+"""Each person's last questions (Home tab's Ask again): `recent:<user>`, at most ten,
+newest first, each cut to 500 characters, text only; expires 30 days after the last."""
 
 from __future__ import annotations
 
@@ -28,9 +23,7 @@ RECENT_TTL_SECONDS = 30 * 86_400.0
 _CAS_TRIES = 3
 #: people whose list this process last wrote is kept (for a write without a read)
 MAX_USERS_KEPT = 2_000
-#: and the most those lists may cost, counted as their questions' characters plus what a
-#: question costs the process besides its text (about 500 bytes, measured): by count alone,
-#: 2,000 people with ten questions of 500 characters each held 21 MB
+#: and the most those lists may cost: characters plus ~500 bytes a question (measured)
 MAX_KEPT_SIZE = 4_000_000
 _KEPT_PER_QUESTION = 500
 
@@ -59,13 +52,9 @@ def _updated(current: list[Asked] | None, asked: Asked) -> list[Asked]:
 
 
 class RecentQuestions:
-    """Who asked what lately; a nicety, so a store failure only costs the history.
-
-    The list this process last wrote for a person is kept (the last `MAX_USERS_KEPT`
-    people, at most `max_kept_size` of `_kept_size`), so the next question's update is one
-    compare-and-set in the question's batch (`op`) with no read first; when another replica
-    changed it meanwhile, or the list was not kept (the write did not match), `settle` reads
-    and retries, after the answer is out."""
+    """Who asked what lately; a nicety, so a store failure only costs the history. The
+    list this process last wrote is kept, so an update is one compare-and-set in the
+    question's batch (`op`); when it did not match, `settle` reads and retries."""
 
     def __init__(
         self,
@@ -93,9 +82,8 @@ class RecentQuestions:
         await self.settle(user, question, done)
 
     def op(self, user: str, question: str) -> Op | None:
-        """The write putting `question` first in `user`'s list, for a batch: a
-        compare-and-set against the list this process last wrote, or a claim of a new
-        list. None when there is nothing to keep."""
+        """The write putting `question` first in `user`'s list, for a batch (None: nothing
+        to keep)."""
         asked = self._asked(question)
         if asked is None:
             return None
@@ -107,8 +95,7 @@ class RecentQuestions:
         return Op.replace(_key(user), current, updated, _RECENT, RECENT_TTL_SECONDS)
 
     async def settle(self, user: str, question: str, done: object) -> None:
-        """After `op`'s batch: when its write did not match the stored list, read it and
-        compare-and-set (a few tries)."""
+        """After `op`'s batch: when its write did not match, read and compare-and-set."""
         if done is not False:
             return
         self._last.discard(user)

@@ -1,16 +1,11 @@
-"""The Slack app's state, kept in the injected store: delivery claims (Slack's retries),
-per-user rate windows, what people's Slack profiles say (locale, time zone) and what each
-thread is about (Slack's retries are dropped by the work log's claims, `bot.worklog`).
-Each is a thin typed view over `bot.store.Store`: the store bounds every
-namespace and expires every key, and with a shared store replicas share all of it.
-
-Keys (namespace first): `rate:<user>`, `profile:<user>`,
-`thread:<channel>:<ts>` (the thread's question and original asker).
-"""
+"""The Slack side's small state in the store: delivery claims' keys, per-user rate windows,
+people's Slack profiles and what each thread is about. Keys: `rate:<user>`,
+`profile:<user>`, `thread:<channel>:<ts>`; the store bounds and expires each namespace."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -18,10 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import TypeAdapter
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import keys
-from bot.store import AdapterCodec, Op, Store, urgent
+from bot.slack.failures import SLACK_CALL_FAILURES
+from bot.store import AdapterCodec, Op, Store
 from bot.text import is_language_tag
+
+logger = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
 RATE_WINDOW_SECONDS = 60.0
@@ -52,24 +51,20 @@ class RateLimiter:
         """Record a question and return None, or return seconds to wait when over the limit."""
         if self.per_minute <= 0:
             return None
-        # a command's acknowledgement carries its first reply, which comes after this:
-        # committed at once (SQLite; Redis's own connection), not at the loop's next turns
-        with urgent():
-            return await self._store.hit(
-                keys.RATE.key(user), self.per_minute, RATE_WINDOW_SECONDS, self._clock()
-            )
+        return await self._store.hit(
+            keys.RATE.key(user), self.per_minute, RATE_WINDOW_SECONDS, self._clock()
+        )
 
 
 @dataclass(frozen=True)
 class UserProfile:
     """What `users.info` says about a person that the bot uses."""
 
-    #: BCP-47, e.g. "it-IT" (None when Slack did not say, or said something unusable)
+    #: BCP-47, e.g. "it-IT"
     locale: str | None = None
     #: IANA time zone, e.g. "Europe/Rome"
     tz: str | None = None
-    #: a workspace admin or owner (`is_admin`/`is_owner`); None: not known (kept before
-    #: the bot asked)
+    #: a workspace admin or owner; None: not known (kept before the bot asked)
     is_admin: bool | None = None
 
 
@@ -77,14 +72,31 @@ _PROFILE = AdapterCodec(TypeAdapter(UserProfile))
 Fetch = Callable[[str], Awaitable[UserProfile | None]]
 
 
+async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:
+    """One `users.info`: locale, time zone and admin role; None when Slack will not say."""
+    try:
+        response = await client.users_info(user=user, include_locale=True)
+    except SLACK_CALL_FAILURES as exc:
+        logger.info("users.info failed: %s", type(exc).__name__)
+        return None
+    info = response.get("user")
+    if not isinstance(info, dict):
+        return None
+    locale, tz = info.get("locale"), info.get("tz")
+    return UserProfile(
+        locale=locale if isinstance(locale, str) else None,
+        tz=tz if isinstance(tz, str) else None,
+        is_admin=info.get("is_admin") is True or info.get("is_owner") is True,
+    )
+
+
 class UserProfiles:
-    """Slack user → `UserProfile`, cached; failures are not cached, and concurrent
+    """Slack user → `UserProfile`, kept 6 hours; failures are not kept, and concurrent
     questions from one person share one `users.info` call."""
 
     def __init__(self, store: Store, ttl_seconds: float = 6 * 3600) -> None:
         self._store = store
         self._ttl = ttl_seconds
-        #: lookups in flight, one per user: bounded by the requests in flight
         self._pending: dict[str, asyncio.Future[UserProfile | None]] = {}
 
     async def get(self, user: str, fetch: Fetch) -> UserProfile | None:
@@ -105,6 +117,21 @@ class UserProfiles:
     async def locale(self, user: str, fetch: Fetch) -> str | None:
         profile = await self.get(user, fetch)
         return profile.locale if profile is not None else None
+
+    async def of(self, client: AsyncWebClient, user: str | None) -> UserProfile | None:
+        return await self.get(user, lambda u: user_profile(client, u)) if user else None
+
+    async def tz(self, client: AsyncWebClient, user: str | None) -> str | None:
+        profile = await self.of(client, user)
+        return profile.tz if profile is not None else None
+
+    async def is_admin(self, client: AsyncWebClient, user: str) -> bool | None:
+        """Whether `user` is a workspace admin or owner; None when Slack will not say. A
+        profile kept without the role is asked for again, not taken as "no"."""
+        profile = await self.of(client, user)
+        if profile is None or profile.is_admin is None:
+            profile = await self.refreshed(user, lambda u: user_profile(client, u))
+        return None if profile is None else profile.is_admin
 
     async def _fetch(self, user: str, fetch: Fetch) -> UserProfile | None:
         found = await fetch(user)
@@ -129,7 +156,6 @@ class ThreadTopic:
     """What a thread the bot answered in is about, and who asked first there."""
 
     question: str
-    #: the person whose question the bot first answered in the thread (None: not known)
     asker: str | None = None
 
 
@@ -137,21 +163,18 @@ _TOPIC = AdapterCodec(TypeAdapter(ThreadTopic))
 
 
 class ThreadMemory:
-    """The question a Slack thread is about, so a short follow-up can refer back to it, and
-    its original asker, whose follow-ups are answered without a mention (THREAD_FOLLOWUPS).
-
-    A record exists only for threads the bot answered in: that is what lets the follow-up
-    listener ignore every other thread without asking Slack anything.
-    """
+    """The question a thread is about (for short follow-ups) and its first asker (whose
+    follow-ups are answered without a mention). Only threads the bot answered in have one:
+    that lets the follow-up listener ignore every other thread without asking Slack."""
 
     def __init__(self, store: Store, ttl_seconds: float = 24 * 3600) -> None:
         self._store = store
         self._ttl = ttl_seconds
-        #: topics read or written lately (by key): who asked first, without a second read
+        #: topics read or written lately: who asked first, without a second read
         self._seen: OrderedDict[str, ThreadTopic] = OrderedDict()
 
     async def topic(self, channel: str, thread_ts: str) -> ThreadTopic | None:
-        key = _thread_key(channel, thread_ts)
+        key = keys.THREAD.key(channel, thread_ts)
         found = await self._store.get(key, _TOPIC)
         if found is not None:
             self._saw(key, found)
@@ -169,13 +192,11 @@ class ThreadMemory:
         await self._store.batch([self.op(channel, thread_ts, question, asker)])
 
     def op(self, channel: str, thread_ts: str, question: str, asker: str | None) -> Op:
-        """The write that records the thread's latest question, for a batch. The first asker
-        is the one this process read or wrote for the thread (a thread the bot has not
-        answered in before has none: `asker` is its first)."""
-        key = _thread_key(channel, thread_ts)
+        """The write recording the thread's latest question, for a batch; the first asker
+        is the one this process read or wrote for the thread, else `asker`."""
+        key = keys.THREAD.key(channel, thread_ts)
         earlier = self._seen.get(key)
-        first = earlier.asker if earlier is not None and earlier.asker else asker
-        topic = ThreadTopic(question, first)
+        topic = ThreadTopic(question, earlier.asker if earlier and earlier.asker else asker)
         self._saw(key, topic)
         return Op.set(key, topic, _TOPIC, self._ttl)
 
@@ -184,7 +205,3 @@ class ThreadMemory:
         self._seen.move_to_end(key)
         while len(self._seen) > MAX_TOPICS_SEEN:
             self._seen.popitem(last=False)
-
-
-def _thread_key(channel: str, thread_ts: str) -> str:
-    return keys.THREAD.key(channel, thread_ts)

@@ -1,19 +1,17 @@
-"""Acknowledged Slack work survives a crash: it is recorded before the ack (`bot.worklog`),
-its replies are tracked (the lease is checked before a reply goes out, the record forgotten
-after), and a replica that finds work whose owner died finishes it with a short note.
-
-What is recorded is only what finishing needs: for a command its text, channel, asker and
-`response_url`; for a mention or DM the event's channel, ts, thread, user and text; for a
-click the action, its message and `response_url`; for the message shortcut the message's
-ts, thread, author and text, who used it, the channel and `response_url`. A `response_url`
-lives 30 minutes: past that a resumed reply is posted in the channel or thread when the bot
-may post there, and the work is dropped (with a log line and a metric) when it may not.
+"""Acknowledged Slack work survives a crash: what finishing it needs is recorded before the
+ack (`worklog`), its replies are tracked (the lease checked before a reply goes out, the
+record forgotten after, with the question's other writes in the same batch), and a replica
+that finds work whose owner died finishes it with a short note. A `response_url` lives 30
+minutes: past that a resumed reply is posted where the bot may post, or the work dropped.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -21,9 +19,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import Message, with_restart_note
 from bot.slack.delivery.posting import CANNOT_POST
-from bot.slack.delivery.replies import Reply
-from bot.slack.work.after_answer import take
-from bot.worklog import WorkLog, WorkRecord
+from bot.slack.delivery.replies import Reply, SlackReply
+from bot.slack.delivery.streams import StreamReply
+from bot.slack.work.worklog import WorkLog, WorkRecord
+from bot.store import Op, Store, StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +32,10 @@ _COMMAND_FIELDS = ("command", "text", "channel_id", "user_id", "response_url", "
 _EVENT_FIELDS = ("type", "channel", "channel_type", "user", "text", "ts", "thread_ts", "team")
 _MESSAGE_FIELDS = ("ts", "thread_ts")
 _SHORTCUT_FIELDS = ("ts", "thread_ts", "text", "user")
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def command_payload(body: dict[str, Any]) -> dict[str, Any]:
@@ -45,30 +48,26 @@ def event_payload(event: dict[str, Any], bot_user_id: str | None) -> dict[str, A
 
 
 def action_payload(body: dict[str, Any]) -> dict[str, Any]:
-    found = body.get("message")
-    message: dict[str, Any] = found if isinstance(found, dict) else {}
+    message = _dict(body.get("message"))
     return {
         "actions": body.get("actions") if isinstance(body.get("actions"), list) else [],
-        "container": body.get("container") if isinstance(body.get("container"), dict) else {},
-        "channel": body.get("channel") if isinstance(body.get("channel"), dict) else {},
-        "user": body.get("user") if isinstance(body.get("user"), dict) else {},
+        "container": _dict(body.get("container")),
+        "channel": _dict(body.get("channel")),
+        "user": _dict(body.get("user")),
         "message": {k: message[k] for k in _MESSAGE_FIELDS if isinstance(message.get(k), str)},
         "response_url": body.get("response_url"),
     }
 
 
 def shortcut_payload(body: dict[str, Any]) -> dict[str, Any]:
-    """The message shortcut: the message asked about, who asked, where, and the response_url."""
-    found = body.get("message")
-    message: dict[str, Any] = found if isinstance(found, dict) else {}
-    channel = body.get("channel") if isinstance(body.get("channel"), dict) else {}
-    user = body.get("user") if isinstance(body.get("user"), dict) else {}
+    """The message shortcut: the message asked about, who asked, where, the response_url
+    and the team (a streamed answer in a channel names it)."""
+    message = _dict(body.get("message"))
     return {
-        "channel": (channel or {}).get("id"),
-        "user": (user or {}).get("id"),
+        "channel": _dict(body.get("channel")).get("id"),
+        "user": _dict(body.get("user")).get("id"),
         "message": {k: message[k] for k in _SHORTCUT_FIELDS if isinstance(message.get(k), str)},
         "response_url": body.get("response_url"),
-        # a streamed answer in a channel names the asker's team
         "team": team.get("id") if isinstance(team := body.get("team"), dict) else None,
     }
 
@@ -81,66 +80,92 @@ def without_stale_response_url(record: WorkRecord, now: float) -> dict[str, Any]
     return payload
 
 
+Writes = Callable[[str | None], Sequence[Op]]
+
+
+@dataclass
+class Staged:
+    """The question's writes once its answer is out (a function of the posted ts)."""
+
+    writes: Writes
+    #: the writes' results, once written (None: not written yet)
+    results: list[object] | None = None
+    ops: list[Op] = field(default_factory=list)
+
+    async def write(self, store: Store, ts: str | None) -> list[object]:
+        """The writes in a batch of their own, unless a finished work record carried them."""
+        if self.results is None:
+            self.ops = list(self.writes(ts))
+            self.results = await store.batch(self.ops) if self.ops else []
+        return self.results
+
+
+_PENDING: ContextVar[Staged | None] = ContextVar("gdocs_after_answer", default=None)
+
+
+@contextmanager
+def delivering(writes: Writes) -> Iterator[Staged]:
+    """Within the block, the next finished work record carries `writes` in its batch."""
+    staged = Staged(writes)
+    token = _PENDING.set(staged)
+    try:
+        yield staged
+    finally:
+        _PENDING.reset(token)
+
+
 class TrackedReply:
-    """A `Reply` whose messages belong to a work record: before each reply the lease is
-    checked (another process took the work over: this one stays silent, so nothing is
-    answered twice), after it the record is forgotten. A resumed reply carries the note."""
+    """A `Reply` whose messages belong to a work record: before the first reply the lease is
+    checked (another process took the work over: this one stays silent), after it the
+    record is forgotten. A resumed reply carries the restart note."""
 
     def __init__(self, inner: Reply, log: WorkLog, record: WorkRecord, *, resumed: bool) -> None:
-        self._inner = inner
+        self.inner = inner
         self._log = log
         self._record = record
         self._resumed = resumed
-        #: a reply went out: the record is forgotten, the rest of the work just goes on
         self._delivered = False
+        self.start_progress = inner.start_progress
+        self.update_progress = inner.update_progress
+        self.finish = inner.finish
 
     @property
     def client(self) -> AsyncWebClient:
-        return self._inner.client
+        return self.inner.client
 
     @property
     def channel(self) -> str | None:
-        return self._inner.channel
+        return self.inner.channel
 
     @property
     def user(self) -> str | None:
-        return self._inner.user
+        return self.inner.user
 
     @property
     def response_url(self) -> str | None:
-        return self._inner.response_url
+        return self.inner.response_url
 
     @property
     def thread_ts(self) -> str | None:
-        return self._inner.thread_ts
+        return self.inner.thread_ts
 
     @property
     def progress(self) -> object:
-        """The wrapped reply's timeline (bot.slack.delivery.streams), if it has one."""
-        return getattr(self._inner, "progress", None)
-
-    async def start_progress(self, msg: Message) -> None:
-        await self._inner.start_progress(msg)
-
-    async def update_progress(self, msg: Message) -> None:
-        await self._inner.update_progress(msg)
-
-    async def finish(self) -> None:
-        await self._inner.finish()
+        return getattr(self.inner, "progress", None)
 
     async def notify_asker(self, msg: Message) -> None:
-        await self._final(self._inner.notify_asker, msg)
+        await self._final(self.inner.notify_asker, msg)
 
     async def notify_thread(self, msg: Message) -> None:
-        await self._final(self._inner.notify_thread, msg)
+        await self._final(self.inner.notify_thread, msg)
 
     async def deliver(self, msg: Message) -> str | None:
-        ts = await self._final(self._inner.deliver, msg)
+        ts = await self._final(self.inner.deliver, msg)
         return ts if isinstance(ts, str) else None
 
     async def post_visibly(self, msg: Message) -> str | None:
-        # None: nothing was shown (the bot may not post there), so nothing is delivered yet
-        ts = await self._final(self._inner.post_visibly, msg, shown=lambda ts: ts is not None)
+        # None: nothing was shown, so nothing is delivered yet
+        ts = await self._final(self.inner.post_visibly, msg, shown=lambda ts: ts is not None)
         return ts if isinstance(ts, str) else None
 
     async def _final(
@@ -151,12 +176,12 @@ class TrackedReply:
         shown: Callable[[Any], bool] = lambda _: True,
     ) -> Any:
         if self._delivered:
-            return await send(self._noted(msg))
+            return await send(msg)
         if not await self._log.still_mine(self._record):
             logger.info("another process took this work over; not answering twice")
             return None
         try:
-            sent = await send(self._noted(msg))
+            sent = await send(with_restart_note(msg) if self._resumed else msg)
         except SlackApiError as exc:
             if exc.response.get("error") not in CANNOT_POST or self.response_url:
                 raise
@@ -169,22 +194,35 @@ class TrackedReply:
         return sent
 
     async def _finish(self, ts: str | None) -> None:
-        """Forget the record; the question's other writes (answer record, thread memory,
-        recent questions) share its batch."""
-        staged = take()
-        if staged is None:
+        """Forget the record; the writes the flow staged share its batch."""
+        staged = _PENDING.get()
+        if staged is None or staged.results is not None:
             await self._log.finish(self._record)
             return
         staged.ops = list(staged.writes(ts))
         staged.results = await self._log.finish(self._record, staged.ops)
 
-    def _noted(self, msg: Message) -> Message:
-        # a resumed answer apologises once, in its first message
-        return with_restart_note(msg) if self._resumed and not self._delivered else msg
+
+def track(log: WorkLog, reply: Reply, record: WorkRecord | None, *, resumed: bool) -> Reply:
+    """`reply`, tracked under `record` (as it is when there is none)."""
+    return reply if record is None else TrackedReply(reply, log, record, resumed=resumed)
 
 
-def track(log: WorkLog, reply: Reply, record: WorkRecord | None, *, resumed: bool = False) -> Reply:
-    """`reply`, tracked by `record` when there is one."""
-    if record is None:
-        return reply
-    return TrackedReply(reply, log, record, resumed=resumed)
+def streamed(
+    log: WorkLog, inner: SlackReply, *, team: str | None, record: WorkRecord | None, resumed: bool
+) -> StreamReply:
+    """`inner` streamed, the stream's ts kept with the work `record`; resumed work finishes
+    the message the stopped process had started."""
+
+    async def keep_ts(ts: str) -> None:
+        if record is None:
+            return
+        try:
+            await log.note_reply(record, ts)
+        except StoreError as exc:  # a restart would post anew: worse, not broken
+            logger.info("could not keep the stream's ts with its work: %s", exc.message)
+
+    existing = record.reply_ts if record is not None and resumed else None
+    return StreamReply(
+        inner, team_id=team, existing_ts=existing, resumed=resumed, on_started=keep_ts
+    )

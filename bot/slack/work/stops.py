@@ -1,25 +1,26 @@
-"""Stop across replicas: Slack delivers `agent_session_stopped` to any replica, not
-necessarily the one streaming that thread's answer. The replica that receives it and has no
-such work writes a short-lived marker in the shared store (`stop:<channel>:<thread ts>` =
-when Stop was pressed); the replica streaming the answer reads it at the stream's natural
-points and every `poll_seconds` while it works (bot/slack/work/active.py), and stops
-exactly as a local Stop does.
+"""The Stop button of a streamed answer (`agent_session_stopped`): the work in that thread
+is cancelled and its stream ends with "Stopped.".
 
-A marker counts only for work that began before Stop was pressed (Slack's clock on both
-sides: the event's `event_ts`, the question's message `ts`), so a follow-up asked in the
-same thread after a Stop is not stopped by it. Only a store the replicas share (Redis) is
-read or written: on memory:// and SQLite a process is the only one, and Stop is local.
+Slack delivers the event to any replica. One that has no such work writes a marker in the
+shared store (`stop:<channel>:<thread ts>` = when Stop was pressed); the replica streaming
+the answer reads it before its stream's Slack calls and every `poll_seconds`. A marker
+counts only for work that began before Stop was pressed (so a later follow-up in the same
+thread is not stopped). Only a store the replicas share (Redis) is used: otherwise a
+process is the only one, and Stop is local.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from bot import keys
+from bot.slack.boundary import Outcome
+from bot.slack.delivery.streams import StreamReply
 from bot.store import TEXT, Store, StoreError
 
 logger = logging.getLogger(__name__)
@@ -78,3 +79,98 @@ class StopMarks:
         """The stop is done: the marker goes (best effort: it expires anyway)."""
         with contextlib.suppress(StoreError):
             await self.store.delete(keys.STOP.key(channel, thread_ts))
+
+
+@dataclass
+class _Active:
+    task: asyncio.Task[Outcome]
+    stream: StreamReply
+    #: the Stop button (here or, by a marker, on another replica) cancelled it
+    stopped: bool = False
+    #: stopped by a marker another replica wrote (cleared once the stream is stopped)
+    marked: bool = False
+
+
+@dataclass
+class ActiveStreams:
+    """The streamed answers this process is working on, by (channel, thread)."""
+
+    #: Stop markers of the other replicas (None, or not shared: Stop is local only)
+    marks: StopMarks | None = None
+    _active: dict[tuple[str, str], _Active] = field(default_factory=dict)
+
+    async def run(self, stream: StreamReply, work: Awaitable[Outcome], route: str) -> Outcome:
+        """`work` (answering through `stream`), until it is done or the person stops it."""
+        key = (stream.channel, stream.stream_thread)
+        task = asyncio.ensure_future(work)
+        active = _Active(task, stream)
+        self._active[key] = active
+        watcher = self._watch(key, active)
+        try:
+            try:
+                outcome = await task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if not stream.stopped or (current is not None and current.cancelling()):
+                    task.cancel()  # a shutdown, not the Stop button: the work stops with it
+                    raise
+            else:
+                if not active.stopped:
+                    return outcome
+                # Stop pressed, but a callee absorbed the cancellation: end it all the same
+            await stream.stop_by_person()
+            if active.marked and self.marks is not None:
+                await self.marks.clear(*key)
+            return Outcome(route=route, outcome="stopped")
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+            if self._active.get(key) is active:
+                del self._active[key]
+
+    def stop(self, channel: str, thread_ts: str) -> StreamReply | None:
+        """The Stop button in this thread: cancel its work; the stream it was on (None when
+        nothing here works on that thread)."""
+        active = self._active.get((channel, thread_ts))
+        if active is None:
+            return None
+        active.stopped = active.stream.stopped = True
+        active.task.cancel()
+        return active.stream
+
+    async def relay(self, channel: str, thread_ts: str, pressed_at: float | None) -> bool:
+        """Stop pressed for a thread this process does not work on: leave a marker for the
+        replica that does (False when there is no shared store to leave it in)."""
+        return self.marks is not None and await self.marks.mark(channel, thread_ts, pressed_at)
+
+    def _watch(self, key: tuple[str, str], active: _Active) -> asyncio.Task[None] | None:
+        """With a shared store: the stream checks for a marker before its Slack calls, and a
+        watcher every `poll_seconds` (an upstream call may take many seconds)."""
+        marks = self.marks
+        if marks is None or not marks.shared:
+            return None
+        since = slack_time(active.stream.inner.message_ts)
+
+        async def stopped_elsewhere() -> bool:
+            if active.stream.stopped:
+                return True
+            if not await marks.pressed(*key, since):
+                return False
+            active.marked = True
+            self.stop(*key)
+            if asyncio.current_task() is active.task:
+                # asked by the work itself: end it here rather than at its next suspension,
+                # which a callee may absorb (e.g. a wait whose result is already in)
+                raise asyncio.CancelledError("stopped on another replica")
+            return True
+
+        async def poll() -> None:
+            while not active.task.done():
+                # the work's end is the event waited for; the poll period its timeout
+                await asyncio.wait({active.task}, timeout=marks.poll_seconds)
+                # a reply that shows no stream (declined, refused, ended) has no Stop button
+                if not active.task.done() and active.stream.streaming:
+                    await stopped_elsewhere()
+
+        active.stream.stop_check = stopped_elsewhere
+        return asyncio.ensure_future(poll())

@@ -1,7 +1,7 @@
 """Finishing what a process that died had acknowledged: on start-up and every
-WORK_RECOVERY_SECONDS, each replica renews the leases of its own work in flight and takes over
-unfinished work whose lease has expired (one taker among all replicas), answering it with a
-short note. See `bot.slack.work.durable` and `bot.worklog`."""
+WORK_RECOVERY_SECONDS each replica renews its own leases and takes over unfinished work
+whose lease expired (one taker among replicas), answering it as its listener would have,
+with a short note (`bot.slack.work`)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.slack.delivery.posting import OnceAck
 from bot.slack.deps import SlackDeps
-from bot.slack.listeners.acks import OnceAck
 from bot.slack.listeners.actions import handle_doc_click
 from bot.slack.listeners.commands import handle_command
 from bot.slack.listeners.events import handle_question
 from bot.slack.listeners.shortcuts import handle_shortcut
 from bot.slack.work.durable import without_stale_response_url
+from bot.slack.work.worklog import WorkRecord
 from bot.store import StoreError
-from bot.worklog import WorkRecord
 
 logger = logging.getLogger(__name__)
 

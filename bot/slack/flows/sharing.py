@@ -1,16 +1,10 @@
-"""Private answers (`/gdocs private …`, `/gdocs -p …`) and their "Share in channel" button.
+"""Private answers (`/gdocs private …`) and their "Share in channel" button.
 
-A private answer goes to the asker alone (ephemeral: the command's response_url, or
-chat.postEphemeral in a thread) and is kept in the store under a short random id, which the
-button carries. A click comes from that ephemeral message (`container.is_ephemeral`, its own
-response_url); the bot posts the kept answer in the conversation it was asked in, headed by
-who shared it, and replaces the private copy with a short "Shared" note. An answer is shared
-once: the click takes it out of the store, so a double click posts it once. When the bot may
-not post there, it is put back and the asker is told how to invite the bot.
-
-Key: `share:<id>` → question, asker, channel, thread and the rendered answer; TTL
-SHARE_TTL_SECONDS (an hour: a little longer than the command's response_url lives, so
-the button works as long as the private answer is likely still on screen).
+A private answer goes to the asker alone and is kept (`share:<id>`, an hour: a little
+longer than a response_url lives) under the id its button carries. A click posts it in the
+conversation it was asked in, headed by who shared it, and replaces the private copy with a
+"Shared" note. The click takes it out of the store, so a double click posts it once; where
+the bot may not post, it is put back and the asker told how to invite the bot.
 """
 
 from __future__ import annotations
@@ -20,13 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import TypeAdapter
-from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import keys
 from bot.errors import InvalidInput
 from bot.render import (
-    ACTION_SHARE,
     Message,
     decode_share_value,
     render_private_answer,
@@ -38,9 +29,8 @@ from bot.render import (
 )
 from bot.slack.boundary import Outcome
 from bot.slack.delivery import posting
-from bot.slack.delivery.replies import ActionReply, Reply
-from bot.slack.deps import SlackDeps
-from bot.slack.listeners.actions import reply_for_click
+from bot.slack.delivery.replies import Reply
+from bot.slack.memory.state import ThreadMemory
 from bot.store import AdapterCodec, Store
 
 SHARE_TTL_SECONDS = 3600
@@ -91,7 +81,9 @@ class PrivateAnswers:
         await self._store.set(keys.SHARE.key(answer_id), answer, _CODEC, self.ttl_seconds)
 
 
-async def answer_privately(deps: SlackDeps, reply: Reply, body: Message, question: str) -> None:
+async def answer_privately(
+    answers: PrivateAnswers, reply: Reply, body: Message, question: str
+) -> None:
     """Show `body` to the asker alone, with a Share button when it could be kept."""
     answer_id = None
     if reply.user and reply.channel:
@@ -103,42 +95,19 @@ async def answer_privately(deps: SlackDeps, reply: Reply, body: Message, questio
             text=body["text"],
             blocks=list(body.get("blocks") or []),
         )
-        answer_id = await PrivateAnswers(deps.store).keep(kept)
+        answer_id = await answers.keep(kept)
     await reply.notify_asker(render_private_answer(body, question, answer_id))
 
 
-def register(app: AsyncApp, deps: SlackDeps) -> None:
-    """Before actions.register: its catch-all takes any action not claimed earlier."""
-
-    async def on_share(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        await ack()
-        deps.inflight.spawn(handle_share_click(deps, client, body))
-
-    app.action(ACTION_SHARE)(on_share)
-
-
-def _clicked_value(body: dict[str, Any]) -> object:
-    actions = body.get("actions")
-    action = actions[0] if isinstance(actions, list) and actions else None
-    return action.get("value") if isinstance(action, dict) else None
-
-
-async def handle_share_click(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> None:
-    reply = reply_for_click(client, body)
-
-    async def job() -> Outcome:
-        try:
-            answer_id = decode_share_value(_clicked_value(body))
-        except InvalidInput:
-            await reply.notify_asker(render_share_forged())
-            return Outcome(route="share", outcome="invalid_input")
-        return await _share(deps, reply, answer_id)
-
-    await deps.boundary("action", job, reply.notify_thread)
-
-
-async def _share(deps: SlackDeps, reply: ActionReply, answer_id: str) -> Outcome:
-    answers = PrivateAnswers(deps.store)
+async def share(
+    answers: PrivateAnswers, threads: ThreadMemory, reply: Reply, value: object
+) -> Outcome:
+    """A Share click (`value`: its button's) from the asker's private answer."""
+    try:
+        answer_id = decode_share_value(value)
+    except InvalidInput:
+        await reply.notify_asker(render_share_forged())
+        return Outcome(route="share", outcome="invalid_input")
     kept = await answers.take(answer_id)
     if kept is None:
         await reply.notify_asker(render_share_expired(int(answers.ttl_seconds // 60)))
@@ -163,5 +132,5 @@ async def _share(deps: SlackDeps, reply: ActionReply, answer_id: str) -> Outcome
     await posting.respond(
         reply.response_url, render_shared_note(), replace_original=True, session=session
     )
-    await deps.threads.remember(kept.channel, kept.thread_ts or ts, kept.question, kept.asker)
+    await threads.remember(kept.channel, kept.thread_ts or ts, kept.question, kept.asker)
     return Outcome(route="share", outcome="ok")

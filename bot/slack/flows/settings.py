@@ -1,19 +1,18 @@
-"""`/gdocs channel …`: show or change the channel's settings (bot/channels.py).
-
-A change is checked (a channel, not a DM; CHANNEL_SETTINGS_ADMINS_ONLY: the asker is a
-workspace admin or owner, by users.info), saved, then announced in the channel. When the bot
-may not post there it is not in the channel, and its settings would do nothing: the change
-is undone and the asker told how to invite it.
-"""
+"""`/gdocs channel …`: show or change the channel's settings. A change is checked (a
+channel, not a DM; with CHANNEL_SETTINGS_ADMINS_ONLY the asker is a workspace admin), saved,
+then announced in the channel; where the bot may not post it would do nothing there, so it
+is undone and the asker told how to invite the bot."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from bot.channels import (
     ChangeSetting,
     ChannelSettings,
     ChannelUsage,
+    Followups,
     ShowSettings,
     parse_channel_request,
 )
@@ -31,14 +30,28 @@ from bot.render import (
 )
 from bot.slack.boundary import Outcome
 from bot.slack.delivery.replies import Reply
-from bot.slack.deps import SlackDeps
-from bot.slack.flows.people import workspace_admin
+from bot.slack.memory.channels import ChannelSettingsStore
+from bot.slack.memory.state import UserProfiles
 from bot.store import StoreError
 
 logger = logging.getLogger(__name__)
 
 
-async def channel_command(deps: SlackDeps, reply: Reply, words: str, *, command: str) -> Outcome:
+@dataclass(frozen=True)
+class ChannelCommand:
+    channels: ChannelSettingsStore
+    profiles: UserProfiles
+    #: THREAD_FOLLOWUPS, shown as the default
+    default_followups: Followups
+    admins_only: bool
+
+    async def __call__(self, reply: Reply, words: str, *, command: str) -> Outcome:
+        return await channel_command(self, reply, words, command=command)
+
+
+async def channel_command(
+    cmd: ChannelCommand, reply: Reply, words: str, *, command: str
+) -> Outcome:
     """Answer `/gdocs channel <words>` through the command's `reply`."""
     channel, user = reply.channel, reply.user
     request = parse_channel_request(words)
@@ -49,7 +62,7 @@ async def channel_command(deps: SlackDeps, reply: Reply, words: str, *, command:
         await reply.notify_asker(render_channel_not_a_channel())
         return Outcome(route="channel", outcome="invalid_input")
     try:
-        current = await deps.channels.stored(channel)
+        current = await cmd.channels.stored(channel)
     except StoreError:
         await reply.notify_asker(render_channel_unavailable())
         return Outcome(route="channel", outcome="unavailable")
@@ -57,17 +70,17 @@ async def channel_command(deps: SlackDeps, reply: Reply, words: str, *, command:
         shown = render_channel_settings(
             channel,
             current,
-            default_followups=deps.config.thread_followups,
-            fixed_auto=deps.channels.is_fixed_auto(channel),
+            default_followups=cmd.default_followups,
+            fixed_auto=cmd.channels.is_fixed_auto(channel),
             command=command,
         )
         await reply.notify_asker(shown)
         return Outcome(route="channel", outcome="ok")
-    return await _change(deps, reply, request, current, command=command)
+    return await _change(cmd, reply, request, current, command=command)
 
 
 async def _change(
-    deps: SlackDeps,
+    cmd: ChannelCommand,
     reply: Reply,
     request: ChangeSetting,
     current: ChannelSettings,
@@ -75,11 +88,11 @@ async def _change(
     command: str,
 ) -> Outcome:
     channel, user = reply.channel or "", reply.user or ""
-    if request.field == "mode" and deps.channels.is_fixed_auto(channel):
+    if request.field == "mode" and cmd.channels.is_fixed_auto(channel):
         await reply.notify_asker(render_channel_fixed(command))
         return Outcome(route="channel", outcome="refused")
-    if deps.config.channel_settings_admins_only:
-        admin = await workspace_admin(deps, reply.client, user)
+    if cmd.admins_only:
+        admin = await cmd.profiles.is_admin(reply.client, user)
         if not admin:
             refusal = (
                 render_channel_role_unknown() if admin is None else render_channel_admins_only()
@@ -91,7 +104,7 @@ async def _change(
         await reply.notify_asker(render_channel_unchanged(command))
         return Outcome(route="channel", outcome="ok")
     try:
-        await deps.channels.save(channel, changed)
+        await cmd.channels.save(channel, changed)
     except StoreError:
         await reply.notify_asker(render_channel_unavailable())
         return Outcome(route="channel", outcome="unavailable")
@@ -99,7 +112,7 @@ async def _change(
     if await reply.post_visibly(notice) is None:
         # not in the channel: the settings would do nothing there, so they are not kept
         try:
-            await deps.channels.save(channel, current)
+            await cmd.channels.save(channel, current)
         except StoreError:
             logger.info("channel setting not undone: the store did not answer")
         await reply.notify_asker(render_channel_not_member())

@@ -1,19 +1,13 @@
-"""Work in flight, durably: what the bot has acknowledged but not yet answered, so that a crash,
+"""Work in flight, durably: what the bot has acknowledged but not yet answered, so a crash,
 a kill or a redeploy loses nothing and doubles nothing.
 
-Every accepted request is written to the store before Slack is acknowledged (`work:<id>`, the
-payload needed to finish it), with a lease (`lease:<id>` = the replica that owns it, renewed
-while it works). A delivery from Slack is claimed by that same lease as it arrives (`claim`):
-one write drops Slack's retries and owns the work. Delivering the reply removes the record
-and turns the lease into a "done" marker, kept for `done_seconds` against late retries. A
-claim whose owner died before recording the work is a lease too: it expires, and Slack's own
-retry is not swallowed. A record whose lease has expired belongs
-to a process that died: `claim_orphans` takes it over (an atomic `add` of the lease: one taker
-among all replicas) for the caller to finish. Records older than `max_age` are dropped and
-counted. At a graceful shutdown the leases of unfinished work are released, so the next
-process (or another replica) takes it at once.
-
-The worklog knows nothing of Slack: a payload is an opaque JSON object.
+Each request is written before Slack is acknowledged (`work:<id>`, what finishing needs)
+with a lease (`lease:<id>` = the owning replica, renewed while it works); the delivery's
+claim is that same lease, so one write drops Slack's retries and owns the work. Delivering
+the reply removes the record and turns the lease into a "done" marker against late
+retries. A record whose lease expired is a dead process's: `claim_orphans` takes it over
+(an atomic `add` of the lease: one taker among replicas). Records past `max_age` are
+dropped and counted; at a graceful shutdown leases are released. Payloads are opaque JSON.
 """
 
 from __future__ import annotations
@@ -31,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bot import keys
 from bot.observability.metrics import Metrics
-from bot.store import TEXT, ModelCodec, Op, Store, WriteBehind, urgent
+from bot.store import TEXT, ModelCodec, Op, Store
 
 logger = logging.getLogger(__name__)
 
@@ -72,11 +66,8 @@ class WorkLog:
         done_seconds: float = 600.0,
         metrics: Metrics | None = None,
         clock: Callable[[], float] = time.time,
-        behind: WriteBehind | None = None,
     ) -> None:
         self._store = store
-        #: writes nobody waits for, taken along by every "done" batch
-        self._behind = behind
         self._lease = lease_seconds
         self._max_age = max_age_seconds
         self._done = done_seconds
@@ -106,8 +97,7 @@ class WorkLog:
     async def claim(self, key: str) -> bool:
         """Claim a delivery as it arrives: False when it was claimed before (a retry of one
         being worked on, or answered within `done_seconds`)."""
-        with urgent():  # the acknowledgement waits on it
-            claimed = await self._store.add(keys.LEASE.key(key), self.owner, TEXT, self._lease)
+        claimed = await self._store.add(keys.LEASE.key(key), self.owner, TEXT, self._lease)
         if not claimed:
             return False
         self._claimed[key] = None
@@ -118,12 +108,9 @@ class WorkLog:
     async def accept(
         self, kind: str, payload: dict[str, Any], *, key: str | None
     ) -> WorkRecord | None:
-        """Record work before it is acknowledged. `key` identifies the delivery (Slack's event
-        or trigger id): None when that delivery's work is recorded already (a retry).
-
-        One store operation: the delivery's lease and its record in one batch, the record
-        written only if the lease was free (a retry, or a late one finding the "done"
-        marker, writes nothing). A delivery `claim`ed already only adds its record."""
+        """Record work before it is acknowledged: the delivery's lease (`key`: Slack's event
+        or trigger id) and its record in one batch, the record only if the lease was free.
+        None when that delivery's work is recorded already (a retry)."""
         record = WorkRecord(
             id=key or uuid.uuid4().hex, kind=kind, payload=payload, accepted_at=self._clock()
         )
@@ -131,18 +118,17 @@ class WorkLog:
         # the record outlives max_age by a little, so a scan sees it and counts the drop
         keep = self._max_age + 60
         since = self._clock()  # before the lease is written: it lives at least this long
-        with urgent():  # the acknowledgement waits on it: committed at once (SQLite)
-            if key is not None and key in self._claimed:
-                del self._claimed[record.id]
-                leased: object = True
-                recorded: object = await self._store.add(work, record, _RECORD, keep)
-            else:
-                leased, recorded = await self._store.batch(
-                    [
-                        Op.add(lease, self.owner, TEXT, self._lease),
-                        Op.add(work, record, _RECORD, keep, only_if=0),
-                    ]
-                )
+        if key is not None and key in self._claimed:
+            del self._claimed[record.id]
+            leased: object = True
+            recorded: object = await self._store.add(work, record, _RECORD, keep)
+        else:
+            leased, recorded = await self._store.batch(
+                [
+                    Op.add(lease, self.owner, TEXT, self._lease),
+                    Op.add(work, record, _RECORD, keep, only_if=0),
+                ]
+            )
         if not leased:
             return None  # a live owner has it: this is a retry
         if not recorded:  # a record without its lease: a dead owner's, recovery's to take
@@ -153,10 +139,9 @@ class WorkLog:
         return record
 
     async def still_mine(self, record: WorkRecord) -> bool:
-        """Whether this process still holds the work's lease (False: another took it over
-        and answers; this one must not answer twice). A lease written less than half its
-        life ago is still ours without asking the store (nobody takes over a live lease);
-        an older one is renewed."""
+        """Whether this process still holds the work's lease (False: another took it over;
+        this one must not answer twice). A lease younger than half its life is ours without
+        asking the store; an older one is renewed."""
         if record.id not in self._mine:
             return False
         since = self._leased.get(record.id)
@@ -188,20 +173,14 @@ class WorkLog:
         """The reply is delivered (or the failure told): forget the work, and turn its lease
         into the "done" marker against late retries. `also`: the question's other writes,
         in the same store batch (one transaction, one round trip); their results."""
-        # deferred writes (this question's and others') ride along, last: `also` keeps its
-        # indexes and its results are the ones returned
-        deferred = self._behind.take() if self._behind is not None else []
         if self._mine.pop(record.id, None) is None:
-            if not also and not deferred:
-                return []
-            return (await self._store.batch([*also, *deferred]))[: len(also)]
+            return await self._store.batch(also) if also else []
         self._leased.pop(record.id, None)
         self._remember_finished(record.id)
         ops = [
             Op.delete(keys.WORK.key(record.id)),
             Op.replace(keys.LEASE.key(record.id), self.owner, "done", TEXT, self._done),
             *also,
-            *deferred,
         ]
         return (await self._store.batch(ops))[2 : 2 + len(also)]
 

@@ -1,0 +1,145 @@
+"""The bot's App Home: the Home tab's view and the Messages tab's suggested prompts.
+
+The Home view shows the team's generated answers left today and when they come back (in
+the viewer's time zone), whether the documentation servers answer (the readiness state),
+the viewer's last questions, the settings of their channels that have any (one
+users.conversations page), and for admins the week's usage. It is published at most once a
+minute per person (`home:<user>`, given back when views.publish fails). The prompts are set
+at most once per person per Pacific day (`prompts:<user>:<day>`), `channel_id` only: in the
+agent view a `thread_ts` makes Slack answer ok and show nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import keys
+from bot.channels import Followups
+from bot.quota import AnswerQuota, next_pacific_midnight, pacific_day
+from bot.render import (
+    MAX_HOME_CHANNELS,
+    PROMPTS_TITLE,
+    ChannelLine,
+    HomeInput,
+    RecentQuestion,
+    render_home,
+    suggested_prompts,
+)
+from bot.slack.boundary import Outcome
+from bot.slack.delivery.posting import why
+from bot.slack.failures import SLACK_CALL_FAILURES
+from bot.slack.flows.report import this_week
+from bot.slack.memory.channels import ChannelSettingsStore
+from bot.slack.memory.recent import RecentQuestions
+from bot.slack.memory.state import UserProfiles
+from bot.store import TEXT, Store, StoreError
+
+logger = logging.getLogger(__name__)
+
+HOME_REPUBLISH_SECONDS = 60.0
+PROMPTS_CLAIM_SECONDS = 86_400.0
+#: how many of the viewer's channels the Home tab looks at for settings (one Slack page)
+VIEWER_CHANNELS_PAGE = 200
+#: whether Google's documentation servers answer now, and a short detail when they don't
+DocsStatus = Callable[[], tuple[bool, str]]
+
+
+@dataclass(frozen=True)
+class Home:
+    store: Store
+    quota: AnswerQuota
+    profiles: UserProfiles
+    recent: RecentQuestions
+    channels: ChannelSettingsStore
+    docs_status: DocsStatus
+    default_followups: Followups
+    clock: Callable[[], datetime]
+
+    async def publish(self, client: AsyncWebClient, user: str) -> Outcome:
+        """The viewer's Home view, unless it was published less than a minute ago."""
+        claim = keys.HOME.key(user)
+        if not await self.store.add(claim, "1", TEXT, HOME_REPUBLISH_SECONDS):
+            return Outcome(route="home", outcome="recently_published")
+        view = render_home(await self.home_input(client, user))
+        try:
+            await client.views_publish(user_id=user, view=view)
+        except SLACK_CALL_FAILURES as exc:
+            logger.warning("Home tab not published: %s", why(exc))
+            await self.store.delete(claim)  # the next opening tries again
+            return Outcome(route="home", outcome="publish_failed")
+        return Outcome(route="home", outcome="ok")
+
+    async def home_input(self, client: AsyncWebClient, user: str) -> HomeInput:
+        """What the viewer's Home tab shows (no upstream call)."""
+        now = self.clock()
+        quota: Literal["counted", "unlimited", "unknown"] = "counted"
+        try:
+            state = await self.quota.state(user)
+            left, per_day, resets_at = state.left_today or 0, state.per_day, state.next_reset
+            if not state.per_day:
+                quota = "unlimited"
+        except StoreError:
+            left, per_day, resets_at, quota = 0, 0, next_pacific_midnight(now), "unknown"
+        tz = await self.profiles.tz(client, user)
+        ready, detail = self.docs_status()
+        recent = [RecentQuestion(asked.text, asked.at) for asked in await self.recent.of(user)]
+        channels = await self._viewer_channels(client, user)
+        admin = await self.profiles.is_admin(client, user) is True
+        per_day_quota = self.quota.config.per_day
+        return HomeInput(
+            answers_left=left,
+            per_day=per_day,
+            resets_at=resets_at,
+            now=now,
+            quota=quota,
+            viewer_tz=tz,
+            ready=ready,
+            ready_detail=detail,
+            recent=recent,
+            channels=channels,
+            default_followups=self.default_followups,
+            week=await this_week(self.store, self.clock(), per_day_quota) if admin else None,
+        )
+
+    async def _viewer_channels(self, client: AsyncWebClient, user: str) -> list[ChannelLine]:
+        """The channels `user` is in (the first page) that have settings; none when Slack
+        will not say."""
+        try:
+            response = await client.users_conversations(
+                user=user,
+                types="public_channel,private_channel",
+                exclude_archived=True,
+                limit=VIEWER_CHANNELS_PAGE,
+            )
+        except SLACK_CALL_FAILURES as exc:
+            logger.info("users.conversations failed: %s", why(exc))
+            return []
+        found = response.get("channels")
+        ids = [c.get("id") for c in found if isinstance(c, dict)] if isinstance(found, list) else []
+        settings = await self.channels.of_many(c for c in ids if isinstance(c, str))
+        return [
+            ChannelLine(channel, kept, fixed_auto=self.channels.is_fixed_auto(channel))
+            for channel, kept in list(settings.items())[:MAX_HOME_CHANNELS]
+        ]
+
+    async def set_prompts(self, client: AsyncWebClient, user: str, channel: str) -> Outcome:
+        """Suggested prompts in `user`'s DM `channel`, unless they had them today."""
+        key = keys.PROMPTS.key(user, pacific_day(self.clock()))
+        if not await self.store.add(key, channel, TEXT, PROMPTS_CLAIM_SECONDS):
+            return Outcome(route="prompts", outcome="already_today")
+        prompts = [{"title": p["title"], "message": p["message"]} for p in suggested_prompts()]
+        try:
+            await client.assistant_threads_setSuggestedPrompts(
+                channel_id=channel, prompts=prompts, title=PROMPTS_TITLE
+            )
+        except SLACK_CALL_FAILURES as exc:
+            logger.warning("suggested prompts not set: %s", why(exc))
+            await self.store.delete_if(key, channel, TEXT)
+            return Outcome(route="prompts", outcome="failed")
+        return Outcome(route="prompts", outcome="ok")

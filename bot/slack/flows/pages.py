@@ -1,0 +1,133 @@
+"""A whole documentation page in Slack: paged messages with a Next page button, or for a
+long document a short intro and the Markdown as a file in the thread. With no visible
+conversation for the file (or a failed upload) the document is paged instead. The page cuts
+are kept with it (`pages:`), so a Next page click does not cut it again.
+
+Rendering a big page or answer runs in a worker thread (`render_off_loop`), so the
+acknowledgements Slack wants within 3 s never wait behind it; below OFF_LOOP_CHARS a render
+costs less than handing it to a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ParamSpec, TypeVar
+
+from pydantic import TypeAdapter
+
+from bot import keys
+from bot.models import Document
+from bot.render import (
+    Message,
+    PageSpan,
+    document_file,
+    document_page_spans,
+    render_document_file_intro,
+    render_document_page,
+    render_no_more_pages,
+    wants_file,
+)
+from bot.service import DocsService
+from bot.slack.delivery.posting import payload, why
+from bot.slack.delivery.replies import Reply
+from bot.slack.failures import SLACK_CALL_FAILURES
+from bot.store import AdapterCodec, Store
+
+logger = logging.getLogger(__name__)
+
+FIRST_PAGE = 1
+#: the request's outcome when the file could not be uploaded and the pages went instead
+UPLOAD_FAILED = "upload_failed"
+_SPANS = AdapterCodec(TypeAdapter(list[PageSpan]))
+#: input size (characters of Markdown) from which a render runs in a worker thread
+OFF_LOOP_CHARS = 8_000
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+async def render_off_loop(
+    size: int, render: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs
+) -> _T:
+    """`render(*args, **kwargs)`, in a worker thread when `size` is at least OFF_LOOP_CHARS."""
+    if size < OFF_LOOP_CHARS:
+        return render(*args, **kwargs)
+    return await asyncio.to_thread(render, *args, **kwargs)
+
+
+@dataclass(frozen=True)
+class Pages:
+    """Fetching and showing whole documents."""
+
+    service: DocsService
+    store: Store
+    #: documents longer than this go out as a Markdown file instead of paged messages
+    file_threshold_chars: int
+    ttl_seconds: float
+
+    async def fetch(self, name: str) -> Document:
+        """One document by (validated) name; NotFound when the server has none."""
+        return (await self.service.docs([name]))[0]
+
+    async def show(self, reply: Reply, doc: Document, *, page: int) -> str:
+        """Post page `page` of `doc`; a long document's first showing goes out as a file
+        when it can. The outcome: "ok", or "upload_failed" (the pages went instead)."""
+        outcome = "ok"
+        if page == FIRST_PAGE and wants_file(doc, self.file_threshold_chars):
+            shown, outcome = await self._show_as_file(reply, doc)
+            if shown:
+                return outcome
+        pages = await self._pages(doc)
+        if not FIRST_PAGE <= page < FIRST_PAGE + len(pages):
+            await reply.notify_asker(render_no_more_pages())
+            return outcome
+        await reply.deliver(await _page_message(doc, page, pages))
+        return outcome
+
+    async def _pages(self, doc: Document) -> list[str]:
+        """The document's pages, cut once per version of its content."""
+        digest = hashlib.sha256(doc.content.encode()).hexdigest()[:16]
+        key = keys.PAGES.key(doc.name, digest)
+        spans = await self.store.get(key, _SPANS)
+        if spans is None:  # cutting renders every page to measure it
+            spans = await render_off_loop(len(doc.content), document_page_spans, doc)
+            await self.store.set(key, spans, _SPANS, self.ttl_seconds)
+        return [span.text(doc.content) for span in spans]
+
+    async def _show_as_file(self, reply: Reply, doc: Document) -> tuple[bool, str]:
+        """Intro, then the file in its thread; (False, …) when nothing was shown."""
+        channel = reply.channel
+        intro = await render_off_loop(len(doc.content), render_document_file_intro, doc)
+        intro_ts = await reply.post_visibly(intro)
+        if not intro_ts or channel is None:
+            return False, "ok"  # no visible conversation to upload into: nothing was sent
+        filename, content = document_file(doc)
+        try:
+            await reply.client.files_upload_v2(
+                channel=channel,
+                thread_ts=reply.thread_ts or intro_ts,
+                content=content,
+                filename=filename,
+                title=doc.title or filename,
+                request_file_info=False,
+            )
+            return True, "ok"
+        except SLACK_CALL_FAILURES as exc:
+            logger.warning("file upload failed (%s); showing the document in pages", why(exc))
+        # the intro says the document is attached: it becomes page 1, with its Next button
+        page_one = await _page_message(doc, FIRST_PAGE, await self._pages(doc))
+        try:
+            await reply.client.chat_update(channel=channel, ts=intro_ts, **payload(page_one))
+        except SLACK_CALL_FAILURES as exc:
+            logger.warning("could not replace the file intro (%s); posting page 1", why(exc))
+            return False, UPLOAD_FAILED
+        return True, UPLOAD_FAILED
+
+
+async def _page_message(doc: Document, page: int, pages: list[str]) -> Message:
+    """Page `page` rendered (only that page is converted), off the loop when it is long."""
+    size = len(pages[page - 1]) if 1 <= page <= len(pages) else 0
+    return await render_off_loop(size, render_document_page, doc, page, pages=pages)

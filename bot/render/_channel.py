@@ -1,4 +1,5 @@
-"""What people read about channel settings (/gdocs channel, notices, the Home tab)."""
+"""What people read about channel settings: `/gdocs channel`, the notice a change posts in
+the channel, and the Home tab's lines. Ids are shown only when well-formed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from dataclasses import dataclass
 from bot.channels import CHANNEL_ID_RE, ChannelSettings, Field, Followups
 from bot.render._text import Block, Message, context, header, mention, section, text_message
 
-#: most channels the Home tab lists
 MAX_HOME_CHANNELS = 10
 
 _FOLLOWUP_WORDS: dict[Followups, str] = {
@@ -20,8 +20,7 @@ _FOLLOWUP_WORDS: dict[Followups, str] = {
 
 @dataclass(frozen=True)
 class ChannelLine:
-    """One channel on the Home tab: its id, its settings, and whether ANSWER_CHANNELS makes
-    it an answer channel."""
+    """One channel on the Home tab; `fixed_auto`: ANSWER_CHANNELS makes it an answer channel."""
 
     channel: str
     settings: ChannelSettings
@@ -33,19 +32,17 @@ def channel_ref(channel: str) -> str:
     return f"<#{channel}>" if CHANNEL_ID_RE.fullmatch(channel) else "this channel"
 
 
-def describe(
-    settings: ChannelSettings, *, default_followups: Followups, fixed_auto: bool
-) -> list[str]:
+def _describe(settings: ChannelSettings, default_followups: Followups, fixed_auto: bool) -> str:
     """The settings as three short lines (mrkdwn, no untrusted text)."""
+    auto = "*Answers:* automatic — every question asked here is answered in its thread"
     if fixed_auto:
-        mode = (
-            "*Answers:* automatic — every question asked here is answered in its thread "
-            "(set by the bot's configuration, ANSWER_CHANNELS)"
-        )
-    elif settings.mode == "auto":
-        mode = "*Answers:* automatic — every question asked here is answered in its thread"
+        mode = f"{auto} (set by the bot's configuration, ANSWER_CHANNELS)"
     else:
-        mode = "*Answers:* when someone mentions me or uses the command"
+        mode = (
+            auto
+            if settings.mode == "auto"
+            else "*Answers:* when someone mentions me or uses the command"
+        )
     private = (
         "*Private:* on — each answer goes to its asker alone, with a Share button"
         if settings.private
@@ -53,8 +50,7 @@ def describe(
     )
     policy = settings.followups or default_followups
     origin = "" if settings.followups else " (the bot's default)"
-    followups = f"*Follow-ups without a mention:* {_FOLLOWUP_WORDS[policy]}{origin}"
-    return [mode, private, followups]
+    return f"{mode}\n{private}\n*Follow-ups without a mention:* {_FOLLOWUP_WORDS[policy]}{origin}"
 
 
 def render_channel_usage(command: str = "/gdocs") -> Message:
@@ -79,16 +75,13 @@ def render_channel_settings(
     command: str = "/gdocs",
 ) -> Message:
     """`/gdocs channel`: the channel's settings, and how to change them."""
-    lines = describe(settings, default_followups=default_followups, fixed_auto=fixed_auto)
+    lines = _describe(settings, default_followups, fixed_auto)
     title = f"Settings in {channel_ref(channel)}"
-    blocks: list[Block] = [
-        section(f"*{title}*\n" + "\n".join(lines)),
+    blocks = [
+        section(f"*{title}*\n{lines}"),
         context(f"`{command} channel help` lists the ways to change them."),
     ]
-    return {
-        "text": f"{title}: " + "; ".join(line.replace("*", "") for line in lines),
-        "blocks": blocks,
-    }
+    return {"text": f"{title}: " + lines.replace("*", "").replace("\n", "; "), "blocks": blocks}
 
 
 def render_channel_notice(
@@ -177,15 +170,12 @@ def render_channel_unavailable() -> Message:
 def render_home_channels(
     lines: Sequence[ChannelLine], *, default_followups: Followups
 ) -> list[Block]:
-    """The Home tab's "Your channels" part: at most MAX_HOME_CHANNELS channels."""
+    """The Home tab's "Channel settings" part: at most MAX_HOME_CHANNELS channels."""
     shown = [line for line in lines if CHANNEL_ID_RE.fullmatch(line.channel)][:MAX_HOME_CHANNELS]
     if not shown:
         return []
-    blocks: list[Block] = [header("Channel settings")]
+    blocks = [header("Channel settings")]
     for line in shown:
-        words = describe(
-            line.settings, default_followups=default_followups, fixed_auto=line.fixed_auto
-        )
-        blocks.append(section(f"{channel_ref(line.channel)}\n" + "\n".join(words)))
-    blocks.append(context("`/gdocs channel help` in a channel changes its settings."))
-    return blocks
+        words = _describe(line.settings, default_followups, line.fixed_auto)
+        blocks.append(section(f"{channel_ref(line.channel)}\n{words}"))
+    return [*blocks, context("`/gdocs channel help` in a channel changes its settings.")]

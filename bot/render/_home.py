@@ -1,17 +1,22 @@
-"""The Home tab, and the week's report for workspace admins."""
+"""The Home tab (what the bot does, the team's answers left today, whether Google answers,
+the viewer's channels and recent questions) and the week's report for workspace admins.
+
+Plain values in, nothing read from a clock or a store. An "Ask again" value is the question
+itself (`ask1:<question>`), checked strictly by `decode_ask_again`.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal, Protocol
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.channels import Followups
 from bot.errors import InvalidInput
 from bot.render._channel import ChannelLine, render_home_channels
+from bot.render._quota import viewer_zone
 from bot.render._text import (
     MAX_BUTTON_VALUE_CHARS,
     Block,
@@ -22,15 +27,27 @@ from bot.render._text import (
     escape,
     escape_truncated,
     header,
+    safe_command,
     section,
     text_message,
 )
-from bot.text import strip_controls, truncate
+from bot.text import one_line, truncate
 
-GAP_TOPIC_CHARS = 80
+MAX_RECENT = 10
+ACTION_ASK_AGAIN_PREFIX = "ask_again:"
+ASK_AGAIN_ACTION_RE = re.compile(rf"^{re.escape(ACTION_ASK_AGAIN_PREFIX)}\d+\Z")
+EXAMPLE_QUESTIONS = (
+    "How do I create a Cloud Storage bucket with gcloud?",
+    "What is the difference between Cloud Firestore and the Realtime Database?",
+    "How do I ask for the location permission in an Android app?",
+)
+_ASK_PREFIX = "ask1:"
+_FORGED = "That Ask again button is out of date or was not made by this bot."
 
 
 class WeekView(Protocol):
+    """What render reads of `bot.report`'s WeekSummary (render sits below bot.report)."""
+
     @property
     def since(self) -> str: ...
     @property
@@ -47,52 +64,71 @@ class WeekView(Protocol):
     def gaps(self) -> Sequence[tuple[str, int]]: ...
 
 
-def _percent(part: int, whole: int) -> str:
-    return f"{round(100 * part / whole)} %" if whole else "–"
+@dataclass(frozen=True)
+class RecentQuestion:
+    text: str
+    asked_at: datetime
 
 
-def week_lines(week: WeekView) -> tuple[str, str]:
-    """(the figures, the gaps) as two mrkdwn lines."""
+@dataclass(frozen=True)
+class HomeInput:
+    """What the Home tab shows. Naive datetimes are taken as UTC."""
+
+    answers_left: int
+    per_day: int
+    #: when the daily allowance comes back (midnight Pacific)
+    resets_at: datetime
+    now: datetime
+    #: "unlimited": ANSWER_QUOTA_PER_DAY=0; "unknown": the ledger could not be read
+    quota: Literal["counted", "unlimited", "unknown"] = "counted"
+    #: the viewer's IANA time zone (users.info `tz`); None or unknown: Pacific, shown "PT"
+    viewer_tz: str | None = None
+    ready: bool = True
+    ready_detail: str = ""
+    #: newest first
+    recent: Sequence[RecentQuestion] = field(default_factory=tuple)
+    command: str = "/gdocs"
+    channels: Sequence[ChannelLine] = field(default_factory=tuple)
+    #: THREAD_FOLLOWUPS, what a channel without its own `followups` follows
+    default_followups: Followups = "asker"
+    #: shown to workspace admins only
+    week: WeekView | None = None
+
+
+def _week_lines(week: WeekView) -> tuple[str, str]:
+    share = f"{round(100 * week.generated / week.questions)} %" if week.questions else "–"
     figures = (
-        f"*{week.questions}* questions · *{_percent(week.generated, week.questions)}* got a "
-        f"generated answer · {week.search_only} search results only · "
-        f"{week.unanswered} no answer"
+        f"*{week.questions}* questions · *{share}* got a generated answer · "
+        f"{week.search_only} search results only · {week.unanswered} no answer"
     )
-    if week.gaps:
-        gaps = "\n".join(
-            f"{i}. {escape_truncated(topic, GAP_TOPIC_CHARS, at_word=True)} ({count}×)"
-            for i, (topic, count) in enumerate(week.gaps, start=1)
-        )
-        gaps = f"*Top gaps* (search only, no hit, 👎, unverified commands)\n{gaps}"
-    else:
-        gaps = "*Top gaps:* none this week."
-    return figures, gaps
+    if not week.gaps:
+        return figures, "*Top gaps:* none this week."
+    gaps = "\n".join(
+        f"{i}. {escape_truncated(topic, 80, at_word=True)} ({count}×)"
+        for i, (topic, count) in enumerate(week.gaps, start=1)
+    )
+    return figures, f"*Top gaps* (search only, no hit, 👎, unverified commands)\n{gaps}"
 
 
-def week_blocks(week: WeekView, command: str = "/gdocs") -> list[Block]:
-    """The Home tab's "This week" section (admins only)."""
-    figures, gaps = week_lines(week)
-    return [
-        header("This week"),
-        section(figures),
-        section(gaps),
-        context(
-            f"{week.since} to {week.until}, Pacific days. Only admins see this. "
-            f"`{command} report` posts it to you; `gdocs-bot report --format html` has it all."
-        ),
-    ]
+def _week_blocks(week: WeekView, command: str) -> list[Block]:
+    figures, gaps = _week_lines(week)
+    about = (
+        f"{week.since} to {week.until}, Pacific days. Only admins see this. "
+        f"`{command} report` posts it to you; `gdocs-bot report --format html` has it all."
+    )
+    return [header("This week"), section(figures), section(gaps), context(about), divider()]
 
 
 def render_week_report(week: WeekView) -> Message:
     """The private reply to `/gdocs report`."""
-    figures, gaps = week_lines(week)
-    text = f"This week ({week.since} to {week.until}): {week.questions} questions"
+    figures, gaps = _week_lines(week)
     blocks = [
         section(f"*This week* ({week.since} to {week.until}, Pacific days)"),
         section(figures),
         section(gaps),
         context("The whole picture: `gdocs-bot report --format html` where the bot runs."),
     ]
+    text = f"This week ({week.since} to {week.until}): {week.questions} questions"
     return {"text": text, "blocks": blocks}
 
 
@@ -107,67 +143,9 @@ def render_report_unknown() -> Message:
     return text_message("I can't read the usage figures right now; try again in a minute.")
 
 
-MAX_HOME_BLOCKS = 100
-MAX_RECENT = 10
-ACTION_ASK_AGAIN_PREFIX = "ask_again:"
-ASK_AGAIN_ACTION_RE = re.compile(rf"^{re.escape(ACTION_ASK_AGAIN_PREFIX)}\d+\Z")
-#: a recent question is shown cut to this many characters
-RECENT_QUESTION_CHARS = 200
-PACIFIC = "America/Los_Angeles"
-EXAMPLE_QUESTIONS = (
-    "How do I create a Cloud Storage bucket with gcloud?",
-    "What is the difference between Cloud Firestore and the Realtime Database?",
-    "How do I ask for the location permission in an Android app?",
-)
-_ASK_PREFIX = "ask1:"
-# linear and bounded: a time zone of at most 64 characters (checked first), and a command
-_TZ_KEY_RE = re.compile(r"[A-Za-z0-9_+\-]+(?:/[A-Za-z0-9_+\-]+){0,3}")
-_FORGED = "That Ask again button is out of date or was not made by this bot."
-_COMMAND_RE = re.compile(r"/[a-z0-9_-]{1,31}")
-
-
-@dataclass(frozen=True)
-class RecentQuestion:
-    text: str
-    asked_at: datetime
-
-
-@dataclass(frozen=True)
-class HomeInput:
-    """What the Home tab shows. Naive datetimes are taken as UTC."""
-
-    #: the team's generated answers left today, and the daily allowance
-    answers_left: int
-    per_day: int
-    #: when the daily allowance comes back (midnight Pacific), and the time now
-    resets_at: datetime
-    now: datetime
-    #: "counted": the figures above are the ledger's; "unlimited": the bot keeps no daily
-    #: limit (ANSWER_QUOTA_PER_DAY=0); "unknown": the ledger could not be read just now
-    quota: Literal["counted", "unlimited", "unknown"] = "counted"
-    #: the viewer's IANA time zone (users.info `tz`); None or unknown: Pacific, shown "PT"
-    viewer_tz: str | None = None
-    #: whether the documentation servers answer, and a short detail
-    ready: bool = True
-    ready_detail: str = ""
-    #: the viewer's own recent questions, newest first
-    recent: Sequence[RecentQuestion] = field(default_factory=tuple)
-    command: str = "/gdocs"
-    #: channels the viewer is in that have settings (`/gdocs channel`, ANSWER_CHANNELS)
-    channels: Sequence[ChannelLine] = field(default_factory=tuple)
-    #: THREAD_FOLLOWUPS, what a channel without its own `followups` follows
-    default_followups: Followups = "asker"
-    #: the week's usage, shown to workspace admins only (None: not an admin, or unknown)
-    week: WeekView | None = None
-
-
-def _one_line(text: str) -> str:
-    return " ".join(strip_controls(text).split())
-
-
 def encode_ask_again(question: str) -> str:
     """The value of an "Ask again" button: the question on one line, cut to fit 2000."""
-    text = truncate(_one_line(question), MAX_BUTTON_VALUE_CHARS - len(_ASK_PREFIX), at_word=True)
+    text = truncate(one_line(question), MAX_BUTTON_VALUE_CHARS - len(_ASK_PREFIX), at_word=True)
     if not text:
         raise InvalidInput("There is no question to ask again.")
     return _ASK_PREFIX + text
@@ -177,64 +155,40 @@ def decode_ask_again(value: object) -> str:
     """The question an "Ask again" click asks; InvalidInput for anything we did not make."""
     if not isinstance(value, str) or len(value) > MAX_BUTTON_VALUE_CHARS:
         raise InvalidInput(_FORGED)
-    if not value.startswith(_ASK_PREFIX):
-        raise InvalidInput(_FORGED)
-    question = value[len(_ASK_PREFIX) :]
-    if not question or question != _one_line(question):
+    question = value.removeprefix(_ASK_PREFIX)
+    if question == value or not question or question != one_line(question):
         raise InvalidInput(_FORGED)
     return question
 
 
-def viewer_zone(tz: str | None) -> tuple[tzinfo, str]:
-    """(zone, label) for a viewer: their IANA zone labelled by name, else Pacific as "PT"
-    (Google's daily quotas reset at midnight Pacific), else UTC if the system has no zones."""
-    if tz and len(tz) <= 64 and _TZ_KEY_RE.fullmatch(tz):
-        try:
-            return ZoneInfo(tz), tz.replace("_", " ")
-        except (ZoneInfoNotFoundError, ValueError, OSError):
-            pass
-    try:
-        return ZoneInfo(PACIFIC), "PT"
-    except (ZoneInfoNotFoundError, ValueError, OSError):
-        return UTC, "UTC"
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+def _local(moment: datetime, now: datetime, tz: str | None) -> tuple[datetime, datetime]:
+    zone, _ = viewer_zone(tz)
+    aware = [m if m.tzinfo is not None else m.replace(tzinfo=UTC) for m in (moment, now)]
+    return aware[0].astimezone(zone), aware[1].astimezone(zone)
 
 
 def _day_word(moment: datetime, now: datetime) -> str:
     days = (moment.date() - now.date()).days
-    if days == 0:
-        return "today"
-    if days == 1:
-        return "tomorrow"
-    if days == -1:
-        return "yesterday"
-    return f"{moment:%a} {moment.day} {moment:%b}"
-
-
-def _duration(delta: timedelta) -> str:
-    minutes = max(int(delta.total_seconds() // 60), 1)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
+    words = {0: "today", 1: "tomorrow", -1: "yesterday"}
+    return words.get(days) or f"{moment:%a} {moment.day} {moment:%b}"
 
 
 def when_back(resets_at: datetime, now: datetime, tz: str | None) -> str:
     """ "at 09:00 tomorrow, Europe/Rome time (in 7 h 5 min)" in the viewer's zone."""
-    zone, label = viewer_zone(tz)
-    local, local_now = _aware(resets_at).astimezone(zone), _aware(now).astimezone(zone)
+    local, local_now = _local(resets_at, now, tz)
     if local <= local_now:
         return "any minute now"
+    name = viewer_zone(tz)[1]
+    label = name.replace("_", " ") if name else "PT"
     shown = label if label in ("PT", "UTC") else f"{label} time"
-    day = _day_word(local, local_now)
-    return f"at {local:%H:%M} {day}, {shown} (in {_duration(local - local_now)})"
+    hours, minutes = divmod(max(int((local - local_now).total_seconds() // 60), 1), 60)
+    left = f"{hours} h {minutes} min" if hours else f"{minutes} min"
+    return f"at {local:%H:%M} {_day_word(local, local_now)}, {shown} (in {left})"
 
 
 def asked_when(asked_at: datetime, now: datetime, tz: str | None) -> str:
     """ "just now", "5 min ago", "today at 14:05", "yesterday at 09:12", "Mon 3 Mar at 10:00"."""
-    zone, _ = viewer_zone(tz)
-    local, local_now = _aware(asked_at).astimezone(zone), _aware(now).astimezone(zone)
+    local, local_now = _local(asked_at, now, tz)
     age = local_now - local
     if age < timedelta(minutes=1):
         return "just now"
@@ -265,82 +219,71 @@ def _about(command: str) -> list[Block]:
         section(intro),
         section(f"*Try asking*\n{examples}"),
         section(f"*Ways to ask*\n{escape(forms)}"),
+        divider(),
     ]
 
 
-def _status(view_input: HomeInput) -> list[Block]:
-    per_day = max(view_input.per_day, 0)
-    left = min(max(view_input.answers_left, 0), per_day)
-    back = when_back(view_input.resets_at, view_input.now, view_input.viewer_tz)
-    if view_input.quota == "unknown":
+def _status(view: HomeInput) -> list[Block]:
+    per_day = max(view.per_day, 0)
+    left = min(max(view.answers_left, 0), per_day)
+    back = when_back(view.resets_at, view.now, view.viewer_tz)
+    head = "*Generated answers today:*"
+    if view.quota == "unknown":
+        quota = f"{head} I can't read the team's count right now; questions still get answers."
+    elif view.quota == "unlimited":
         quota = (
-            "*Generated answers today:* I can't read the team's count right now; "
-            "questions still get answers."
-        )
-    elif view_input.quota == "unlimited":
-        quota = (
-            "*Generated answers today:* this bot sets no daily limit; "
-            "Google's quota for the project still applies."
+            f"{head} this bot sets no daily limit; Google's quota for the project still applies."
         )
     elif per_day == 0:
         quota = "*Generated answers:* none today; I answer with matching documentation pages."
     elif left == 0:
         quota = (
-            f"*Generated answers today:* all {per_day} are used; until they come back {back}, "
+            f"{head} all {per_day} are used; until they come back {back}, "
             "I answer with matching documentation pages."
         )
     else:
         quota = (
-            f"*Generated answers today:* {left} of {per_day} left for the team. "
-            f"The day's {per_day} come back {back}."
+            f"{head} {left} of {per_day} left for the team. The day's {per_day} come back {back}."
         )
-    if view_input.ready:
+    if view.ready:
         state = ":large_green_circle: Google's documentation servers are answering."
     else:
         state = (
             ":red_circle: Google's documentation servers are not answering right now; "
             "questions may fail until they are back."
         )
-    blocks = [section(quota), section(state)]
-    detail = escape_truncated(_one_line(view_input.ready_detail), 300)
-    if detail:
-        blocks.append(context(detail))
-    return blocks
+    detail = escape_truncated(one_line(view.ready_detail), 300)
+    return [section(quota), section(state), *([context(detail)] if detail else []), divider()]
 
 
-def _recent(view_input: HomeInput) -> list[Block]:
+def _recent(view: HomeInput) -> list[Block]:
     blocks: list[Block] = [header("Your recent questions")]
-    for index, asked in enumerate(view_input.recent[:MAX_RECENT]):
+    for index, asked in enumerate(view.recent[:MAX_RECENT]):
         try:
             value = encode_ask_again(asked.text)
         except InvalidInput:
             continue  # nothing left of it to show or ask
-        shown = escape_truncated(_one_line(asked.text), RECENT_QUESTION_CHARS, at_word=True)
-        when = asked_when(asked.asked_at, view_input.now, view_input.viewer_tz)
+        shown = escape_truncated(one_line(asked.text), 200, at_word=True)
+        when = asked_when(asked.asked_at, view.now, view.viewer_tz)
         block = section(f"“{shown}”\n_{when}_")
         block["accessory"] = button("Ask again", f"{ACTION_ASK_AGAIN_PREFIX}{index}", value)
         blocks.append(block)
-    if len(blocks) == 1:
-        blocks.append(
-            section(
-                "You haven't asked me anything yet. Pick an example above, or ask away: "
-                "your questions show up here so you can ask them again."
-            )
-        )
-    else:
-        blocks.append(context("Ask again answers in our direct messages."))
-    return blocks
+    if len(blocks) > 1:
+        return [*blocks, context("Ask again answers in our direct messages.")]
+    return [
+        *blocks,
+        section(
+            "You haven't asked me anything yet. Pick an example above, or ask away: "
+            "your questions show up here so you can ask them again."
+        ),
+    ]
 
 
-def render_home(view_input: HomeInput) -> dict[str, Any]:
+def render_home(view: HomeInput) -> dict[str, Any]:
     """The Home tab view: `{"type": "home", "blocks": [...]}`, at most 100 blocks."""
-    command = view_input.command if _COMMAND_RE.fullmatch(view_input.command) else "/gdocs"
-    channels = render_home_channels(
-        view_input.channels, default_followups=view_input.default_followups
-    )
-    week = [*week_blocks(view_input.week, command), divider()] if view_input.week else []
-    blocks = [*_about(command), divider(), *_status(view_input), divider(), *week]
-    if channels:
-        blocks += [*channels, divider()]
-    blocks += _recent(view_input)
-    return {"type": "home", "blocks": blocks[:MAX_HOME_BLOCKS]}
+    command = safe_command(view.command)
+    channels = render_home_channels(view.channels, default_followups=view.default_followups)
+    week = _week_blocks(view.week, command) if view.week else []
+    blocks = [*_about(command), *_status(view), *week]
+    blocks += [*channels, divider()] if channels else []
+    return {"type": "home", "blocks": [*blocks, *_recent(view)][:100]}

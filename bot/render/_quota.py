@@ -1,33 +1,33 @@
-"""The words about answer_query's quota: notes on a fallback or a wait, and /gdocs quota."""
+"""The words about answer_query's quota: the note on a search fallback, the note while
+waiting for the minute, and `/gdocs quota`.
+
+Times are said in the asker's IANA zone with "(your time)", else in Pacific time with "PT"
+(Google's reset is midnight there). render/ sits below bot.quota, so it reads anything
+shaped like `bot.quota.QuotaState` (`QuotaStatus`).
+"""
 
 from __future__ import annotations
 
 import math
 import re
 from datetime import datetime, timedelta, tzinfo
-from typing import Literal, Protocol
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from bot.render._text import Message, context, escape, section
 
-NoteKind = Literal["minute", "day", "user", "unknown"]
-
 PACIFIC = ZoneInfo("America/Los_Angeles")
 _ZONE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+){0,2}$")
-_SEARCH_INSTEAD = "Here are search results instead."
 
 
 class PauseView(Protocol):
     @property
     def kind(self) -> str: ...
-
     @property
     def until(self) -> datetime: ...
 
 
 class QuotaStatus(Protocol):
-    """What `render_quota_status` reads (bot.quota.QuotaState has it)."""
-
     @property
     def per_minute(self) -> int: ...
     @property
@@ -50,30 +50,26 @@ class QuotaStatus(Protocol):
     def next_reset(self) -> datetime: ...
 
 
-# --- time words ----------------------------------------------------------------------------
-def viewer_zone(tz: str | None) -> tuple[tzinfo, bool]:
-    """The viewer's zone and True, or Pacific and False when `tz` is missing or unknown."""
-    if tz and len(tz) <= 64 and _ZONE_NAME.match(tz) and ".." not in tz:
+def viewer_zone(tz: str | None) -> tuple[tzinfo, str | None]:
+    """The viewer's zone and its name, or Pacific and None when `tz` is missing or unknown."""
+    if tz and len(tz) <= 64 and _ZONE_NAME.match(tz):
         try:
-            return ZoneInfo(tz), True
-        except (KeyError, ValueError, OSError):  # not a zone (ZoneInfoNotFoundError is a KeyError)
+            return ZoneInfo(tz), tz
+        except (KeyError, ValueError, OSError):  # ZoneInfoNotFoundError is a KeyError
             pass
-    return PACIFIC, False
+    return PACIFIC, None
 
 
 def at_time(when: datetime, *, tz: str | None, now: datetime) -> str:
     """ "at 09:00 (your time)", "tomorrow at 09:00 (your time)", "at midnight PT", …"""
     zone, known = viewer_zone(tz)
-    local = when.astimezone(zone)
-    today = now.astimezone(zone).date()
+    local, today = when.astimezone(zone), now.astimezone(zone).date()
     clock = local.strftime("%H:%M")
     suffix = "(your time)" if known else "PT"
     if local.date() == today:
         return f"at {clock} {suffix}"
     if local.date() == today + timedelta(days=1):
-        if clock == "00:00":
-            return f"at midnight {suffix}"
-        return f"tomorrow at {clock} {suffix}"
+        return f"at midnight {suffix}" if clock == "00:00" else f"tomorrow at {clock} {suffix}"
     return f"on {local:%A} {local.day} {local:%B} at {clock} {suffix}"
 
 
@@ -94,7 +90,6 @@ def _answers(count: int) -> str:
     return f"{count} generated answer{'s' if count != 1 else ''}"
 
 
-# --- the notes -----------------------------------------------------------------------------
 def render_quota_note(
     refusal_kind: str,
     until: datetime,
@@ -105,8 +100,8 @@ def render_quota_note(
     now: datetime,
     per_user: int = 0,
 ) -> str:
-    """Why this question got search results, and when generated answers come back. Plain
-    text (escape it like any note); `refusal_kind` is a Refusal's or Pause's limit."""
+    """Why this question got search results, and when generated answers come back (plain
+    text); `refusal_kind` is a Refusal's or Pause's limit."""
     seconds = (until - now).total_seconds()
     if refusal_kind == "minute":
         if per_minute > 0:
@@ -124,7 +119,7 @@ def render_quota_note(
         said = f"You've used {yours} for today; they come back {at_time(until, tz=tz, now=now)}."
     else:
         said = f"Generated answers are paused for a moment — back {in_about(seconds)}."
-    return f"{said} {_SEARCH_INSTEAD}"
+    return f"{said} Here are search results instead."
 
 
 def render_quota_wait(wait: float, *, per_minute: int) -> str:
@@ -136,17 +131,33 @@ def render_quota_wait(wait: float, *, per_minute: int) -> str:
     return f"{busy}; a slot frees {in_about(wait)}, so your answer takes a little longer…"
 
 
-# --- /gdocs quota --------------------------------------------------------------------------
 def render_quota_status(state: QuotaStatus, *, tz: str | None, now: datetime) -> Message:
-    """Where the team stands: answers left today and this minute, the viewer's own, any
-    pause, and the daily reset in the viewer's time. Ephemeral; no upstream call behind it."""
-    lines = ["*Generated answers*", _today_line(state), _minute_line(state, now)]
-    mine = _mine_line(state)
-    if mine:
-        lines.append(mine)
-    paused = _pause_line(state, tz=tz, now=now)
-    if paused:
-        lines.append(paused)
+    """`/gdocs quota`: answers left today and this minute, the viewer's own, any pause, and
+    the daily reset in the viewer's time."""
+    if state.left_today is None:
+        lines = [f"• Today: {state.used_today} used (no daily limit set in the bot)"]
+        text = f"{state.used_today} used today"
+    else:
+        lines = [f"• Today: *{state.left_today}* of {state.per_day} left for the team"]
+        text = f"{state.left_today} of {state.per_day} left today"
+    if state.left_this_minute is None:
+        lines.append("• This minute: not limited by the bot")
+    else:
+        minute = f"• This minute: *{state.left_this_minute}* of {state.per_minute} free"
+        if state.left_this_minute == 0 and state.next_slot is not None:
+            minute += f", the next {in_about((state.next_slot - now).total_seconds())}"
+        lines.append(minute)
+        text += f", {state.left_this_minute} of {state.per_minute} free this minute"
+    if state.user_left_today is not None and state.per_user_per_day > 0:
+        lines.append(f"• Yours today: *{state.user_left_today}* of {state.per_user_per_day} left")
+        text += f", {state.user_left_today} of {state.per_user_per_day} yours"
+    pause = state.pause
+    if pause is not None and pause.until > now and pause.kind == "day":
+        back = at_time(pause.until, tz=tz, now=now)
+        lines.append(f"• Paused: Google says today's answers are used up; back {back}")
+    elif pause is not None and pause.until > now:
+        why = "Google's per-minute limit" if pause.kind == "minute" else "an unclear quota error"
+        lines.append(f"• Paused ({why}): back {in_about((pause.until - now).total_seconds())}")
     reset = at_time(state.next_reset, tz=tz, now=now)
     if viewer_zone(tz)[1]:
         reset += ", midnight Pacific time"
@@ -154,51 +165,8 @@ def render_quota_status(state: QuotaStatus, *, tz: str | None, now: datetime) ->
         f"The daily count resets {reset}. Past a limit, questions get search results "
         "(search and documents are not limited)."
     )
-    text = "Generated answers: " + _fallback(state)
-    body = "\n".join(escape(line) for line in lines)
-    return {"text": escape(text), "blocks": [section(body), context(escape(note))]}
-
-
-def _today_line(state: QuotaStatus) -> str:
-    if state.left_today is None:
-        return f"• Today: {state.used_today} used (no daily limit set in the bot)"
-    return f"• Today: *{state.left_today}* of {state.per_day} left for the team"
-
-
-def _minute_line(state: QuotaStatus, now: datetime) -> str:
-    if state.left_this_minute is None:
-        return "• This minute: not limited by the bot"
-    line = f"• This minute: *{state.left_this_minute}* of {state.per_minute} free"
-    if state.left_this_minute == 0 and state.next_slot is not None:
-        line += f", the next {in_about((state.next_slot - now).total_seconds())}"
-    return line
-
-
-def _mine_line(state: QuotaStatus) -> str | None:
-    if state.user_left_today is None or state.per_user_per_day <= 0:
-        return None
-    return f"• Yours today: *{state.user_left_today}* of {state.per_user_per_day} left"
-
-
-def _pause_line(state: QuotaStatus, *, tz: str | None, now: datetime) -> str | None:
-    pause = state.pause
-    if pause is None or pause.until <= now:
-        return None
-    if pause.kind == "day":
-        back = at_time(pause.until, tz=tz, now=now)
-        return f"• Paused: Google says today's answers are used up; back {back}"
-    why = "Google's per-minute limit" if pause.kind == "minute" else "an unclear quota error"
-    return f"• Paused ({why}): back {in_about((pause.until - now).total_seconds())}"
-
-
-def _fallback(state: QuotaStatus) -> str:
-    parts = []
-    if state.left_today is not None:
-        parts.append(f"{state.left_today} of {state.per_day} left today")
-    else:
-        parts.append(f"{state.used_today} used today")
-    if state.left_this_minute is not None:
-        parts.append(f"{state.left_this_minute} of {state.per_minute} free this minute")
-    if state.user_left_today is not None and state.per_user_per_day > 0:
-        parts.append(f"{state.user_left_today} of {state.per_user_per_day} yours")
-    return ", ".join(parts) + "."
+    body = "\n".join(escape(line) for line in ["*Generated answers*", *lines])
+    return {
+        "text": escape(f"Generated answers: {text}."),
+        "blocks": [section(body), context(escape(note))],
+    }

@@ -126,7 +126,7 @@ async def test_a_stalled_server_fails_the_waiting_calls_then_recovers() -> None:
         os.kill(server._proc.pid, signal.SIGSTOP)
         try:
             async with asyncio.timeout(3):
-                with pytest.raises(StoreError, match="redis get failed"):
+                with pytest.raises(StoreError, match="redis get_many failed"):
                     await _get(store, "answer:q")
         finally:
             os.kill(server._proc.pid, signal.SIGCONT)

@@ -1,42 +1,39 @@
-"""State behind one interface: `memory://`, `sqlite:///…` (the default) and `redis://…`.
+"""State behind one interface (`Store`): `memory://`, `sqlite:///…` (the default), `redis://…`.
 
     store = ResilientStore(await open_store(url, prefix="gdocs:", max_entries=10_000))
     await store.set("answer:how do i …", answer, ModelCodec(Answer), ttl=3600)
     claimed = await store.add("dedupe:Ev123", "working", TEXT, ttl=60)
 
-The store knows nothing of Slack or MCP: it keeps values under keys with TTLs and offers
-atomic claims, compare-and-set, counters, sliding windows and all-or-none batches (`Store`,
-`Op`). `SharedFlight` makes identical computations in flight, on any replica, share one call.
+Values under keys with TTLs, atomic claims, compare-and-set, counters, sliding windows and
+all-or-none batches (`Op`). `SharedFlight`: identical computations in flight share one call.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bot.store._api import (
-    JSON,
-    TEXT,
-    AdapterCodec,
-    Codec,
-    JsonCodec,
-    ModelCodec,
-    Store,
-    StoreConfigError,
-    StoreError,
-    StoreUnavailable,
-    TextCodec,
-    namespace,
-    shared_by_replicas,
-)
-from bot.store._flight import SharedFlight, abandonable
-from bot.store._memory import MemoryStore
-from bot.store._open import open_store, redis_store, state_file
-from bot.store._ops import Op
-from bot.store._resilient import ResilientStore
-from bot.store._sqlite import SqliteStore
+from bot.store._api import JSON as JSON
+from bot.store._api import TEXT as TEXT
+from bot.store._api import AdapterCodec as AdapterCodec
+from bot.store._api import Codec as Codec
+from bot.store._api import ModelCodec as ModelCodec
+from bot.store._api import Op as Op
+from bot.store._api import Store as Store
+from bot.store._api import StoreConfigError as StoreConfigError
+from bot.store._api import StoreError as StoreError
+from bot.store._api import StoreUnavailable as StoreUnavailable
+from bot.store._api import shared_by_replicas as shared_by_replicas
+from bot.store._flight import SharedFlight as SharedFlight
+from bot.store._flight import abandonable as abandonable
+from bot.store._memory import MemoryStore as MemoryStore
+from bot.store._open import open_store as open_store
+from bot.store._open import redis_store as redis_store
+from bot.store._open import state_file as state_file
+from bot.store._resilient import ResilientStore as ResilientStore
+from bot.store._sqlite import SqliteStore as SqliteStore
 
 if TYPE_CHECKING:
-    from bot.store._redis import RedisStore
+    from bot.store._redis import RedisStore as RedisStore
 
 
 def __getattr__(name: str) -> Any:
@@ -46,30 +43,3 @@ def __getattr__(name: str) -> Any:
 
         return RedisStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = [
-    "JSON",
-    "TEXT",
-    "AdapterCodec",
-    "Codec",
-    "JsonCodec",
-    "MemoryStore",
-    "ModelCodec",
-    "Op",
-    "RedisStore",
-    "ResilientStore",
-    "SharedFlight",
-    "SqliteStore",
-    "Store",
-    "StoreConfigError",
-    "StoreError",
-    "StoreUnavailable",
-    "TextCodec",
-    "abandonable",
-    "namespace",
-    "open_store",
-    "redis_store",
-    "shared_by_replicas",
-    "state_file",
-]

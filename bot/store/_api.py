@@ -1,12 +1,19 @@
-"""The store interface: keys with TTLs, atomic claims, counters, sliding windows, scans.
+"""The store interface. Values are objects; a `Codec` turns them into bytes where a backend
+needs bytes (SQLite, Redis). Every value has a TTL. Keys are `namespace:rest`: size bounds
+apply per namespace, so a flood of one kind of key cannot push out another.
 
-The store knows nothing of Slack or MCP. Values are objects; a `Codec` turns them into bytes
-only where a backend needs bytes (SQLite, Redis): the memory backend keeps the objects
-themselves. Every value has a TTL: nothing is kept forever.
+Several writes are one operation with `Store.batch([...])`:
 
-Keys are `namespace:rest`, e.g. `answer:how do i create a bucket`. The namespace (the part
-before the first `:`) is what size bounds apply to, so a flood of one kind of key (dedupe
-claims) cannot push out another (cached answers).
+    results = await store.batch([
+        Op.add("lease:Ev1", owner, TEXT, ttl=120),
+        Op.add("work:Ev1", record, RECORD, ttl=960, only_if=0),  # only when the lease was free
+    ])
+
+A batch is one SQLite transaction, one Redis script (atomic, one round trip) or one step of
+the memory store: all of it is applied, or (on an error) none. `only_if=i` applies an
+operation only when the earlier operation `i` returned True, else its result is False (0 for
+`incr`). Results: None for `set` and `delete`, a bool for `add`, `replace` and `delete_if`,
+the new value for `incr`.
 """
 
 from __future__ import annotations
@@ -14,12 +21,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
-
-if TYPE_CHECKING:
-    from bot.store._ops import Op
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -34,9 +38,8 @@ class StoreError(Exception):
 
 
 class StoreConfigError(StoreError):
-    """The store cannot be used as configured (bad STATE_URL, corrupt or unwritable SQLite file,
-    wrong Redis password or db): retrying will not help. `message` names STATE_URL and the fix;
-    meant for one start-up line and exit 2."""
+    """STATE_URL cannot work (bad URL, corrupt or unwritable file, wrong Redis password or db):
+    `message` names STATE_URL and the fix, for one start-up line and exit 2."""
 
 
 class StoreUnavailable(StoreError):
@@ -44,8 +47,6 @@ class StoreUnavailable(StoreError):
 
 
 class Codec(Protocol[T]):
-    """Object <-> bytes at the boundary of a backend that stores bytes."""
-
     def encode(self, value: T) -> bytes: ...
 
     def decode(self, raw: bytes) -> T:
@@ -106,27 +107,30 @@ TEXT = TextCodec()
 JSON = JsonCodec()
 
 
+def decoded(codec: Codec[T], raw: bytes | None) -> T | None:
+    """`raw` decoded; None when absent or written by another version (as good as absent)."""
+    try:
+        return None if raw is None else codec.decode(raw)
+    except ValueError:
+        return None
+
+
 def namespace(key: str) -> str:
     """The part of a key that size bounds apply to: everything before the first `:`."""
     return key.split(":", 1)[0]
 
 
 def shared_by_replicas(store: Store) -> bool:
-    """Whether other bot processes work with `store` at the same time: Redis's replicas do;
-    an SQLite file is one bot's (docs/deployment.md), memory:// one process's. What only
-    replicas need (the shared flight's lock, Stop markers) is written only to such a store."""
+    """Whether other bot processes use `store` at once (Redis; an SQLite file is one bot's):
+    what only replicas need (the shared flight's lock, Stop markers) goes only there."""
     return store.kind == "redis"
 
 
 class Store(Protocol):
-    """What every backend offers. All TTLs and windows are in seconds; `ttl` must be > 0.
-
-    Time: expiry runs on the backend's clock (Redis's own; the injected clock of the memory
-    and SQLite backends). `hit` takes the caller's `now` (seconds since the epoch) so that
-    replicas share one notion of the window.
-
-    A value that cannot be decoded (written by another version) reads as absent.
-    """
+    """What every backend offers. TTLs and windows are in seconds (`ttl` > 0). Expiry runs on
+    the backend's clock (Redis's own; the injected clock of memory and SQLite); `hit` takes
+    the caller's `now` so that replicas share one window. A value that cannot be decoded
+    (written by another version) reads as absent."""
 
     #: "memory", "sqlite" or "redis"
     kind: str
@@ -146,32 +150,143 @@ class Store(Protocol):
     async def delete(self, key: str) -> None: ...
 
     async def delete_if(self, key: str, expected: T, codec: Codec[T]) -> bool:
-        """Delete `key` only if it holds `expected` (releasing one's own lock). True if deleted."""
+        """Delete `key` only if it holds `expected` (releasing one's own lock)."""
 
     async def incr(self, key: str, amount: int, ttl: float) -> int:
-        """Add `amount` (may be negative) to an integer counter, created at 0 with `ttl`
-        (an existing counter keeps its expiry). The new value."""
+        """Add `amount` to an integer counter, created at 0 with `ttl` (an existing one keeps
+        its expiry). The new value."""
 
     async def hit(self, key: str, limit: int, window: float, now: float) -> float | None:
-        """A sliding-window limiter: record one event at `now` and return None when fewer than
-        `limit` events happened in `(now - window, now]`; otherwise record nothing and
-        return the seconds until the oldest of them leaves the window."""
+        """Sliding window: record an event at `now` and return None when fewer than `limit`
+        happened in `(now - window, now]`; else record nothing and return the seconds until
+        the oldest leaves the window."""
 
     async def unhit(self, key: str, at: float) -> bool:
-        """Take back one event `hit` recorded at exactly `at` (a call the other side did not
-        count after all). True when there was one."""
+        """Take back one event `hit` recorded at exactly `at`. True when there was one."""
 
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
-        """The times of the events `hit` recorded in `(now - window, now]`, oldest first."""
+        """The times of the events in `(now - window, now]`, oldest first."""
 
     async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]:
-        """Up to `limit` live `(key, value)` pairs whose key starts with `prefix`, any order."""
+        """Up to `limit` live `(key, value)` pairs whose key starts with `prefix`."""
 
     async def batch(self, ops: Sequence[Op]) -> list[object]:
-        """Several writes as one operation (one transaction, one round trip), all or none;
-        see `bot.store._ops`. One result per operation."""
+        """Several writes as one transaction or round trip, all or none (`Op`)."""
 
     async def ping(self) -> None:
         """Raise StoreError when the backend cannot be used right now."""
 
     async def aclose(self) -> None: ...
+
+
+OpKind = Literal["set", "add", "replace", "delete", "delete_if", "incr"]
+_CONDITIONS = frozenset({"add", "replace", "delete_if"})
+
+
+@dataclass(frozen=True)
+class Op:
+    """One write of a batch; build it with the class methods (they mirror the Store's)."""
+
+    kind: OpKind
+    key: str
+    value: Any = None
+    codec: Codec[Any] | None = None
+    ttl: float = 0.0
+    expected: Any = None
+    amount: int = 0
+    #: apply only when the operation at this index (earlier in the batch) returned True
+    only_if: int | None = None
+
+    @classmethod
+    def set(
+        cls, key: str, value: T, codec: Codec[T], ttl: float, *, only_if: int | None = None
+    ) -> Op:
+        return cls("set", key, value, codec, ttl, only_if=only_if)
+
+    @classmethod
+    def add(
+        cls, key: str, value: T, codec: Codec[T], ttl: float, *, only_if: int | None = None
+    ) -> Op:
+        return cls("add", key, value, codec, ttl, only_if=only_if)
+
+    @classmethod
+    def replace(cls, key: str, expected: T, value: T, codec: Codec[T], ttl: float) -> Op:
+        return cls("replace", key, value, codec, ttl, expected=expected)
+
+    @classmethod
+    def delete(cls, key: str) -> Op:
+        return cls("delete", key)
+
+    @classmethod
+    def delete_if(cls, key: str, expected: T, codec: Codec[T]) -> Op:
+        return cls("delete_if", key, codec=codec, expected=expected)
+
+    @classmethod
+    def incr(cls, key: str, amount: int, ttl: float) -> Op:
+        return cls("incr", key, ttl=ttl, amount=amount)
+
+    def encoded(self) -> tuple[bytes, bytes]:
+        """(value, expected) as the codec's bytes (b"" where there is none)."""
+        codec = self.codec
+        value = b"" if codec is None or self.value is None else codec.encode(self.value)
+        expected = b"" if codec is None or self.expected is None else codec.encode(self.expected)
+        return value, expected
+
+
+def check(ops: Sequence[Op]) -> None:
+    """ValueError for a batch no backend should run: a TTL of 0 or less where one is needed,
+    or `only_if` naming something other than an earlier claim or compare-and-set."""
+    for index, op in enumerate(ops):
+        if op.kind in ("set", "add", "replace", "incr") and op.ttl <= 0:
+            raise ValueError(f"batch op {index} ({op.kind}): ttl must be > 0")
+        if op.only_if is not None and not (
+            0 <= op.only_if < index and ops[op.only_if].kind in _CONDITIONS
+        ):
+            raise ValueError(
+                f"batch op {index}: only_if must name an earlier add/replace/delete_if"
+            )
+
+
+def skipped(op: Op) -> object:
+    """The result of an operation its condition skipped."""
+    return 0 if op.kind == "incr" else (None if op.kind in ("set", "delete") else False)
+
+
+def applies(op: Op, results: Sequence[object]) -> bool:
+    return op.only_if is None or results[op.only_if] is True
+
+
+class BatchWrites:
+    """A Store's single writes as batches of one, and `get` as a `get_many` of one."""
+
+    async def batch(self, ops: Sequence[Op]) -> list[object]:
+        raise NotImplementedError
+
+    async def get_many(self, keys: Sequence[str], codec: Codec[T]) -> list[T | None]:
+        raise NotImplementedError
+
+    async def get(self, key: str, codec: Codec[T]) -> T | None:
+        return (await self.get_many([key], codec))[0]
+
+    async def _one(self, op: Op) -> object:
+        return (await self.batch([op]))[0]
+
+    async def set(self, key: str, value: T, codec: Codec[T], ttl: float) -> None:
+        await self._one(Op.set(key, value, codec, ttl))
+
+    async def add(self, key: str, value: T, codec: Codec[T], ttl: float) -> bool:
+        return await self._one(Op.add(key, value, codec, ttl)) is True
+
+    async def replace(self, key: str, expected: T, value: T, codec: Codec[T], ttl: float) -> bool:
+        return await self._one(Op.replace(key, expected, value, codec, ttl)) is True
+
+    async def delete(self, key: str) -> None:
+        await self._one(Op.delete(key))
+
+    async def delete_if(self, key: str, expected: T, codec: Codec[T]) -> bool:
+        return await self._one(Op.delete_if(key, expected, codec)) is True
+
+    async def incr(self, key: str, amount: int, ttl: float) -> int:
+        value = await self._one(Op.incr(key, amount, ttl))
+        assert isinstance(value, int)
+        return value

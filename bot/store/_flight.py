@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from bot import keys
-from bot.store._api import TEXT, Codec, Store, T
-from bot.store._ops import Op
+from bot.store._api import TEXT, Codec, Op, Store, T
 
 _LOCK = keys.LOCK.prefix
 #: how long to keep a result: seconds, or a function of the result

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
-from bot.store._api import Codec, T, namespace
-from bot.store._ops import BatchWrites, Op, applies, check, skipped
+from bot.store._api import BatchWrites, Codec, Op, T, applies, check, namespace, skipped
 
 Clock = Callable[[], float]
 
@@ -49,27 +48,6 @@ def text_size(value: object, depth: int = 0) -> int:
     return sum(0 if type(p) in _SIZELESS else text_size(p, depth + 1) for p in parts)
 
 
-class _Space:
-    """One namespace: key -> (expires, value, size), least recently used first."""
-
-    __slots__ = ("chars", "entries")
-
-    def __init__(self) -> None:
-        self.entries: OrderedDict[str, tuple[float, Any, int]] = OrderedDict()
-        self.chars = 0
-
-    def put(self, key: str, expires: float, value: Any) -> None:
-        self.pop(key)
-        size = text_size(value)
-        self.entries[key] = (expires, value, size)
-        self.chars += size
-
-    def pop(self, key: str) -> None:
-        entry = self.entries.pop(key, None)
-        if entry is not None:
-            self.chars -= entry[2]
-
-
 class MemoryStore(BatchWrites):
     kind = "memory"
 
@@ -81,7 +59,9 @@ class MemoryStore(BatchWrites):
         self._max = max_entries
         self._max_chars = max_chars
         self._clock = clock
-        self._spaces: dict[str, _Space] = {}
+        #: namespace -> key -> (expires, value, its text size), least recently used first
+        self._spaces: dict[str, OrderedDict[str, tuple[float, Any, int]]] = {}
+        self._chars: Counter[str] = Counter()
         #: sliding windows: namespace -> key -> (expires, event times), least recent first
         self._windows: dict[str, OrderedDict[str, tuple[float, deque[float]]]] = {}
 
@@ -90,47 +70,45 @@ class MemoryStore(BatchWrites):
 
     def count(self, space: str) -> int:
         """How many keys namespace `space` holds now (entries and sliding windows)."""
-        entries = self._spaces.get(space)
-        return (len(entries.entries) if entries else 0) + len(self._windows.get(space, ()))
+        return len(self._spaces.get(space, ())) + len(self._windows.get(space, ()))
 
     def chars(self, space: str) -> int:
         """How many characters of text the values of namespace `space` hold now."""
-        entries = self._spaces.get(space)
-        return entries.chars if entries else 0
+        return self._chars[space]
 
-    def _space(self, key: str) -> _Space:
-        return self._spaces.setdefault(namespace(key), _Space())
+    def _entries(self, key: str) -> OrderedDict[str, tuple[float, Any, int]]:
+        return self._spaces.setdefault(namespace(key), OrderedDict())
+
+    def _pop(self, key: str) -> None:
+        entry = self._entries(key).pop(key, None)
+        if entry is not None:
+            self._chars[namespace(key)] -= entry[2]
 
     def _live(self, key: str) -> tuple[float, Any, int] | None:
-        space = self._space(key)
-        entry = space.entries.get(key)
-        if entry is None:
+        entries = self._entries(key)
+        entry = entries.get(key)
+        if entry is not None and entry[0] <= self._clock():
+            self._pop(key)
             return None
-        if entry[0] <= self._clock():
-            space.pop(key)
-            return None
-        space.entries.move_to_end(key)
+        if entry is not None:
+            entries.move_to_end(key)
         return entry
 
     def _put(self, key: str, value: Any, expires: float) -> None:
-        space = self._space(key)
-        space.put(key, expires, value)
-        entries = space.entries
-        # the value just written stays, whatever its size: a store keeps what it is given
-        while len(entries) > self._max or (space.chars > self._max_chars and len(entries) > 1):
-            space.pop(next(iter(entries)))
+        space, entries = namespace(key), self._entries(key)
+        self._pop(key)
+        entries[key] = (expires, value, text_size(value))
+        self._chars[space] += entries[key][2]
         now = self._clock()
-        for _ in range(2):  # a few expired entries from the cold end, so idle keys go
-            oldest = next(iter(entries.items()), None)
-            if oldest is None or oldest[1][0] > now:
-                break
-            space.pop(oldest[0])
+        # the value just written stays, whatever its size; a few expired ones go on the way
+        while len(entries) > 1 and (
+            len(entries) > self._max
+            or self._chars[space] > self._max_chars
+            or next(iter(entries.values()))[0] <= now
+        ):
+            self._pop(next(iter(entries)))
 
     # --- Store ---------------------------------------------------------------------------
-    async def get(self, key: str, codec: Codec[T]) -> T | None:
-        entry = self._live(key)
-        return None if entry is None else entry[1]
-
     async def get_many(self, keys: Sequence[str], codec: Codec[T]) -> list[T | None]:
         return [None if (entry := self._live(key)) is None else entry[1] for key in keys]
 
@@ -153,7 +131,7 @@ class MemoryStore(BatchWrites):
                 self._put(key, op.value, expires)
             return entry is None
         if op.kind == "delete":
-            self._space(key).pop(key)
+            self._pop(key)
             if (windows := self._windows.get(namespace(key))) is not None:
                 windows.pop(key, None)
             return None
@@ -169,7 +147,7 @@ class MemoryStore(BatchWrites):
         if op.kind == "replace":
             self._put(key, op.value, expires)
         else:
-            self._space(key).pop(key)
+            self._pop(key)
         return True
 
     async def hit(self, key: str, limit: int, window: float, now: float) -> float | None:
@@ -213,9 +191,9 @@ class MemoryStore(BatchWrites):
     async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]:
         now = self._clock()
         found: list[tuple[str, T]] = []
-        spaces = [self._space(prefix)] if ":" in prefix else list(self._spaces.values())
-        for space in spaces:
-            for key, (expires, value, _) in list(space.entries.items()):
+        spaces = [self._entries(prefix)] if ":" in prefix else list(self._spaces.values())
+        for entries in spaces:
+            for key, (expires, value, _) in list(entries.items()):
                 if len(found) >= limit:
                     return found
                 if key.startswith(prefix) and expires > now:

@@ -1,9 +1,7 @@
 """STATE_URL -> a Store: `memory://`, `sqlite:///relative.db`, `sqlite:////absolute.db`,
-`redis://[[user]:password@]host:port/db` and `rediss://…` (TLS).
-
-Start-up failures come in two kinds: StoreConfigError (the URL, the file or the credentials
-are wrong: one line naming STATE_URL and the fix, then exit 2) and StoreUnavailable (the
-server did not answer: worth retrying).
+`redis://[[user]:password@]host:port/db` and `rediss://…` (TLS). A URL, file or credentials
+that cannot work is StoreConfigError (one line naming STATE_URL and the fix, then exit 2); a
+server that does not answer is StoreUnavailable (worth retrying).
 """
 
 from __future__ import annotations
@@ -21,16 +19,13 @@ from bot.store._sqlite import SqliteStore
 if TYPE_CHECKING:  # the Redis client is imported only when STATE_URL names Redis
     from bot.store._redis import RedisStore
 
-_FORMS = (
-    "memory://, sqlite:///relative/path.db, sqlite:////absolute/path.db,"
-    " redis://[[user]:password@]host:port/db or rediss://…"
-)
-_TLS_OPTIONS = frozenset({"ssl_ca_certs", "ssl_check_hostname"})
+_SQLITE_FORMS = "sqlite:///relative/path.db or sqlite:////absolute/path.db"
+_FORMS = f"memory://, {_SQLITE_FORMS}, redis://[[user]:password@]host:port/db or rediss://…"
 
 
 async def open_store(url: str, *, prefix: str, max_entries: int, clock: Clock = time.time) -> Store:
-    """The store STATE_URL names, opened and checked: Redis answered PING, the SQLite file is
-    a database this user can write. StoreConfigError or StoreUnavailable otherwise."""
+    """The store STATE_URL names, opened and checked (Redis answered PING, the SQLite file is
+    a database this user can write)."""
     scheme = url.partition("://")[0].lower() if "://" in url else ""
     if scheme == "memory":
         if url.rstrip("/").lower() != "memory:":
@@ -50,20 +45,15 @@ def sqlite_path(url: str) -> Path:
     /data/x.db (the SQLAlchemy spelling)."""
     head = "sqlite:///"
     if not url.lower().startswith(head) or len(url) == len(head):
-        raise _bad(
-            url, "an SQLite URL is sqlite:///relative/path.db or sqlite:////absolute/path.db"
-        )
-    rest = url[len(head) :]
-    if "?" in rest or "#" in rest:
+        raise _bad(url, f"an SQLite URL is {_SQLITE_FORMS}")
+    if "?" in url or "#" in url:
         raise _bad(url, "an SQLite URL takes no options")
-    return Path(unquote(rest))
+    return Path(unquote(url[len(head) :]))
 
 
 def state_file(url: str) -> Path | None:
     """The file an `sqlite:` STATE_URL keeps state in, or None for any other kind of store."""
-    if url.partition("://")[0].lower() != "sqlite":
-        return None
-    return sqlite_path(url)
+    return sqlite_path(url) if url.partition("://")[0].lower() == "sqlite" else None
 
 
 def redis_store(url: str, *, prefix: str) -> RedisStore:
@@ -75,20 +65,18 @@ def redis_store(url: str, *, prefix: str) -> RedisStore:
         raise _bad(url, f"{exc}") from None
     if not parts.hostname:
         raise _bad(url, "no host: redis://[[user]:password@]host:port/db")
-    db_text = parts.path.strip("/") or "0"
-    if not db_text.isdigit():
+    db = parts.path.strip("/") or "0"
+    if not db.isdigit():
         raise _bad(url, "the database is a number: redis://host:port/0")
     tls = parts.scheme.lower() == "rediss"
     options = {name: values[-1] for name, values in parse_qs(parts.query).items()}
-    unknown = sorted(set(options) - (_TLS_OPTIONS if tls else set()))
+    unknown = sorted(set(options) - ({"ssl_ca_certs", "ssl_check_hostname"} if tls else set()))
     if unknown:
-        raise _bad(
-            url, f"unknown option {unknown[0]!r} (rediss:// takes ssl_ca_certs, ssl_check_hostname)"
-        )
-    check = options.pop("ssl_check_hostname", "true").lower() != "false"
+        why = "rediss:// takes ssl_ca_certs, ssl_check_hostname"
+        raise _bad(url, f"unknown option {unknown[0]!r} ({why})")
     tls_options: dict[str, Any] = {
         "ssl_ca_certs": options.get("ssl_ca_certs"),
-        "ssl_check_hostname": check,
+        "ssl_check_hostname": options.get("ssl_check_hostname", "true").lower() != "false",
     }
     from bot.store._redis import RedisStore
 
@@ -98,7 +86,7 @@ def redis_store(url: str, *, prefix: str) -> RedisStore:
         tls=tls,
         host=parts.hostname,
         port=port,
-        db=int(db_text),
+        db=int(db),
         username=unquote(parts.username) if parts.username else None,
         **(tls_options if tls else {}),
     )

@@ -26,14 +26,21 @@ from redis.exceptions import AuthenticationError, RedisError, ResponseError
 
 from bot.redact import Redactor
 from bot.store import _redis_scripts as scripts
-from bot.store._api import Codec, StoreConfigError, StoreError, StoreUnavailable, T
-from bot.store._ops import BatchWrites, Op, check
+from bot.store._api import (
+    BatchWrites,
+    Codec,
+    Op,
+    StoreConfigError,
+    StoreError,
+    StoreUnavailable,
+    T,
+    check,
+    decoded,
+)
 
 #: connections per process; a call waits at most POOL_WAIT seconds for a free one
 MAX_CONNECTIONS = 32
 POOL_WAIT = 0.5
-_GLOB_SPECIALS = re.compile(r"([*?\[\]\\])")
-_SCAN_BATCH = 200
 
 
 def _px(seconds: float) -> int:
@@ -120,17 +127,12 @@ class RedisStore(BatchWrites):
             return await self._scripts[script](keys=list(keys), args=list(args))
 
     # --- Store ---------------------------------------------------------------------------
-    async def get(self, key: str, codec: Codec[T]) -> T | None:
-        with self._calling("get"):
-            raw = await self.client.get(self.prefix + key)
-        return _decode(codec, raw)
-
     async def get_many(self, keys: Sequence[str], codec: Codec[T]) -> list[T | None]:
         if not keys:
             return []
         with self._calling("get_many"):
-            raws = await self.client.mget([self.prefix + key for key in keys])
-        return [_decode(codec, raw) for raw in raws]
+            raws: list[Any] = await self.client.mget([self.prefix + key for key in keys])
+        return [decoded(codec, raw) for raw in raws]
 
     async def hit(self, key: str, limit: int, window: float, now: float) -> float | None:
         member = f"{now!r}:{os.urandom(6).hex()}"  # two events at one instant are two events
@@ -153,18 +155,19 @@ class RedisStore(BatchWrites):
         return [float(score) for _, score in found]
 
     async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]:
-        pattern = _GLOB_SPECIALS.sub(r"\\\1", self.prefix + prefix) + "*"
+        pattern = re.sub(r"([*?\[\]\\])", r"\\\1", self.prefix + prefix) + "*"
         skip = len(self.prefix.encode())
         found: list[tuple[str, T]] = []
         cursor = 0
         with self._calling("scan"):
             while len(found) < limit:
-                cursor, keys = await self.client.scan(cursor, match=pattern, count=_SCAN_BATCH)
-                raws = await self.client.mget(keys) if keys else []
-                for name, raw in zip(keys, raws, strict=True):
-                    value = _decode(codec, raw)  # None: a window, or expired meanwhile
+                cursor, keys = await self.client.scan(cursor, match=pattern, count=200)
+                names: list[bytes] = keys  # type: ignore[assignment]  # decode_responses off
+                raws: list[Any] = await self.client.mget(names) if names else []
+                for name, raw in zip(names, raws, strict=True):
+                    value = decoded(codec, raw)  # None: a window, or expired meanwhile
                     if value is not None:
-                        found.append((_as_bytes(name)[skip:].decode("utf-8", "replace"), value))
+                        found.append((name[skip:].decode("utf-8", "replace"), value))
                 if cursor == 0:
                     break
         return found[:limit]
@@ -177,44 +180,23 @@ class RedisStore(BatchWrites):
         args: list[Any] = []
         for op in ops:
             value, expected = op.encoded()
-            if op.kind == "incr":
-                expected = str(op.amount).encode()
             cond = 0 if op.only_if is None else op.only_if + 1
-            ttl = _px(op.ttl) if op.ttl > 0 else 1
+            amount_or_expected = str(op.amount).encode() if op.kind == "incr" else expected
             keys += [self.prefix + op.key, self._windows + op.key]
-            args += [op.kind, cond, value, expected, ttl]
+            args += [op.kind, cond, value, amount_or_expected, _px(op.ttl) if op.ttl > 0 else 1]
         raw = await self._eval("batch", "BATCH", keys, args)
-        return [_result(op, r) for op, r in zip(ops, raw, strict=True)]
+        return [
+            None if op.kind in ("set", "delete") else int(r) if op.kind == "incr" else bool(r)
+            for op, r in zip(ops, raw, strict=True)
+        ]
 
     async def ping(self) -> None:
         with self._calling("ping"):
             await self.client.ping()
 
     async def aclose(self) -> None:
-        if self._closed:
-            return
-        with self._calling("close"):
-            self._closed = True
-            await self.client.aclose()
-            await self.client.connection_pool.disconnect()
-
-
-def _result(op: Op, raw: object) -> object:
-    if op.kind in ("set", "delete"):
-        return None
-    if op.kind == "incr":
-        return int(raw)  # type: ignore[call-overload]
-    return bool(raw)
-
-
-def _as_bytes(value: bytes | str) -> bytes:
-    return value.encode() if isinstance(value, str) else value
-
-
-def _decode(codec: Codec[T], raw: bytes | str | None) -> T | None:
-    if raw is None:
-        return None
-    try:
-        return codec.decode(_as_bytes(raw))
-    except ValueError:  # written by another version: as good as absent
-        return None
+        if not self._closed:
+            with self._calling("close"):
+                self._closed = True
+                await self.client.aclose()
+                await self.client.connection_pool.disconnect()

@@ -21,9 +21,8 @@ from typing import TypeVar
 
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
-from bot.store._api import Codec, Store, StoreError, T
+from bot.store._api import BatchWrites, Codec, Op, Store, StoreError, T
 from bot.store._memory import Clock, MemoryStore
-from bot.store._ops import BatchWrites, Op
 
 logger = logging.getLogger(__name__)
 

@@ -1,11 +1,9 @@
 """`sqlite:///…`: the default store, an SQLite file that outlives restarts.
 
-One connection (`_sqlite_db.Db`), used by one worker thread: every call is handed to it, so
-the event loop never waits for the file. WAL (readers such as `gdocs-bot` CLI commands never
-wait for the writer), `synchronous=NORMAL` and SQLite's own autocheckpoint. A write returns
-once its transaction is committed: a batch that returned is in the file and survives a crash
-or `kill -9` of the bot. Values are the bytes of their codec; a value that no longer decodes
-(written by another version) reads as absent.
+One connection (`_sqlite_db.Db`) used by one worker thread, so the event loop never waits for
+the file. WAL (CLI commands read while the bot writes), `synchronous=NORMAL`, SQLite's own
+autocheckpoint. A write returns once its transaction is committed: a batch that returned is
+in the file and survives a crash or `kill -9` of the bot.
 """
 
 from __future__ import annotations
@@ -20,9 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.store._api import Codec, StoreConfigError, StoreError, T
+from bot.store._api import BatchWrites, Codec, Op, StoreConfigError, StoreError, T, check, decoded
 from bot.store._memory import Clock
-from bot.store._ops import BatchWrites, Op, check
 from bot.store._sqlite_db import Db
 from bot.store._sqlite_schema import SCHEMA_VERSION, NewerSchema
 
@@ -48,8 +45,7 @@ class SqliteStore(BatchWrites):
         busy_timeout: float = 2.0,
         sweep_every: float = 60.0,
     ) -> SqliteStore:
-        """Open (or create) the file. StoreConfigError, naming STATE_URL, when it cannot be used:
-        not a database, locked, unwritable, or written by a newer version."""
+        """Open (or create) the file; StoreConfigError when it cannot be used."""
         if max_entries < 1:
             raise ValueError("max_entries must be at least 1")
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gdocs-store-sqlite")
@@ -79,12 +75,9 @@ class SqliteStore(BatchWrites):
         return await self._run(op, self._db.write, job, self._clock())
 
     # --- Store ---------------------------------------------------------------------------
-    async def get(self, key: str, codec: Codec[T]) -> T | None:
-        return (await self.get_many([key], codec))[0]
-
     async def get_many(self, keys: Sequence[str], codec: Codec[T]) -> list[T | None]:
         found = await self._run("get", self._db.get_many, list(keys), self._clock())
-        return [None if key not in found else _decode(codec, found[key]) for key in keys]
+        return [decoded(codec, found.get(key)) for key in keys]
 
     async def hit(self, key: str, limit: int, window: float, now: float) -> float | None:
         return await self._write("hit", lambda clock: self._db.hit(key, limit, window, now, clock))
@@ -96,7 +89,7 @@ class SqliteStore(BatchWrites):
         return await self._run("window_events", self._db.window_events, key, window, now)
 
     async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]:
-        decode = functools.partial(_decode, codec)
+        decode = functools.partial(decoded, codec)
         return await self._run("scan", self._db.scan, prefix, self._clock(), limit, decode)
 
     async def batch(self, ops: Sequence[Op]) -> list[object]:
@@ -113,40 +106,25 @@ class SqliteStore(BatchWrites):
             self._executor.shutdown(wait=False)
 
 
-def _decode(codec: Codec[T], raw: bytes) -> T | None:
-    try:
-        return codec.decode(raw)
-    except ValueError:  # written by another version: as good as absent
-        return None
-
-
 def _connect(path: Path, *, busy_timeout: float, max_entries: int, sweep: float) -> Db:
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
-        # the file may hold users' questions: readable by the bot's user only (SQLite gives
-        # its -wal and -shm files the same mode)
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    # the file may hold users' questions: readable by its owner only (as SQLite's -wal, -shm)
+    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
     return Db(str(path), busy_timeout=busy_timeout, max_entries=max_entries, sweep_every=sweep)
 
 
 def _explain(path: Path, exc: Exception, busy_timeout: float) -> str:
     """One line for the operator: what is wrong with the file and what to do."""
-    detail = _one_line(exc)
+    detail, other = _one_line(exc), "or point STATE_URL at another file"
     if isinstance(exc, NewerSchema):
-        return (
-            f"STATE_URL: {path} was written by a newer gdocs-bot ({exc}; this one reads schema"
-            f" {SCHEMA_VERSION}): run that version, or point STATE_URL at another file"
-        )
+        why = f"was written by a newer gdocs-bot ({exc}; this one reads schema {SCHEMA_VERSION})"
+        return f"STATE_URL: {path} {why}: run that version, {other}"
     if "not a database" in detail or "malformed" in detail:
-        return (
-            f"STATE_URL: {path} is not a usable SQLite database ({detail}): move the file away"
-            " (a new one is created) or point STATE_URL at another file"
-        )
+        why = f"is not a usable SQLite database ({detail})"
+        return f"STATE_URL: {path} {why}: move the file away (a new one is created) {other}"
     if "locked" in detail or "busy" in detail:
-        return (
-            f"STATE_URL: {path} stayed locked by another process for {busy_timeout:g} s:"
-            " stop whatever holds it, or point STATE_URL at another file"
-        )
+        why = f"stayed locked by another process for {busy_timeout:g} s"
+        return f"STATE_URL: {path} {why}: stop whatever holds it, {other}"
     return (
         f"STATE_URL: cannot write {path} ({detail}): make its directory writable by this user,"
         " or point STATE_URL at a writable path"

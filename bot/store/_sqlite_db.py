@@ -1,13 +1,13 @@
 """The synchronous half of the SQLite store: one connection, used by one thread only.
 
-Rows carry their expiry (`expires`, seconds since the epoch) and a use stamp (`touched`,
-the store clock in microseconds, kept increasing) that orders them for eviction. Every write
-is one `BEGIN IMMEDIATE … COMMIT` (`write`), so another process on the file (a second bot, the
-CLI) cannot interleave with it. Reads stay plain SELECTs; the keys they read get their use
-stamp in the next write. The size bound is kept without counting rows on every write: a
-namespace is counted when its last count plus the writes since pass `max_entries`, or the
-count is a second old; past the bound the least recently used rows go, down to 1 % under it.
-Every `sweep_every` seconds a write also deletes up to SWEEP_BATCH expired rows per table.
+Rows carry their expiry and a use stamp (`touched`: the store clock in microseconds, kept
+increasing) that orders them for eviction. Every write is one `BEGIN IMMEDIATE … COMMIT`
+(`write`), so another process on the file (the CLI, a second bot) cannot interleave with it.
+Reads stay plain SELECTs; the keys they read get their use stamp in the next write. The size
+bound is kept without a count per write: a namespace is counted when its last count plus the
+writes since pass `max_entries`, or the count is a second old; past the bound the least
+recently used rows go, down to 1 % under it. Every `sweep_every` seconds a write also
+deletes up to SWEEP_BATCH expired rows per table.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ import json
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from bot.store._api import namespace
-from bot.store._ops import Op, applies, skipped
+from bot.store._api import Op, applies, namespace, skipped
 from bot.store._sqlite_schema import prepare
 
 V = TypeVar("V")
@@ -29,25 +28,15 @@ R = TypeVar("R")
 _INTEGER = re.compile(rb"-?[0-9]{1,18}")
 #: bytes the WAL file is cut back to when it starts over (PRAGMA journal_size_limit)
 JOURNAL_SIZE_LIMIT = 4 << 20
-#: a sweep deletes at most this many expired rows per table at a time, so it stays short
 SWEEP_BATCH = 500
-#: a namespace's rows are counted again when its count is this old (seconds)
 _RECOUNT_EVERY = 1.0
 _MAX_PENDING_TOUCHES = 1000
-_KEYS_PER_STATEMENT = 200
-_TABLES = ("entries", "windows")
-
+_TABLES = {"entries": "value", "windows": "events"}
+_LIVE = "SELECT value, expires FROM entries WHERE key = ? AND expires > ?"
 # an upsert, not INSERT OR REPLACE (a delete and an insert: twice the index work)
-_PUT_ENTRY = """
-INSERT INTO entries (key, ns, value, expires, touched) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (key) DO UPDATE SET
-    value = excluded.value, expires = excluded.expires, touched = excluded.touched
-"""
-_PUT_WINDOW = """
-INSERT INTO windows (key, ns, events, expires, touched) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (key) DO UPDATE SET
-    events = excluded.events, expires = excluded.expires, touched = excluded.touched
-"""
+_PUT = """INSERT INTO {0} (key, ns, {1}, expires, touched) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (key) DO UPDATE SET {1} = excluded.{1}, expires = excluded.expires,
+touched = excluded.touched"""
 
 
 class Db:
@@ -71,10 +60,8 @@ class Db:
             conn.close()
             raise
         self._conn = conn
-        self._max = max_entries
-        self._slack = max_entries // 100
-        self._sweep_every = sweep_every
-        self._next_sweep = 0.0
+        self._max, self._slack = max_entries, max_entries // 100
+        self._sweep_every, self._next_sweep = sweep_every, 0.0
         self._stamp = max(int(n or 0) for n in newest)
         #: (table, namespace) -> (at most this many rows, counted at)
         self._sizes: dict[tuple[str, str], tuple[int, float]] = {}
@@ -95,11 +82,10 @@ class Db:
         conn.execute("BEGIN IMMEDIATE")
         touched, self._touched = self._touched, {}
         try:
-            if touched:
-                conn.executemany(
-                    "UPDATE entries SET touched = ? WHERE key = ?",
-                    [(self._next_stamp(now), key) for key in touched],
-                )
+            conn.executemany(
+                "UPDATE entries SET touched = ? WHERE key = ?",
+                [(self._next_stamp(now), key) for key in touched],
+            )
             result = job(now)
             for (table, ns), added in self._dirty.items():
                 self._bound(table, ns, added, now)
@@ -121,14 +107,11 @@ class Db:
         self._stamp = max(int(now * 1_000_000), self._stamp + 1)
         return self._stamp
 
-    def _wrote(self, table: str, ns: str) -> None:
+    def _put(self, table: str, key: str, data: object, expires: float, now: float) -> None:
+        ns = namespace(key)
+        stamp = self._next_stamp(now)
+        self._conn.execute(_PUT.format(table, _TABLES[table]), (key, ns, data, expires, stamp))
         self._dirty[(table, ns)] = self._dirty.get((table, ns), 0) + 1
-
-    def _touch(self, key: str) -> None:
-        self._touched.pop(key, None)
-        self._touched[key] = None
-        if len(self._touched) > _MAX_PENDING_TOUCHES:
-            del self._touched[next(iter(self._touched))]
 
     def _bound(self, table: str, ns: str, added: int, now: float) -> None:
         known = self._sizes.get((table, ns))
@@ -148,47 +131,30 @@ class Db:
         self._sizes[(table, ns)] = (rows, now)
 
     def _sweep(self, now: float) -> None:
-        full = False
-        for table in _TABLES:
-            deleted = self._conn.execute(
+        deleted = [
+            self._conn.execute(
                 f"DELETE FROM {table} WHERE key IN (SELECT key FROM {table}"
                 f" INDEXED BY {table}_order WHERE expires <= ? LIMIT ?)",
                 (now, SWEEP_BATCH),
             ).rowcount
-            full = full or deleted >= SWEEP_BATCH
+            for table in _TABLES
+        ]
         # a full batch: more are waiting, and the next write sweeps again
-        self._next_sweep = now if full else now + self._sweep_every
+        self._next_sweep = now if max(deleted) >= SWEEP_BATCH else now + self._sweep_every
 
     # --- entries (the writes run inside `write`) -------------------------------------------
     def get_many(self, keys: Sequence[str], now: float) -> dict[str, bytes]:
-        found: dict[str, bytes] = {}
-        for start in range(0, len(keys), _KEYS_PER_STATEMENT):
-            chunk = keys[start : start + _KEYS_PER_STATEMENT]
-            rows = self._conn.execute(
-                f"SELECT key, value FROM entries WHERE key IN ({','.join('?' * len(chunk))})"
-                " AND expires > ?",
-                (*chunk, now),
-            ).fetchall()
-            found.update((key, bytes(value)) for key, value in rows)
+        marks = ",".join("?" * len(keys))
+        rows = self._conn.execute(
+            f"SELECT key, value FROM entries WHERE key IN ({marks}) AND expires > ?", (*keys, now)
+        )
+        found = {key: bytes(value) for key, value in rows}
         for key in found:
-            self._touch(key)
+            self._touched.pop(key, None)
+            self._touched[key] = None
+        while len(self._touched) > _MAX_PENDING_TOUCHES:
+            del self._touched[next(iter(self._touched))]
         return found
-
-    def set(self, key: str, raw: bytes, expires: float, now: float) -> None:
-        ns = namespace(key)
-        self._conn.execute(_PUT_ENTRY, (key, ns, raw, expires, self._next_stamp(now)))
-        self._wrote("entries", ns)
-
-    def incr(self, key: str, amount: int, expires: float, now: float) -> int:
-        row = self._conn.execute(
-            "SELECT value, expires FROM entries WHERE key = ? AND expires > ?", (key, now)
-        ).fetchone()
-        current = None if row is None else _as_int(bytes(row[0]))
-        value = amount if current is None else current + amount
-        if current is not None:  # an existing counter keeps its expiry
-            expires = row[1]
-        self.set(key, str(value).encode(), expires, now)
-        return value
 
     def batch(self, ops: Sequence[Op], now: float) -> list[object]:
         results: list[object] = []
@@ -199,23 +165,22 @@ class Db:
     def _apply(self, op: Op, now: float) -> object:
         value, expected = op.encoded()
         key, expires, conn = op.key, now + op.ttl, self._conn
-        if op.kind == "set":
-            self.set(key, value, expires, now)
-            return None
-        if op.kind == "incr":
-            return self.incr(key, op.amount, expires, now)
+        if op.kind in ("set", "add", "incr"):
+            row: Any = None if op.kind == "set" else conn.execute(_LIVE, (key, now)).fetchone()
+            if op.kind == "add" and row is not None:
+                return False
+            result: object = None if op.kind == "set" else True
+            if op.kind == "incr":  # a counter (an existing one keeps its expiry), or afresh
+                counter = row is not None and _INTEGER.fullmatch(row[0])
+                result = int(row[0]) + op.amount if counter else op.amount
+                value, expires = str(result).encode(), row[1] if counter else expires
+            self._put("entries", key, value, expires, now)
+            return result
         if op.kind == "delete":
             conn.execute("DELETE FROM entries WHERE key = ?", (key,))
             conn.execute("DELETE FROM windows WHERE key = ?", (key,))
             return None
-        if op.kind == "add":
-            cursor = conn.execute(
-                _PUT_ENTRY + " WHERE entries.expires <= ?",
-                (key, namespace(key), value, expires, self._next_stamp(now), now),
-            )
-            if cursor.rowcount == 1:
-                self._wrote("entries", namespace(key))
-        elif op.kind == "replace":
+        if op.kind == "replace":
             cursor = conn.execute(
                 "UPDATE entries SET value = ?, expires = ?, touched = ?"
                 " WHERE key = ? AND value = ? AND expires > ?",
@@ -239,8 +204,7 @@ class Db:
         for key, raw in rows:
             if len(found) >= limit or not key.startswith(prefix):
                 break
-            value = decode(bytes(raw))
-            if value is not None:
+            if (value := decode(bytes(raw))) is not None:
                 found.append((key, value))
         rows.close()
         return found
@@ -251,11 +215,7 @@ class Db:
         if len(events) >= limit:
             return max(0.0, events[0] + window - at) if events else window
         bisect.insort(events, at)
-        ns = namespace(key)
-        self._conn.execute(
-            _PUT_WINDOW, (key, ns, json.dumps(events), events[-1] + window, self._next_stamp(now))
-        )
-        self._wrote("windows", ns)
+        self._put("windows", key, json.dumps(events), events[-1] + window, now)
         return None
 
     def unhit(self, key: str, at: float) -> bool:
@@ -275,8 +235,3 @@ class Db:
             return sorted(float(t) for t in json.loads(row[0])) if row else []
         except (ValueError, TypeError):
             return []
-
-
-def _as_int(raw: bytes) -> int | None:
-    """The counter in `raw`, or None when it holds something else (then it starts afresh)."""
-    return int(raw) if _INTEGER.fullmatch(raw) else None

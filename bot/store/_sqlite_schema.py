@@ -26,20 +26,14 @@ CREATE TABLE IF NOT EXISTS windows (
 # version 1's objects; also what a version-1 bot creates in a newer file before it sees the
 # version and refuses it, so they are dropped on every open (a no-op when absent)
 _VERSION_1 = (
-    "DROP TRIGGER IF EXISTS entries_in",
-    "DROP TRIGGER IF EXISTS entries_out",
-    "DROP TRIGGER IF EXISTS windows_in",
-    "DROP TRIGGER IF EXISTS windows_out",
+    *(f"DROP TRIGGER IF EXISTS {t}_{d}" for t in ("entries", "windows") for d in ("in", "out")),
     "DROP TABLE IF EXISTS sizes",
-    "DROP INDEX IF EXISTS entries_expiry",
-    "DROP INDEX IF EXISTS windows_expiry",
-    "DROP INDEX IF EXISTS entries_lru",
-    "DROP INDEX IF EXISTS windows_lru",
+    *(f"DROP INDEX IF EXISTS {t}_{i}" for t in ("entries", "windows") for i in ("expiry", "lru")),
 )
 
-_INDEXES = (
-    "CREATE INDEX IF NOT EXISTS entries_order ON entries (ns, touched, expires)",
-    "CREATE INDEX IF NOT EXISTS windows_order ON windows (ns, touched, expires)",
+_INDEXES = tuple(
+    f"CREATE INDEX IF NOT EXISTS {t}_order ON {t} (ns, touched, expires)"
+    for t in ("entries", "windows")
 )
 
 
@@ -62,10 +56,6 @@ def _rebuild_entries(conn: sqlite3.Connection) -> None:
 class NewerSchema(Exception):
     """The file was written by a newer version of the bot."""
 
-    def __init__(self, found: str) -> None:
-        super().__init__(f"schema {found}")
-        self.found = found
-
 
 def prepare(conn: sqlite3.Connection) -> None:
     """Create the tables, or bring a version-1 file up to this version, in one transaction
@@ -79,7 +69,7 @@ def prepare(conn: sqlite3.Connection) -> None:
         conn.execute(f"INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}')")
         (found,) = conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
         if found not in ("1", str(SCHEMA_VERSION)):
-            raise NewerSchema(found)
+            raise NewerSchema(f"schema {found}")
         if found == "1":
             _rebuild_entries(conn)
         for statement in (*_VERSION_1, *_INDEXES):

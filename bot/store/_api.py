@@ -47,10 +47,10 @@ class StoreUnavailable(StoreError):
 
 
 class Codec(Protocol[T]):
-    def encode(self, value: T) -> bytes: ...
+    """Object <-> bytes; `decode` raises ValueError for bytes that are not a value."""
 
-    def decode(self, raw: bytes) -> T:
-        """The value; ValueError when `raw` is not one (a store outlives code versions)."""
+    def encode(self, value: T) -> bytes: ...
+    def decode(self, raw: bytes) -> T: ...
 
 
 class TextCodec:
@@ -62,8 +62,6 @@ class TextCodec:
 
 
 class JsonCodec:
-    """Plain JSON values (dicts, lists, str, numbers)."""
-
     def encode(self, value: Any) -> bytes:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -72,24 +70,8 @@ class JsonCodec:
 
 
 @dataclass(frozen=True)
-class ModelCodec(Generic[M]):
-    """A pydantic model as its JSON."""
-
-    model: type[M]
-
-    def encode(self, value: M) -> bytes:
-        return value.model_dump_json().encode()
-
-    def decode(self, raw: bytes) -> M:
-        try:
-            return self.model.model_validate_json(raw)
-        except ValidationError as exc:
-            raise ValueError(f"not a {self.model.__name__}") from exc
-
-
-@dataclass(frozen=True)
 class AdapterCodec(Generic[T]):
-    """Any type pydantic can validate (dataclasses, tuples, lists of models) as JSON."""
+    """Any type pydantic can validate (models, dataclasses, tuples, lists) as JSON."""
 
     adapter: TypeAdapter[T]
 
@@ -101,6 +83,11 @@ class AdapterCodec(Generic[T]):
             return self.adapter.validate_json(raw)
         except ValidationError as exc:
             raise ValueError("unreadable value") from exc
+
+
+def ModelCodec(model: type[M]) -> AdapterCodec[M]:
+    """A pydantic model as its JSON."""
+    return AdapterCodec(TypeAdapter(model))
 
 
 TEXT = TextCodec()
@@ -128,54 +115,37 @@ def shared_by_replicas(store: Store) -> bool:
 
 class Store(Protocol):
     """What every backend offers. TTLs and windows are in seconds (`ttl` > 0). Expiry runs on
-    the backend's clock (Redis's own; the injected clock of memory and SQLite); `hit` takes
-    the caller's `now` so that replicas share one window. A value that cannot be decoded
-    (written by another version) reads as absent."""
+    the backend's clock (Redis's own; the injected clock of memory and SQLite). A value that
+    cannot be decoded (written by another version) reads as absent.
 
-    #: "memory", "sqlite" or "redis"
-    kind: str
+    `add`: set only if absent (an atomic claim). `replace`: compare-and-set (new TTL).
+    `delete_if`: delete only if it holds `expected`. `incr`: add to a counter, created at 0
+    with `ttl` (an existing one keeps its expiry). `hit`: a sliding window; record an event at
+    `now` (the caller's clock, shared by replicas) and return None when fewer than `limit`
+    happened in `(now - window, now]`, else record nothing and return the seconds until the
+    oldest leaves. `unhit`: take back the event recorded at `at`. `scan`: up to `limit` live
+    pairs whose key starts with `prefix`. `batch`: several writes, all or none (`Op`). `ping`:
+    StoreError when the backend cannot be used now. Writes with a bool say whether they did.
+    """
+
+    kind: str  # "memory", "sqlite" or "redis"
 
     async def get(self, key: str, codec: Codec[T]) -> T | None: ...
-
     async def get_many(self, keys: Sequence[str], codec: Codec[T]) -> list[T | None]: ...
-
     async def set(self, key: str, value: T, codec: Codec[T], ttl: float) -> None: ...
-
-    async def add(self, key: str, value: T, codec: Codec[T], ttl: float) -> bool:
-        """Set `key` only if it is absent (or expired): an atomic claim. True when set."""
-
-    async def replace(self, key: str, expected: T, value: T, codec: Codec[T], ttl: float) -> bool:
-        """Compare-and-set: set `key` to `value` (new TTL) only if it holds `expected` now."""
-
+    async def add(self, key: str, value: T, codec: Codec[T], ttl: float) -> bool: ...
+    async def replace(
+        self, key: str, expected: T, value: T, codec: Codec[T], ttl: float
+    ) -> bool: ...
     async def delete(self, key: str) -> None: ...
-
-    async def delete_if(self, key: str, expected: T, codec: Codec[T]) -> bool:
-        """Delete `key` only if it holds `expected` (releasing one's own lock)."""
-
-    async def incr(self, key: str, amount: int, ttl: float) -> int:
-        """Add `amount` to an integer counter, created at 0 with `ttl` (an existing one keeps
-        its expiry). The new value."""
-
-    async def hit(self, key: str, limit: int, window: float, now: float) -> float | None:
-        """Sliding window: record an event at `now` and return None when fewer than `limit`
-        happened in `(now - window, now]`; else record nothing and return the seconds until
-        the oldest leaves the window."""
-
-    async def unhit(self, key: str, at: float) -> bool:
-        """Take back one event `hit` recorded at exactly `at`. True when there was one."""
-
-    async def window_events(self, key: str, window: float, now: float) -> list[float]:
-        """The times of the events in `(now - window, now]`, oldest first."""
-
-    async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]:
-        """Up to `limit` live `(key, value)` pairs whose key starts with `prefix`."""
-
-    async def batch(self, ops: Sequence[Op]) -> list[object]:
-        """Several writes as one transaction or round trip, all or none (`Op`)."""
-
-    async def ping(self) -> None:
-        """Raise StoreError when the backend cannot be used right now."""
-
+    async def delete_if(self, key: str, expected: T, codec: Codec[T]) -> bool: ...
+    async def incr(self, key: str, amount: int, ttl: float) -> int: ...
+    async def hit(self, key: str, limit: int, window: float, now: float) -> float | None: ...
+    async def unhit(self, key: str, at: float) -> bool: ...
+    async def window_events(self, key: str, window: float, now: float) -> list[float]: ...
+    async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]: ...
+    async def batch(self, ops: Sequence[Op]) -> list[object]: ...
+    async def ping(self) -> None: ...
     async def aclose(self) -> None: ...
 
 

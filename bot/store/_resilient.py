@@ -1,13 +1,10 @@
 """A store that never fails the bot: the shared store when it answers, per-process state when not.
 
-Every call to the primary is bounded by `timeout` (0.5 s by default: Slack's 3 s ack is never
-at risk). A call that fails or times out is served by a local MemoryStore instead: claims
-succeed locally, caches miss, counters count locally. After a failure the primary is left
-alone for `retry_after` seconds, then one call tries it again; the first success closes the
-circuit. An outage logs one warning, its end one info line. Deletes served locally meanwhile
-(the last 10,000) are replayed on the primary once it is back, so that a claim released or
-work finished during the outage does not reappear there as live. The calls that reached the
-primary are counted by operation (`calls`; a batch is one) for `gdocs_store_calls_total`.
+Each call to the primary is bounded by `timeout`; one that fails or times out is served by a
+local MemoryStore (claims succeed locally, caches miss). The primary is then left alone for
+`retry_after` seconds (a circuit), and one warning is logged. Deletes served locally are
+replayed on the primary once it is back, so work finished meanwhile does not reappear there
+as live. Calls that reached the primary are counted (`gdocs_store_calls_total`).
 """
 
 from __future__ import annotations
@@ -36,9 +33,6 @@ _UP_HELP = "1 while the state store answers, 0 while the bot runs on per-process
 _CALLS = "gdocs_store_calls_total"
 _CALLS_HELP = "Calls to the state store (round trips; a batch is one), by operation."
 MAX_MISSED_DELETES = 10_000
-#: the per-process store of an outage, per namespace: about 50 pages of 40 KB
-FALLBACK_MAX_ENTRIES = 2_000
-FALLBACK_MAX_CHARS = 2_000_000
 
 
 class ResilientStore(BatchWrites):
@@ -58,7 +52,8 @@ class ResilientStore(BatchWrites):
         #: the shared store itself, for a slow read that must neither stall the bot nor open
         #: the circuit (the caller bounds it, and takes a StoreError as "unknown")
         self.primary = primary
-        self._fallback = MemoryStore(max_entries=FALLBACK_MAX_ENTRIES, max_chars=FALLBACK_MAX_CHARS)
+        # per namespace: about 50 pages of 40 KB
+        self._fallback = MemoryStore(max_entries=2_000, max_chars=2_000_000)
         self._timeout = timeout
         self._retry_after = retry_after
         self._metrics = metrics
@@ -91,8 +86,7 @@ class ResilientStore(BatchWrites):
     async def _call(
         self, op: str, call: Callable[[Store], Awaitable[R]], replay: Replay | None = None
     ) -> R:
-        """`call` on the primary, bounded; on the fallback while the primary is out or when
-        it fails (and then `replay`, a delete, is kept for the primary's return)."""
+        """`call` on the primary, bounded; else on the fallback (then `replay` is kept)."""
         if self._primary_due():
             probe = not self.up
             if op != "ping":
@@ -189,8 +183,7 @@ class ResilientStore(BatchWrites):
         return await self._call(name, lambda s: s.batch(ops), replay)
 
     async def ping(self) -> None:
-        """Check the primary (bounded, not while the circuit is open); never raises: the
-        outcome is in `state()`."""
+        """Check the primary (not while the circuit is open); the outcome is in `state()`."""
         await self._call("ping", lambda s: s.ping())
 
     async def aclose(self) -> None:

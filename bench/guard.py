@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
-import datetime as dt
 import math
 import random
 import subprocess
@@ -44,6 +43,7 @@ from aiohttp import web
 from bench.day import TOPOLOGIES, Topology, add_day_arguments, redis_or_reason, run_day, smoke_day
 from bench.driver import ROOT, command, machine, median, mention, pct, serve, signed_headers
 from bench.fakes import FakeSlack, FakeUpstream
+from bench.guard_report import render, verdicts
 from bench.replica import Replica
 from bench.results_file import RESULTS, sections_of, update_results
 from bench.stream import StreamShape
@@ -58,8 +58,6 @@ NO_QUOTA = {
 SETTLE_SECONDS = 1.0
 #: after every question was answered, how long a second answer may still arrive
 DUPLICATE_GRACE = 2.0
-TARGETS = {"cpu_ms": 1.5, "rss_mb": 1.3, "cold_start_s": 1.2}
-ACK_P99_MS = 250.0
 
 
 @dataclass(frozen=True)
@@ -261,178 +259,6 @@ def day_topologies(trees: list[tuple[str, Path]]) -> tuple[Topology, ...]:
     return (*out, dataclasses.replace(TOPOLOGIES[-1], tree=trees[0][1]))
 
 
-# --- the report ------------------------------------------------------------------------
-
-
-def _f(x: float, digits: int = 1) -> str:
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
-
-
-def _ratio(a: float, b: float) -> str:
-    return f"{a / b:.2f} ×" if b else "–"
-
-
-def burst_table(runs: dict[str, list[dict[str, Any]]], labels: dict[str, str]) -> list[str]:
-    med = {v: {k: median([r[k] for r in rs]) for k in TARGETS} for v, rs in runs.items()}
-    products = [v for v in runs if v != "naive"]
-    head = [labels[v] for v in runs] + [f"{labels[v]} ÷ naive" for v in products] + ["target"]
-    lines = ["| measure | " + " | ".join(head) + " |", "|---|" + "---|" * len(head)]
-    names = {
-        "cpu_ms": ("CPU per question, ms", 2),
-        "rss_mb": ("Peak RSS, MB", 0),
-        "cold_start_s": ("Cold start (spawn → /healthz 200), s", 2),
-    }
-    for key, (name, digits) in names.items():
-        cells = [" / ".join(_f(r[key], digits) for r in runs[v]) for v in runs]
-        cells = [f"{_f(med[v][key], digits)} ({c})" for v, c in zip(runs, cells, strict=True)]
-        cells += [_ratio(med[v][key], med["naive"][key]) for v in products]
-        lines.append(
-            f"| {name}: median (each round) | " + " | ".join(cells) + f" | ≤ {TARGETS[key]} × |"
-        )
-    answered = [
-        f"{sum(r['once'] for r in runs[v])} of {sum(r['asked'] for r in runs[v])}" for v in runs
-    ]
-    calls = [
-        f"{median([r['slack_calls'] for r in runs[v]]):.1f} / {median([r['mcp_calls'] for r in runs[v]]):.1f}"
-        for v in runs
-    ]
-    lines.append(
-        "| Calls per question to Slack / to MCP tools | "
-        + " | ".join(calls)
-        + " |"
-        + " |" * (len(products) + 1)
-    )
-    lines.append(
-        "| Answered exactly once | " + " | ".join(answered) + " |" + " |" * (len(products) + 1)
-    )
-    return lines
-
-
-STEADY_ROWS: tuple[tuple[str, Any], ...] = (
-    ("Questions (new + repeats)", lambda r: f"{r['asked']} ({r['new']} + {r['repeats']})"),
-    ("**Answered exactly once**", lambda r: f"**{r['once']}**"),
-    ("… not answered / answered more than once", lambda r: f"{r['none']} / {r['more']}"),
-    (
-        "**Ack p99** (p50 / max)",
-        lambda r: f"**{_f(r['ack_p99_ms'])} ms** ({_f(r['ack_p50_ms'])} / {_f(r['ack_max_ms'])})",
-    ),
-    ("Acks not HTTP 200", lambda r: str(r["not_200"])),
-    (
-        "Question → answer p50: new / repeat",
-        lambda r: f"{_f(r['new_p50_ms'], 0)} / {_f(r['repeat_p50_ms'], 0)} ms",
-    ),
-    ("answer_query calls (new questions)", lambda r: f"{r['answer_calls']} ({r['new']})"),
-    ("CPU per question", lambda r: f"{_f(r['cpu_ms'], 2)} ms"),
-    ("Peak RSS", lambda r: f"{_f(r['rss_mb'], 0)} MB"),
-    ("Cold start", lambda r: f"{_f(r['cold_start_s'], 2)} s"),
-)
-
-
-def steady_table(runs: dict[str, dict[str, Any]]) -> list[str]:
-    lines = ["| measure | " + " | ".join(runs) + " |", "|---|" + "---|" * len(runs)]
-    for name, cell in STEADY_ROWS:
-        lines.append(f"| {name} | " + " | ".join(cell(r) for r in runs.values()) + " |")
-    return lines
-
-
-def day_table(figures: dict[str, Any]) -> list[str]:
-    tops = list(figures["topologies"].values())
-    rows = (
-        (
-            "**Generated answers**",
-            lambda t: (
-                f"**{t['generated']} of {t['questions']} ({100 * t['generated_share']:.0f} %)**"
-            ),
-        ),
-        ("Answered by something", lambda t: f"{t['answered']} of {t['questions']}"),
-        ("Double answers / wrong topic", lambda t: f"{t['duplicates']} / {t['wrong_topic']}"),
-        ("Refused answer_query calls", lambda t: str(t["refused"])),
-        ("Ack p99", lambda t: f"{_f(t['ack_p99_ms'])} ms"),
-        ("CPU per question (all replicas)", lambda t: f"{_f(t['cpu_ms_per_question_all'])} ms"),
-        ("Peak RSS per replica", lambda t: " / ".join(f"{m:.0f}" for m in t["rss_mb"]) + " MB"),
-    )
-    lines = [
-        "| measure | " + " | ".join(t["title"] for t in tops) + " |",
-        "|---|" + "---|" * len(tops),
-    ]
-    lines += [f"| {name} | " + " | ".join(cell(t) for t in tops) + " |" for name, cell in rows]
-    return lines
-
-
-def verdicts(result: dict[str, Any]) -> list[tuple[str, bool]]:
-    out = []
-    bursts = result.get("burst", {})
-    if "after" in bursts and "naive" in bursts:
-        for key, limit in TARGETS.items():
-            ratio = median([r[key] for r in bursts["after"]]) / median(
-                [r[key] for r in bursts["naive"]]
-            )
-            out.append(
-                (f"burst: {key} ≤ {limit} × the naive bot's ({ratio:.2f} ×)", ratio <= limit)
-            )
-    for name, r in result.get("steady", {}).items():
-        out.append(
-            (f"steady, {name}: every question answered exactly once", r["once"] == r["asked"])
-        )
-        out.append(
-            (f"steady, {name}: ack p99 ≤ {ACK_P99_MS:.0f} ms", r["ack_p99_ms"] <= ACK_P99_MS)
-        )
-    tops = result.get("day", {}).get("topologies", {})
-    for store in ("sqlite", "redis"):
-        now, then = tops.get(store), tops.get(f"{store}-before")
-        if now and then:
-            ok = now["generated_share"] >= then["generated_share"]
-            out.append((f"day, {store}: generated share not lower than before's", ok))
-    return out
-
-
-def render(result: dict[str, Any], args: argparse.Namespace, command_line: str) -> str:
-    labels = {
-        "after": f"bot at {args.after_label}",
-        "before": f"bot at {args.before_label}",
-        "naive": "naive bot",
-    }
-    lines = [
-        f"### Run {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
-        "",
-        f"`{command_line}` on {machine()}; {result['wall_s']:.0f} s in all.",
-        "",
-    ]
-    if "burst" in result:
-        lines += [
-            f"**Burst**: {args.burst} distinct `/gdocs` questions at once, answer_query "
-            f"{args.latency:g} s, get_documents {args.doc_latency:g} s; {args.rounds} round(s), "
-            "the processes taking turns; the bots on the default SQLite store.",
-            "",
-            *burst_table(result["burst"], labels),
-            "",
-        ]
-    if "steady" in result:
-        lines += [
-            f"**Steady load**: {args.rate:g} questions a second for {args.seconds:g} s, every "
-            f"other one a repeat of a question asked ≥ {args.repeat_after:g} s before, one in four "
-            f"a mention; answer_query {args.latency:g} s.",
-            "",
-            *steady_table(result["steady"]),
-            "",
-        ]
-    if "day" in result:
-        lines += [
-            f"**The team's day** ({result['day']['stream']['questions']} questions, 10 answer_query "
-            "a minute and 50 a day at the fake server, side by side; the full table is the day "
-            "section below):",
-            "",
-            *day_table(result["day"]),
-            "",
-        ]
-    lines += ["| target | met |", "|---|---|"]
-    lines += [f"| {name} | {'yes' if ok else '**no**'} |" for name, ok in verdicts(result)]
-    return "\n".join(lines) + "\n"
-
-
-# --- the run ---------------------------------------------------------------------------
-
-
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.monotonic()
     trees = [(args.after_label, args.after)]
@@ -499,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     args.parts = {p.strip() for p in args.parts.split(",") if p.strip()}
     args.after = args.after.resolve()
     args.after_label = _commit_of(args.after) + (" (this tree)" if args.after == ROOT else "")
+    args.before_label = None
     if args.before is not None:
         args.before = args.before.resolve()
         args.before_label = _commit_of(args.before)

@@ -3,32 +3,24 @@
 In process (rendering is pure): a typical documentation page (bench/render_corpus.py) and
 every pathological input of the render tests' corpus, each through `markdown_to_blocks` (one
 conversion), `document_page_spans` (cutting a document into pages, which renders each page
-to measure it) and `render_answer`; throughput in MB/s, best of `--render-repeats`. Then the
-former regex renderer (tests/render_inline_oracle.py) side by side with the scanner on runs
-of backticks and `![`: the before/after of issue 26, measured in the same run.
+to measure it) and `render_answer`; throughput in MB/s, best of `--render-repeats`.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from bench.render_corpus import corpus, typical_page
 from bench.results_file import update_results
 from bot.models import Answer, Document
-from bot.render import document_page_spans, inline_mrkdwn, markdown_to_blocks, render_answer
+from bot.render import document_page_spans, markdown_to_blocks, render_answer
 
 URI = "https://docs.cloud.google.com/storage/docs/creating-buckets"
 NAME = "documents/docs.cloud.google.com/storage/docs/creating-buckets"
-#: runs given to both renderers; the former is cubic in a backtick run, so it is only run up
-#: to 1,000 backticks (issue 26 measured 4,000 at more than 20 s)
-RUNS = [("backticks", "`", n) for n in (100, 200, 400, 600, 1000, 4000, 20_000, 100_000)]
-RUNS += [("`![`", "![", n) for n in (1000, 3000, 30_000)]
 
 
 def _best(work: Callable[[], object], repeats: int) -> float:
@@ -57,21 +49,6 @@ def _row(name: str, text: str, repeats: int) -> dict[str, Any]:
     }
 
 
-def _before_after(repeats: int) -> list[dict[str, Any]]:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests import render_inline_oracle as former
-
-    inputs = [(f"{name} × {count:,}", text * count) for name, text, count in RUNS]
-    inputs.append(("a typical page (54 kB) as one inline text", typical_page()))
-    rows = []
-    for label, text in inputs:
-        too_slow = text.startswith("`") and len(text) > 1000  # cubic: minutes
-        before = None if too_slow else _best(lambda text=text: former.inline_mrkdwn(text), 1)  # type: ignore[misc]
-        after = _best(lambda text=text: inline_mrkdwn(text), repeats)  # type: ignore[misc]
-        rows.append({"input": label, "before": before, "after": after})
-    return rows
-
-
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     repeats = args.render_repeats
     cases = {"typical page": typical_page(10 if args.smoke else 60)}
@@ -80,13 +57,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         pathological = {k: v[:5000] for k, v in list(pathological.items())[:4]}
     cases |= pathological
     rows = [_row(name, text, repeats) for name, text in cases.items()]
-    return {"rows": rows, "before_after": [] if args.smoke else _before_after(repeats)}
-
-
-def _ms(seconds: float | None) -> str:
-    if seconds is None:
-        return "not run"
-    return f"{seconds * 1000:,.2f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+    return {"rows": rows}
 
 
 def render_report(results: dict[str, Any], argv: list[str], machine: str) -> str:
@@ -119,18 +90,6 @@ def render_report(results: dict[str, Any], argv: list[str], machine: str) -> str
             f"| {r['case']} | {r['kb']:,.0f} | {r['convert_mbs']:.2f} | {r['pages_mbs']:.2f} "
             f"| {r['answer_ms']:,.1f} |"
         )
-    if results["before_after"]:
-        lines += [
-            "",
-            "Before/after issue 26, side by side in this run: `inline_mrkdwn` of one run, the "
-            "former regex renderer (tests/render_inline_oracle.py) against the scanner.",
-            "",
-            "| input | before (regex) | after (scanner) | ratio |",
-            "| --- | ---: | ---: | ---: |",
-        ]
-        for r in results["before_after"]:
-            ratio = f"{r['before'] / r['after']:,.1f} ×" if r["before"] and r["after"] else "—"
-            lines.append(f"| {r['input']} | {_ms(r['before'])} | {_ms(r['after'])} | {ratio} |")
     return "\n".join(lines) + "\n"
 
 

@@ -21,7 +21,7 @@ from bot.report.aggregate import (
     topic_of,
     without_people,
 )
-from bot.report.model import Report, WeekSummary, week_summary
+from bot.report.model import WeekSummary, week_summary
 from bot.report.render import render_json, render_md, report_object
 from bot.report.render_html import render_html
 from bot.report.tally import DailyTally, answered_counts, classify
@@ -30,7 +30,6 @@ __all__ = [
     "MAX_WINDOW_DAYS",
     "Collected",
     "DailyTally",
-    "Report",
     "WeekSummary",
     "Window",
     "aggregate",

@@ -180,14 +180,11 @@ def _cards(report: Report) -> str:
         ("reused answers", sum(t.reuse.values())),
         ("channels", report.channels),
     ]
-    return (
-        '<div class="cards">'
-        + "".join(
-            f'<div class="card"><b>{_e(v)}</b><span class="muted">{_e(k)}</span></div>'
-            for k, v in cards
-        )
-        + "</div>"
+    shown = "".join(
+        f'<div class="card"><b>{_e(v)}</b><span class="muted">{_e(k)}</span></div>'
+        for k, v in cards
     )
+    return f'<div class="cards">{shown}</div>'
 
 
 def _quota_legend(limit: int) -> list[tuple[str, str]]:

@@ -115,6 +115,7 @@ from bot.render._notices import render_quota_unknown as render_quota_unknown
 from bot.render._notices import render_quota_waiting as render_quota_waiting
 from bot.render._notices import render_rate_limited as render_rate_limited
 from bot.render._notices import render_restarting as render_restarting
+from bot.render._notices import render_shortcut_refused as render_shortcut_refused
 from bot.render._notices import render_stale_button as render_stale_button
 from bot.render._notices import status_detail as status_detail
 from bot.render._notices import with_not_in_channel_hint as with_not_in_channel_hint

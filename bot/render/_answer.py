@@ -28,31 +28,24 @@ from bot.render._text import (
     escape_truncated,
     link,
     mention,
+    safe_command,
     section,
 )
 from bot.text import one_line
 
-#: a question echoed back is cut to this many characters
-QUESTION_CHARS = 300
-#: a search hit's snippet is cut to this many characters (at a word)
-SNIPPET_CHARS = 300
-#: a source's or hit's title is shown cut to this many characters (escaped, it still fits
-#: a section), and read no further than TITLE_SOURCE_CHARS
-TITLE_CHARS = 300
-TITLE_SOURCE_CHARS = 2000
+#: questions, snippets and titles are shown cut to this many characters
+_SHOWN_CHARS = 300
+#: a title is read no further than this
+_TITLE_SOURCE_CHARS = 2000
 #: an answer's Markdown beyond this is cut before it is converted: a message shows at most
-#: MAX_MESSAGE_CHARS, and converting keeps the text (markup that disappears, such as HTML
-#: comments, is rarely two thirds of an answer)
-ANSWER_SOURCE_CHARS = 3 * MAX_MESSAGE_CHARS
-# `_COMMAND_RE` is anchored and bounded (32 characters); `_LINE_MARKS_RE` is anchored at
-# a line's start and reads runs of disjoint classes once: both linear.
-_COMMAND_RE = re.compile(r"^/[a-z0-9_-]{1,31}$")
+#: MAX_MESSAGE_CHARS, and markup that disappears is rarely two thirds of an answer
+_ANSWER_SOURCE_CHARS = 3 * MAX_MESSAGE_CHARS
+# linear: anchored at a line's start, runs of disjoint classes
 _LINE_MARKS_RE = re.compile(r"^\s*(?:#{1,6}\s+|>\s?|[-*+]\s+(?:\[[ xX]\]\s+)?|\|)")
 _HINTS: dict[ErrorCode, str] = {
     ErrorCode.TIMEOUT: "The documentation service is slow right now; try again in a minute.",
     ErrorCode.UNAVAILABLE: "The documentation service is unavailable; try again in a minute.",
-    # generated answers fall back to search on their own; a quota error that reaches a user is
-    # the per-minute search or retrieval quota
+    # answers fall back to search on their own: this is the search or retrieval quota
     ErrorCode.QUOTA: "Google's request quota is used up for now; try again in a minute.",
     ErrorCode.AUTH: "An admin needs to fix the bot's configuration.",
     ErrorCode.CONFIG: "An admin needs to fix the bot's configuration.",
@@ -64,18 +57,16 @@ _HINTS: dict[ErrorCode, str] = {
 def _plain_summary(markdown: str, limit: int) -> str:
     """A short, plain, escaped one-line summary of some Markdown (fences, heading and quote
     marks dropped), at most `limit` characters."""
-    lines = []
-    # only the start is shown: a few times the limit is plenty to read it from
-    for line in cut_source(markdown, max(20 * limit, 4000))[0].splitlines():
-        if FENCE_OPEN_RE.match(line):
-            continue
-        lines.append(_LINE_MARKS_RE.sub("", line))
+    start = cut_source(markdown, max(20 * limit, 4000))[0]  # plenty to read the start from
+    lines = [
+        _LINE_MARKS_RE.sub("", line) for line in start.splitlines() if not FENCE_OPEN_RE.match(line)
+    ]
     return escape_truncated(one_line(plain_text("\n".join(lines))), limit, at_word=True)
 
 
 def _asked(asker: str | None, question: str | None, about: str | None = None) -> str | None:
     who = mention(asker) if asker else ""
-    shown = escape_truncated(one_line(question), QUESTION_CHARS, at_word=True) if question else ""
+    shown = escape_truncated(one_line(question), _SHOWN_CHARS, at_word=True) if question else ""
     author = mention(about) if about else ""
     if who and shown and author:  # the message shortcut: someone's message asked about
         whose = "their own" if about == asker else f"{author}'s"
@@ -90,10 +81,8 @@ def _asked(asker: str | None, question: str | None, about: str | None = None) ->
 def _sources(answer: Answer) -> Block | None:
     lines: list[str] = []
     for index, ref in enumerate(answer.references, start=1):
-        title = one_line(
-            plain_text(ref.title[:TITLE_SOURCE_CHARS]), TITLE_CHARS
-        )  # empty: link() shows the address
-        line = f"{index}. {link(ref.uri, title)}"
+        title = one_line(plain_text(ref.title[:_TITLE_SOURCE_CHARS]), _SHOWN_CHARS)
+        line = f"{index}. {link(ref.uri, title)}"  # no title: link() shows the address
         if len("\n".join(["*Sources*", *lines, line])) > SECTION_CHARS - 40:
             lines.append(f"…and {len(answer.references) - index + 1} more")
             break
@@ -102,9 +91,9 @@ def _sources(answer: Answer) -> Block | None:
 
 
 def _hit_block(hit: SearchHit) -> Block:
-    title = one_line(plain_text(hit.title[:TITLE_SOURCE_CHARS]), TITLE_CHARS)
+    title = one_line(plain_text(hit.title[:_TITLE_SOURCE_CHARS]), _SHOWN_CHARS)
     head = f"*{link(hit.uri, title) or 'Untitled page'}*"
-    snippet = _plain_summary(hit.snippet, SNIPPET_CHARS)
+    snippet = _plain_summary(hit.snippet, _SHOWN_CHARS)
     text = f"{head}\n{snippet}" if snippet else head
     return section(text if len(text) <= SECTION_CHARS else head)
 
@@ -112,17 +101,15 @@ def _hit_block(hit: SearchHit) -> Block:
 def _fit(
     body: list[Block], budget_chars: int, budget_blocks: int, what: str, left_out: int = 0
 ) -> list[Block]:
-    """All of `body` if it fits, else as many leading blocks as fit and a note saying how
-    much was left out (answers and result lists may be shortened; documents never are).
-    `left_out`: source characters cut before conversion (the note counts them too)."""
+    """All of `body` if it fits, else the leading blocks that fit and a note saying how much
+    was left out (`left_out`: source characters cut before conversion)."""
     if not left_out and len(body) <= budget_blocks and blocks_chars(body) <= budget_chars:
         return body
-    note_room = 120
     shown: list[Block] = []
     used = 0
     for block in body:
-        size = blocks_chars([block])
-        if len(shown) + 2 > budget_blocks or used + size > budget_chars - note_room:
+        size = blocks_chars(block)
+        if len(shown) + 2 > budget_blocks or used + size > budget_chars - 120:
             break
         shown.append(block)
         used += size
@@ -136,8 +123,8 @@ def _fit(
 
 
 class AnswerParts(NamedTuple):
-    """An answer message in its three parts: the head (who asked, the fallback note), the
-    body (the answer or the hits, fitted) and the tail (sources, buttons, feedback)."""
+    """The head (who asked, the fallback note), the body (the answer or the hits, fitted)
+    and the tail (sources, buttons, feedback)."""
 
     text: str
     head: list[Block]
@@ -155,11 +142,9 @@ def render_answer(
     feedback_id: str | None = None,
     about: str | None = None,
 ) -> Message:
-    """An answer or search results as a message: who asked what (when given; with `about`,
-    the author of the message asked about, "@ana asked about @ben's message"), the answer or
-    hits, numbered sources, a note (e.g. the quota fallback: when answers come back, in the
-    reader's time zone `tz` as of `now`), "Show full doc" buttons, and with `feedback_id`
-    (an answer id) the 👍 / 👎 feedback buttons last."""
+    """An answer or search results as a message: who asked (`about`: the author of the
+    message asked about), a fallback note (times in `tz` as of `now`), the answer or hits,
+    sources, "Show full doc" buttons, and with `feedback_id` the feedback buttons."""
     parts = answer_parts(
         answer,
         asker=asker,
@@ -185,15 +170,11 @@ def answer_parts(
     """`render_answer`'s message, in parts (a streamed answer sends its body as text)."""
     if asker and question is None:
         question = answer.query
-    head: list[Block] = []
     asked = _asked(asker, question, about)
-    if asked:
-        head.append(section(asked))
-    note = ""
+    head = [section(asked)] if asked else []
     if answer.fallback:
         note = escape_truncated(one_line(fallback_note(answer.fallback, tz=tz, now=now)), 600)
-    if note:
-        head.append(context(note))
+        head += [context(note)] if note else []
     tail: list[Block] = []
     summary = summary_line(answer.verification) if answer.kind == "answer" else None
     if summary:  # in the fixed part: the answer may be shortened, never its summary
@@ -216,7 +197,7 @@ def answer_parts(
     budget_blocks = MAX_BLOCKS - len(head) - len(tail)
     left_out = 0
     if answer.kind == "answer":
-        source, left_out = cut_source(answer.text, ANSWER_SOURCE_CHARS)
+        source, left_out = cut_source(answer.text, _ANSWER_SOURCE_CHARS)
         body = _answer_blocks(answer, source) or [section(_no_answer(answer))]
         what = "answer"
     else:
@@ -227,8 +208,8 @@ def answer_parts(
 
 
 def _answer_blocks(answer: Answer, source: str) -> list[Block]:
-    """The answer's Markdown (`source`: its text, cut before conversion) as blocks, each
-    checked code block followed by its marks (anchors past the cut have no block)."""
+    """`source` (the answer's text, cut) as blocks, each checked code block followed by its
+    marks."""
     groups = marks_by_anchor(answer.verification)
     if not groups:
         return markdown_to_blocks(source)
@@ -258,8 +239,7 @@ def _fallback_text(answer: Answer, question: str | None) -> str:
 
 
 def render_help(command: str = "/gdocs") -> Message:
-    """How to use the bot: the slash command's forms, mentions and DMs."""
-    cmd = command if _COMMAND_RE.match(command) else "/gdocs"
+    cmd = safe_command(command)
     usage = "\n".join(
         [
             "*Ask Google's developer documentation*",
@@ -284,7 +264,7 @@ def render_help(command: str = "/gdocs") -> Message:
 
 
 def render_error(error: GdocsError) -> Message:
-    """A short, specific message from the error's sentence (bot.render.errors) and a hint."""
+    """The error's sentence and a hint."""
     shown = escape_truncated(one_line(error_sentence(error)), 500) or "Something went wrong."
     hint = _HINTS.get(error.code) if error.code != ErrorCode.INVALID_INPUT else None
     mrkdwn = f":warning: {shown}" + (f"\n{hint}" if hint else "")
@@ -292,8 +272,7 @@ def render_error(error: GdocsError) -> Message:
 
 
 def render_progress(question: str | None = None) -> Message:
-    """A placeholder shown while the answer is on its way."""
     blocks: list[Block] = [section(":hourglass_flowing_sand: Looking that up…")]
     if question:
-        blocks.append(context(f"“{escape_truncated(one_line(question), QUESTION_CHARS)}”"))
+        blocks.append(context(f"“{escape_truncated(one_line(question), _SHOWN_CHARS)}”"))
     return {"text": "Looking that up…", "blocks": blocks}

@@ -1,49 +1,40 @@
-"""Block-level Markdown (headings, lists, fences, quotes, tables, rules) to parts."""
+"""Block-level Markdown (headings, lists, fences, quotes, tables, rules) to parts.
+
+A small line-oriented reader for the Markdown Google's servers return, not CommonMark: it
+aims at good-looking Slack output, and at never letting input become live Slack markup.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Literal
 
 from bot.render._inline import inline_mrkdwn, plain_text
 from bot.render._text import escape
 
 #: Slack ends a code block at any ``` run; a zero-width space keeps one inside the block
-#: (one greedy class: linear)
 _FENCE_RUN_RE = re.compile(r"`{3,}")
 DIVIDER_TEXT = "───"
 
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    """One rendered block of a document.
-
-    `text` lines are finished mrkdwn; `code` lines are escaped text for a ``` block;
-    a `divider` has no lines. A `tight` part (a heading) is followed by the next part on
-    the very next line instead of after a blank line.
-    """
+    """`text` lines are finished mrkdwn, `code` lines escaped text for a ``` block; a
+    `tight` part (a heading) is followed by the next part without a blank line."""
 
     kind: Literal["text", "code", "divider"]
     lines: tuple[str, ...] = ()
     tight: bool = False
 
 
-def break_fence_runs(line: str) -> str:
-    """A line that cannot open or close a Slack code block."""
-    return _FENCE_RUN_RE.sub(lambda m: "\u200b".join(m.group()), line)
-
-
-def text_part(lines: list[str], *, tight: bool = False) -> Part:
-    return Part("text", tuple(break_fence_runs(line) for line in lines), tight)
-
-
-def code_part(lines: list[str]) -> Part:
-    return Part("code", tuple(break_fence_runs(line) for line in lines))
+def text_part(lines: list[str], *, tight: bool = False, code: bool = False) -> Part:
+    broken = tuple(_FENCE_RUN_RE.sub(lambda m: "\u200b".join(m.group()), line) for line in lines)
+    return Part("code" if code else "text", broken, tight)
 
 
 def part_text(part: Part) -> str:
-    """A part as mrkdwn on its own."""
     if part.kind == "divider":
         return DIVIDER_TEXT
     if part.kind == "code":
@@ -53,41 +44,23 @@ def part_text(part: Part) -> str:
 
 def join_parts(parts: list[Part]) -> str:
     """Parts as one mrkdwn string: a blank line between parts, none after a heading."""
-    out: list[str] = []
-    tight = False
-    for part in parts:
-        if out:
-            out.append("\n" if tight else "\n\n")
-        out.append(part_text(part))
-        tight = part.tight
-    return "".join(out)
+    out = part_text(parts[0]) if parts else ""
+    for before, part in pairwise(parts):
+        out += ("\n" if before.tight else "\n\n") + part_text(part)
+    return out
 
 
-#: anchored, runs of disjoint classes (blanks, `:`, `-`): linear in the cell
 _DELIMITER_CELL_RE = re.compile(r"^\s*:?-+:?\s*$")
 #: widest grid shown as a code block; wider tables wrap badly on phones, so become a list
 MAX_GRID_WIDTH = 72
+_CELL_SPLIT_RE = re.compile(r"(?<!\\)\|")
 
 
 def split_row(line: str) -> list[str]:
     """The cells of a pipe-table row; `\\|` is a pipe inside a cell (as in GFM, a pipe in
-    `code` still separates cells). Nothing but the outer pipes is dropped."""
-    cells: list[str] = []
-    current: list[str] = []
+    `code` still separates cells)."""
     text = line.strip()
-    i = 0
-    while i < len(text):
-        if text.startswith("\\|", i):
-            current.append("|")
-            i += 2
-            continue
-        if text[i] == "|":
-            cells.append("".join(current))
-            current = []
-        else:
-            current.append(text[i])
-        i += 1
-    cells.append("".join(current))
+    cells = [cell.replace("\\|", "|") for cell in _CELL_SPLIT_RE.split(text)]
     if text.startswith("|"):
         cells = cells[1:]  # the empty text before the leading pipe
     if len(cells) > 1 and text.endswith("|") and not text.endswith("\\|"):
@@ -118,7 +91,7 @@ def table_part(header: list[str], rows: list[list[str]], base_url: str | None) -
             widths[index] = max(widths[index], len(cell))
     grid_width = sum(widths) + 3 * (columns - 1)
     if grid_width <= MAX_GRID_WIDTH:
-        return code_part(_grid(plain_header, plain_rows, widths))
+        return text_part(_grid(plain_header, plain_rows, widths), code=True)
     return text_part(_row_list(header, rows, base_url))
 
 
@@ -150,15 +123,10 @@ def _row_list(header: list[str], rows: list[list[str]], base_url: str | None) ->
     return lines
 
 
-# Every pattern here is matched at the start of one line and is linear in it: runs of one
-# class (`#`, `>`, `-`, blanks) are separated by characters outside it, so backtracking gives
-# each character back once; the fence's lookahead reads the rest of the line once. The two
-# that were not (a heading's lazy text, and its closing marks searched from every position)
-# are `ATX_RE`'s `(?:.*[^ \t])?` and `strip_heading_tail` now.
+# Each pattern is matched at the start of one line and is linear in it: runs of one class
+# are separated by characters outside it, so backtracking gives each character back once.
 FENCE_OPEN_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}(?=[^`]*$)|~{3,})(?P<info>.*)$")
-#: the heading's text ends at its last non-blank character: `(?:.*[^ \t])?` finds it by giving
-#: back the trailing blanks once (a lazy `.*?` before `[ \t]*$` re-reads a run of blanks
-#: from each of its positions: quadratic in a line with a long blank run)
+#: `(?:.*[^ \t])?`, not a lazy `.*?` before `[ \t]*$`: that re-reads a blank run (quadratic)
 ATX_RE = re.compile(r"^ {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<text>(?:.*[^ \t\n])?))?[ \t]*$")
 HR_RE = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _SETEXT_RE = re.compile(r"^ {0,3}(?P<level>=+|-+)[ \t]*$")
@@ -178,8 +146,7 @@ def closes_fence(line: str, fence: str) -> bool:
 
 def strip_heading_tail(text: str) -> str:
     """`text` without a closing `#` run (`## Title ##`) or a trailing `{: #id}` / `{.class}`
-    attribute. Read from the end, once (a regex searched from every position re-reads each
-    run of blanks from each of its positions)."""
+    attribute, read from the end once (a regex would re-read blank runs: quadratic)."""
     body = text.rstrip(" \t")
     if body.endswith("#"):
         core = body.rstrip("#")
@@ -194,13 +161,11 @@ def strip_heading_tail(text: str) -> str:
     return text
 
 
-def normalize_newlines(markdown: str) -> str:
-    return markdown.replace("\r\n", "\n").replace("\r", "\n")
-
-
 def to_parts(markdown: str, base_url: str | None = None, *, _depth: int = 0) -> list[Part]:
     """Markdown to parts; nothing in the input is dropped except markup and HTML comments."""
-    return _Reader(normalize_newlines(markdown).split("\n"), base_url, _depth).read()
+    return _Reader(
+        markdown.replace("\r\n", "\n").replace("\r", "\n").split("\n"), base_url, _depth
+    ).read()
 
 
 def _indent_width(text: str) -> int:
@@ -324,7 +289,7 @@ class _Reader:
         while body and not body[-1].strip():
             body.pop()
         if any(line.strip() for line in body):
-            self.parts.append(code_part(body))
+            self.parts.append(text_part(body, code=True))
         self.after_item = False  # a fence inside a list item keeps the list's nesting
         return i + 1
 

@@ -1,4 +1,9 @@
-"""Short notices, and every sentence a user reads about an error."""
+"""Short notices, and every sentence a user reads about an error.
+
+An error from a presenter with its own finished sentence (`GdocsError.message`) is shown as
+it is; otherwise the sentence is written here from the error's reason and facts (already
+redacted, one line, bounded when the error is made).
+"""
 
 from __future__ import annotations
 
@@ -144,8 +149,8 @@ _FALLBACK_NOTES = {
 
 
 def fallback_note(fallback: Fallback, *, tz: str | None = None, now: datetime | None = None) -> str:
-    """Why a result is not what was asked for, and for a quota when generated answers come
-    back (in the reader's time zone `tz`, an IANA name; Pacific when unknown). Unescaped."""
+    """Why a result is not what was asked for (unescaped); for a quota, when generated
+    answers come back in the reader's time zone `tz`."""
     if fallback.reason == "answer_quota" and fallback.limit and fallback.until and now:
         size = fallback.limit_value or 0
         return render_quota_note(
@@ -161,7 +166,6 @@ def fallback_note(fallback: Fallback, *, tz: str | None = None, now: datetime | 
 
 
 def render_quota_waiting(seconds: float, *, per_minute: int) -> Message:
-    """Progress while the answer waits for a per-minute slot."""
     return text_message(render_quota_wait(seconds, per_minute=per_minute))
 
 
@@ -188,7 +192,6 @@ def render_stale_button() -> Message:
 
 
 def render_fetching() -> Message:
-    """A click's progress (shown as a reaction on the clicked message)."""
     return text_message("Fetching the document…")
 
 
@@ -210,23 +213,30 @@ def render_rate_limited(limit: int, retry_after: float) -> Message:
 RESTART_NOTE = "Sorry for the delay — I had to restart."
 
 
+def _headed(msg: Message, note: str, joint: str) -> Message:
+    blocks = list(msg.get("blocks") or [])
+    blocks = [context(note), *blocks[: MAX_BLOCKS - 1]] if blocks else []
+    return {"text": f"{note}{joint}{msg['text']}", "blocks": blocks}
+
+
 def with_restart_note(msg: Message) -> Message:
     """`msg` for work finished after a restart, opening with a short apology."""
-    blocks = list(msg.get("blocks") or [])
-    if blocks:
-        blocks = [context(RESTART_NOTE), *blocks[: MAX_BLOCKS - 1]]
-    return {"text": f"{RESTART_NOTE} {msg['text']}", "blocks": blocks}
+    return _headed(msg, RESTART_NOTE, " ")
 
 
 def render_not_in_channel_hint() -> str:
-    """What to tell a user (ephemerally) when the bot may not post in their channel."""
     return "I can't post in this channel — invite me with `/invite @gdocs` to share answers here."
 
 
 def with_not_in_channel_hint(msg: Message) -> Message:
-    """`msg` preceded by the "invite the bot" hint (for an answer shown only to the asker)."""
-    hint = render_not_in_channel_hint()
-    blocks = list(msg.get("blocks") or [])
-    if blocks:
-        blocks = [context(hint), *blocks[: MAX_BLOCKS - 1]]
-    return {"text": f"{hint}\n{msg['text']}", "blocks": blocks}
+    """`msg` (an answer shown only to the asker) preceded by the "invite the bot" hint."""
+    return _headed(msg, render_not_in_channel_hint(), "\n")
+
+
+def render_shortcut_refused(*, has_text: bool) -> Message:
+    """The message shortcut on one of the bot's own answers, or on a message without text."""
+    if has_text:
+        return text_message(
+            "That is one of my own answers: to ask more, reply in its thread (or mention me there)."
+        )
+    return text_message("That message has no text I could ask Google's docs about.")

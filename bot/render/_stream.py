@@ -1,4 +1,6 @@
-"""What a streamed answer says: task titles, outputs, sources and inert Markdown."""
+"""What a streamed answer says: the task timeline's titles, outputs and sources, and the
+answer's Markdown made inert (`&`, `<`, `>` escaped, no link label naming another host) and
+cut to Slack's per-call limit. Task titles and outputs are one line, ≤ 256 characters."""
 
 from __future__ import annotations
 
@@ -25,8 +27,6 @@ from bot.text import one_line
 MAX_APPEND_CHARS = 12_000
 #: Slack's guidance for task titles, details and outputs
 MAX_TASK_CHARS = 256
-#: cited pages shown on one task (the Sources block at the end lists them all)
-MAX_TASK_SOURCES = 10
 STOPPED_TEXT = "_Stopped._"
 #: the step each route's upstream call shows
 _STEP_TITLES = {
@@ -41,22 +41,18 @@ _MD_LINK_RE = re.compile(
 
 
 def task_text(text: str, limit: int = MAX_TASK_CHARS) -> str:
-    """Untrusted or not, a task title or output as one escaped line within `limit`."""
     return escape_truncated(one_line(text), limit, at_word=True)
 
 
 def step_title(route_kind: str) -> str:
-    """The title of the step that asks Google for `route_kind` (answer, search, pay)."""
     return task_text(_STEP_TITLES.get(route_kind, _STEP_TITLES["search"]))
 
 
 def wait_title(seconds: float) -> str:
-    """The step shown while the quota ledger holds the question for a free minute slot."""
     return task_text(f"Waiting for a free answer slot (about {max(1, math.ceil(seconds))} s)")
 
 
 def fallback_title(fallback: Fallback) -> str | None:
-    """The step title of an answer that fell back to search (None: no fallback to show)."""
     if fallback.reason != "answer_quota":
         return None
     if fallback.limit == "minute":
@@ -67,7 +63,6 @@ def fallback_title(fallback: Fallback) -> str | None:
 
 
 def verify_title(commands: int) -> str:
-    """The verify step (issue 21): checking the answer's commands against its pages."""
     noun = "command" if commands == 1 else "commands"
     return task_text(f"Checking {commands} {noun} against the cited pages")
 
@@ -77,8 +72,7 @@ def verify_output(found: int, checked: int) -> str:
 
 
 def verify_summary(verification: Verification | None) -> str | None:
-    """The verify step's output: "2 of 3 found", "not checked", or None (not checked at
-    all: VERIFY_ANSWERS is off)."""
+    """ "2 of 3 found", "not checked…", or None (VERIFY_ANSWERS is off)."""
     if verification is None:
         return None
     if verification.status == "unchecked":
@@ -87,7 +81,7 @@ def verify_summary(verification: Verification | None) -> str | None:
 
 
 def task_sources(answer: Answer) -> list[dict[str, Any]]:
-    """The pages a step used, as `url` source elements (http(s) only, titles escaped)."""
+    """The pages a step used (at most 10), as `url` source elements, titles escaped."""
     if answer.kind == "answer":
         pages = [(ref.uri, ref.title) for ref in answer.references]
     else:
@@ -99,7 +93,7 @@ def task_sources(answer: Answer) -> list[dict[str, Any]]:
             continue
         label = task_text(title) if title.strip() else task_text(display_url(url))
         sources.append({"type": "url", "url": url, "text": label})
-        if len(sources) == MAX_TASK_SOURCES:
+        if len(sources) == 10:
             break
     return sources
 
@@ -112,14 +106,10 @@ def task_chunk(
     output: str | None = None,
     sources: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """One `task_update` chunk; `title` and `output` must come from the functions above."""
+    """One `task_update` chunk; `title` and `output` must come from `task_text`."""
     chunk: dict[str, Any] = {"type": "task_update", "id": task_id, "title": title}
-    chunk["status"] = status
-    if output:
-        chunk["output"] = output
-    if sources:
-        chunk["sources"] = sources
-    return chunk
+    chunk |= {"status": status} | ({"output": output} if output else {})
+    return chunk | ({"sources": sources} if sources else {})
 
 
 def _safe_link(match: re.Match[str]) -> str:
@@ -132,14 +122,12 @@ def _safe_link(match: re.Match[str]) -> str:
 
 
 def stream_markdown(markdown: str) -> str:
-    """An answer's Markdown, inert for Slack: links checked (http(s) only, no label naming
-    another host), then `&`, `<`, `>` escaped everywhere."""
     return escape(_MD_LINK_RE.sub(_safe_link, markdown)).strip()
 
 
 def split_markdown(text: str, limit: int = MAX_APPEND_CHARS) -> list[str]:
-    """`text` in pieces of at most `limit` characters, cut at a paragraph, else a line,
-    else a space, never inside an entity (`&amp;`) the escaping wrote."""
+    """`text` in pieces of at most `limit`, cut at a paragraph, else a line, else a space,
+    never inside an entity."""
     pieces: list[str] = []
     rest = text
     while len(rest) > limit:
@@ -163,24 +151,20 @@ def _cut_at(text: str, limit: int) -> int:
 
 @dataclass(frozen=True)
 class StreamedAnswer:
-    """An answer as a stream sends it: chunks to append (one call each: a piece of the
-    answer's Markdown, or the marks a checked command gets under it as a `blocks` chunk),
-    then the blocks chat.stopStream puts under them (Sources, Show full doc, feedback)."""
+    """Chunks to append (a piece of Markdown, or a checked command's marks as `blocks`),
+    then the blocks chat.stopStream puts under them (sources, buttons, feedback)."""
 
     chunks: tuple[dict[str, Any], ...]
     end: Message
 
     @property
     def markdown(self) -> str:
-        """All the Markdown streamed, joined."""
         return "".join(c["text"] for c in self.chunks if c["type"] == "markdown_text")
 
 
 def streamed_answer(answer: Answer, parts: AnswerParts) -> StreamedAnswer:
-    """`parts` (render_answer's) as a stream: who asked about what and a quota note first
-    (as today, above the answer), a generated answer's text streamed (each checked code
-    block followed by its marks), then the end's sources, buttons and feedback. Search
-    hits (which have no text) and "no answer found" are kept as blocks at the end."""
+    """`parts` (render_answer's) as a stream: the head first, a generated answer's text
+    streamed with its marks, then the tail; hits and "no answer" stay blocks at the end."""
     if answer.kind != "answer" or not answer.text.strip():
         whole = parts.head + parts.body + parts.tail
         return StreamedAnswer((), {"text": parts.text, "blocks": whole})

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 from bench.day_upstream import MARKER
+from bench.fakes import slack_args, slack_reply
 
 
 @dataclass(frozen=True)
@@ -79,25 +80,14 @@ class RecordingSlack:
         now = time.monotonic()
         method = request.match_info["method"]
         self.calls[method] += 1
-        if request.content_type == "application/json":
-            args = await request.json()
-        else:
-            args = dict(await request.post())
+        args = await slack_args(request)
         self._ts += 1
         ts = f"1700000000.{self._ts:06d}"
         if method in ("chat.postMessage", "chat.postEphemeral"):
             channel, thread = str(args.get("channel")), args.get("thread_ts")
             posted = _classify(now, json.dumps(args), method)
             self._to_question(channel, str(thread) if thread else None, posted)
-            return web.json_response({"ok": True, "channel": channel, "ts": ts, "message_ts": ts})
-        if method == "auth.test":
-            return web.json_response(
-                {"ok": True, "user_id": "UBOT", "bot_id": "BBOT", "team_id": "T1", "user": "gdocs"}
-            )
-        if method == "users.info":
-            user = {"id": args.get("user"), "locale": "en-US", "tz": "Europe/Rome"}
-            return web.json_response({"ok": True, "user": user})
-        return web.json_response({"ok": True, "ts": ts})
+        return slack_reply(method, args, ts)
 
     def _to_question(self, channel: str, thread: str | None, posted: Posted) -> None:
         here = [self.asked[i] for i in self.places.get((channel, thread), []) if i in self.asked]

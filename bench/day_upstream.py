@@ -16,7 +16,6 @@ from the posted message: that is how a posted answer is classified, and a wrong 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bench.fakes import McpServer, rpc, tool_result
 from bot.upstream import question_key
 from tests.fakes.quota import QuotaEnforcer
 
@@ -57,7 +57,7 @@ def run_clock(noon: datetime | None = None) -> Any:
 
 
 @dataclass
-class DayUpstream:
+class DayUpstream(McpServer):
     """Developer Knowledge tools with latency and the quota; records every call."""
 
     quota: QuotaEnforcer
@@ -79,11 +79,6 @@ class DayUpstream:
         # a key owned by one topic finds that topic for a query the bot rewrote in form
         self._by_key = {k: next(iter(v)) for k, v in owners.items() if len(v) == 1}
 
-    def app(self) -> web.Application:
-        app = web.Application()
-        app.router.add_post("/mcp", self._handle)
-        return app
-
     def topic_of(self, query: str) -> tuple[str, bool]:
         """(topic, whether a follow-up's thread question came with it)."""
         with_context = FOLLOW_UP_JOIN in query
@@ -95,29 +90,7 @@ class DayUpstream:
             return "unknown", with_context
         return topic, with_context
 
-    async def _handle(self, request: web.Request) -> web.Response:
-        msg = await request.json()
-        method = msg.get("method", "")
-        if "id" not in msg:  # a notification
-            return web.Response(status=202)
-        if method == "initialize":
-            info = {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "bench-day", "version": "1"},
-            }
-            return _rpc(msg, info)
-        if method == "tools/list":
-            names = ("search_documents", "get_documents", "answer_query")
-            return _rpc(
-                msg, {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in names]}
-            )
-        if method != "tools/call":
-            return web.json_response(
-                {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "no"}}
-            )
-        params = msg.get("params") or {}
-        tool, args = str(params.get("name", "")), params.get("arguments") or {}
+    async def call(self, msg: dict[str, Any], tool: str, args: dict[str, Any]) -> web.Response:
         if tool == "get_documents":
             return await self._documents(msg, list(args.get("names") or []))
         query = str(args.get("query") or args.get("userQuery") or "")
@@ -135,7 +108,7 @@ class DayUpstream:
                 "1. Open the console\n2. Click **Create**",
                 "references": [f"{base}/a", f"{base}/b"],
             }
-            return _tool_result(msg, answer)
+            return rpc(msg, tool_result(answer))
         await asyncio.sleep(self.search_latency)
         self._record(tool, topic, arrived, with_context=with_context)
         base = f"documents/docs.cloud.google.com/bench/{topic}"
@@ -147,7 +120,7 @@ class DayUpstream:
             },
             {"parent": f"{base}/b", "id": "c2", "content": f"SEARCHHIT-{topic} Pricing by class."},
         ]
-        return _tool_result(msg, {"results": hits})
+        return rpc(msg, tool_result({"results": hits}))
 
     async def _refuse(
         self, msg: dict[str, Any], refusal: Any, topic: str, arrived: float, with_context: bool
@@ -164,7 +137,7 @@ class DayUpstream:
             return web.json_response({"jsonrpc": "2.0", "id": msg["id"], "error": error})
         text = self.quota.message(refusal)
         result = {"content": [{"type": "text", "text": text}], "isError": True}
-        return _rpc(msg, result)
+        return rpc(msg, result)
 
     async def _documents(self, msg: dict[str, Any], names: list[str]) -> web.Response:
         arrived = time.monotonic()
@@ -181,7 +154,7 @@ class DayUpstream:
             }
             for n in names
         ]
-        return _tool_result(msg, {"documents": docs})
+        return rpc(msg, tool_result({"documents": docs}))
 
     def _record(
         self,
@@ -213,16 +186,3 @@ class DayUpstream:
                 lo += 1
             best = max(best, hi - lo + 1)
         return best
-
-
-def _rpc(msg: dict[str, Any], result: dict[str, Any]) -> web.Response:
-    return web.json_response({"jsonrpc": "2.0", "id": msg["id"], "result": result})
-
-
-def _tool_result(msg: dict[str, Any], structured: dict[str, Any]) -> web.Response:
-    result = {
-        "content": [{"type": "text", "text": json.dumps(structured)}],
-        "structuredContent": structured,
-        "isError": False,
-    }
-    return _rpc(msg, result)

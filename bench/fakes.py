@@ -22,18 +22,11 @@ from aiohttp import web
 
 _QUESTION_ID = re.compile(r"\bq(\d+)\b")
 MARKER = re.compile(r"(?:ANSWER|SEARCH)-\d+")
-_TOOLS = ("search_documents", "get_documents", "answer_query")
+TOOLS = ("search_documents", "get_documents", "answer_query")
 
 
-@dataclass
-class FakeUpstream:
-    """Developer Knowledge tools with latency; counts calls per tool."""
-
-    latency: float = 1.0
-    doc_latency: float = 0.1
-    calls: Counter[str] = field(default_factory=Counter)
-    in_flight: int = 0
-    max_in_flight: int = 0
+class McpServer:
+    """A stateless MCP Streamable-HTTP server answering in JSON; `call` answers tools/call."""
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -46,29 +39,37 @@ class FakeUpstream:
         if "id" not in msg:  # a notification
             return web.Response(status=202)
         if method == "initialize":
-            version = (msg.get("params") or {}).get("protocolVersion") or "2025-11-25"
             info = {
-                "protocolVersion": version,
+                "protocolVersion": "2025-11-25",
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": "bench", "version": "1"},
             }
-            return _rpc(msg, info)
+            return rpc(msg, info)
         if method == "tools/list":
-            return _rpc(
-                msg, {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in _TOOLS]}
+            return rpc(
+                msg, {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in TOOLS]}
             )
         if method != "tools/call":
             error = {"code": -32601, "message": "no"}
             return web.json_response({"jsonrpc": "2.0", "id": msg["id"], "error": error})
         params = msg.get("params") or {}
-        tool = str(params.get("name", ""))
+        return await self.call(msg, str(params.get("name", "")), params.get("arguments") or {})
+
+    async def call(self, msg: dict[str, Any], tool: str, args: dict[str, Any]) -> web.Response:
+        raise NotImplementedError
+
+
+@dataclass
+class FakeUpstream(McpServer):
+    """Developer Knowledge tools with latency; counts calls per tool."""
+
+    latency: float = 1.0
+    doc_latency: float = 0.1
+    calls: Counter[str] = field(default_factory=Counter)
+
+    async def call(self, msg: dict[str, Any], tool: str, args: dict[str, Any]) -> web.Response:
         self.calls[tool] += 1
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        try:
-            return _rpc(msg, _tool_result(await self._tool(tool, params.get("arguments") or {})))
-        finally:
-            self.in_flight -= 1
+        return rpc(msg, tool_result(await self._tool(tool, args)))
 
     async def _tool(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         if tool == "get_documents":
@@ -101,7 +102,7 @@ class FakeUpstream:
         return {"results": hits}
 
 
-def _tool_result(structured: dict[str, Any]) -> dict[str, Any]:
+def tool_result(structured: dict[str, Any]) -> dict[str, Any]:
     return {
         "content": [{"type": "text", "text": json.dumps(structured)}],
         "structuredContent": structured,
@@ -109,7 +110,7 @@ def _tool_result(structured: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _rpc(msg: dict[str, Any], result: dict[str, Any]) -> web.Response:
+def rpc(msg: dict[str, Any], result: dict[str, Any]) -> web.Response:
     return web.json_response({"jsonrpc": "2.0", "id": msg["id"], "result": result})
 
 
@@ -120,8 +121,6 @@ class FakeSlack:
     first version of each arrived (time.monotonic())."""
 
     answers: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(dict))
-    #: answer-carrying posts and updates, all of them
-    writes: int = 0
     calls: Counter[str] = field(default_factory=Counter)
     #: set when every channel in `expect` has an answer
     answered: asyncio.Event = field(default_factory=asyncio.Event)
@@ -144,7 +143,6 @@ class FakeSlack:
         """An answer arrived in `channel` (message `message`) if `text` carries a marker."""
         if MARKER.search(text) is None:
             return
-        self.writes += 1
         self.answers[channel].setdefault(message, at)
         self.waiting.discard(channel)
         if not self.waiting:
@@ -154,7 +152,7 @@ class FakeSlack:
         now = time.monotonic()
         self.calls["response_url"] += 1
         text = await request.text()
-        replaces = '"replace_original": true' in text.replace('":true', '": true')
+        replaces = text.startswith("{") and json.loads(text).get("replace_original") is True
         message = "original" if replaces else f"response-{self.calls['response_url']}"
         self.record(request.match_info["channel"], message, text, now)
         return web.Response(text="ok")
@@ -163,22 +161,29 @@ class FakeSlack:
         now = time.monotonic()
         method = request.match_info["method"]
         self.calls[method] += 1
-        if request.content_type == "application/json":
-            args = await request.json()
-        else:
-            args = dict(await request.post())
+        args = await slack_args(request)
         self._ts += 1
         ts = f"1700000000.{self._ts:06d}"
-        channel = str(args.get("channel", ""))
         if method in ("chat.postMessage", "chat.update", "chat.postEphemeral"):
-            self.record(channel, str(args.get("ts", ts)), json.dumps(args), now)
-            return web.json_response({"ok": True, "channel": channel, "ts": ts, "message_ts": ts})
-        if method == "auth.test":
-            return web.json_response(
-                {"ok": True, "user_id": "UBOT", "bot_id": "BBOT", "team_id": "T1", "user": "gdocs"}
-            )
-        if method == "users.info":
-            return web.json_response(
-                {"ok": True, "user": {"id": args.get("user"), "locale": "en-US"}}
-            )
-        return web.json_response({"ok": True, "channel": channel, "ts": ts})
+            self.record(str(args.get("channel")), str(args.get("ts", ts)), json.dumps(args), now)
+        return slack_reply(method, args, ts)
+
+
+async def slack_args(request: web.Request) -> dict[str, Any]:
+    """A Web API call's arguments, JSON or form."""
+    if request.content_type == "application/json":
+        return dict(await request.json())
+    return dict(await request.post())
+
+
+def slack_reply(method: str, args: dict[str, Any], ts: str) -> web.Response:
+    """Slack's answer: auth.test and users.info for the bench's workspace, any other method
+    ok (with `ts` as the message's, for a post)."""
+    if method == "auth.test":
+        bot = {"user_id": "UBOT", "bot_id": "BBOT", "team_id": "T1", "user": "gdocs"}
+        return web.json_response({"ok": True, **bot})
+    if method == "users.info":
+        user = {"id": args.get("user"), "locale": "en-US", "tz": "Europe/Rome"}
+        return web.json_response({"ok": True, "user": user})
+    channel = str(args.get("channel", ""))
+    return web.json_response({"ok": True, "channel": channel, "ts": ts, "message_ts": ts})

@@ -1,15 +1,8 @@
-"""Per-channel settings and the words of `/gdocs channel …`: plain values and pure parsing
-(no I/O), shared by the Slack side (bot/slack/memory/channels.py keeps them) and the
-renderer (bot/render/channel.py shows them).
-
-A channel has three settings:
-
-- `mode`: `mentions` (the default: the bot answers when called) or `auto` (an *answer
-  channel*: every top-level question from a person is answered in its thread);
-- `private`: answers in the channel go to the asker alone (with Share), as `/gdocs private`;
-- `followups`: whose follow-ups in the bot's threads are answered without a mention there
-  (`asker`, `anyone`, `off`), or None: THREAD_FOLLOWUPS applies.
-"""
+"""Per-channel settings and the words of `/gdocs channel …`: plain values and pure parsing,
+shared by the Slack side (bot/slack/memory/channels.py keeps them) and the renderer. `mode`:
+`mentions` or `auto` (an answer channel: every top-level question answered in its thread);
+`private`: answers to the asker alone; `followups`: whose follow-ups are answered without a
+mention (`asker`, `anyone`, `off`; None: THREAD_FOLLOWUPS)."""
 
 from __future__ import annotations
 

@@ -41,7 +41,6 @@ class SlackConfig:
     #: documents longer than this go out as a Markdown file instead of paged messages
     doc_file_threshold_chars: int
     rate_limit_per_user_per_minute: int
-    dedupe_ttl_seconds: float
     #: how often unfinished work of a dead replica is looked for
     work_recovery_seconds: float
     #: how long fetched documents (and their page cuts) are kept
@@ -63,6 +62,8 @@ class SlackConfig:
 
 @dataclass(frozen=True)
 class SlackDeps:
+    """The parts the listeners share; `identity` may be primed by the runtime."""
+
     config: SlackConfig
     service: DocsService
     metrics: Metrics
@@ -72,26 +73,16 @@ class SlackDeps:
     limiter: RateLimiter
     profiles: UserProfiles
     threads: ThreadMemory
-    #: the bot's own ids (auth.test), fetched once; the runtime may `prime()` it
     identity: SlackIdentity
-    #: answer_query's ledger (for `/gdocs quota` and the Home tab)
     quota: AnswerQuota
-    #: aware UTC now
     clock: Callable[[], datetime]
-    #: acknowledged work, recorded until its reply is delivered
     work: WorkLog
-    #: answer records and votes (feedback buttons, `gdocs-bot feedback export`)
     feedback: FeedbackLog
-    #: each person's last questions (the Home tab's Ask again)
     recent: RecentQuestions
     docs_status: DocsStatus
-    #: runs each request's job: one log line and one metric, never an escaped exception
     boundary: Boundary
-    #: per-channel settings (`/gdocs channel …`, ANSWER_CHANNELS)
     channels: ChannelSettingsStore
-    #: per-day counters for `gdocs-bot report` (questions, outcomes, reuse)
     tally: DailyTally
-    #: streamed answers being worked on, by thread (the Stop button cancels one)
     streams: ActiveStreams = field(default_factory=lambda: ActiveStreams())
 
     @cached_property

@@ -1,11 +1,5 @@
-"""What a failed call to Slack's Web API can raise, named once.
-
-`SlackClientError` covers Slack's answers (`SlackApiError`: not_in_channel, ratelimited, …)
-and the SDK's own checks; aiohttp's `ClientError` and `OSError` a connection that broke;
-`TimeoutError` a call that took too long. Anything else is a bug and reaches the boundary.
-`SLACK_UNREACHABLE` is the connection part alone, for start-up and `gdocs-bot check`, which
-read `SlackApiError` first.
-"""
+"""What a failed Web API call can raise: Slack's answers and the SDK's checks
+(`SlackClientError`), a broken connection, a timeout. Anything else is a bug."""
 
 from __future__ import annotations
 

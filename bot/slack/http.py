@@ -1,10 +1,6 @@
-"""POST /slack/events on aiohttp: commands, events and interactivity in one route.
-
-Bolt verifies the signature and timestamp; this route keeps what reaches Bolt sane first: a
-body over the cap is refused with 413 before it is read, a body that is not UTF-8 or cannot
-be parsed is a 400, a timestamp that is not a number is a 401. None of it reaches a listener
-or the documentation servers, and none of it is a 500.
-"""
+"""POST /slack/events on aiohttp. Bolt checks the signature; before it, a body over the cap
+is a 413 (unread), one that is not UTF-8 or not parseable a 400, a timestamp that is not a
+number a 401: none of it reaches a listener, none is a 500."""
 
 from __future__ import annotations
 

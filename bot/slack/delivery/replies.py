@@ -1,19 +1,9 @@
-"""Where one request's replies go, and how the asker sees progress meanwhile.
-
-One `SlackReply` serves every surface; its `where` says which:
-
-- `command` (`/gdocs`): the answer is a visible channel message; progress and notices are
-  ephemeral, the first riding on the acknowledgement itself, later ones through
-  `response_url` (the progress note replaced or deleted when the answer lands);
-- `thread` (a mention, a follow-up, the message shortcut): answered in the thread, progress
-  a 🔍 reaction on the asker's message; with a `response_url` (the shortcut), where the bot
-  may not post the replies go to the asker alone with the hint to invite it;
-- `dm`: like `thread`, with the thread status ("is searching…") as progress;
-- `click` (a button): into the answer's thread, notices to the clicker alone, progress a
-  reaction on the clicked message (an action's response_url would act on that message);
-- `direct` (the Home tab's Ask again): in the person's DM with the bot, a "Looking that
-  up…" message that the answer replaces.
-"""
+"""Where one request's replies go, and how the asker sees progress meanwhile: one
+`SlackReply` per surface (`where`). A command's first notice rides on its acknowledgement,
+later ones go through `response_url`; a thread's progress is a 🔍 reaction on the asker's
+message, a DM's the thread status, a click's a reaction on the clicked message (its
+response_url would act on that message), the Home tab's Ask again a DM message the answer
+replaces. Where the bot may not post, replies with a `response_url` go to the asker alone."""
 
 from __future__ import annotations
 
@@ -36,43 +26,29 @@ Where = Literal["command", "thread", "dm", "click", "direct"]
 
 
 class Reply(Protocol):
-    """Where one request's replies go. `notify_asker`: only the asker sees it;
-    `notify_thread`: the conversation sees it where the surface has one (a thread, a DM),
-    else the asker alone."""
+    """Where one request's replies go. `notify_asker`: the asker alone sees it;
+    `notify_thread`: the conversation does, where the surface has one. `deliver` posts the
+    answer (its ts; None when it went ephemerally); `post_visibly` posts where the
+    conversation sees it (None, nothing sent, when the bot may not); `finish` takes the
+    progress signal down."""
 
     @property
     def client(self) -> AsyncWebClient: ...
-
     @property
     def channel(self) -> str | None: ...
-
     @property
     def user(self) -> str | None: ...
-
     @property
     def response_url(self) -> str | None: ...
-
     @property
-    def thread_ts(self) -> str | None:
-        """The thread replies belong in; None for a /gdocs answer, which starts one."""
-
+    def thread_ts(self) -> str | None: ...
     async def start_progress(self, msg: Message) -> None: ...
-
-    async def update_progress(self, msg: Message) -> None:
-        """Say more while the work goes on (e.g. why the answer takes longer)."""
-
+    async def update_progress(self, msg: Message) -> None: ...
     async def notify_asker(self, msg: Message) -> None: ...
-
     async def notify_thread(self, msg: Message) -> None: ...
-
-    async def deliver(self, msg: Message) -> str | None:
-        """Post the answer; the new message's ts (None when it went ephemerally)."""
-
-    async def post_visibly(self, msg: Message) -> str | None:
-        """Post where the conversation sees it; None, with nothing sent, when the bot can't."""
-
-    async def finish(self) -> None:
-        """Take the progress signal down (idempotent)."""
+    async def deliver(self, msg: Message) -> str | None: ...
+    async def post_visibly(self, msg: Message) -> str | None: ...
+    async def finish(self) -> None: ...
 
 
 @dataclass

@@ -1,12 +1,8 @@
-"""A threaded answer streamed as Slack's AI apps show it: `chat.startStream` in the thread
-with a task timeline (one `task_update` per step, in_progress → complete or error), the
-answer's Markdown appended, `chat.stopStream` with the message's blocks.
-
-`StreamReply` wraps a thread reply and keeps its `Reply` contract, never worse than it: a
-refused start leaves progress to the wrapped reply (reaction, DM status) and the answer is
-posted as a message; a stream that ends early is finished by `chat.update` of its message.
-Flows show steps with `progress_of(reply).step(title)`; on other replies a step shows nothing.
-"""
+"""A threaded answer streamed as Slack's AI apps show it: `chat.startStream` with a task
+timeline (a `task_update` per step), the answer appended, `chat.stopStream` with its blocks.
+`StreamReply` wraps a thread reply and is never worse than it: a refused start leaves the
+answer to it, a stream that ended early is finished by `chat.update`. Flows show steps with
+`progress_of(reply).step(title)`; on other replies a step shows nothing."""
 
 from __future__ import annotations
 
@@ -34,7 +30,6 @@ from bot.slack.failures import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
 
-_SLACK_FAILURES = SLACK_CALL_FAILURES
 State = Literal["idle", "open", "gone", "classic"]
 OnStarted = Callable[[str], Awaitable[None]]
 #: True when Stop was pressed for this work on another replica (it then cancels the work)
@@ -97,8 +92,6 @@ def progress_of(reply: object) -> Progress:
 
 @dataclass
 class StreamReply(Progress):
-    """A thread reply streamed (see the module's docstring)."""
-
     inner: SlackReply
     #: the asker's team: Slack requires it (and the asker) for a stream in a channel
     team_id: str | None = None
@@ -108,7 +101,7 @@ class StreamReply(Progress):
     #: told the stream's ts once it exists (the work record keeps it)
     on_started: OnStarted | None = None
     stopped: bool = False
-    #: asked before each Slack call on an open stream (bot/slack/work/active.py)
+    #: asked before each Slack call on an open stream (`ActiveStreams`)
     stop_check: StopCheck | None = None
     _state: State = "idle"
     _ts: str | None = None
@@ -238,12 +231,11 @@ class StreamReply(Progress):
             await self.client.agents_sessions_setStatus(
                 channel_id=self.channel, status="active", thread_ts=self.stream_thread
             )
-        except _SLACK_FAILURES as exc:
+        except SLACK_CALL_FAILURES as exc:
             logger.info("agents.sessions.setStatus failed: %s", type(exc).__name__)
 
     async def _wanted(self) -> bool:
-        """False once the person stopped it, here or (asked before a call on an open
-        stream: one store read) on another replica."""
+        """False once the person stopped it, here or on another replica."""
         if self.stopped:
             return False
         if self._state == "open" and self.stop_check is not None:
@@ -272,10 +264,10 @@ class StreamReply(Progress):
             response = await asyncio.shield(started)
         except asyncio.CancelledError:
             # Stop pressed while Slack opens the stream: learn its ts, so it can be ended
-            with contextlib.suppress(*_SLACK_FAILURES):
+            with contextlib.suppress(*SLACK_CALL_FAILURES):
                 self._opened((await started).get("ts"))
             raise
-        except _SLACK_FAILURES as exc:
+        except SLACK_CALL_FAILURES as exc:
             # never worse than today: the reaction or status line, then one message
             logger.info("chat.startStream refused (%s): answering as a message", _why(exc))
             self._state = "classic"
@@ -296,7 +288,7 @@ class StreamReply(Progress):
         assert self._ts is not None
         try:
             await self.client.chat_appendStream(channel=self.channel, ts=self._ts, chunks=chunks)
-        except _SLACK_FAILURES as exc:
+        except SLACK_CALL_FAILURES as exc:
             self._gone(exc)
 
     async def _stop(
@@ -315,7 +307,7 @@ class StreamReply(Progress):
                 chunks=chunks,
                 session_status="active",
             )
-        except _SLACK_FAILURES as exc:
+        except SLACK_CALL_FAILURES as exc:
             self._gone(exc)
             return False
         self._state = "gone"
@@ -329,7 +321,7 @@ class StreamReply(Progress):
 
     async def _end_with(self, msg: Message) -> bool:
         """Finish the stream's message with `msg` (stop it, or update it once gone); False
-        when there is no stream message to finish."""
+        when there is none."""
         if self._ts is None or self._state == "classic":
             return False
         if self._state == "open" and await self._stop(blocks=msg.get("blocks")):
@@ -338,7 +330,7 @@ class StreamReply(Progress):
             await self.client.chat_update(
                 channel=self.channel, ts=self._ts, text=msg["text"], blocks=msg.get("blocks")
             )
-        except _SLACK_FAILURES as exc:
+        except SLACK_CALL_FAILURES as exc:
             logger.info("chat.update of the stream's message failed: %s", _why(exc))
             return False
         return True

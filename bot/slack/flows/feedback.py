@@ -1,11 +1,6 @@
-"""Slack's 👍 / 👎 buttons under answers, and the optional "what was wrong?" form.
-
-An answer's record is kept when it is posted (in the question's batch) under the id its
-buttons carry. A click records the vote with the answer it is about and thanks the voter
-ephemerally; a 👎's thanks carries a button opening the form (`views.open`, the click's
-trigger_id), whose line is stored with the vote. A value we did not make, or an answer
-past its voting window, gets a short notice and records nothing.
-"""
+"""👍 / 👎 under answers and the "what was wrong?" form: a vote is kept with the answer
+record its button names (a stale or forged value records nothing), the voter thanked
+ephemerally; a 👎's thanks opens the form, whose line is kept with the vote."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
-"""The bot's App Home: the Home tab's view and the Messages tab's suggested prompts.
-
-The Home view shows the team's generated answers left today and when they come back (in
-the viewer's time zone), whether the documentation servers answer (the readiness state),
-the viewer's last questions, the settings of their channels that have any (one
-users.conversations page), and for admins the week's usage. It is published at most once a
-minute per person (`home:<user>`, given back when views.publish fails). The prompts are set
-at most once per person per Pacific day (`prompts:<user>:<day>`), `channel_id` only: in the
-agent view a `thread_ts` makes Slack answer ok and show nothing.
-"""
+"""The App Home: the Home tab's view (answers left today and when they come back, whether
+the docs servers answer, the viewer's last questions and channel settings, the week's usage
+for admins), published at most once a minute per person; and the Messages tab's suggested
+prompts, at most once per person per Pacific day (`channel_id` only: a `thread_ts` makes
+the agent view show nothing)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
 """A whole documentation page in Slack: paged messages with a Next page button, or for a
-long document a short intro and the Markdown as a file in the thread. With no visible
-conversation for the file (or a failed upload) the document is paged instead. The page cuts
-are kept with it (`pages:`), so a Next page click does not cut it again.
-
-Rendering a big page or answer runs in a worker thread (`render_off_loop`), so the
-acknowledgements Slack wants within 3 s never wait behind it; below OFF_LOOP_CHARS a render
-costs less than handing it to a thread.
-"""
+long document an intro and the Markdown as a file (paged instead where no file can go).
+Page cuts are kept (`pages:`); big renders run in a worker thread (`render_off_loop`), so
+the acknowledgements Slack wants within 3 s never wait behind them."""
 
 from __future__ import annotations
 

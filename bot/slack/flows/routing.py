@@ -1,10 +1,7 @@
-"""Which server a Slack text goes to. Pure functions, table-tested.
-
-answer_query is scarce (50 a day per project), so only real questions use it: a text with a
-question mark, a question or imperative opening word, or enough words. A bare keyword lookup
-("firestore pricing") goes to search_documents. Google Pay / Wallet topics go to the Pay
-server. `search …`, `pay …` and `doc …` force a route; an empty text or `help` asks for usage.
-"""
+"""Which server a Slack text goes to (pure, table-tested): answer_query is scarce, so only
+real questions use it (a question mark, a question word, or enough words); a keyword lookup
+goes to search, Pay / Wallet topics to the Pay server; `search`, `pay`, `doc` force a
+route; an empty text or `help` asks for usage."""
 
 from __future__ import annotations
 

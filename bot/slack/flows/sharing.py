@@ -1,11 +1,7 @@
-"""Private answers (`/gdocs private …`) and their "Share in channel" button.
-
-A private answer goes to the asker alone and is kept (`share:<id>`, an hour: a little
-longer than a response_url lives) under the id its button carries. A click posts it in the
-conversation it was asked in, headed by who shared it, and replaces the private copy with a
-"Shared" note. The click takes it out of the store, so a double click posts it once; where
-the bot may not post, it is put back and the asker told how to invite the bot.
-"""
+"""Private answers (`/gdocs private …`) and their Share button: the answer is kept an hour
+(`share:<id>`, the id on the button); a click takes it out (a double click posts it once),
+posts it where it was asked and replaces the private copy with "Shared"; where the bot may
+not post it is put back and the asker told how to invite the bot."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
-"""Previews of links to Google's documentation: `link_shared` → `chat.unfurl`.
-
-A message's documentation links are fetched together in ONE `get_documents` call (the
-retrieval quota, never answer_query's). A name the corpus does not know fails the whole
-call (NOT_FOUND): the names are then halved and fetched again, down to single names, at
-most MAX_LOOKUPS calls in all, and an unknown name is remembered for an hour (`nodoc:`).
-Any other failure means no preview; nothing here ever posts a message. Posted messages are
-unfurled by `channel` + `ts`, links in the message box (`source: "composer"`) by
-`unfurl_id` + `source`.
-"""
+"""Previews of links to Google's documentation (`link_shared` → `chat.unfurl`): a message's
+links fetched in ONE `get_documents` call; on NOT_FOUND the names are halved and fetched
+again (at most MAX_LOOKUPS calls), an unknown name remembered an hour (`nodoc:`). Nothing
+here ever posts a message."""
 
 from __future__ import annotations
 

@@ -1,14 +1,11 @@
-"""Buttons and forms: "Show full doc" and "Next page" (durable work, like a question),
-Share of a private answer, the Home tab's Ask again (answered in the viewer's DM), the
-feedback buttons and their form; any other action is acknowledged and ignored.
-
-Button values come back from Slack's client and are untrusted: a name is validated before
-anything is fetched, and a forged or stale value gets a short ephemeral explanation.
-"""
+"""Buttons and forms: Show full doc / Next page (durable work), Share, Ask again, feedback
+and its form; other actions are acknowledged and ignored. Button values are untrusted: a
+forged or stale one gets a short ephemeral explanation."""
 
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
@@ -36,10 +33,10 @@ from bot.render import (
     render_stale_button,
     vote_from_view,
 )
-from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome, ignored, say_nothing
+from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Job, Notify, Outcome, ignored, say_nothing
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
-from bot.slack.flows import feedback
+from bot.slack.flows.feedback import open_comment_form, store_comment, vote
 from bot.slack.flows.pages import FIRST_PAGE
 from bot.slack.flows.sharing import share
 from bot.slack.memory.state import delivery_key
@@ -50,6 +47,9 @@ SHOW_DOC_RE = re.compile(rf"^{re.escape(ACTION_SHOW_DOC_PREFIX)}\d+$")
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
+    def run(kind: str, job: Job, notify: Notify) -> None:
+        deps.inflight.spawn(deps.boundary(kind, job, notify))
+
     async def on_show_doc(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         record = await deps.work.accept("action", action_payload(body), key=delivery_key(body))
         await ack()
@@ -59,11 +59,8 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_share(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
         reply = reply_for_click(client, body)
-
-        async def job() -> Outcome:
-            return await share(deps.private, deps.threads, reply, _action(body).get("value"))
-
-        deps.inflight.spawn(deps.boundary("action", job, reply.notify_thread))
+        value = _action(body).get("value")
+        run("action", partial(share, deps.private, deps.threads, reply, value), reply.notify_thread)
 
     async def on_ask_again(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
@@ -82,55 +79,42 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             route = deps.router.route(question)
             return await deps.answers(reply, route, question=question, name_asker=True)
 
-        deps.inflight.spawn(deps.boundary("home_action", job, reply.notify_asker))
+        run("home_action", job, reply.notify_asker)
 
     async def on_vote(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
         reply = reply_in_place(client, body)
-
-        async def job() -> Outcome:
-            value = _action(body).get("value")
-            return await feedback.vote(deps.feedback, deps.metrics, reply, value)
-
-        deps.inflight.spawn(deps.boundary("feedback", job, reply.notify_asker))
+        value = _action(body).get("value")
+        run(
+            "feedback", partial(vote, deps.feedback, deps.metrics, reply, value), reply.notify_asker
+        )
 
     async def on_comment_button(
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient
     ) -> None:
         await ack()
         reply = reply_in_place(client, body)
-
-        async def job() -> Outcome:
-            value = _action(body).get("value")
-            return await feedback.open_comment_form(reply, body.get("trigger_id"), value)
-
-        deps.inflight.spawn(deps.boundary("feedback", job, reply.notify_asker))
+        form = partial(open_comment_form, reply, body.get("trigger_id"), _action(body).get("value"))
+        run("feedback", form, reply.notify_asker)
 
     async def on_comment(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        """The form was sent: a vote we cannot place is said in the form (Slack keeps it
-        open; one store read before the ack, well inside Slack's 3 s)."""
+        """The form was sent: a vote we cannot place is said in the form, which Slack keeps
+        open (one store read before the ack, well inside Slack's 3 s)."""
         view, voter = body.get("view"), _dict(body.get("user")).get("id")
         try:
-            vote = vote_from_view(view)
+            placed = vote_from_view(view)
         except InvalidInput:
-            vote = None
-        answer = await deps.feedback.answer(vote.answer_id) if vote is not None else None
-        if vote is None or answer is None or not isinstance(voter, str) or not voter:
+            placed = None
+        answer = await deps.feedback.answer(placed.answer_id) if placed is not None else None
+        if placed is None or answer is None or not isinstance(voter, str) or not voter:
             stale = render_feedback_stale()["text"]
             await ack(response_action="errors", errors={COMMENT_BLOCK_ID: stale})
-
-            async def refused() -> Outcome:
-                return Outcome(route="feedback", outcome="stale")
-
-            await deps.boundary("feedback_comment", refused, say_nothing)
+            await deps.boundary("feedback_comment", _stale, say_nothing)
             return
         await ack()
         comment = comment_from_view(view)
-
-        async def job() -> Outcome:
-            return await feedback.store_comment(deps.feedback, client, answer, vote, voter, comment)
-
-        deps.inflight.spawn(deps.boundary("feedback_comment", job, say_nothing))
+        job = partial(store_comment, deps.feedback, client, answer, placed, voter, comment)
+        run("feedback_comment", job, say_nothing)
 
     async def on_unknown(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
@@ -142,10 +126,13 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     app.action(ACTION_FEEDBACK_COMMENT)(on_comment_button)
     app.view(FEEDBACK_MODAL_CALLBACK)(on_comment)
     app.action(ACTION_SHARE)(on_share)
-    app.action(SHOW_DOC_RE)(on_show_doc)
-    app.action(ACTION_SHOW_DOC_MORE)(on_show_doc)
-    app.action(ACTION_NEXT_PAGE)(on_show_doc)
+    for action_id in (SHOW_DOC_RE, ACTION_SHOW_DOC_MORE, ACTION_NEXT_PAGE):
+        app.action(action_id)(on_show_doc)
     app.action(re.compile(r".*"))(on_unknown)  # last: Bolt runs the first that matches
+
+
+async def _stale() -> Outcome:
+    return Outcome(route="feedback", outcome="stale")
 
 
 def requested_page(action: dict[str, Any]) -> tuple[str, int] | None:

@@ -1,13 +1,8 @@
-"""The Stop button of a streamed answer (`agent_session_stopped`): the work in that thread
-is cancelled and its stream ends with "Stopped.".
-
-Slack delivers the event to any replica. One that has no such work writes a marker in the
-shared store (`stop:<channel>:<thread ts>` = when Stop was pressed); the replica streaming
-the answer reads it before its stream's Slack calls and every `poll_seconds`. A marker
-counts only for work that began before Stop was pressed (so a later follow-up in the same
-thread is not stopped). Only a store the replicas share (Redis) is used: otherwise a
-process is the only one, and Stop is local.
-"""
+"""The Stop button of a streamed answer (`agent_session_stopped`) cancels the work in its
+thread, whose stream ends with "Stopped.". A replica without that work leaves a marker in a
+shared store (`stop:<channel>:<thread>` = when pressed) that the streaming replica reads
+before its Slack calls and every `poll_seconds`; it counts only for work begun before Stop
+was pressed. On a store of one process (memory://, SQLite) Stop is local."""
 
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
-"""Work in flight, durably: what the bot has acknowledged but not yet answered, so a crash,
-a kill or a redeploy loses nothing and doubles nothing.
-
-Each request is written before Slack is acknowledged (`work:<id>`, what finishing needs)
-with a lease (`lease:<id>` = the owning replica, renewed while it works); the delivery's
-claim is that same lease, so one write drops Slack's retries and owns the work. Delivering
-the reply removes the record and turns the lease into a "done" marker against late
-retries. A record whose lease expired is a dead process's: `claim_orphans` takes it over
-(an atomic `add` of the lease: one taker among replicas). Records past `max_age` are
-dropped and counted; at a graceful shutdown leases are released. Payloads are opaque JSON.
-"""
+"""Work in flight, durably: each request is written before Slack is acknowledged
+(`work:<id>`) with a lease (`lease:<id>` = the owning replica, renewed while it works) that
+is also the delivery's claim, so one write drops Slack's retries and owns the work. The
+reply turns the lease into a "done" marker against late retries; a record whose lease
+expired is taken over by one replica (`claim_orphans`); records past `max_age` are dropped
+and counted. Payloads are opaque JSON."""
 
 from __future__ import annotations
 

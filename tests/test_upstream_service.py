@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,7 +15,7 @@ from bot.errors import AuthError, InvalidInput, Unavailable
 from bot.models import Answer
 from bot.observability.metrics import Metrics
 from bot.render import error_sentence, fallback_note
-from bot.store import MemoryStore
+from bot.store import MemoryStore, Op
 from bot.upstream import question_key
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay, Fault
 from tests.fakes.upstream import service_for, settings_for
@@ -377,6 +378,10 @@ class RecordingStore(MemoryStore):
     async def set(self, key: str, value: Any, codec: Any, ttl: float) -> None:
         self.ttls[key] = ttl
         await super().set(key, value, codec, ttl)
+
+    async def batch(self, ops: Sequence[Op]) -> list[object]:
+        self.ttls.update({op.key: op.ttl for op in ops if op.kind == "set"})
+        return await super().batch(ops)
 
 
 async def test_the_store_gets_each_kind_with_its_ttl(

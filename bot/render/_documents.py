@@ -1,4 +1,5 @@
-"""Whole documents in Slack: paged messages, or a Markdown file with a short intro."""
+"""Whole documents in Slack, never cut short: pages reachable with "Next page", or the
+whole Markdown as a file with a short intro."""
 
 from __future__ import annotations
 
@@ -27,49 +28,35 @@ from bot.render._text import (
 )
 from bot.text import truncate
 
-#: rendered size of one page's body; with the title, link, page counter and button a page
-#: message stays well under Slack's ~12,000-character limit
+#: rendered size of one page's body: with the title, link, counter and button a page stays
+#: well under Slack's ~12,000 characters
 PAGE_CHARS = 8000
-#: blocks a page's body may use: 50 minus header, link, page counter and button
-PAGE_BODY_BLOCKS = MAX_BLOCKS - 4
+#: 50 minus header, link, page counter and button
+_PAGE_BODY_BLOCKS = MAX_BLOCKS - 4
 _INTRO_CHARS = 2500
-#: a title is shown cut to this (a header block shows 150 characters; escaped, the page
-#: counter line stays short), and read no further than _TITLE_SOURCE_CHARS
-_TITLE_CHARS = 300
-_TITLE_SOURCE_CHARS = 2000
-_INTRO_BLOCKS = 6
-#: one class, greedy: linear in a document's name (at most 500 characters)
 _FILENAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def doc_title(doc: Document) -> str:
-    """A human title: the document's own, else the last part of its name."""
-    title = truncate(" ".join(plain_text(doc.title[:_TITLE_SOURCE_CHARS]).split()), _TITLE_CHARS)
+    """The document's own title (read up to 2000, cut to 300), else its name's last part."""
+    title = truncate(" ".join(plain_text(doc.title[:2000]).split()), 300)
     return title or doc.name.rstrip("/").rsplit("/", 1)[-1] or "Document"
 
 
 def document_page_spans(doc: Document, *, max_chars: int = PAGE_CHARS) -> list[PageSpan]:
-    """How `document_pages` cuts the document: page i is `spans[i].text(doc.content)`, and
-    the spans' `source[start:end]` slices, in order, are exactly the whole source."""
+    """Page i is `spans[i].text(doc.content)`; the slices, in order, are the whole source and
+    each page's rendering fits one message (`max_chars`, 46 blocks)."""
     if max_chars < 1000:
         raise ValueError("max_chars must be at least 1000")
 
     def fits(page: str) -> bool:
         blocks = markdown_to_blocks(page, max_chars=SECTION_CHARS, base_url=doc.uri)
-        return len(blocks) <= PAGE_BODY_BLOCKS and blocks_chars(blocks) <= max_chars
+        return len(blocks) <= _PAGE_BODY_BLOCKS and blocks_chars(blocks) <= max_chars
 
     return page_spans(doc.content, max_chars=max_chars, fits=fits)
 
 
 def document_pages(doc: Document, *, max_chars: int = PAGE_CHARS) -> list[str]:
-    """The document's Markdown in pages whose rendering fits one message each.
-
-    `max_chars` bounds the rendered size of a page's body (every string of its blocks;
-    at most 46 blocks). Pages end before a heading when one is near. Nothing is dropped:
-    each page is a consecutive slice of the source and the slices together are the whole
-    source; a page may add context so that it renders on its own (a code fence reopened
-    before or closed after the slice, a copy of a table's header). At least one page.
-    """
     return [span.text(doc.content) for span in document_page_spans(doc, max_chars=max_chars)]
 
 
@@ -77,11 +64,8 @@ def _without_title_heading(page: str, title: str) -> str:
     """Page 1 without a leading `# Title` that only repeats the header block."""
     first, _, rest = page.lstrip("\n").partition("\n")
     match = ATX_RE.match(first)
-    if match and " ".join(plain_text(match.group("text") or "").split()).casefold() == (
-        title.casefold()
-    ):
-        return rest
-    return page
+    heading = " ".join(plain_text(match.group("text") or "").split()) if match else None
+    return rest if heading is not None and heading.casefold() == title.casefold() else page
 
 
 def _source_line(doc: Document) -> Block:
@@ -89,8 +73,8 @@ def _source_line(doc: Document) -> Block:
 
 
 def render_document_page(doc: Document, page: int, *, pages: list[str] | None = None) -> Message:
-    """Page `page` (from 1) of a document: title and source link on page 1, "Page i of n",
-    and a "Next page" button while there is one. InvalidInput for a page that doesn't exist."""
+    """Page `page` (from 1): title and source link on page 1, "Page i of n", and a "Next
+    page" button while there is one."""
     pages = pages if pages is not None else document_pages(doc)
     total = len(pages)
     if not 1 <= page <= total or page > MAX_PAGE:
@@ -109,21 +93,17 @@ def render_document_page(doc: Document, page: int, *, pages: list[str] | None = 
     counter = f"Page {page} of {total}"
     blocks.append(context(counter if page == 1 else f"{escape(title)} · {counter}"))
     next_page = next_page_actions(doc.name, page + 1, total) if page < total else None
-    if next_page is not None:
-        blocks.append(next_page)
+    blocks += [next_page] if next_page is not None else []
     text = escape_truncated(f"{title} — page {page} of {total}", 300)
     return {"text": text, "blocks": blocks}
 
 
 def wants_file(doc: Document, threshold_chars: int) -> bool:
-    """True when the document is better uploaded as a file than paged through."""
     return len(doc.content) > threshold_chars
 
 
 def first_section(markdown: str) -> str:
-    """The document's opening: everything up to the first heading that follows some text
-    (so a title heading, or a heading right under it, is part of it). Code blocks are not
-    searched for headings."""
+    """Everything up to the first heading that follows some text (not in code blocks)."""
     seen_text = False
     for unit in scan_units(markdown, max_table_prefix=0):
         if unit.heading and seen_text:
@@ -134,20 +114,17 @@ def first_section(markdown: str) -> str:
 
 
 def render_document_file_intro(doc: Document) -> Message:
-    """The message that goes with a document uploaded as a file: title, link, first section."""
+    """The message with a document uploaded as a file: title, link, first section."""
     title = doc_title(doc)
-    # at most _INTRO_CHARS are shown: the rest of a long first section is never converted
+    # the rest of a long first section is never converted
     intro_md, _ = cut_source(
         _without_title_heading(first_section(doc.content), title), 4 * _INTRO_CHARS
     )
     blocks: list[Block] = [header(title), _source_line(doc)]
     shown = 0
-    body = markdown_to_blocks(intro_md, max_chars=SECTION_CHARS, base_url=doc.uri)
-    for block in body[:_INTRO_BLOCKS]:
-        size = blocks_chars([block])
-        if shown + size > _INTRO_CHARS and shown:
-            break
-        if size > _INTRO_CHARS:
+    for block in markdown_to_blocks(intro_md, max_chars=SECTION_CHARS, base_url=doc.uri)[:6]:
+        size = blocks_chars(block)
+        if shown + size > _INTRO_CHARS:
             break
         blocks.append(block)
         shown += size
@@ -165,8 +142,7 @@ def document_filename(name: str) -> str:
 
 
 def document_file(doc: Document) -> tuple[str, str]:
-    """`(filename, content)` for uploading the whole document: a title line, the source URL,
-    then the Markdown exactly as the server sent it (Slack does not parse files)."""
+    """`(filename, content)`: a title line, the source URL, then the Markdown as sent."""
     title = doc_title(doc)
     content = doc.content
     first, _, rest = content.lstrip().partition("\n")

@@ -1,4 +1,6 @@
-"""Markdown to Slack mrkdwn and section blocks within Slack's limits."""
+"""Markdown to one mrkdwn string, or to section blocks within Slack's 3000 characters: split
+between paragraphs, then lines, then inside a line; a split code block is closed and reopened.
+Source entities are not decoded: `&lt;` in the Markdown is shown as the text `&lt;`."""
 
 from __future__ import annotations
 
@@ -7,9 +9,7 @@ import re
 from bot.render._convert import Part, join_parts, part_text, to_parts
 from bot.render._text import SECTION_CHARS, Block, divider, section
 
-# Both patterns read a `<…>` token up to the next `<`, `>` or newline (which cannot be inside
-# it) or a fixed entity: linear in the line; they only run on lines longer than a section.
-#: markup the renderer itself wrote: a link or mention, or an entity; never cut inside one
+#: markup the renderer wrote (a link, a mention, an entity), never cut inside; linear
 _TOKEN_RE = re.compile(r"<[^<>\n]*>|&(?:amp|lt|gt);")
 _LINK_TOKEN_RE = re.compile(r"<[^<>|\n]*\|(?P<label>[^<>\n]*)>")
 _OPEN, _CLOSE = "```\n", "\n```"
@@ -17,9 +17,8 @@ _MIN_MAX_CHARS = 40
 
 
 def cut_source(md: str, limit: int) -> tuple[str, int]:
-    """`md` cut before conversion to at most `limit` characters (at a line break when one
-    is in the last quarter), and how many characters were left out. For text that is shown
-    shortened anyway (answers, a file's intro): what Slack cannot show is never converted."""
+    """`md` cut before conversion to at most `limit` characters (at a line break in the last
+    quarter), and how many were left out: what Slack cannot show is never converted."""
     if len(md) <= limit:
         return md, 0
     cut = md.rfind("\n", limit * 3 // 4, limit)
@@ -28,26 +27,17 @@ def cut_source(md: str, limit: int) -> tuple[str, int]:
 
 
 def markdown_to_mrkdwn(md: str, *, base_url: str | None = None) -> str:
-    """Markdown as one Slack mrkdwn string (no length limit; relative links resolved
-    against `base_url` when given)."""
     return join_parts(to_parts(md, base_url))
 
 
 def markdown_to_blocks(
     md: str, *, max_chars: int = SECTION_CHARS, base_url: str | None = None
 ) -> list[Block]:
-    """Markdown as section and divider blocks, each section at most `max_chars` characters.
-
-    The number of blocks is not capped here: callers fit them into a message.
-    """
+    """Section and divider blocks, each at most `max_chars`; callers fit the count."""
     if not _MIN_MAX_CHARS <= max_chars <= 3000:
         raise ValueError(f"max_chars must be between {_MIN_MAX_CHARS} and 3000")
-    return parts_to_blocks(to_parts(md, base_url), max_chars)
-
-
-def parts_to_blocks(parts: list[Part], max_chars: int) -> list[Block]:
     packer = _Packer(max_chars)
-    for part in parts:
+    for part in to_parts(md, base_url):
         packer.add(part)
     packer.flush()
     return packer.blocks

@@ -1,9 +1,8 @@
-"""The marks of a verified answer: a line under each checked code block, and a summary."""
+"""The marks of a verified answer, in words: a line under each checked code block ("✓ in
+*Deploying to Cloud Run*", "⚠ `--service-acount` is not in the cited pages — check before
+running") and one summary line, in Slack mrkdwn (escaped) or terminal Markdown."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from bot.models import SnippetCheck, Verification
 from bot.render._inline import plain_text
@@ -12,50 +11,31 @@ from bot.text import one_line, truncate
 
 #: mark lines under one block at most (the rest: "…and N more")
 MAX_MARK_LINES = 4
-_CODE_CHARS = 80
-_SECTION_CHARS = 100
 UNCHECKED = "Commands not checked (the cited pages could not be fetched)"
 CHECK = "check before running"
 
 
-@dataclass(frozen=True)
-class _Style:
-    code: Callable[[str], str]
-    where: Callable[[SnippetCheck], str]
+def _code(text: str, terminal: bool) -> str:
+    flat = one_line(text).replace("`", "'")
+    return "`" + (truncate(flat, 80) if terminal else escape_truncated(flat, 80)) + "`"
 
 
-def _slack_code(text: str) -> str:
-    return "`" + escape_truncated(one_line(text).replace("`", "'"), _CODE_CHARS) + "`"
-
-
-def _slack_where(check: SnippetCheck) -> str:
+def _where(check: SnippetCheck, terminal: bool) -> str:
+    if terminal:
+        title = one_line(check.title) or "the cited page"
+        place = f"[{title}]({check.uri})" if check.uri else title
+        if check.section and check.section != title:
+            place += " › " + truncate(one_line(check.section), 100)
+        return place
     title = one_line(plain_text(check.title)) or "the cited page"
-    place = f"_{link(check.uri, title)}_"
     section = one_line(plain_text(check.section))
-    if section and section != title:
-        place += " › " + escape_truncated(section, _SECTION_CHARS)
-    return place
+    more = f" › {escape_truncated(section, 100)}" if section and section != title else ""
+    return f"_{link(check.uri, title)}_{more}"
 
 
-def _terminal_code(text: str) -> str:
-    return "`" + truncate(one_line(text).replace("`", "'"), _CODE_CHARS) + "`"
-
-
-def _terminal_where(check: SnippetCheck) -> str:
-    title = one_line(check.title) or "the cited page"
-    place = f"[{title}]({check.uri})" if check.uri else title
-    if check.section and check.section != title:
-        place += " › " + truncate(one_line(check.section), _SECTION_CHARS)
-    return place
-
-
-SLACK = _Style(_slack_code, _slack_where)
-TERMINAL = _Style(_terminal_code, _terminal_where)
-
-
-def _warning(check: SnippetCheck, style: _Style) -> str:
+def _warning(check: SnippetCheck, terminal: bool) -> str:
     named = check.missing or (check.snippet,)
-    shown = ", ".join(style.code(m) for m in named)
+    shown = ", ".join(_code(m, terminal) for m in named)
     are = "are" if len(named) > 1 else "is"
     if check.result == "partly" and check.elsewhere:
         if all(m.startswith("-") for m in named):
@@ -64,14 +44,14 @@ def _warning(check: SnippetCheck, style: _Style) -> str:
     return f"⚠ {shown} {are} not in the cited pages — {CHECK}"
 
 
-def mark_lines(checks: list[SnippetCheck], style: _Style = SLACK) -> list[str]:
+def mark_lines(checks: list[SnippetCheck], *, terminal: bool = False) -> list[str]:
     """The lines under one block: where its commands were found, then what is not."""
     lines: list[str] = []
     for check in checks:
         if check.result == "found":
-            line = "✓ in " + style.where(check)
+            line = "✓ in " + _where(check, terminal)
         elif check.result in ("partly", "not_found"):
-            line = _warning(check, style)
+            line = _warning(check, terminal)
         else:
             continue
         if line not in lines:

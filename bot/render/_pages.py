@@ -1,9 +1,14 @@
-"""Cutting a document's Markdown into pages that each fit one message, losing nothing."""
+"""Cutting a document's Markdown into pages that each fit one message, losing nothing.
+
+The pages' slices of the source, concatenated, are exactly the source; a page may add what
+it needs to render on its own (the open fence reopened and closed, a cut table's header).
+Pages end before a heading when one is near, else after a blank line, else between lines.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.render._convert import ATX_RE, FENCE_OPEN_RE, HR_RE, closes_fence, is_delimiter_row
 from bot.render._text import escape
@@ -69,7 +74,7 @@ def scan_units(source: str, max_table_prefix: int) -> list[_Unit]:
         elif (
             "|" in line
             and i + 1 < len(lines)
-            and is_delimiter_row(_line(source, lines[i + 1]), line)
+            and is_delimiter_row(source[slice(*lines[i + 1])].rstrip("\r\n"), line)
         ):
             end = lines[i + 1][1]
             header = source[start:end]
@@ -87,10 +92,6 @@ def scan_units(source: str, max_table_prefix: int) -> list[_Unit]:
     return units
 
 
-def _line(source: str, span: tuple[int, int]) -> str:
-    return source[span[0] : span[1]].rstrip("\r\n")
-
-
 def split_unit(source: str, unit: _Unit) -> list[_Unit]:
     """A unit cut in two near its middle (at a space when one is close)."""
     length = unit.end - unit.start
@@ -98,17 +99,8 @@ def split_unit(source: str, unit: _Unit) -> list[_Unit]:
     space = source.rfind(" ", unit.start + length // 4, middle + 1)
     cut = space + 1 if space > unit.start else middle
     cut = max(unit.start + 1, min(cut, unit.end - 1))
-    first = _Unit(
-        unit.start,
-        cut,
-        unit.fence_before,
-        unit.fence_before,
-        unit.table,
-        unit.heading,
-        unit.paragraph,
-    )
-    second = _Unit(cut, unit.end, unit.fence_before, unit.fence_after, unit.table, False, False)
-    return [first, second]
+    first = replace(unit, end=cut, fence_after=unit.fence_before)
+    return [first, replace(unit, start=cut, heading=False, paragraph=False)]
 
 
 def span_for(source: str, units: list[_Unit], first: int, last: int) -> PageSpan:

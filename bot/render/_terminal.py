@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from bot.models import Answer, Document, SearchHit
-from bot.render._marks import TERMINAL, mark_lines, marks_by_anchor, split_at_marks, summary_line
+from bot.render._marks import mark_lines, marks_by_anchor, split_at_marks, summary_line
 from bot.render._notices import fallback_note
 from bot.render._quota import PauseView, QuotaStatus, at_time, in_about
 
@@ -40,7 +40,7 @@ def _marked_text(answer: Answer) -> str:
         return answer.text.strip()
     pieces = []
     for piece, anchor in split_at_marks(answer.text, list(groups)):
-        lines = mark_lines(groups[anchor], TERMINAL) if anchor is not None else []
+        lines = mark_lines(groups[anchor], terminal=True) if anchor is not None else []
         pieces.append(piece.strip("\n") + "".join(f"\n> {line}" for line in lines))
     return "\n\n".join(p for p in pieces if p.strip()).strip()
 

@@ -38,10 +38,7 @@ def retry_handlers(max_retries: int = 3) -> list[AsyncRetryHandler]:
 
 
 def payload(msg: Message) -> dict[str, Any]:
-    body: dict[str, Any] = {"text": msg["text"]}
-    if msg.get("blocks"):
-        body["blocks"] = msg["blocks"]
-    return body
+    return {"text": msg["text"], **({"blocks": msg["blocks"]} if msg.get("blocks") else {})}
 
 
 def why(exc: BaseException) -> str:
@@ -94,17 +91,16 @@ async def respond(
     """POST to a `response_url` (ephemeral). False when it could not be delivered."""
     if not response_url:
         return False
-    body: dict[str, Any] = payload(msg) if msg is not None else {}
-    body["response_type"] = "ephemeral"
-    if replace_original:
-        body["replace_original"] = True
-    elif msg is not None:
-        body["replace_original"] = False
+    body: dict[str, Any] = {
+        **(payload(msg) if msg is not None else {}),
+        "response_type": "ephemeral",
+    }
+    if replace_original or msg is not None:
+        body["replace_original"] = replace_original
     if delete_original:
         body["delete_original"] = True
     if msg is not None:
-        body["unfurl_links"] = False
-        body["unfurl_media"] = False
+        body |= {"unfurl_links": False, "unfurl_media": False}
     webhook = AsyncWebhookClient(
         url=response_url, timeout=10, retry_handlers=retry_handlers(), session=session
     )

@@ -16,14 +16,7 @@ from typing import Any, Literal
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import (
-    STOPPED_TEXT,
-    Message,
-    StreamedAnswer,
-    task_chunk,
-    task_text,
-    with_restart_note,
-)
+from bot import render
 from bot.slack.delivery.posting import why as _why
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.failures import SLACK_CALL_FAILURES
@@ -59,7 +52,7 @@ class Progress:
     def decline(self) -> None:
         """This request shows no timeline (a whole page, a private answer)."""
 
-    def stage(self, answer: StreamedAnswer) -> None:
+    def stage(self, answer: render.StreamedAnswer) -> None:
         """The answer as a stream would send it, for the next `deliver`."""
 
     @asynccontextmanager
@@ -106,8 +99,8 @@ class StreamReply(Progress):
     _state: State = "idle"
     _ts: str | None = None
     _tasks: int = 0
-    _staged: StreamedAnswer | None = None
-    _progress_msg: Message | None = None
+    _staged: render.StreamedAnswer | None = None
+    _progress_msg: render.Message | None = None
 
     def __post_init__(self) -> None:
         if self.existing_ts:  # open still, or gone: the first call says which
@@ -154,28 +147,28 @@ class StreamReply(Progress):
         if self._state == "idle":
             self._state = "classic"
 
-    def stage(self, answer: StreamedAnswer) -> None:
+    def stage(self, answer: render.StreamedAnswer) -> None:
         self._staged = answer
 
-    async def start_progress(self, msg: Message) -> None:
+    async def start_progress(self, msg: render.Message) -> None:
         self._progress_msg = msg
         if self._state == "classic":
             await self.inner.start_progress(msg)
 
-    async def update_progress(self, msg: Message) -> None:
+    async def update_progress(self, msg: render.Message) -> None:
         if self._state in ("idle", "classic"):
             await self.inner.update_progress(msg)
 
-    async def notify_asker(self, msg: Message) -> None:
+    async def notify_asker(self, msg: render.Message) -> None:
         if self._state == "open":
             await self._stop()
         await self.inner.notify_asker(msg)
 
-    async def notify_thread(self, msg: Message) -> None:
+    async def notify_thread(self, msg: render.Message) -> None:
         if not await self._end_with(msg):
             await self.inner.notify_thread(msg)
 
-    async def deliver(self, msg: Message) -> str | None:
+    async def deliver(self, msg: render.Message) -> str | None:
         if self.stopped:
             return self._ts  # the person stopped it: nothing more is posted
         staged, self._staged = self._staged, None
@@ -184,14 +177,14 @@ class StreamReply(Progress):
         if self._state == "open" and staged is not None:
             for chunk in staged.chunks:  # one call each: within the per-call limit
                 await self._append([chunk])
-            end = with_restart_note(staged.end) if self.resumed else staged.end
+            end = render.with_restart_note(staged.end) if self.resumed else staged.end
             if self._state == "open" and await self._stop(blocks=end.get("blocks")):
                 return self._ts
         if await self._end_with(msg):
             return self._ts
         return await self.inner.deliver(msg)
 
-    async def post_visibly(self, msg: Message) -> str | None:
+    async def post_visibly(self, msg: render.Message) -> str | None:
         return await self.inner.post_visibly(msg)
 
     async def finish(self) -> None:
@@ -204,23 +197,23 @@ class StreamReply(Progress):
         step = Step(title, task_id=f"step-{self._tasks}")
         if not await self._wanted():
             return step
-        await self._send([task_chunk(step.task_id, task_text(title), "in_progress")])
+        await self._send([render.task_chunk(step.task_id, render.task_text(title), "in_progress")])
         return step
 
     async def close_step(self, step: Step, status: str) -> None:
         if step.closed or not await self._wanted():  # after Stop, nothing more is sent
             return
         step.closed = True
-        output = task_text(step.output) if step.output else None
-        chunk = task_chunk(
-            step.task_id, task_text(step.title), status, output=output, sources=step.sources
+        output = render.task_text(step.output) if step.output else None
+        chunk = render.task_chunk(
+            step.task_id, render.task_text(step.title), status, output=output, sources=step.sources
         )
         await self._send([chunk])
 
     async def stop_by_person(self) -> None:
         """Stop pressed: end with "Stopped." (finished steps stay), the session active."""
         self.stopped = True
-        chunks = [{"type": "markdown_text", "text": STOPPED_TEXT}]
+        chunks = [{"type": "markdown_text", "text": render.STOPPED_TEXT}]
         if self._state == "open" and await self._stop(chunks=chunks):
             return
         await self.session_idle()
@@ -319,7 +312,7 @@ class StreamReply(Progress):
         if _why(exc) == "stopped_by_user":
             self.stopped = True
 
-    async def _end_with(self, msg: Message) -> bool:
+    async def _end_with(self, msg: render.Message) -> bool:
         """Finish the stream's message with `msg` (stop it, or update it once gone); False
         when there is none."""
         if self._ts is None or self._state == "classic":

@@ -10,31 +10,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot import render
 from bot.errors import ErrorCode, GdocsError
 from bot.feedback import FeedbackLog, answer_record, fallback_label, new_answer_id
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.quota import AnswerQuota
-from bot.render import (
-    Message,
-    answer_parts,
-    fallback_title,
-    render_answer,
-    render_error,
-    render_help,
-    render_private_doc_refused,
-    render_progress,
-    render_quota_status,
-    render_quota_unknown,
-    render_quota_waiting,
-    render_rate_limited,
-    step_title,
-    streamed_answer,
-    task_sources,
-    verify_summary,
-    verify_title,
-    wait_title,
-)
 from bot.report import DailyTally, answered_counts, tally
 from bot.service import DocsService
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
@@ -84,7 +65,7 @@ class Answers:
         message asked about (the message shortcut), named with the asker."""
         logger.debug("question routed", extra={"question": question})
         if route.kind == "help":
-            await reply.notify_thread(render_help(command))
+            await reply.notify_thread(render.render_help(command))
             return Outcome(route="help", outcome="help")
         if route.kind == "quota":
             return await self._quota_status(reply)
@@ -92,21 +73,21 @@ class Answers:
             per_day = self.quota.config.per_day
             return await report_summary(reply, self.profiles, self.store, self.clock(), per_day)
         if route.kind == "doc" and route.private:  # a whole page is posted where it was asked
-            await reply.notify_asker(render_private_doc_refused(command))
+            await reply.notify_asker(render.render_private_doc_refused(command))
             return Outcome(route="doc", outcome="invalid_input")
         question_kind = route.kind != "doc"  # a whole page is not a question to the report
         if reply.user is not None:
             retry_after = await self.limiter.try_acquire(reply.user)
             if retry_after is not None:
                 per_minute = self.limiter.per_minute
-                await reply.notify_asker(render_rate_limited(per_minute, retry_after))
+                await reply.notify_asker(render.render_rate_limited(per_minute, retry_after))
                 if question_kind:
                     await self.tally.count(tally.QUESTIONS, tally.RATE_LIMITED)
                 return Outcome(route=route.kind, outcome="rate_limited")
         remembered = False  # the recent questions: with the answer's writes when it is out
         if route.kind == "doc" or route.private:
             progress_of(reply).decline()  # a whole page, or an answer for the asker alone
-        await reply.start_progress(render_progress(question))
+        await reply.start_progress(render.render_progress(question))
         pay = route.kind == "pay" and self.service.pay_configured
         server = "pay" if pay else DEVELOPER_KNOWLEDGE
         try:
@@ -132,9 +113,9 @@ class Answers:
         except GdocsError as error:
             # a problem with what was asked is the asker's business; an outage, the thread's
             if error.code is ErrorCode.INVALID_INPUT:
-                await reply.notify_asker(render_error(error))
+                await reply.notify_asker(render.render_error(error))
             else:
-                await reply.notify_thread(render_error(error))
+                await reply.notify_thread(render.render_error(error))
             if question_kind:
                 await self.tally.count(tally.QUESTIONS, tally.FAILED)
             return Outcome(route=route.kind, outcome=error.code.value, server=server)
@@ -158,7 +139,7 @@ class Answers:
         tz = await self.profiles.tz(reply.client, reply.user) if _says_when(result) else None
         if route.private:  # what was asked, without the `private` that asked for privacy
             body = await render_off_loop(
-                answer_size(result), render_answer, result, tz=tz, now=self.clock()
+                answer_size(result), render.render_answer, result, tz=tz, now=self.clock()
             )
             await answer_privately(self.private, reply, body, route.query)
             await self.tally.count(*counts)
@@ -166,7 +147,7 @@ class Answers:
         answer_id = new_answer_id()  # the feedback buttons name the answer by it
         parts = await render_off_loop(
             answer_size(result),
-            answer_parts,
+            render.answer_parts,
             result,
             asker=reply.user if name_asker else None,
             question=question if name_asker else None,
@@ -175,8 +156,8 @@ class Answers:
             feedback_id=answer_id,
             about=about,
         )
-        msg: Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
-        progress_of(reply).stage(streamed_answer(result, parts))
+        msg: render.Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
+        progress_of(reply).stage(render.streamed_answer(result, parts))
         topic = route.topic or route.query
         recent = self.recent.op(reply.user, question) if reply.user else None
 
@@ -217,20 +198,20 @@ class Answers:
         try:
             state = await self.quota.state(reply.user)
         except StoreError:
-            await reply.notify_asker(render_quota_unknown())
+            await reply.notify_asker(render.render_quota_unknown())
             return Outcome(route="quota", outcome="unavailable")
         tz = await self.profiles.tz(reply.client, reply.user)
-        await reply.notify_asker(render_quota_status(state, tz=tz, now=self.clock()))
+        await reply.notify_asker(render.render_quota_status(state, tz=tz, now=self.clock()))
         return Outcome(route="quota", outcome="ok")
 
     async def _ask(self, reply: Reply, route: Route) -> Answer:
         """The upstream call as one step (its sources the pages it used), a quota wait
         before it as a step of its own, then the check of a generated answer's commands."""
         progress = progress_of(reply)
-        async with progress.step(step_title(route.kind)) as step:
+        async with progress.step(render.step_title(route.kind)) as step:
             result = await self._call(reply, route, progress)
-            step.sources = task_sources(result)
-            instead = fallback_title(result.fallback) if result.fallback else None
+            step.sources = render.task_sources(result)
+            instead = render.fallback_title(result.fallback) if result.fallback else None
             if instead:
                 step.title = instead
         if route.kind in ("search", "pay"):
@@ -238,9 +219,9 @@ class Answers:
         commands = count_commands(result.text) if result.kind == "answer" else 0
         if not commands or result.fallback or result.verification is not None:
             return await self.service.verify(result)
-        async with progress.step(verify_title(commands)) as step:
+        async with progress.step(render.verify_title(commands)) as step:
             checked = await self.service.verify(result)
-            step.output = verify_summary(checked.verification)
+            step.output = render.verify_summary(checked.verification)
         return checked
 
     async def _call(self, reply: Reply, route: Route, progress: Progress) -> Answer:
@@ -258,9 +239,9 @@ class Answers:
         async def on_wait(seconds: float) -> None:
             for earlier in waits:
                 await progress.close_step(earlier, "complete")
-            waits.append(await progress.open_step(wait_title(seconds)))
+            waits.append(await progress.open_step(render.wait_title(seconds)))
             per_minute = self.quota.config.per_minute
-            await reply.update_progress(render_quota_waiting(seconds, per_minute=per_minute))
+            await reply.update_progress(render.render_quota_waiting(seconds, per_minute=per_minute))
 
         try:
             return await service.ask(route.query, asker=reply.user, on_wait=on_wait)

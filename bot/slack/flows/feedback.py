@@ -8,18 +8,10 @@ import logging
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import render
 from bot.errors import InvalidInput
 from bot.feedback import AnswerRecord, FeedbackLog
 from bot.observability.metrics import Metrics
-from bot.render import (
-    Vote,
-    decode_vote,
-    feedback_comment_modal,
-    render_feedback_recorded,
-    render_feedback_stale,
-    render_feedback_thanks,
-    render_internal_error,
-)
 from bot.slack.boundary import Outcome
 from bot.slack.delivery import posting
 from bot.slack.delivery.replies import Reply
@@ -31,9 +23,9 @@ VOTES_METRIC = "gdocs_feedback_votes_total"
 VOTES_HELP = "Feedback votes recorded, by answer kind (answer, search, pay) and vote (up, down)."
 
 
-def _decoded(value: object) -> Vote | None:
+def _decoded(value: object) -> render.Vote | None:
     try:
-        return decode_vote(value)
+        return render.decode_vote(value)
     except InvalidInput:
         return None
 
@@ -42,15 +34,15 @@ async def vote(feedback: FeedbackLog, metrics: Metrics, reply: Reply, value: obj
     """A 👍 / 👎 click (`value`: its button's)."""
     decoded = _decoded(value)
     if decoded is None:
-        await reply.notify_asker(render_feedback_stale())
+        await reply.notify_asker(render.render_feedback_stale())
         return Outcome(route="feedback", outcome="invalid_input")
     answer = await feedback.answer(decoded.answer_id)
     if answer is None or reply.user is None:
-        await reply.notify_asker(render_feedback_stale())
+        await reply.notify_asker(render.render_feedback_stale())
         return Outcome(route="feedback", outcome="stale")
     await feedback.record_vote(answer, decoded.vote, reply.user)
     metrics.count(VOTES_METRIC, VOTES_HELP, kind=answer.kind, vote=decoded.vote)
-    await reply.notify_asker(render_feedback_thanks(decoded))
+    await reply.notify_asker(render.render_feedback_thanks(decoded))
     return Outcome(route=answer.kind, outcome=f"vote_{decoded.vote}", tool=answer.tool or "-")
 
 
@@ -58,13 +50,15 @@ async def open_comment_form(reply: Reply, trigger_id: object, value: object) -> 
     """The "Say what was wrong" button: the form, at once (a trigger_id lives 3 seconds)."""
     decoded = _decoded(value)
     if decoded is None or not isinstance(trigger_id, str):
-        await reply.notify_asker(render_feedback_stale())
+        await reply.notify_asker(render.render_feedback_stale())
         return Outcome(route="feedback", outcome="invalid_input")
     try:
-        await reply.client.views_open(trigger_id=trigger_id, view=feedback_comment_modal(decoded))
+        await reply.client.views_open(
+            trigger_id=trigger_id, view=render.feedback_comment_modal(decoded)
+        )
     except SLACK_CALL_FAILURES as exc:  # e.g. the trigger expired: the click can be repeated
         logger.info("feedback form not opened: %s", posting.why(exc))
-        await reply.notify_asker(render_internal_error())
+        await reply.notify_asker(render.render_internal_error())
         return Outcome(route="feedback", outcome="form_failed")
     return Outcome(route="feedback", outcome="form_opened")
 
@@ -73,7 +67,7 @@ async def store_comment(
     feedback: FeedbackLog,
     client: AsyncWebClient,
     answer: AnswerRecord,
-    decoded: Vote,
+    decoded: render.Vote,
     voter: str,
     comment: str,
 ) -> Outcome:
@@ -87,7 +81,7 @@ async def store_comment(
                 client,
                 channel=answer.channel,
                 user=voter,
-                msg=render_feedback_recorded(),
+                msg=render.render_feedback_recorded(),
                 thread_ts=answer.thread_ts,
             )
         except SLACK_CALL_FAILURES as exc:

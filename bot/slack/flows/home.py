@@ -14,18 +14,9 @@ from typing import Literal
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import keys
+from bot import keys, render
 from bot.channels import Followups
 from bot.quota import AnswerQuota, next_pacific_midnight, pacific_day
-from bot.render import (
-    MAX_HOME_CHANNELS,
-    PROMPTS_TITLE,
-    ChannelLine,
-    HomeInput,
-    RecentQuestion,
-    render_home,
-    suggested_prompts,
-)
 from bot.slack.boundary import Outcome
 from bot.slack.delivery.posting import why
 from bot.slack.failures import SLACK_CALL_FAILURES
@@ -61,7 +52,7 @@ class Home:
         claim = keys.HOME.key(user)
         if not await self.store.add(claim, "1", TEXT, HOME_REPUBLISH_SECONDS):
             return Outcome(route="home", outcome="recently_published")
-        view = render_home(await self.home_input(client, user))
+        view = render.render_home(await self.home_input(client, user))
         try:
             await client.views_publish(user_id=user, view=view)
         except SLACK_CALL_FAILURES as exc:
@@ -70,7 +61,7 @@ class Home:
             return Outcome(route="home", outcome="publish_failed")
         return Outcome(route="home", outcome="ok")
 
-    async def home_input(self, client: AsyncWebClient, user: str) -> HomeInput:
+    async def home_input(self, client: AsyncWebClient, user: str) -> render.HomeInput:
         """What the viewer's Home tab shows (no upstream call)."""
         now = self.clock()
         quota: Literal["counted", "unlimited", "unknown"] = "counted"
@@ -83,11 +74,13 @@ class Home:
             left, per_day, resets_at, quota = 0, 0, next_pacific_midnight(now), "unknown"
         tz = await self.profiles.tz(client, user)
         ready, detail = self.docs_status()
-        recent = [RecentQuestion(asked.text, asked.at) for asked in await self.recent.of(user)]
+        recent = [
+            render.RecentQuestion(asked.text, asked.at) for asked in await self.recent.of(user)
+        ]
         channels = await self._viewer_channels(client, user)
         admin = await self.profiles.is_admin(client, user) is True
         per_day_quota = self.quota.config.per_day
-        return HomeInput(
+        return render.HomeInput(
             answers_left=left,
             per_day=per_day,
             resets_at=resets_at,
@@ -102,7 +95,7 @@ class Home:
             week=await this_week(self.store, self.clock(), per_day_quota) if admin else None,
         )
 
-    async def _viewer_channels(self, client: AsyncWebClient, user: str) -> list[ChannelLine]:
+    async def _viewer_channels(self, client: AsyncWebClient, user: str) -> list[render.ChannelLine]:
         """The channels `user` is in (the first page) that have settings; none when Slack
         will not say."""
         try:
@@ -119,8 +112,8 @@ class Home:
         ids = [c.get("id") for c in found if isinstance(c, dict)] if isinstance(found, list) else []
         settings = await self.channels.of_many(c for c in ids if isinstance(c, str))
         return [
-            ChannelLine(channel, kept, fixed_auto=self.channels.is_fixed_auto(channel))
-            for channel, kept in list(settings.items())[:MAX_HOME_CHANNELS]
+            render.ChannelLine(channel, kept, fixed_auto=self.channels.is_fixed_auto(channel))
+            for channel, kept in list(settings.items())[: render.MAX_HOME_CHANNELS]
         ]
 
     async def set_prompts(self, client: AsyncWebClient, user: str, channel: str) -> Outcome:
@@ -128,10 +121,12 @@ class Home:
         key = keys.PROMPTS.key(user, pacific_day(self.clock()))
         if not await self.store.add(key, channel, TEXT, PROMPTS_CLAIM_SECONDS):
             return Outcome(route="prompts", outcome="already_today")
-        prompts = [{"title": p["title"], "message": p["message"]} for p in suggested_prompts()]
+        prompts = [
+            {"title": p["title"], "message": p["message"]} for p in render.suggested_prompts()
+        ]
         try:
             await client.assistant_threads_setSuggestedPrompts(
-                channel_id=channel, prompts=prompts, title=PROMPTS_TITLE
+                channel_id=channel, prompts=prompts, title=render.PROMPTS_TITLE
             )
         except SLACK_CALL_FAILURES as exc:
             logger.warning("suggested prompts not set: %s", why(exc))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from bot import render
 from bot.channels import (
     ChangeSetting,
     ChannelSettings,
@@ -15,18 +16,6 @@ from bot.channels import (
     Followups,
     ShowSettings,
     parse_channel_request,
-)
-from bot.render import (
-    render_channel_admins_only,
-    render_channel_fixed,
-    render_channel_not_a_channel,
-    render_channel_not_member,
-    render_channel_notice,
-    render_channel_role_unknown,
-    render_channel_settings,
-    render_channel_unavailable,
-    render_channel_unchanged,
-    render_channel_usage,
 )
 from bot.slack.boundary import Outcome
 from bot.slack.delivery.replies import Reply
@@ -56,18 +45,18 @@ async def channel_command(
     channel, user = reply.channel, reply.user
     request = parse_channel_request(words)
     if isinstance(request, ChannelUsage):
-        await reply.notify_asker(render_channel_usage(command))
+        await reply.notify_asker(render.render_channel_usage(command))
         return Outcome(route="channel", outcome="help")
     if not channel or not user or channel.startswith("D"):
-        await reply.notify_asker(render_channel_not_a_channel())
+        await reply.notify_asker(render.render_channel_not_a_channel())
         return Outcome(route="channel", outcome="invalid_input")
     try:
         current = await cmd.channels.stored(channel)
     except StoreError:
-        await reply.notify_asker(render_channel_unavailable())
+        await reply.notify_asker(render.render_channel_unavailable())
         return Outcome(route="channel", outcome="unavailable")
     if isinstance(request, ShowSettings):
-        shown = render_channel_settings(
+        shown = render.render_channel_settings(
             channel,
             current,
             default_followups=cmd.default_followups,
@@ -89,32 +78,34 @@ async def _change(
 ) -> Outcome:
     channel, user = reply.channel or "", reply.user or ""
     if request.field == "mode" and cmd.channels.is_fixed_auto(channel):
-        await reply.notify_asker(render_channel_fixed(command))
+        await reply.notify_asker(render.render_channel_fixed(command))
         return Outcome(route="channel", outcome="refused")
     if cmd.admins_only:
         admin = await cmd.profiles.is_admin(reply.client, user)
         if not admin:
             refusal = (
-                render_channel_role_unknown() if admin is None else render_channel_admins_only()
+                render.render_channel_role_unknown()
+                if admin is None
+                else render.render_channel_admins_only()
             )
             await reply.notify_asker(refusal)
             return Outcome(route="channel", outcome="refused")
     changed = request.apply(current)
     if changed == current:
-        await reply.notify_asker(render_channel_unchanged(command))
+        await reply.notify_asker(render.render_channel_unchanged(command))
         return Outcome(route="channel", outcome="ok")
     try:
         await cmd.channels.save(channel, changed)
     except StoreError:
-        await reply.notify_asker(render_channel_unavailable())
+        await reply.notify_asker(render.render_channel_unavailable())
         return Outcome(route="channel", outcome="unavailable")
-    notice = render_channel_notice(user, request.field, changed, command)
+    notice = render.render_channel_notice(user, request.field, changed, command)
     if await reply.post_visibly(notice) is None:
         # not in the channel: the settings would do nothing there, so they are not kept
         try:
             await cmd.channels.save(channel, current)
         except StoreError:
             logger.info("channel setting not undone: the store did not answer")
-        await reply.notify_asker(render_channel_not_member())
+        await reply.notify_asker(render.render_channel_not_member())
         return Outcome(route="channel", outcome="not_in_channel")
     return Outcome(route="channel", outcome="ok")

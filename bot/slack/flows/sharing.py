@@ -11,18 +11,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from bot import keys
+from bot import keys, render
 from bot.errors import InvalidInput
-from bot.render import (
-    Message,
-    decode_share_value,
-    render_private_answer,
-    render_share_expired,
-    render_share_forged,
-    render_share_not_in_channel,
-    render_shared_answer,
-    render_shared_note,
-)
 from bot.slack.boundary import Outcome
 from bot.slack.delivery import posting
 from bot.slack.delivery.replies import Reply
@@ -45,7 +35,7 @@ class PrivateAnswer:
     text: str
     blocks: list[dict[str, Any]]
 
-    def body(self) -> Message:
+    def body(self) -> render.Message:
         return {"text": self.text, "blocks": self.blocks}
 
 
@@ -78,7 +68,7 @@ class PrivateAnswers:
 
 
 async def answer_privately(
-    answers: PrivateAnswers, reply: Reply, body: Message, question: str
+    answers: PrivateAnswers, reply: Reply, body: render.Message, question: str
 ) -> None:
     """Show `body` to the asker alone, with a Share button when it could be kept."""
     answer_id = None
@@ -92,7 +82,7 @@ async def answer_privately(
             blocks=list(body.get("blocks") or []),
         )
         answer_id = await answers.keep(kept)
-    await reply.notify_asker(render_private_answer(body, question, answer_id))
+    await reply.notify_asker(render.render_private_answer(body, question, answer_id))
 
 
 async def share(
@@ -100,19 +90,19 @@ async def share(
 ) -> Outcome:
     """A Share click (`value`: its button's) from the asker's private answer."""
     try:
-        answer_id = decode_share_value(value)
+        answer_id = render.decode_share_value(value)
     except InvalidInput:
-        await reply.notify_asker(render_share_forged())
+        await reply.notify_asker(render.render_share_forged())
         return Outcome(route="share", outcome="invalid_input")
     kept = await answers.take(answer_id)
     if kept is None:
-        await reply.notify_asker(render_share_expired(int(answers.ttl_seconds // 60)))
+        await reply.notify_asker(render.render_share_expired(int(answers.ttl_seconds // 60)))
         return Outcome(route="share", outcome="expired")
     if kept.asker != reply.user:  # Slack shows the button to the asker alone
         await answers.put_back(answer_id, kept)
-        await reply.notify_asker(render_share_forged())
+        await reply.notify_asker(render.render_share_forged())
         return Outcome(route="share", outcome="invalid_input")
-    shared = render_shared_answer(kept.body(), kept.asker, kept.question)
+    shared = render.render_shared_answer(kept.body(), kept.asker, kept.question)
     ts = None
     try:
         ts = await posting.post_visibly(
@@ -122,11 +112,11 @@ async def share(
         if ts is None:  # not posted: the asker may invite the bot and press Share again
             await answers.put_back(answer_id, kept)
     if ts is None:
-        await reply.notify_asker(render_share_not_in_channel())
+        await reply.notify_asker(render.render_share_not_in_channel())
         return Outcome(route="share", outcome="not_in_channel")
     session = reply.client.session
     await posting.respond(
-        reply.response_url, render_shared_note(), replace_original=True, session=session
+        reply.response_url, render.render_shared_note(), replace_original=True, session=session
     )
     await threads.remember(kept.channel, kept.thread_ts or ts, kept.question, kept.asker)
     return Outcome(route="share", outcome="ok")

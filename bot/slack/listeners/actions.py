@@ -11,28 +11,9 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import render
 from bot.errors import GdocsError, InvalidInput, NotFound
 from bot.names import is_valid_name
-from bot.render import (
-    ACTION_FEEDBACK,
-    ACTION_FEEDBACK_COMMENT,
-    ACTION_NEXT_PAGE,
-    ACTION_SHARE,
-    ACTION_SHOW_DOC_MORE,
-    ACTION_SHOW_DOC_PREFIX,
-    ASK_AGAIN_ACTION_RE,
-    COMMENT_BLOCK_ID,
-    FEEDBACK_MODAL_CALLBACK,
-    comment_from_view,
-    decode_ask_again,
-    decode_page_value,
-    render_document_gone,
-    render_error,
-    render_feedback_stale,
-    render_fetching,
-    render_stale_button,
-    vote_from_view,
-)
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Job, Notify, Outcome, ignored, say_nothing
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
@@ -43,7 +24,7 @@ from bot.slack.memory.state import delivery_key
 from bot.slack.work.durable import action_payload, track
 from bot.slack.work.worklog import WorkRecord
 
-SHOW_DOC_RE = re.compile(rf"^{re.escape(ACTION_SHOW_DOC_PREFIX)}\d+$")
+SHOW_DOC_RE = re.compile(rf"^{re.escape(render.ACTION_SHOW_DOC_PREFIX)}\d+$")
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -72,9 +53,9 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
         async def job() -> Outcome:
             try:
-                question = decode_ask_again(_action(body).get("value"))
+                question = render.decode_ask_again(_action(body).get("value"))
             except InvalidInput as exc:
-                await reply.notify_asker(render_error(exc))
+                await reply.notify_asker(render.render_error(exc))
                 return Outcome(route="-", outcome="invalid_input")
             route = deps.router.route(question)
             return await deps.answers(reply, route, question=question, name_asker=True)
@@ -102,17 +83,17 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         open (one store read before the ack, well inside Slack's 3 s)."""
         view, voter = body.get("view"), _dict(body.get("user")).get("id")
         try:
-            placed = vote_from_view(view)
+            placed = render.vote_from_view(view)
         except InvalidInput:
             placed = None
         answer = await deps.feedback.answer(placed.answer_id) if placed is not None else None
         if placed is None or answer is None or not isinstance(voter, str) or not voter:
-            stale = render_feedback_stale()["text"]
-            await ack(response_action="errors", errors={COMMENT_BLOCK_ID: stale})
+            stale = render.render_feedback_stale()["text"]
+            await ack(response_action="errors", errors={render.COMMENT_BLOCK_ID: stale})
             await deps.boundary("feedback_comment", _stale, say_nothing)
             return
         await ack()
-        comment = comment_from_view(view)
+        comment = render.comment_from_view(view)
         job = partial(store_comment, deps.feedback, client, answer, placed, voter, comment)
         run("feedback_comment", job, say_nothing)
 
@@ -121,12 +102,12 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         why = f"unknown action_id {str(_action(body).get('action_id'))[:100]!r}"
         ignored(deps.metrics, "action", why)
 
-    app.action(ASK_AGAIN_ACTION_RE)(on_ask_again)
-    app.action(ACTION_FEEDBACK)(on_vote)
-    app.action(ACTION_FEEDBACK_COMMENT)(on_comment_button)
-    app.view(FEEDBACK_MODAL_CALLBACK)(on_comment)
-    app.action(ACTION_SHARE)(on_share)
-    for action_id in (SHOW_DOC_RE, ACTION_SHOW_DOC_MORE, ACTION_NEXT_PAGE):
+    app.action(render.ASK_AGAIN_ACTION_RE)(on_ask_again)
+    app.action(render.ACTION_FEEDBACK)(on_vote)
+    app.action(render.ACTION_FEEDBACK_COMMENT)(on_comment_button)
+    app.view(render.FEEDBACK_MODAL_CALLBACK)(on_comment)
+    app.action(render.ACTION_SHARE)(on_share)
+    for action_id in (SHOW_DOC_RE, render.ACTION_SHOW_DOC_MORE, render.ACTION_NEXT_PAGE):
         app.action(action_id)(on_show_doc)
     app.action(re.compile(r".*"))(on_unknown)  # last: Bolt runs the first that matches
 
@@ -141,15 +122,15 @@ def requested_page(action: dict[str, Any]) -> tuple[str, int] | None:
     action_id = action.get("action_id")
     name: object
     page = FIRST_PAGE
-    if action_id == ACTION_NEXT_PAGE:
+    if action_id == render.ACTION_NEXT_PAGE:
         value = action.get("value")
         if not isinstance(value, str):
             return None
         try:
-            name, page = decode_page_value(value)
+            name, page = render.decode_page_value(value)
         except InvalidInput:
             return None
-    elif action_id == ACTION_SHOW_DOC_MORE:
+    elif action_id == render.ACTION_SHOW_DOC_MORE:
         option = action.get("selected_option")
         name = option.get("value") if isinstance(option, dict) else None
     else:
@@ -218,18 +199,18 @@ async def handle_doc_click(
     async def job() -> Outcome:
         requested = requested_page(_action(body))
         if requested is None:
-            await reply.notify_asker(render_stale_button())
+            await reply.notify_asker(render.render_stale_button())
             return Outcome(route="doc", outcome="invalid_input")
         name, page = requested
-        await reply.start_progress(render_fetching())
+        await reply.start_progress(render.render_fetching())
         try:
             outcome = await pages.show(reply, await pages.fetch(name), page=page)
             return Outcome("doc", outcome, DEVELOPER_KNOWLEDGE, "get_documents")
         except NotFound:
-            await reply.notify_asker(render_document_gone())
+            await reply.notify_asker(render.render_document_gone())
             return Outcome("doc", "not_found", DEVELOPER_KNOWLEDGE)
         except GdocsError as error:
-            await reply.notify_asker(render_error(error))
+            await reply.notify_asker(render.render_error(error))
             return Outcome("doc", error.code.value, DEVELOPER_KNOWLEDGE)
         finally:
             await reply.finish()

@@ -1,54 +1,39 @@
-"""memory:// and the per-process store of an outage are bounded by the text their values hold,
-not only by how many keys: pages of tens of KB cannot fill the process."""
+"""memory:// and the per-process store of an outage are bounded by the bytes their values take
+(encoded), not only by how many keys: pages of tens of KB cannot fill the process."""
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.models import Answer, Document, Reference
+from bot.models import Document
 from bot.store import JSON, MemoryStore, ModelCodec, ResilientStore, redis_store
 from tests.fakes.redis_server import RedisServer
 from tests.store_backends import FakeClock
 
 _DOC = ModelCodec(Document)
-#: characters of text per namespace the per-process store of an outage keeps
+#: bytes per namespace the per-process store of an outage keeps
 FALLBACK_MAX_CHARS = 2_000_000
-
-
-def text_size(value: object) -> int:
-    """The characters of text memory:// counts for `value` (what its size bound goes by)."""
-    store = MemoryStore()
-    asyncio.run(store.set("x:1", value, JSON, ttl=60))
-    return store.chars("x")
 
 
 def _page(i: int, chars: int) -> Document:
     return Document(name=f"documents/p{i}", uri=f"https://x/p{i}", content="x" * chars)
 
 
-@dataclass
-class _Asked:
-    question: str
-    at: float
-
-
-def test_text_size_counts_the_text_inside_models_dataclasses_and_containers() -> None:
-    """A page is its text; an answer counts its references' names and URLs; numbers are 0."""
-    assert 1000 + len("documents/p1") + len("https://x/p1") == text_size(_page(1, 1000))
-    ref = Reference(name="documents/a", uri="https://a", title="T")
-    answer = Answer(kind="answer", query="q?", text="abc", references=(ref, ref))
-    assert text_size(answer) == len("q?") + 3 + 2 * (11 + 9 + 1) + text_size(answer.kind)
-    assert 6 == text_size([_Asked("why?", 1.0), {"k": "v"}, 7, None])
+async def test_a_value_counts_as_the_bytes_its_codec_writes() -> None:
+    """A page counts as its JSON; a counter as nothing."""
+    store = MemoryStore()
+    await store.set("doc:1", _page(1, 1000), _DOC, ttl=60)
+    await store.incr("doc:n", 5, ttl=60)
+    assert len(_DOC.encode(_page(1, 1000))) == store.chars("doc")
 
 
 async def test_a_namespace_past_its_characters_drops_the_least_recently_used() -> None:
-    """Five pages of 300 characters in 1,000: the two used longest ago go, a read counts as
+    """Five pages of about 385 bytes in 1,200: the two used longest ago go, a read counts as
     use, and another namespace's values stay."""
-    store = MemoryStore(max_entries=100, max_chars=1000, clock=FakeClock())
+    store = MemoryStore(max_entries=100, max_chars=1200, clock=FakeClock())
     await store.set("answer:keep", "a" * 900, JSON, ttl=60)
     for i in range(3):
         await store.set(f"doc:{i}", _page(i, 300), _DOC, ttl=60)
@@ -57,7 +42,7 @@ async def test_a_namespace_past_its_characters_drops_the_least_recently_used() -
     await store.set("doc:4", _page(4, 300), _DOC, ttl=60)
     found = await store.get_many([f"doc:{i}" for i in range(5)], _DOC)
     assert [True, False, False, True, True] == [doc is not None for doc in found]
-    assert store.chars("doc") <= 1000
+    assert store.chars("doc") <= 1200
     assert "a" * 900 == await store.get("answer:keep", JSON)
 
 
@@ -103,7 +88,7 @@ def test_the_character_count_is_the_text_of_the_live_values(
                 await store.get(name, JSON)
         found = await store.get_many([f"doc:{key}" for key in range(8)], JSON)
         live = [value for value in found if value is not None]
-        assert store.chars("doc") == sum(len(value) for value in live)
+        assert store.chars("doc") == sum(len(value) + 2 for value in live)  # JSON's quotes
         assert len(live) <= 5
         assert store.chars("doc") <= 1000 or len(live) == 1
 
@@ -112,7 +97,7 @@ def test_the_character_count_is_the_text_of_the_live_values(
 
 async def test_a_store_outage_keeps_at_most_its_characters_of_pages_in_the_process() -> None:
     """Redis stopped: 60 pages of 40,000 characters go to per-process state, which keeps the
-    latest it has room for (50 of them), not all 60."""
+    latest it has room for (49 of them), not all 60."""
     server = RedisServer().start()
     store = ResilientStore(
         redis_store(server.url, prefix="gdocs:"), timeout=0.15, retry_after=60, clock=FakeClock()

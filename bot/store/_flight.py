@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from bot import keys
-from bot.store._api import TEXT, Codec, Op, Store, T
+from bot.store._api import TEXT, Codec, Op, Store, T, shared_by_replicas
 
 _LOCK = keys.LOCK.prefix
 #: how long to keep a result: seconds, or a function of the result
@@ -60,23 +60,14 @@ async def abandonable(wait: Callable[[], Awaitable[object]]) -> None:
 class SharedFlight:
     """`await flight.run(key, compute[, codec, ttl])`: one `compute()` for every caller of `key`."""
 
-    def __init__(
-        self,
-        store: Store,
-        *,
-        lock_ttl: float,
-        deadline: float | None = None,
-        first_poll: float = 0.025,
-        max_poll: float = 0.2,
-        shared: bool = True,
-    ) -> None:
-        """`shared=False`: no other process computes with this store (memory://, SQLite)."""
+    def __init__(self, store: Store, *, lock_ttl: float, shared: bool | None = None) -> None:
+        """`shared`: whether other processes compute with `store` (default: Redis does;
+        memory:// and an SQLite file are one bot's), so that the lock is needed."""
         self._store = store
-        self._shared = shared
+        self._shared = shared_by_replicas(store) if shared is None else shared
         self._lock_ttl = lock_ttl
         # long enough for one holder to time out and the next to take over
-        self._deadline = deadline if deadline is not None else 2 * lock_ttl + 1.0
-        self._polls = (first_poll, max_poll)
+        self._deadline = 2 * lock_ttl + 1.0
         self._owner = f"{os.getpid()}:{os.urandom(6).hex()}"
         self._count = 0
         self._flights: dict[str, _Flight] = {}
@@ -196,10 +187,10 @@ class SharedFlight:
     async def _await_other(self, key: str, codec: Codec[T], give_up: float) -> T | None:
         """Poll until another replica's result appears, or its lock goes or `give_up` passes."""
         loop = asyncio.get_running_loop()
-        delay = self._polls[0]
+        delay = 0.025
         while loop.time() < give_up:
             await asyncio.sleep(min(delay, max(0.0, give_up - loop.time())))
-            delay = min(delay * 2, self._polls[1])
+            delay = min(delay * 2, 0.2)
             found = await self._store.get(key, codec)
             if found is not None:
                 return found

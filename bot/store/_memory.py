@@ -1,51 +1,25 @@
 """`memory://`: the store in this process's memory, for one replica, throwaway runs, tests and
 the per-process state of an outage.
 
-It keeps the objects themselves (codecs are not used). Every namespace holds at most
-`max_entries` keys and `max_chars` characters of the text in its values (`text_size`: a
-count alone would let 5,000 pages of 40 KB take 200 MB); past either, the least recently
-used go first, though never the value just written. Expired keys go as they are met.
+It keeps the objects themselves. Every namespace holds at most `max_entries` keys and
+`max_chars` bytes of their values' encoded form (a count alone would let 5,000 pages of 40 KB
+take 200 MB); past either, the least recently used go first, though never the value just
+written. Expired keys go as they are met.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
-
-from pydantic import BaseModel
 
 from bot.store._api import BatchWrites, Codec, Op, T, applies, check, namespace, skipped
 
 Clock = Callable[[], float]
 
-#: characters of text one namespace's values hold at most, by default: a few MB of memory
+#: bytes one namespace's values take at most (encoded), by default: a few MB of memory
 MAX_CHARS = 4_000_000
-_SIZE_DEPTH = 4  # an answer's references are at depth 2
-_SIZELESS = frozenset({int, float, bool, type(None)})
-
-
-def text_size(value: object, depth: int = 0) -> int:
-    """About how many characters of text `value` holds: its strings and bytes, in the models,
-    dataclasses and containers it is made of (a few levels deep)."""
-    if isinstance(value, str | bytes):
-        return len(value)
-    parts: Iterable[object]
-    if depth >= _SIZE_DEPTH:
-        return 0
-    if isinstance(value, BaseModel):
-        parts = value.__dict__.values()
-    elif isinstance(value, dict):
-        parts = [*value.keys(), *value.values()]
-    elif isinstance(value, list | tuple | set | frozenset | deque):
-        parts = value
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        parts = [getattr(value, f.name) for f in dataclasses.fields(value)]
-    else:  # numbers, None, datetimes: next to nothing
-        return 0
-    return sum(0 if type(p) in _SIZELESS else text_size(p, depth + 1) for p in parts)
 
 
 class MemoryStore(BatchWrites):
@@ -73,7 +47,7 @@ class MemoryStore(BatchWrites):
         return len(self._spaces.get(space, ())) + len(self._windows.get(space, ()))
 
     def chars(self, space: str) -> int:
-        """How many characters of text the values of namespace `space` hold now."""
+        """How many bytes the values of namespace `space` take now, encoded."""
         return self._chars[space]
 
     def _entries(self, key: str) -> OrderedDict[str, tuple[float, Any, int]]:
@@ -94,10 +68,10 @@ class MemoryStore(BatchWrites):
             entries.move_to_end(key)
         return entry
 
-    def _put(self, key: str, value: Any, expires: float) -> None:
+    def _put(self, key: str, value: Any, expires: float, size: int = 0) -> None:
         space, entries = namespace(key), self._entries(key)
         self._pop(key)
-        entries[key] = (expires, value, text_size(value))
+        entries[key] = (expires, value, size)
         self._chars[space] += entries[key][2]
         now = self._clock()
         # the value just written stays, whatever its size; a few expired ones go on the way
@@ -123,12 +97,13 @@ class MemoryStore(BatchWrites):
     def _apply(self, op: Op) -> object:
         key, expires = op.key, self._clock() + op.ttl
         entry = self._live(key)
+        size = len(op.codec.encode(op.value)) if op.codec and op.value is not None else 0
         if op.kind == "set":
-            self._put(key, op.value, expires)
+            self._put(key, op.value, expires, size)
             return None
         if op.kind == "add":
             if entry is None:
-                self._put(key, op.value, expires)
+                self._put(key, op.value, expires, size)
             return entry is None
         if op.kind == "delete":
             self._pop(key)
@@ -145,7 +120,7 @@ class MemoryStore(BatchWrites):
         if entry is None or entry[1] != op.expected:  # replace, delete_if
             return False
         if op.kind == "replace":
-            self._put(key, op.value, expires)
+            self._put(key, op.value, expires, size)
         else:
             self._pop(key)
         return True

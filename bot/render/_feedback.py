@@ -87,7 +87,7 @@ def feedback_block(value_up: str, value_down: str) -> Block:
     """Slack's 👍 / 👎 `feedback_buttons` in a `context_actions` block."""
     up = _feedback_button("👍", value_up, "Mark this reply as helpful")
     down = _feedback_button("👎", value_down, "Mark this reply as wrong or unhelpful")
-    element = {"type": "feedback_buttons", "action_id": ACTION_FEEDBACK}
+    element: Block = {"type": "feedback_buttons", "action_id": ACTION_FEEDBACK}
     element |= {"positive_button": up, "negative_button": down}
     return {"type": "context_actions", "block_id": ACTION_FEEDBACK, "elements": [element]}
 

@@ -1,7 +1,13 @@
-"""Inline Markdown (emphasis, code, links, images, HTML) to mrkdwn or plain text."""
+"""Inline Markdown (emphasis, code, links, images, HTML) to mrkdwn or plain text.
+
+One left-to-right scan (`_scan.scan`, linear): text between constructs is escaped, each
+construct is rebuilt from its parts, and only `link()` may produce `<…>` markup. Emphasis is
+rendered again inside, at most `_MAX_DEPTH` levels deep.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import urljoin
 
 from bot.render._scan import Token, scan
@@ -20,7 +26,7 @@ _MAX_DEPTH = 6
 
 
 def resolve_url(url: str, base_url: str | None) -> str:
-    """A link target made absolute against the page it came from, when that is possible."""
+    """A relative link target made absolute against the page it came from."""
     url = url.strip()
     if url.startswith("<") and url.endswith(">"):
         url = url[1:-1].strip()
@@ -36,25 +42,24 @@ def _is_stripped_tag(tag: str) -> bool:
 
 
 def inline_mrkdwn(text: str, base_url: str | None = None, *, plain_emphasis: bool = False) -> str:
-    """Inline Markdown to mrkdwn; every piece of text is escaped.
-
-    `plain_emphasis` drops emphasis markers instead of converting them (headings are bold
-    already, and Slack does not nest `*…*`).
-    """
+    """Inline Markdown to mrkdwn, every piece of text escaped; `plain_emphasis` drops
+    emphasis markers (headings are bold already, and Slack does not nest `*…*`)."""
     return _render(text, base_url, plain_emphasis, 0)
+
+
+def _walk(text: str, piece: Callable[[Token], str], between: Callable[[str], str]) -> str:
+    out: list[str] = []
+    pos = 0
+    for token in scan(text):
+        out += [between(text[pos : token.start]), piece(token)]
+        pos = token.end
+    return "".join(out) + between(text[pos:])
 
 
 def _render(text: str, base_url: str | None, plain_emphasis: bool, depth: int) -> str:
     if depth > _MAX_DEPTH:
         return escape(text)
-    out: list[str] = []
-    pos = 0
-    for token in scan(text):
-        out.append(escape(text[pos : token.start]))
-        out.append(_convert(text, token, base_url, plain_emphasis, depth))
-        pos = token.end
-    out.append(escape(text[pos:]))
-    return "".join(out)
+    return _walk(text, lambda t: _convert(text, t, base_url, plain_emphasis, depth), escape)
 
 
 def _convert(
@@ -62,18 +67,10 @@ def _convert(
 ) -> str:
     kind = token.kind
 
-    def wrap(marker: str, body: str) -> str:
-        rendered = _render(body, base_url, plain_emphasis, depth + 1)
-        return rendered if plain_emphasis else f"{marker}{rendered}{marker}"
-
-    if kind == "code":
-        body = token.a
-        # Slack has no escape for a backtick inside `code`; a spaced body is still readable
-        stripped = body.strip() if body.strip() else body
-        return f"`{escape(stripped)}`"
+    if kind == "code":  # Slack has no escape for a backtick inside `code`
+        return f"`{escape(token.a.strip() or token.a)}`"
     if kind == "image":
-        alt = plain_text(token.a)
-        return link(resolve_url(token.b, base_url), alt or "image")
+        return link(resolve_url(token.b, base_url), plain_text(token.a) or "image")
     if kind == "link":
         label = plain_text(token.a)
         url = resolve_url(token.b, base_url)
@@ -91,30 +88,22 @@ def _convert(
     if kind == "html":
         return "" if _is_stripped_tag(token.a) else escape(text[token.start : token.end])
     if kind in ("strong", "em", "strike"):
-        return wrap({"strong": "*", "em": "_", "strike": "~"}[kind], token.a)
+        inner = _render(token.a, base_url, plain_emphasis, depth + 1)
+        marker = "" if plain_emphasis else {"strong": "*", "em": "_", "strike": "~"}[kind]
+        return f"{marker}{inner}{marker}"
     return escape(token.a)  # a backslash-escaped character, shown as itself
 
 
 def plain_text(text: str) -> str:
-    """Inline Markdown reduced to its readable text, NOT escaped (for plain_text fields,
-    table cells laid out in code blocks, snippets and link labels)."""
+    """Inline Markdown reduced to its readable text, NOT escaped."""
     return _plain(text, 0)
 
 
 def _plain(text: str, depth: int) -> str:
-    if depth > _MAX_DEPTH:
-        return text
-    out: list[str] = []
-    pos = 0
-    for token in scan(text):
-        out.append(text[pos : token.start])
-        out.append(_plain_piece(text, token, depth))
-        pos = token.end
-    out.append(text[pos:])
-    return "".join(out)
+    return text if depth > _MAX_DEPTH else _walk(text, lambda t: _piece(text, t, depth), str)
 
 
-def _plain_piece(text: str, token: Token, depth: int) -> str:
+def _piece(text: str, token: Token, depth: int) -> str:
     kind = token.kind
     if kind == "code":
         return token.a.strip() or token.a

@@ -9,12 +9,11 @@ from datetime import UTC, datetime
 from bot.models import Answer, Document, SearchHit
 from bot.render._marks import mark_lines, marks_by_anchor, split_at_marks, summary_line
 from bot.render._notices import fallback_note
-from bot.render._quota import PauseView, QuotaStatus, at_time, in_about
+from bot.render._quota import QuotaStatus, at_time, in_about
 
 
 def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
-    """An answer as Markdown: note (times in Pacific, as of `now`), text and numbered
-    sources, or the hits."""
+    """An answer as Markdown: note (times in Pacific), text and numbered sources, or hits."""
     parts = []
     if answer.fallback:
         parts.append(f"> Note: {fallback_note(answer.fallback, now=now)}")
@@ -34,7 +33,6 @@ def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
 
 
 def _marked_text(answer: Answer) -> str:
-    """The answer's Markdown with a quoted mark line under each checked code block."""
     groups = marks_by_anchor(answer.verification)
     if not groups:
         return answer.text.strip()
@@ -51,7 +49,6 @@ def _hit(number: int, hit: SearchHit) -> str:
 
 
 def documents_markdown(documents: Sequence[Document]) -> str:
-    """Whole documents as Markdown, each with its title and source URL."""
     rendered = []
     for doc in documents:
         content = doc.content.strip()
@@ -68,7 +65,6 @@ class CheckRow:
 
 
 def check_table(rows: Sequence[CheckRow]) -> str:
-    """An aligned table: what works, and what to fix."""
     header = CheckRow("CHECK", "STATUS", "DETAIL")
     width_check = max(len(r.check) for r in [header, *rows])
     width_status = max(len(r.status) for r in [header, *rows])
@@ -79,8 +75,7 @@ def check_table(rows: Sequence[CheckRow]) -> str:
 
 
 def store_detail(report: Mapping[str, object]) -> str:
-    """`check`'s line about the state store: which one (its URL without the password), and
-    whether it answers. `report` is the store's state: backend, url, ok, detail."""
+    """`check`'s line about the state store (`report`: backend, url, ok, detail)."""
     backend, url = str(report.get("backend", "?")), str(report.get("url", ""))
     if report.get("missing"):
         return f"no state file yet — `serve` creates it ({url})"
@@ -92,15 +87,13 @@ def store_detail(report: Mapping[str, object]) -> str:
 
 
 def missing_tools_detail(missing: Sequence[str], listed: Sequence[str]) -> str:
-    """`check`'s line for a server that answers but lacks tools the bot calls (a wrong URL
-    that happens to speak JSON-RPC, say)."""
     offered = f"it lists {len(listed)}: {', '.join(listed)}" if listed else "it lists none"
     return f"missing tools: {', '.join(missing)} ({offered}) — check DEVELOPER_KNOWLEDGE_MCP_URL"
 
 
 def quota_detail(state: QuotaStatus, *, now: datetime) -> str:
-    """`check`'s line about answer_query's quota, from the ledger: what is left today and
-    this minute, any pause, and the daily reset (Pacific, and UTC)."""
+    """`check`'s line about answer_query's quota: left today and this minute, any pause,
+    and the daily reset (Pacific, and UTC)."""
     if state.left_today is None:
         today = f"{state.used_today} used today (no daily limit set)"
     else:
@@ -113,21 +106,15 @@ def quota_detail(state: QuotaStatus, *, now: datetime) -> str:
         if state.left_this_minute == 0 and state.next_slot is not None and pause is None:
             minute += f" (the next {in_about((state.next_slot - now).total_seconds())})"
     parts = [today, minute]
-    if pause is not None:
-        parts.append(_paused(pause, now))
-    reset = state.next_reset
-    return (
-        ", ".join(parts)
-        + f"; resets {at_time(reset, tz=None, now=now)} ({reset.astimezone(UTC):%H:%M} UTC)"
-    )
-
-
-def _paused(pause: PauseView, now: datetime) -> str:
-    if pause.kind == "day":
+    if pause is not None and pause.kind == "day":
         until = pause.until.astimezone(UTC)
-        return f"paused (Google says today's answers are used up) until {until:%H:%M} UTC"
-    why = "Google's per-minute limit" if pause.kind == "minute" else "an unclear 429"
-    return f"paused ({why}) back {in_about((pause.until - now).total_seconds())}"
+        parts.append(f"paused (Google says today's answers are used up) until {until:%H:%M} UTC")
+    elif pause is not None:
+        why = "Google's per-minute limit" if pause.kind == "minute" else "an unclear 429"
+        parts.append(f"paused ({why}) back {in_about((pause.until - now).total_seconds())}")
+    reset = state.next_reset
+    at = at_time(reset, tz=None, now=now)
+    return ", ".join(parts) + f"; resets {at} ({reset.astimezone(UTC):%H:%M} UTC)"
 
 
 def quota_unknown_detail() -> str:

@@ -96,53 +96,14 @@ def is_pay_topic(text: str) -> bool:
 
 def route_text(text: str, *, answer_min_words: int, route_pay_questions: bool) -> Route:
     """The route for a `/gdocs` text, a mention (bot id stripped) or a DM."""
-    text = clean_text(text)
-    first, _, rest = text.partition(" ")
-    keyword = first.lower()
-    if keyword in _PRIVATE and rest.strip():
-        inner = route_text(
-            rest, answer_min_words=answer_min_words, route_pay_questions=route_pay_questions
-        )
-        return Route(inner.kind, inner.query, inner.topic, private=inner.kind != "help")
-    if keyword in _HELP_WORDS and not rest.strip():
-        return Route("help", "")
-    if keyword in _PRIVATE and not rest.strip():
-        return Route("help", "")  # `private` with nothing to ask: how to use it
-    if keyword == "quota" and not rest.strip():
-        return Route("quota", "")
-    if keyword == "report" and not rest.strip():  # the week's usage, for admins
-        return Route("report", "")
-    if keyword in _EXPLICIT:
-        return Route(_EXPLICIT[keyword], rest.strip())  # type: ignore[arg-type]
-    return _route_free_text(
-        text, answer_min_words=answer_min_words, route_pay_questions=route_pay_questions
-    )
-
-
-def _route_free_text(text: str, *, answer_min_words: int, route_pay_questions: bool) -> Route:
-    if route_pay_questions and is_pay_topic(text):
-        return Route("pay", text)
-    if is_question(text, answer_min_words=answer_min_words):
-        return Route("answer", text)
-    return Route("search", text)
+    return Router(answer_min_words, route_pay_questions).route(text)
 
 
 def route_in_thread(
     text: str, earlier: str | None, *, answer_min_words: int, route_pay_questions: bool
 ) -> Route:
     """Like `route_text`, but a follow-up in a known thread carries the thread's question."""
-    route = route_text(
-        text, answer_min_words=answer_min_words, route_pay_questions=route_pay_questions
-    )
-    if route.kind == "help" or route.query != clean_text(text):
-        return route  # help, or an explicit `search`/`pay`/`doc`/`ask`: taken as typed
-    combined = with_thread_context(earlier, route.query)
-    if combined == route.query:
-        return route
-    routed = _route_free_text(
-        combined, answer_min_words=answer_min_words, route_pay_questions=route_pay_questions
-    )
-    return Route(routed.kind, routed.query, topic=earlier)
+    return Router(answer_min_words, route_pay_questions).route_in_thread(text, earlier)
 
 
 def channel_words(text: str) -> str | None:
@@ -201,27 +162,40 @@ class Router:
     route_pay_questions: bool = True
 
     def route(self, text: str) -> Route:
-        return route_text(
-            text,
-            answer_min_words=self.answer_min_words,
-            route_pay_questions=self.route_pay_questions,
-        )
+        text = clean_text(text)
+        first, _, rest = text.partition(" ")
+        keyword, rest = first.lower(), rest.strip()
+        if keyword in _PRIVATE and rest:
+            inner = self.route(rest)
+            return Route(inner.kind, inner.query, inner.topic, private=inner.kind != "help")
+        if not rest and (keyword in _HELP_WORDS or keyword in _PRIVATE):
+            return Route("help", "")  # `private` with nothing to ask: how to use it
+        if not rest and keyword in ("quota", "report"):  # report: the week's, for admins
+            return Route(keyword, "")  # type: ignore[arg-type]
+        if keyword in _EXPLICIT:
+            return Route(_EXPLICIT[keyword], rest)  # type: ignore[arg-type]
+        return self._free(text)
 
     def route_message(self, text: str) -> Route:
         """Someone's message asked about (the message shortcut): never a command's keyword."""
-        return _route_free_text(
-            clean_text(text),
-            answer_min_words=self.answer_min_words,
-            route_pay_questions=self.route_pay_questions,
-        )
+        return self._free(clean_text(text))
 
     def route_in_thread(self, text: str, earlier: str | None) -> Route:
-        return route_in_thread(
-            text,
-            earlier,
-            answer_min_words=self.answer_min_words,
-            route_pay_questions=self.route_pay_questions,
-        )
+        route = self.route(text)
+        if route.kind == "help" or route.query != clean_text(text):
+            return route  # help, or an explicit `search`/`pay`/`doc`/`ask`: taken as typed
+        combined = with_thread_context(earlier, route.query)
+        if combined == route.query:
+            return route
+        routed = self._free(combined)
+        return Route(routed.kind, routed.query, topic=earlier)
+
+    def _free(self, text: str) -> Route:
+        if self.route_pay_questions and is_pay_topic(text):
+            return Route("pay", text)
+        if is_question(text, answer_min_words=self.answer_min_words):
+            return Route("answer", text)
+        return Route("search", text)
 
 
 # --- which channel messages the bot answers without a mention --------------------------

@@ -21,7 +21,7 @@ from bot.names import normalize_doc_ref
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota, Tally
 from bot.redact import Redactor
-from bot.store import MemoryStore, ModelCodec, SharedFlight, Store, shared_by_replicas
+from bot.store import MemoryStore, ModelCodec, SharedFlight, Store
 from bot.text import clean_language, clean_query
 from bot.upstream._answering import Answering, OnWait
 from bot.upstream._auth import ApiKeyAuth, Auth
@@ -128,9 +128,7 @@ class GoogleDocsService:
         )
         # identical work in flight shares one call: in this process, and (answers) across
         # replicas; a replica dying while it computes holds the others back no longer
-        self._flights = SharedFlight(
-            store, lock_ttl=self._timeout, shared=shared_by_replicas(store)
-        )
+        self._flights = SharedFlight(store, lock_ttl=self._timeout)
         self._documents = DocumentFetcher(
             self._dk, store, metrics, self._flights, ttl=config.document_ttl
         )

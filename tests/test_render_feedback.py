@@ -17,7 +17,6 @@ from bot.render import (
     COMMENT_ACTION_ID,
     COMMENT_BLOCK_ID,
     FEEDBACK_MODAL_CALLBACK,
-    MAX_COMMENT_CHARS,
     Vote,
     comment_from_view,
     decode_vote,
@@ -150,7 +149,7 @@ def test_what_was_wrong_modal_is_one_optional_short_line_carrying_the_vote() -> 
     )
     assert "plain_text_input" == field["element"]["type"]
     assert field["element"]["multiline"] is False
-    assert MAX_COMMENT_CHARS == field["element"]["max_length"] == 300
+    assert 300 == field["element"]["max_length"] == 300
 
 
 def _submitted(value: object) -> dict[str, Any]:
@@ -181,7 +180,7 @@ def test_the_comment_is_read_defensively_from_the_submitted_view(
 def test_a_comment_longer_than_the_field_allows_is_cut() -> None:
     """Slack's max_length is enforced by its client only: the text is cut here as well."""
     comment = comment_from_view(_submitted("x" * 5000))
-    assert len(comment) == MAX_COMMENT_CHARS
+    assert len(comment) == 300
 
 
 @pytest.mark.parametrize(

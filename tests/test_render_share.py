@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -10,12 +12,9 @@ from bot.errors import InvalidInput
 from bot.models import Answer, Reference
 from bot.render import (
     ACTION_SHARE,
-    MAX_BLOCKS,
-    SHARED_QUESTION_CHARS,
     Message,
     decode_share_value,
     escape,
-    private_answer_blocks,
     render_answer,
     render_private_answer,
     render_private_doc_refused,
@@ -24,10 +23,7 @@ from bot.render import (
     render_share_not_in_channel,
     render_shared_answer,
     render_shared_note,
-    share_button_block,
     share_value,
-    shared_header,
-    shared_header_text,
 )
 from tests.test_render_surface_support import (
     HOSTILE_TEXT,
@@ -39,11 +35,21 @@ from tests.test_render_surface_support import (
 )
 
 FAST = settings(max_examples=150, deadline=None)
+_EMPTY: Message = {"text": "", "blocks": []}
+
+
+def _shared_header(asker: str, question: str) -> dict[str, Any]:
+    """The first block of the answer re-posted in the channel."""
+    return render_shared_answer(_EMPTY, asker, question)["blocks"][0]
+
+
+def shared_header_text(asker: str, question: str) -> str:
+    return str(_shared_header(asker, question)["text"]["text"])
 
 
 def test_share_button_carries_the_answer_id_we_decode_again() -> None:
     """One primary "Share in channel" button; its value decodes to the answer's id."""
-    block = share_button_block("a1b2")
+    block = render_private_answer(BODY, "q?", "a1b2")["blocks"][-1]
     assert_valid_blocks([block])
     (button,) = block["elements"]
     assert (ACTION_SHARE, "Share in channel") == (button["action_id"], button["text"]["text"])
@@ -52,7 +58,7 @@ def test_share_button_carries_the_answer_id_we_decode_again() -> None:
 
 def test_a_private_answer_says_who_sees_it_and_offers_to_share() -> None:
     """Under the private answer: "Only you can see this" and the Share button."""
-    blocks = private_answer_blocks("a1")
+    blocks = render_private_answer(BODY, "q?", "a1")["blocks"][-2:]
     assert_valid_blocks(blocks)
     assert "Only you can see this" in blocks[0]["elements"][0]["text"]
     assert ACTION_SHARE == blocks[1]["elements"][0]["action_id"]
@@ -87,7 +93,7 @@ def test_the_shared_header_names_the_asker_and_quotes_the_question() -> None:
     """ "<@U…> shared an answer to: “…”", the question escaped."""
     text = shared_header_text("UASKER1", "Why does <!here> & co fail?")
     assert f"<@UASKER1> shared an answer to: “{escape('Why does <!here> & co fail?')}”" == text
-    assert_valid_blocks([shared_header("UASKER1", "Why?")])
+    assert_valid_blocks([_shared_header("UASKER1", "Why?")])
 
 
 def test_an_asker_that_is_not_a_user_id_is_not_echoed() -> None:
@@ -101,12 +107,12 @@ def test_an_asker_that_is_not_a_user_id_is_not_echoed() -> None:
 @given(question=HOSTILE_TEXT)
 def test_the_shared_header_is_valid_and_inert_for_any_question(question: str) -> None:
     """Any question: a valid block, one line, cut to 300, no markup but the asker's mention."""
-    block = shared_header("UASKER1", question)
+    block = _shared_header("UASKER1", question)
     assert_valid_blocks([block])
     assert_inert([block], [], asker="UASKER1")
     quoted = block["text"]["text"].split(": “", 1)[-1]
     assert "\n" not in block["text"]["text"]
-    assert len(quoted) <= SHARED_QUESTION_CHARS + 1
+    assert len(quoted) <= 300 + 1
 
 
 # --- the private answer and its shared copy ---------------------------------------------------
@@ -148,13 +154,12 @@ def test_copies_of_a_full_answer_stay_within_slacks_block_limit() -> None:
     full: Message = {
         "text": "t",
         "blocks": [
-            {"type": "section", "text": {"type": "mrkdwn", "text": f"part {i}"}}
-            for i in range(MAX_BLOCKS)
+            {"type": "section", "text": {"type": "mrkdwn", "text": f"part {i}"}} for i in range(50)
         ],
     }
     private = render_private_answer(full, "q?", "a1")
     shared = render_shared_answer(full, "UASKER1", "q?")
-    assert MAX_BLOCKS == len(private["blocks"]) == len(shared["blocks"])
+    assert 50 == len(private["blocks"]) == len(shared["blocks"])
     assert ACTION_SHARE in str(private["blocks"][-1])
     assert_valid_blocks(private["blocks"])
     assert_valid_blocks(shared["blocks"])

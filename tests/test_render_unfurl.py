@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.names import normalize_doc_ref
-from bot.render import CORPUS_HOSTS, DESCRIPTION_CHARS, doc_name_for_url, render_unfurl
+from bot.render import CORPUS_HOSTS, doc_name_for_url, render_unfurl
 from bot.slack.listeners.actions import SHOW_DOC_RE, requested_page
 from tests.test_render_surface_support import HOSTILE_TEXT, assert_inert, assert_valid_blocks
 
@@ -132,7 +132,7 @@ def test_a_long_description_is_cut_at_a_word() -> None:
     """At most 300 characters of description, ending in "…"."""
     unfurl = render_unfurl("Title", "word " * 200, URL, NAME)
     description = unfurl["blocks"][0]["text"]["text"].split("\n", 1)[1]
-    assert len(description) <= DESCRIPTION_CHARS
+    assert len(description) <= 300
     assert description.endswith("word…")
 
 
@@ -162,4 +162,4 @@ def test_any_title_and_description_give_a_valid_inert_preview(title: str, descri
     text = unfurl["blocks"][0]["text"]["text"]
     assert text.startswith(f"*<{URL}|")
     body = text.split(">*", 1)[1]
-    assert len(body) <= DESCRIPTION_CHARS + 1
+    assert len(body) <= 300 + 1

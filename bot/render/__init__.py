@@ -9,7 +9,6 @@ from bot.render._actions import ACTION_NEXT_PAGE as ACTION_NEXT_PAGE
 from bot.render._actions import ACTION_SHOW_DOC_MORE as ACTION_SHOW_DOC_MORE
 from bot.render._actions import ACTION_SHOW_DOC_PREFIX as ACTION_SHOW_DOC_PREFIX
 from bot.render._actions import CORPUS_HOSTS as CORPUS_HOSTS
-from bot.render._actions import DESCRIPTION_CHARS as DESCRIPTION_CHARS
 from bot.render._actions import decode_page_value as decode_page_value
 from bot.render._actions import doc_name_for_url as doc_name_for_url
 from bot.render._actions import encode_page_value as encode_page_value
@@ -18,7 +17,6 @@ from bot.render._agent import AGENT_DESCRIPTION as AGENT_DESCRIPTION
 from bot.render._agent import CLEARED_STATUS as CLEARED_STATUS
 from bot.render._agent import MAX_PROMPTS as MAX_PROMPTS
 from bot.render._agent import PROMPTS_TITLE as PROMPTS_TITLE
-from bot.render._agent import SUGGESTED_PROMPTS as SUGGESTED_PROMPTS
 from bot.render._agent import WorkKind as WorkKind
 from bot.render._agent import assistant_status as assistant_status
 from bot.render._agent import loading_messages as loading_messages
@@ -42,7 +40,6 @@ from bot.render._channel import render_channel_unavailable as render_channel_una
 from bot.render._channel import render_channel_unchanged as render_channel_unchanged
 from bot.render._channel import render_channel_usage as render_channel_usage
 from bot.render._channel import render_home_channels as render_home_channels
-from bot.render._documents import PAGE_CHARS as PAGE_CHARS
 from bot.render._documents import document_file as document_file
 from bot.render._documents import document_filename as document_filename
 from bot.render._documents import document_page_spans as document_page_spans
@@ -56,8 +53,6 @@ from bot.render._feedback import ACTION_SHARE as ACTION_SHARE
 from bot.render._feedback import COMMENT_ACTION_ID as COMMENT_ACTION_ID
 from bot.render._feedback import COMMENT_BLOCK_ID as COMMENT_BLOCK_ID
 from bot.render._feedback import FEEDBACK_MODAL_CALLBACK as FEEDBACK_MODAL_CALLBACK
-from bot.render._feedback import MAX_COMMENT_CHARS as MAX_COMMENT_CHARS
-from bot.render._feedback import SHARED_QUESTION_CHARS as SHARED_QUESTION_CHARS
 from bot.render._feedback import Vote as Vote
 from bot.render._feedback import comment_from_view as comment_from_view
 from bot.render._feedback import decode_share_value as decode_share_value
@@ -66,7 +61,6 @@ from bot.render._feedback import encode_vote as encode_vote
 from bot.render._feedback import feedback_block as feedback_block
 from bot.render._feedback import feedback_block_for as feedback_block_for
 from bot.render._feedback import feedback_comment_modal as feedback_comment_modal
-from bot.render._feedback import private_answer_blocks as private_answer_blocks
 from bot.render._feedback import render_feedback_recorded as render_feedback_recorded
 from bot.render._feedback import render_feedback_stale as render_feedback_stale
 from bot.render._feedback import render_feedback_thanks as render_feedback_thanks
@@ -77,10 +71,7 @@ from bot.render._feedback import render_share_forged as render_share_forged
 from bot.render._feedback import render_share_not_in_channel as render_share_not_in_channel
 from bot.render._feedback import render_shared_answer as render_shared_answer
 from bot.render._feedback import render_shared_note as render_shared_note
-from bot.render._feedback import share_button_block as share_button_block
 from bot.render._feedback import share_value as share_value
-from bot.render._feedback import shared_header as shared_header
-from bot.render._feedback import shared_header_text as shared_header_text
 from bot.render._feedback import vote_from_view as vote_from_view
 from bot.render._home import ACTION_ASK_AGAIN_PREFIX as ACTION_ASK_AGAIN_PREFIX
 from bot.render._home import ASK_AGAIN_ACTION_RE as ASK_AGAIN_ACTION_RE
@@ -99,11 +90,9 @@ from bot.render._inline import inline_mrkdwn as inline_mrkdwn
 from bot.render._inline import plain_text as plain_text
 from bot.render._markdown import markdown_to_blocks as markdown_to_blocks
 from bot.render._markdown import markdown_to_mrkdwn as markdown_to_mrkdwn
-from bot.render._marks import UNCHECKED as UNCHECKED
 from bot.render._marks import mark_lines as mark_lines
 from bot.render._marks import summary_line as summary_line
 from bot.render._notices import AUTHORIZE_FAILED as AUTHORIZE_FAILED
-from bot.render._notices import SERVER_NAMES as SERVER_NAMES
 from bot.render._notices import error_sentence as error_sentence
 from bot.render._notices import fallback_note as fallback_note
 from bot.render._notices import render_document_gone as render_document_gone
@@ -149,9 +138,6 @@ from bot.render._terminal import missing_tools_detail as missing_tools_detail
 from bot.render._terminal import quota_detail as quota_detail
 from bot.render._terminal import quota_unknown_detail as quota_unknown_detail
 from bot.render._terminal import store_detail as store_detail
-from bot.render._text import MAX_BLOCKS as MAX_BLOCKS
-from bot.render._text import MAX_BUTTON_VALUE_CHARS as MAX_BUTTON_VALUE_CHARS
-from bot.render._text import MAX_MESSAGE_CHARS as MAX_MESSAGE_CHARS
 from bot.render._text import Message as Message
 from bot.render._text import blocks_chars as blocks_chars
 from bot.render._text import escape as escape
@@ -159,4 +145,3 @@ from bot.render._text import escape_truncated as escape_truncated
 from bot.render._text import is_http_url as is_http_url
 from bot.render._text import link as link
 from bot.render._text import mention as mention
-from bot.render._text import text_message as text_message

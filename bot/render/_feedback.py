@@ -179,29 +179,6 @@ def decode_share_value(value: object) -> str:
     return match["id"]
 
 
-def share_button_block(answer_id: str) -> Block:
-    share = button("Share in channel", ACTION_SHARE, share_value(answer_id), primary=True)
-    return actions([share], block_id=ACTION_SHARE)
-
-
-def private_answer_blocks(answer_id: str) -> list[Block]:
-    """What goes under a private answer: who can see it, and the Share button."""
-    note = context(":lock: Only you can see this answer. Share it if it helps the channel.")
-    return [note, share_button_block(answer_id)]
-
-
-def shared_header_text(asker: str, question: str) -> str:
-    """`<@U…> shared an answer to: “question”`; a malformed asker id is left out."""
-    who = mention(asker)
-    asked = escape_truncated(one_line(question), SHARED_QUESTION_CHARS, at_word=True)
-    lead = f"{who} shared an answer" if who else "An answer was shared"
-    return f"{lead} to: “{asked}”" if asked else f"{lead}:"
-
-
-def shared_header(asker: str, question: str) -> Block:
-    return section(shared_header_text(asker, question))
-
-
 def _framed(head: list[Block], body: Message, tail: list[Block]) -> list[Block]:
     """Within Slack's block limit: the body is cut only in a pathological case."""
     room = MAX_BLOCKS - len(head) - len(tail)
@@ -213,15 +190,25 @@ def render_private_answer(body: Message, question: str, answer_id: str | None) -
     was kept (`answer_id`), the Share button."""
     asked = escape_truncated(one_line(question), SHARED_QUESTION_CHARS, at_word=True)
     head = [section(f"> {asked}")] if asked else []
-    if answer_id is not None:
-        tail = private_answer_blocks(answer_id)
-    else:
+    if answer_id is None:
         tail = [context(":lock: Only you can see this answer.")]
+    else:
+        share = button("Share in channel", ACTION_SHARE, share_value(answer_id), primary=True)
+        tail = [
+            context(":lock: Only you can see this answer. Share it if it helps the channel."),
+            actions([share], block_id=ACTION_SHARE),
+        ]
     return {"text": body["text"], "blocks": _framed(head, body, tail)}
 
 
 def render_shared_answer(body: Message, asker: str, question: str) -> Message:
-    return {"text": body["text"], "blocks": _framed([shared_header(asker, question)], body, [])}
+    """The answer re-posted in the channel: `<@U…> shared an answer to: “question”` first
+    (a malformed asker id is left out)."""
+    who = mention(asker)
+    asked = escape_truncated(one_line(question), SHARED_QUESTION_CHARS, at_word=True)
+    lead = f"{who} shared an answer" if who else "An answer was shared"
+    head = section(f"{lead} to: “{asked}”" if asked else f"{lead}:")
+    return {"text": body["text"], "blocks": _framed([head], body, [])}
 
 
 def render_shared_note() -> Message:

@@ -149,6 +149,30 @@ async def test_skips_notifications_and_pings_in_an_event_stream(
     assert ["from SSE"] == [hit.snippet for hit in answer.hits]
 
 
+@pytest.mark.parametrize("eol", [b"\r\n", b"\n", b"\r"], ids=["crlf", "lf", "cr"])
+@pytest.mark.parametrize("size", [1, 3, 7], ids=lambda n: f"{n}-byte chunks")
+async def test_event_streams_read_the_same_however_lines_end_and_bytes_arrive(
+    dk_server: FakeDeveloperKnowledge, eol: bytes, size: int
+) -> None:
+    """CRLF, LF or CR line ends; chunks that split a CRLF or a UTF-8 character; data lines of
+    one event joined: the answer is the same."""
+    result = {"structuredContent": {"results": [{"parent": BUCKETS, "content": "café"}]}}
+    body = b'data: "result":' + json.dumps(result, ensure_ascii=False).encode() + b"}"
+    lines = [b": ping", b"", b'data: {"jsonrpc":"2.0","id":$ID,', body, b"", b""]
+    stream = eol.join(lines)
+    # "$ID" is replaced per chunk: keep it whole
+    cut = stream.index(b"$ID")
+    head, tail = stream[:cut], stream[cut + 3 :]
+    chunks = [head[i : i + size] for i in range(0, len(head), size)] + [b"$ID"]
+    chunks += [tail[i : i + size] for i in range(0, len(tail), size)]
+    dk_server.faults.append(
+        Fault(status=200, content_type="text/event-stream", tool="search_documents", chunks=chunks)
+    )
+    async with service_for(settings_for(dk_server)) as service:
+        answer = await service.search("buckets")
+    assert ["café"] == [hit.snippet for hit in answer.hits]
+
+
 async def test_prefers_structured_content_to_the_text_block(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:

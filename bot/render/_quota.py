@@ -2,8 +2,7 @@
 waiting for the minute, and `/gdocs quota`.
 
 Times are said in the asker's IANA zone with "(your time)", else in Pacific time with "PT"
-(Google's reset is midnight there). render/ sits below bot.quota, so it reads anything
-shaped like `bot.quota.QuotaState` (`QuotaStatus`).
+(Google's reset is midnight there).
 """
 
 from __future__ import annotations
@@ -11,43 +10,16 @@ from __future__ import annotations
 import math
 import re
 from datetime import datetime, timedelta, tzinfo
-from typing import Protocol
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from bot.render._text import Message, context, escape, section
 
+if TYPE_CHECKING:  # only its shape: bot.quota's ledger is not render's business
+    from bot.quota import QuotaState
+
 PACIFIC = ZoneInfo("America/Los_Angeles")
 _ZONE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+){0,2}$")
-
-
-class PauseView(Protocol):
-    @property
-    def kind(self) -> str: ...
-    @property
-    def until(self) -> datetime: ...
-
-
-class QuotaStatus(Protocol):
-    @property
-    def per_minute(self) -> int: ...
-    @property
-    def per_day(self) -> int: ...
-    @property
-    def per_user_per_day(self) -> int: ...
-    @property
-    def used_today(self) -> int: ...
-    @property
-    def left_today(self) -> int | None: ...
-    @property
-    def left_this_minute(self) -> int | None: ...
-    @property
-    def next_slot(self) -> datetime | None: ...
-    @property
-    def user_left_today(self) -> int | None: ...
-    @property
-    def pause(self) -> PauseView | None: ...
-    @property
-    def next_reset(self) -> datetime: ...
 
 
 def viewer_zone(tz: str | None) -> tuple[tzinfo, str | None]:
@@ -131,7 +103,7 @@ def render_quota_wait(wait: float, *, per_minute: int) -> str:
     return f"{busy}; a slot frees {in_about(wait)}, so your answer takes a little longer…"
 
 
-def render_quota_status(state: QuotaStatus, *, tz: str | None, now: datetime) -> Message:
+def render_quota_status(state: QuotaState, *, tz: str | None, now: datetime) -> Message:
     """`/gdocs quota`: answers left today and this minute, the viewer's own, any pause, and
     the daily reset in the viewer's time."""
     if state.left_today is None:

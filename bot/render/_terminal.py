@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from bot.models import Answer, Document, SearchHit
 from bot.render._marks import mark_lines, marks_by_anchor, split_at_marks, summary_line
 from bot.render._notices import fallback_note
-from bot.render._quota import QuotaStatus, at_time, in_about
+from bot.render._quota import at_time, in_about
+
+if TYPE_CHECKING:
+    from bot.quota import QuotaState
 
 
 def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
@@ -91,7 +95,7 @@ def missing_tools_detail(missing: Sequence[str], listed: Sequence[str]) -> str:
     return f"missing tools: {', '.join(missing)} ({offered}) — check DEVELOPER_KNOWLEDGE_MCP_URL"
 
 
-def quota_detail(state: QuotaStatus, *, now: datetime) -> str:
+def quota_detail(state: QuotaState, *, now: datetime) -> str:
     """`check`'s line about answer_query's quota: left today and this minute, any pause,
     and the daily reset (Pacific, and UTC)."""
     if state.left_today is None:

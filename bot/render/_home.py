@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from bot.channels import Followups
 from bot.errors import InvalidInput
@@ -33,6 +33,9 @@ from bot.render._text import (
 )
 from bot.text import one_line, truncate
 
+if TYPE_CHECKING:
+    from bot.report import WeekSummary
+
 MAX_RECENT = 10
 ACTION_ASK_AGAIN_PREFIX = "ask_again:"
 ASK_AGAIN_ACTION_RE = re.compile(rf"^{re.escape(ACTION_ASK_AGAIN_PREFIX)}\d+\Z")
@@ -43,25 +46,6 @@ EXAMPLE_QUESTIONS = (
 )
 _ASK_PREFIX = "ask1:"
 _FORGED = "That Ask again button is out of date or was not made by this bot."
-
-
-class WeekView(Protocol):
-    """What render reads of `bot.report`'s WeekSummary (render sits below bot.report)."""
-
-    @property
-    def since(self) -> str: ...
-    @property
-    def until(self) -> str: ...
-    @property
-    def questions(self) -> int: ...
-    @property
-    def generated(self) -> int: ...
-    @property
-    def search_only(self) -> int: ...
-    @property
-    def unanswered(self) -> int: ...
-    @property
-    def gaps(self) -> Sequence[tuple[str, int]]: ...
 
 
 @dataclass(frozen=True)
@@ -92,10 +76,10 @@ class HomeInput:
     #: THREAD_FOLLOWUPS, what a channel without its own `followups` follows
     default_followups: Followups = "asker"
     #: shown to workspace admins only
-    week: WeekView | None = None
+    week: WeekSummary | None = None
 
 
-def _week_lines(week: WeekView) -> tuple[str, str]:
+def _week_lines(week: WeekSummary) -> tuple[str, str]:
     share = f"{round(100 * week.generated / week.questions)} %" if week.questions else "–"
     figures = (
         f"*{week.questions}* questions · *{share}* got a generated answer · "
@@ -110,7 +94,7 @@ def _week_lines(week: WeekView) -> tuple[str, str]:
     return figures, f"*Top gaps* (search only, no hit, 👎, unverified commands)\n{gaps}"
 
 
-def _week_blocks(week: WeekView, command: str) -> list[Block]:
+def _week_blocks(week: WeekSummary, command: str) -> list[Block]:
     figures, gaps = _week_lines(week)
     about = (
         f"{week.since} to {week.until}, Pacific days. Only admins see this. "
@@ -119,7 +103,7 @@ def _week_blocks(week: WeekView, command: str) -> list[Block]:
     return [header("This week"), section(figures), section(gaps), context(about), divider()]
 
 
-def render_week_report(week: WeekView) -> Message:
+def render_week_report(week: WeekSummary) -> Message:
     """The private reply to `/gdocs report`."""
     figures, gaps = _week_lines(week)
     blocks = [

@@ -1,7 +1,7 @@
 """One exception tree for everything that can go wrong talking to the documentation servers.
 
 Every error has a `code` and either `facts` (a `Reason` and the details a sentence needs) or
-a presenter's finished one-line `message`; `bot.render.errors.error_sentence` writes the
+a presenter's finished one-line `message`; `bot.render.error_sentence` writes the
 words a user reads, `str(error)` is a short technical description for logs.
 """
 
@@ -26,7 +26,7 @@ class ErrorCode(StrEnum):
 
 
 class Reason(StrEnum):
-    """Each one is a sentence in bot.render.errors."""
+    """Each one is a sentence in bot.render (`error_sentence`)."""
 
     # what the user typed
     EMPTY_TEXT = "empty_text"

@@ -1,8 +1,8 @@
 """The former inline renderer (one regex over the text), kept as the oracle the linear
-scanner (`bot.render.inline_scan`) is compared with on short inputs: same output, exactly.
+scanner (`bot/render/_scan.py`) is compared with on short inputs: same output, exactly.
 
 Its regex backtracks (a run of N backticks costs N³), so it is only ever given short text.
-This is a frozen copy of bot/render/inline.py before the scanner; do not use it in the bot.
+This is a frozen copy of bot/render/inline.py (now _inline.py) before the scanner; do not use it in the bot.
 """
 
 from __future__ import annotations

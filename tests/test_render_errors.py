@@ -1,4 +1,4 @@
-"""bot.render.errors: every sentence about an error is written from its code and facts."""
+"""bot.render.error_sentence: every sentence about an error is written from its code and facts."""
 
 from __future__ import annotations
 

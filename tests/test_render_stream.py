@@ -1,4 +1,4 @@
-"""What a streamed answer says (bot/render/stream.py): task titles and outputs, the sources on
+"""What a streamed answer says (bot/render/_stream.py): task titles and outputs, the sources on
 a step, the answer's Markdown made inert and cut to Slack's per-call limit, and which blocks
 chat.stopStream ends with."""
 

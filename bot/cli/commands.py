@@ -185,7 +185,7 @@ def _out(text: str) -> None:
 
 
 def _said(exc: GdocsError | StoreError) -> str:
-    """The sentence for a failure: bot.render.errors writes the words for a GdocsError."""
+    """The sentence for a failure: bot.render.error_sentence writes the words for a GdocsError."""
     return error_sentence(exc) if isinstance(exc, GdocsError) else exc.message
 
 

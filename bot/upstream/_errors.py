@@ -1,5 +1,5 @@
 """What a server said (HTTP status, Google error JSON, JSON-RPC error, `isError` result) as the
-typed errors of `bot.errors`: a code and the facts a sentence needs (words: bot.render.errors).
+typed errors of `bot.errors`: a code and the facts a sentence needs (words: bot.render.error_sentence).
 Quoted server text always goes through `Redactor` first.
 """
 

@@ -2,7 +2,7 @@
 scanner (`bot/render/_scan.py`) is compared with on short inputs: same output, exactly.
 
 Its regex backtracks (a run of N backticks costs N³), so it is only ever given short text.
-This is a frozen copy of bot/render/inline.py (now _inline.py) before the scanner; do not use it in the bot.
+A frozen copy of bot/render/inline.py (now _inline.py) before the scanner; not for the bot.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What a server said (HTTP status, Google error JSON, JSON-RPC error, `isError` result) as the
-typed errors of `bot.errors`: a code and the facts a sentence needs (words: bot.render.error_sentence).
+typed errors of `bot.errors`: a code and the facts a sentence needs (words: bot.render).
 Quoted server text always goes through `Redactor` first.
 """
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bot.slack.work.worklog import RECORD_CODEC, WorkRecord
 from bot.store import open_store
-from bot.slack.work.worklog import _RECORD, WorkRecord
 from tests.fakes.bot_process import BotProcess, signed_mention, signed_slash_command
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.fakes.redis_server import RedisServer
@@ -83,7 +83,7 @@ def _unfinished(state_url: str) -> list[str]:
     async def scan() -> list[str]:
         store = await open_store(state_url, prefix="gdocs:", max_entries=1000)
         try:
-            return [record.id for _, record in await store.scan("work:", _RECORD, 100)]
+            return [record.id for _, record in await store.scan("work:", RECORD_CODEC, 100)]
         finally:
             await store.aclose()
 
@@ -184,7 +184,7 @@ def _kept_reply_ts(state_url: str) -> list[str | None]:
     async def scan() -> list[str | None]:
         store = await open_store(state_url, prefix="gdocs:", max_entries=1000)
         try:
-            return [record.reply_ts for _, record in await store.scan("work:", _RECORD, 100)]
+            return [record.reply_ts for _, record in await store.scan("work:", RECORD_CODEC, 100)]
         finally:
             await store.aclose()
 
@@ -197,7 +197,7 @@ def _seed(state_url: str, record: WorkRecord) -> None:
     async def write() -> None:
         store = await open_store(state_url, prefix="gdocs:", max_entries=1000)
         try:
-            await store.add(f"work:{record.id}", record, _RECORD, 7200)
+            await store.add(f"work:{record.id}", record, RECORD_CODEC, 7200)
         finally:
             await store.aclose()
 

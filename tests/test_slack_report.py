@@ -109,9 +109,9 @@ async def test_a_profile_kept_before_admins_were_asked_is_asked_again(
 
 
 def _profile_codec() -> Any:
-    from bot.slack.memory.state import _PROFILE
+    from bot.slack.memory.state import PROFILE_CODEC
 
-    return _PROFILE
+    return PROFILE_CODEC
 
 
 def test_a_home_without_a_week_has_no_this_week_section() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.observability.metrics import Metrics
-from bot.slack.work.worklog import _RECORD, WorkLog
+from bot.slack.work.worklog import RECORD_CODEC, WorkLog
 from bot.store import MemoryStore, SqliteStore, Store, redis_store
 from tests.fakes.redis_server import RedisServer
 from tests.store_backends import FakeClock
@@ -76,7 +76,7 @@ async def test_work_older_than_its_bound_is_dropped_and_counted() -> None:
     clock.advance(MAX_AGE + 1)
     assert [] == await other.claim_orphans()
     assert 1 == metrics.counter_value("gdocs_work_dropped_total", reason="too_old")
-    assert [] == await store.scan("work:", _RECORD, 10)
+    assert [] == await store.scan("work:", RECORD_CODEC, 10)
 
 
 async def test_released_work_is_taken_over_at_once(tmp_path: Path) -> None:
@@ -222,7 +222,7 @@ async def test_the_replys_ts_is_kept_with_the_work_for_whoever_takes_it_over() -
     clock.advance(LEASE + 1)
     (taken,) = await other.claim_orphans()
     assert ("1710000000.000500", 1) == (taken.reply_ts, taken.takeovers)
-    (stored,) = await store.scan("work:", _RECORD, 10)
+    (stored,) = await store.scan("work:", RECORD_CODEC, 10)
     assert "1710000000.000500" == stored[1].reply_ts
 
 

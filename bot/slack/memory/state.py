@@ -68,7 +68,7 @@ class UserProfile:
     is_admin: bool | None = None
 
 
-_PROFILE = AdapterCodec(TypeAdapter(UserProfile))
+PROFILE_CODEC = AdapterCodec(TypeAdapter(UserProfile))
 Fetch = Callable[[str], Awaitable[UserProfile | None]]
 
 
@@ -100,7 +100,7 @@ class UserProfiles:
         self._pending: dict[str, asyncio.Future[UserProfile | None]] = {}
 
     async def get(self, user: str, fetch: Fetch) -> UserProfile | None:
-        cached = await self._store.get(keys.PROFILE.key(user), _PROFILE)
+        cached = await self._store.get(keys.PROFILE.key(user), PROFILE_CODEC)
         if cached is not None:
             return cached
         pending = self._pending.get(user)
@@ -142,7 +142,7 @@ class UserProfiles:
         profile = UserProfile(locale=locale, tz=tz, is_admin=found.is_admin)
         if profile == UserProfile():
             return None  # nothing usable: ask again next time
-        await self._store.set(keys.PROFILE.key(user), profile, _PROFILE, self._ttl)
+        await self._store.set(keys.PROFILE.key(user), profile, PROFILE_CODEC, self._ttl)
         return profile
 
 

@@ -48,7 +48,7 @@ class WorkRecord(BaseModel):
     reply_ts: str | None = None
 
 
-_RECORD = ModelCodec(WorkRecord)
+RECORD_CODEC = ModelCodec(WorkRecord)
 
 
 class WorkLog:
@@ -116,12 +116,12 @@ class WorkLog:
         if key is not None and key in self._claimed:
             del self._claimed[record.id]
             leased: object = True
-            recorded: object = await self._store.add(work, record, _RECORD, keep)
+            recorded: object = await self._store.add(work, record, RECORD_CODEC, keep)
         else:
             leased, recorded = await self._store.batch(
                 [
                     Op.add(lease, self.owner, TEXT, self._lease),
-                    Op.add(work, record, _RECORD, keep, only_if=0),
+                    Op.add(work, record, RECORD_CODEC, keep, only_if=0),
                 ]
             )
         if not leased:
@@ -162,7 +162,7 @@ class WorkLog:
             return
         noted = mine.model_copy(update={"reply_ts": ts})
         self._mine[record.id] = noted
-        await self._store.set(keys.WORK.key(record.id), noted, _RECORD, self._max_age + 60)
+        await self._store.set(keys.WORK.key(record.id), noted, RECORD_CODEC, self._max_age + 60)
 
     async def finish(self, record: WorkRecord, also: Sequence[Op] = ()) -> list[object]:
         """The reply is delivered (or the failure told): forget the work, and turn its lease
@@ -206,7 +206,7 @@ class WorkLog:
         all replicas); records past max_age are dropped and counted."""
         now = self._clock()
         claimed: list[WorkRecord] = []
-        for key, record in await self._store.scan(keys.WORK.prefix, _RECORD, SCAN_LIMIT):
+        for key, record in await self._store.scan(keys.WORK.prefix, RECORD_CODEC, SCAN_LIMIT):
             if record.id in self._mine:
                 continue
             if record.id in self._finished:  # answered here: only its delete was lost
@@ -217,7 +217,7 @@ class WorkLog:
                 continue
             if await self._store.add(keys.LEASE.key(record.id), self.owner, TEXT, self._lease):
                 taken = record.model_copy(update={"takeovers": record.takeovers + 1})
-                await self._store.set(key, taken, _RECORD, self._max_age + 60)
+                await self._store.set(key, taken, RECORD_CODEC, self._max_age + 60)
                 self._mine[record.id] = taken
                 claimed.append(taken)
                 self._count(_RECOVERED, "Unfinished work taken over from a process that died.")

@@ -1,1 +1,1 @@
-"""Getting replies in front of people: threads, response_url, DMs, status, private answers."""
+"""Replies: one `SlackReply` per surface, a streamed reply, the Web API calls they make."""

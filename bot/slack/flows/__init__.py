@@ -1,1 +1,1 @@
-"""Answering: routing a text, the answer flow, bringing a whole page into Slack."""
+"""The flows: what a request does once acknowledged, given only the parts it uses."""

@@ -1,1 +1,1 @@
-"""What the Slack side keeps in the store: rate windows, profiles, threads, recent questions."""
+"""What the Slack side keeps in the store: rate windows, profiles, threads, channel settings."""

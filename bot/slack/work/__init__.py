@@ -1,1 +1,1 @@
-"""Durable work: acknowledged requests recorded before the ack and finished after a crash."""
+"""Durable work: requests recorded before the ack, tracked replies, takeover after a crash, Stop."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict, Unpack
 
 from bot.errors import ErrorCode, GdocsError
 from bot.models import Answer, SearchHit
@@ -132,28 +132,22 @@ class AnswerParts(NamedTuple):
     tail: list[Block]
 
 
-def render_answer(
-    answer: Answer,
-    *,
-    asker: str | None = None,
-    question: str | None = None,
-    tz: str | None = None,
-    now: datetime | None = None,
-    feedback_id: str | None = None,
-    about: str | None = None,
-) -> Message:
-    """An answer or search results as a message: who asked (`about`: the author of the
-    message asked about), a fallback note (times in `tz` as of `now`), the answer or hits,
-    sources, "Show full doc" buttons, and with `feedback_id` the feedback buttons."""
-    parts = answer_parts(
-        answer,
-        asker=asker,
-        question=question,
-        tz=tz,
-        now=now,
-        feedback_id=feedback_id,
-        about=about,
-    )
+class Asked(TypedDict, total=False):
+    """Who asked what: `about` is the author of a message asked about; `tz` and `now` say
+    when generated answers come back; `feedback_id` adds the feedback buttons."""
+
+    asker: str | None
+    question: str | None
+    tz: str | None
+    now: datetime | None
+    feedback_id: str | None
+    about: str | None
+
+
+def render_answer(answer: Answer, **asked: Unpack[Asked]) -> Message:
+    """An answer or search results as a message: who asked, a fallback note, the answer or
+    hits, sources, "Show full doc" buttons, and the feedback buttons."""
+    parts = answer_parts(answer, **asked)
     return {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
 
 

@@ -70,10 +70,9 @@ async def test_500_concurrent_commands_are_all_acked_and_answered_within_the_ups
         assert tools.peak <= CAP
         assert tools.total >= 60  # every distinct question reached the server
         assert [] == bot.fake.invalid_payloads
-        async with asyncio.timeout(10):  # the work records are finished after the outcomes
-            while deps.inflight.count:
-                await asyncio.sleep(0.01)
-        assert 0 == service._flights.in_flight()
+        # the work records are finished after the outcomes are counted
+        assert await deps.inflight.drain(10)
+        assert (0, 0) == (deps.inflight.count, service._flights.in_flight())
         counted = deps.store
         assert isinstance(counted, ResilientStore)  # the bot counts its store calls
         store = counted.primary

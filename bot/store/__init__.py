@@ -4,8 +4,7 @@
     await store.set("answer:how do i …", answer, ModelCodec(Answer), ttl=3600)
     claimed = await store.add("dedupe:Ev123", "working", TEXT, ttl=60)
 
-Values under keys with TTLs, atomic claims, compare-and-set, counters, sliding windows and
-all-or-none batches (`Op`). `SharedFlight`: identical computations in flight share one call.
+`SharedFlight`: identical computations in flight, on any replica, share one call.
 """
 
 from __future__ import annotations

@@ -9,17 +9,14 @@ Several writes are one operation with `Store.batch([...])`:
         Op.add("work:Ev1", record, RECORD, ttl=960, only_if=0),  # only when the lease was free
     ])
 
-A batch is one SQLite transaction, one Redis script (atomic, one round trip) or one step of
-the memory store: all of it is applied, or (on an error) none. `only_if=i` applies an
-operation only when the earlier operation `i` returned True, else its result is False (0 for
-`incr`). Results: None for `set` and `delete`, a bool for `add`, `replace` and `delete_if`,
-the new value for `incr`.
+A batch is one SQLite transaction or one Redis script: all of it is applied, or none.
+`only_if=i`: only when operation `i` returned True (else the result is False, 0 for `incr`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
@@ -217,13 +214,17 @@ def check(ops: Sequence[Op]) -> None:
             )
 
 
-def skipped(op: Op) -> object:
-    """The result of an operation its condition skipped."""
-    return 0 if op.kind == "incr" else (None if op.kind in ("set", "delete") else False)
-
-
-def applies(op: Op, results: Sequence[object]) -> bool:
-    return op.only_if is None or results[op.only_if] is True
+def applied(ops: Sequence[Op], apply: Callable[[Op], object]) -> list[object]:
+    """`apply(op)` for each operation whose condition holds, in order; the results."""
+    results: list[object] = []
+    for op in ops:
+        if op.only_if is None or results[op.only_if] is True:
+            results.append(apply(op))
+        else:  # skipped
+            results.append(
+                0 if op.kind == "incr" else None if op.kind in ("set", "delete") else False
+            )
+    return results
 
 
 class BatchWrites:

@@ -1,10 +1,8 @@
-"""`memory://`: the store in this process's memory, for one replica, throwaway runs, tests and
-the per-process state of an outage.
+"""`memory://`: the store in this process's memory (tests, throwaway runs, an outage's state).
 
-It keeps the objects themselves. Every namespace holds at most `max_entries` keys and
-`max_chars` bytes of their values' encoded form (a count alone would let 5,000 pages of 40 KB
-take 200 MB); past either, the least recently used go first, though never the value just
-written. Expired keys go as they are met.
+It keeps the objects themselves. A namespace holds at most `max_entries` keys and `max_chars`
+bytes of their values' encoded form; past either, the least recently used go first, though
+never the value just written.
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bot.store._api import BatchWrites, Codec, Op, T, applies, check, namespace, skipped
+from bot.store._api import BatchWrites, Codec, Op, T, applied, check, namespace
 
 Clock = Callable[[], float]
 
@@ -88,11 +86,7 @@ class MemoryStore(BatchWrites):
 
     async def batch(self, ops: Sequence[Op]) -> list[object]:
         check(ops)
-        results: list[object] = []
-        # no await between the operations: the batch is atomic in this process
-        for op in ops:
-            results.append(self._apply(op) if applies(op, results) else skipped(op))
-        return results
+        return applied(ops, self._apply)  # no await inside: atomic in this process
 
     def _apply(self, op: Op) -> object:
         key, expires = op.key, self._clock() + op.ttl

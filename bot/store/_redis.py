@@ -1,12 +1,8 @@
-"""`redis://…` / `rediss://…`: state shared by several replicas (Redis ≥ 6, Valkey), through
-redis-py's asyncio client and its blocking connection pool (MAX_CONNECTIONS; a call waits at
-most POOL_WAIT for a free connection, then fails like any other store error).
-
-Every key starts with `prefix` (STATE_PREFIX) so one Redis can serve several bots, and has a
-TTL (PX). Writes (`batch`; one write alone is a batch of one) and the sliding windows' `hit`
-and `unhit` are Lua scripts (`_redis_scripts`), atomic on the server, one round trip each,
-called by SHA1 and loaded again on NOSCRIPT. Windows are sorted sets under
-`<prefix>~window:<key>`. Errors are StoreError, one line that never carries the password.
+"""`redis://…` / `rediss://…`: state shared by replicas, through redis-py's asyncio client
+and a blocking connection pool. Every key starts with `prefix` and has a TTL (PX). Writes
+(`batch`) and the sliding windows' `hit`/`unhit` are Lua scripts (`_redis_scripts`), atomic,
+one round trip each; windows are sorted sets under `<prefix>~window:<key>`. Errors are
+StoreError, one line that never carries the password.
 """
 
 from __future__ import annotations
@@ -60,8 +56,7 @@ class RedisStore(BatchWrites):
         timeout: float = 1.0,
         **connection: Any,
     ) -> None:
-        """No connection is made until the first call (`verify` checks one). `connection`:
-        redis-py's (host, port, db, username, ssl_ca_certs, ssl_check_hostname)."""
+        """Nothing connects before the first call. `connection`: redis-py's host, port..."""
         pool = BlockingConnectionPool(
             max_connections=MAX_CONNECTIONS,
             timeout=POOL_WAIT,
@@ -102,8 +97,7 @@ class RedisStore(BatchWrites):
             raise StoreError(self.safe_message(f"redis {op} failed", exc)) from None
 
     async def verify(self, label: str) -> None:
-        """PING once, at start-up: refused credentials or db number are StoreConfigError, no
-        answer StoreUnavailable. `label`: the URL, password hidden."""
+        """PING at start-up. `label`: the URL, password hidden."""
         try:
             await self.client.ping()
         except (AuthenticationError, ResponseError) as exc:

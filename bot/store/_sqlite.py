@@ -29,11 +29,8 @@ R = TypeVar("R")
 class SqliteStore(BatchWrites):
     kind = "sqlite"
 
-    def __init__(self, db: Db, executor: ThreadPoolExecutor, *, path: Path, clock: Clock) -> None:
-        self._db = db
-        self._executor = executor
-        self._clock = clock
-        self.path = path
+    def __init__(self, db: Db, executor: ThreadPoolExecutor, clock: Clock) -> None:
+        self._db, self._executor, self._clock = db, executor, clock
 
     @classmethod
     async def open(
@@ -51,14 +48,14 @@ class SqliteStore(BatchWrites):
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gdocs-store-sqlite")
         where = Path(os.path.abspath(path))  # noqa: ASYNC240 - no file system call
         connect = functools.partial(
-            _connect, where, busy_timeout=busy_timeout, max_entries=max_entries, sweep=sweep_every
+            Db, where, busy_timeout=busy_timeout, max_entries=max_entries, sweep_every=sweep_every
         )
         try:
             db = await asyncio.get_running_loop().run_in_executor(executor, connect)
         except (sqlite3.Error, OSError, NewerSchema) as exc:
             executor.shutdown(wait=False)
             raise StoreConfigError(_explain(where, exc, busy_timeout)) from None
-        return cls(db, executor, path=where, clock=clock)
+        return cls(db, executor, clock)
 
     async def _run(self, op: str, call: Callable[..., R], *args: Any) -> R:
         try:
@@ -104,13 +101,6 @@ class SqliteStore(BatchWrites):
             await self._run("close", self._db.close)
         finally:
             self._executor.shutdown(wait=False)
-
-
-def _connect(path: Path, *, busy_timeout: float, max_entries: int, sweep: float) -> Db:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # the file may hold users' questions: readable by its owner only (as SQLite's -wal, -shm)
-    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-    return Db(str(path), busy_timeout=busy_timeout, max_entries=max_entries, sweep_every=sweep)
 
 
 def _explain(path: Path, exc: Exception, busy_timeout: float) -> str:

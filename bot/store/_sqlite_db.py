@@ -1,25 +1,23 @@
 """The synchronous half of the SQLite store: one connection, used by one thread only.
 
-Rows carry their expiry and a use stamp (`touched`: the store clock in microseconds, kept
-increasing) that orders them for eviction. Every write is one `BEGIN IMMEDIATE … COMMIT`
-(`write`), so another process on the file (the CLI, a second bot) cannot interleave with it.
-Reads stay plain SELECTs; the keys they read get their use stamp in the next write. The size
-bound is kept without a count per write: a namespace is counted when its last count plus the
-writes since pass `max_entries`, or the count is a second old; past the bound the least
-recently used rows go, down to 1 % under it. Every `sweep_every` seconds a write also
-deletes up to SWEEP_BATCH expired rows per table.
+Every write is one `BEGIN IMMEDIATE … COMMIT` (`write`). Rows carry their expiry and a use
+stamp (`touched`, kept increasing) for eviction; keys read get theirs in the next write. A
+namespace is counted when its last count plus the writes since pass `max_entries` or the
+count is a second old; past the bound the least recently used rows go, to 1 % under it.
 """
 
 from __future__ import annotations
 
 import bisect
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.store._api import Op, applies, namespace, skipped
+from bot.store._api import Op, applied, namespace
 from bot.store._sqlite_schema import prepare
 
 V = TypeVar("V")
@@ -43,8 +41,11 @@ class Db:
     """The store's statements on one connection. `now` is the store clock, passed in."""
 
     def __init__(
-        self, path: str, *, busy_timeout: float, max_entries: int, sweep_every: float
+        self, path: Path, *, busy_timeout: float, max_entries: int, sweep_every: float
     ) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # the file may hold users' questions: readable by its owner only (as SQLite's -wal, -shm)
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
         conn = sqlite3.connect(
             path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
         )
@@ -157,10 +158,7 @@ class Db:
         return found
 
     def batch(self, ops: Sequence[Op], now: float) -> list[object]:
-        results: list[object] = []
-        for op in ops:
-            results.append(self._apply(op, now) if applies(op, results) else skipped(op))
-        return results
+        return applied(ops, lambda op: self._apply(op, now))
 
     def _apply(self, op: Op, now: float) -> object:
         value, expected = op.encoded()

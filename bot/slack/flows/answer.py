@@ -21,8 +21,8 @@ from bot.service import DocsService
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.replies import Reply
 from bot.slack.delivery.streams import Progress, Step, progress_of
+from bot.slack.flows.home import report_summary
 from bot.slack.flows.pages import FIRST_PAGE, Pages, render_off_loop
-from bot.slack.flows.report import report_summary
 from bot.slack.flows.routing import Route
 from bot.slack.flows.sharing import PrivateAnswers, answer_privately
 from bot.slack.memory.recent import RecentQuestions

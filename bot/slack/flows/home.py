@@ -1,15 +1,17 @@
 """The App Home: the Home tab's view (answers left today and when they come back, whether
 the docs servers answer, the viewer's last questions and channel settings, the week's usage
-for admins), published at most once a minute per person; and the Messages tab's suggested
+for admins), published at most once a minute per person; the Messages tab's suggested
 prompts, at most once per person per Pacific day (`channel_id` only: a `thread_ts` makes
-the agent view show nothing)."""
+the agent view show nothing). The week's usage (`gdocs-bot report`'s figures for the last 7
+Pacific days) is also `/gdocs report`, for admins (users.info's `is_admin`/`is_owner`)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Literal
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -17,14 +19,15 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import keys, render
 from bot.channels import Followups
 from bot.quota import AnswerQuota, next_pacific_midnight, pacific_day
+from bot.report import WeekSummary, Window, aggregate, collect, week_summary
 from bot.slack.boundary import Outcome
 from bot.slack.delivery.posting import why
+from bot.slack.delivery.replies import Reply
 from bot.slack.failures import SLACK_CALL_FAILURES
-from bot.slack.flows.report import this_week
 from bot.slack.memory.channels import ChannelSettingsStore
 from bot.slack.memory.recent import RecentQuestions
 from bot.slack.memory.state import UserProfiles
-from bot.store import TEXT, Store, StoreError
+from bot.store import TEXT, ResilientStore, Store, StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +35,11 @@ HOME_REPUBLISH_SECONDS = 60.0
 PROMPTS_CLAIM_SECONDS = 86_400.0
 #: how many of the viewer's channels the Home tab looks at for settings (one Slack page)
 VIEWER_CHANNELS_PAGE = 200
+WEEK_DAYS = 7
+#: answer records, votes and counters read for the summary at most (each)
+SUMMARY_READ_LIMIT = 20_000
+#: the longest the summary's reads may take (off the acknowledgement's path)
+SUMMARY_TIMEOUT_SECONDS = 2.0
 #: whether Google's documentation servers answer now, and a short detail when they don't
 DocsStatus = Callable[[], tuple[bool, str]]
 
@@ -133,3 +141,36 @@ class Home:
             await self.store.delete_if(key, channel, TEXT)
             return Outcome(route="prompts", outcome="failed")
         return Outcome(route="prompts", outcome="ok")
+
+
+async def this_week(store: Store, now: datetime, per_day: int) -> WeekSummary | None:
+    """The last 7 Pacific days (today included); None when the store cannot be read."""
+    until = date.fromisoformat(pacific_day(now))
+    window = Window(until - timedelta(days=WEEK_DAYS - 1), until)
+    if isinstance(store, ResilientStore):
+        if not store.up:  # per-process state is not the team's week
+            return None
+        # read the shared store itself: a slow scan is neither an outage nor per-process
+        store = store.primary
+    try:
+        async with asyncio.timeout(SUMMARY_TIMEOUT_SECONDS):
+            collected = await collect(store, limit=SUMMARY_READ_LIMIT)
+    except (StoreError, TimeoutError) as exc:
+        logger.info("weekly summary not read: %s", getattr(exc, "message", "timed out"))
+        return None
+    return week_summary(aggregate(collected, window, quota_per_day=per_day))
+
+
+async def report_summary(
+    reply: Reply, profiles: UserProfiles, store: Store, now: datetime, per_day: int
+) -> Outcome:
+    """`/gdocs report`: the week's summary, privately, to admins; a refusal to others."""
+    if not reply.user or not await profiles.is_admin(reply.client, reply.user):
+        await reply.notify_asker(render.render_report_refused())
+        return Outcome(route="report", outcome="refused")
+    week = await this_week(store, now, per_day)
+    if week is None:
+        await reply.notify_asker(render.render_report_unknown())
+        return Outcome(route="report", outcome="unavailable")
+    await reply.notify_asker(render.render_week_report(week))
+    return Outcome(route="report", outcome="ok")

@@ -35,77 +35,70 @@ class ChannelCommand:
     admins_only: bool
 
     async def __call__(self, reply: Reply, words: str, *, command: str) -> Outcome:
-        return await channel_command(self, reply, words, command=command)
-
-
-async def channel_command(
-    cmd: ChannelCommand, reply: Reply, words: str, *, command: str
-) -> Outcome:
-    """Answer `/gdocs channel <words>` through the command's `reply`."""
-    channel, user = reply.channel, reply.user
-    request = parse_channel_request(words)
-    if isinstance(request, ChannelUsage):
-        await reply.notify_asker(render.render_channel_usage(command))
-        return Outcome(route="channel", outcome="help")
-    if not channel or not user or channel.startswith("D"):
-        await reply.notify_asker(render.render_channel_not_a_channel())
-        return Outcome(route="channel", outcome="invalid_input")
-    try:
-        current = await cmd.channels.stored(channel)
-    except StoreError:
-        await reply.notify_asker(render.render_channel_unavailable())
-        return Outcome(route="channel", outcome="unavailable")
-    if isinstance(request, ShowSettings):
-        shown = render.render_channel_settings(
-            channel,
-            current,
-            default_followups=cmd.default_followups,
-            fixed_auto=cmd.channels.is_fixed_auto(channel),
-            command=command,
-        )
-        await reply.notify_asker(shown)
-        return Outcome(route="channel", outcome="ok")
-    return await _change(cmd, reply, request, current, command=command)
-
-
-async def _change(
-    cmd: ChannelCommand,
-    reply: Reply,
-    request: ChangeSetting,
-    current: ChannelSettings,
-    *,
-    command: str,
-) -> Outcome:
-    channel, user = reply.channel or "", reply.user or ""
-    if request.field == "mode" and cmd.channels.is_fixed_auto(channel):
-        await reply.notify_asker(render.render_channel_fixed(command))
-        return Outcome(route="channel", outcome="refused")
-    if cmd.admins_only:
-        admin = await cmd.profiles.is_admin(reply.client, user)
-        if not admin:
-            refusal = (
-                render.render_channel_role_unknown()
-                if admin is None
-                else render.render_channel_admins_only()
-            )
-            await reply.notify_asker(refusal)
-            return Outcome(route="channel", outcome="refused")
-    changed = request.apply(current)
-    if changed == current:
-        await reply.notify_asker(render.render_channel_unchanged(command))
-        return Outcome(route="channel", outcome="ok")
-    try:
-        await cmd.channels.save(channel, changed)
-    except StoreError:
-        await reply.notify_asker(render.render_channel_unavailable())
-        return Outcome(route="channel", outcome="unavailable")
-    notice = render.render_channel_notice(user, request.field, changed, command)
-    if await reply.post_visibly(notice) is None:
-        # not in the channel: the settings would do nothing there, so they are not kept
+        """Answer `/gdocs channel <words>` through the command's `reply`."""
+        channel, user = reply.channel, reply.user
+        request = parse_channel_request(words)
+        if isinstance(request, ChannelUsage):
+            await reply.notify_asker(render.render_channel_usage(command))
+            return Outcome(route="channel", outcome="help")
+        if not channel or not user or channel.startswith("D"):
+            await reply.notify_asker(render.render_channel_not_a_channel())
+            return Outcome(route="channel", outcome="invalid_input")
         try:
-            await cmd.channels.save(channel, current)
+            current = await self.channels.stored(channel)
         except StoreError:
-            logger.info("channel setting not undone: the store did not answer")
-        await reply.notify_asker(render.render_channel_not_member())
-        return Outcome(route="channel", outcome="not_in_channel")
-    return Outcome(route="channel", outcome="ok")
+            await reply.notify_asker(render.render_channel_unavailable())
+            return Outcome(route="channel", outcome="unavailable")
+        if isinstance(request, ShowSettings):
+            shown = render.render_channel_settings(
+                channel,
+                current,
+                default_followups=self.default_followups,
+                fixed_auto=self.channels.is_fixed_auto(channel),
+                command=command,
+            )
+            await reply.notify_asker(shown)
+            return Outcome(route="channel", outcome="ok")
+        return await self._change(reply, request, current, command=command)
+
+    async def _change(
+        self,
+        reply: Reply,
+        request: ChangeSetting,
+        current: ChannelSettings,
+        *,
+        command: str,
+    ) -> Outcome:
+        channel, user = reply.channel or "", reply.user or ""
+        if request.field == "mode" and self.channels.is_fixed_auto(channel):
+            await reply.notify_asker(render.render_channel_fixed(command))
+            return Outcome(route="channel", outcome="refused")
+        if self.admins_only:
+            admin = await self.profiles.is_admin(reply.client, user)
+            if not admin:
+                refusal = (
+                    render.render_channel_role_unknown()
+                    if admin is None
+                    else render.render_channel_admins_only()
+                )
+                await reply.notify_asker(refusal)
+                return Outcome(route="channel", outcome="refused")
+        changed = request.apply(current)
+        if changed == current:
+            await reply.notify_asker(render.render_channel_unchanged(command))
+            return Outcome(route="channel", outcome="ok")
+        try:
+            await self.channels.save(channel, changed)
+        except StoreError:
+            await reply.notify_asker(render.render_channel_unavailable())
+            return Outcome(route="channel", outcome="unavailable")
+        notice = render.render_channel_notice(user, request.field, changed, command)
+        if await reply.post_visibly(notice) is None:
+            # not in the channel: the settings would do nothing there, so they are not kept
+            try:
+                await self.channels.save(channel, current)
+            except StoreError:
+                logger.info("channel setting not undone: the store did not answer")
+            await reply.notify_asker(render.render_channel_not_member())
+            return Outcome(route="channel", outcome="not_in_channel")
+        return Outcome(route="channel", outcome="ok")

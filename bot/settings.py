@@ -190,6 +190,10 @@ class Settings(BaseSettings):
         return problems
 
 
+def reveal(secret: SecretStr | None) -> str | None:
+    return secret.get_secret_value() if secret is not None else None
+
+
 def load_settings() -> Settings:
     """Load and validate the settings; raise ConfigError with one line per problem."""
     try:

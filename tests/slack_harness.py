@@ -160,7 +160,7 @@ async def running_bot(
             await site.start()
             port = runner.addresses[0][1]
             bot = SlackBot(fake, built.deps, metrics, built.app, f"http://127.0.0.1:{port}")
-            bot.store_calls = built.core.store_calls
+            bot.store_calls = built.core.store
             bot._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
             try:
                 yield bot

@@ -9,7 +9,6 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from bot.configs import slack_client_config, state_config
 from bot.errors import GdocsError
 from bot.models import ServerStatus
 from bot.redact import redact_url
@@ -23,8 +22,8 @@ from bot.render import (
     status_detail,
     store_detail,
 )
-from bot.settings import Settings
-from bot.store import ResilientStore, StoreError
+from bot.settings import Settings, reveal
+from bot.store import StoreError
 from bot.upstream import GoogleDocsService, missing_tools
 
 if TYPE_CHECKING:
@@ -86,14 +85,11 @@ async def _server_rows(service: GoogleDocsService, rows: list[CheckRow]) -> bool
 
 
 async def _store_report(core: Core) -> dict[str, object]:
-    store = core.store
     if core.state_file_missing:  # a look is no reason to create the bot's state file
-        url = redact_url(state_config(core.settings).url)
+        url = redact_url(core.settings.state_url.get_secret_value())
         return {"backend": "sqlite", "url": url, "ok": True, "detail": "no file", "missing": True}
-    if not isinstance(store, ResilientStore):  # memory://: nothing to reach
-        return {"backend": store.kind, "url": f"{store.kind}://", "ok": True, "detail": "ok"}
-    await store.ping()  # bounded, never raises: the outcome is in state()
-    return store.state()
+    await core.store.ping()  # bounded, never raises: the outcome is in state()
+    return core.store.state()
 
 
 async def _quota_state(core: Core) -> QuotaState | None:
@@ -128,15 +124,15 @@ def _status_row(name: str, status: ServerStatus) -> CheckRow:
 
 
 async def _slack_row(settings: Settings) -> CheckRow:
-    slack = slack_client_config(settings)
-    if slack.token is None:
+    token, api_url = reveal(settings.slack_bot_token), str(settings.slack_api_url)
+    if token is None:
         return CheckRow("slack", "not configured", "set SLACK_BOT_TOKEN to run the bot")
     from slack_sdk.errors import SlackApiError
     from slack_sdk.web.async_client import AsyncWebClient
 
     from bot.slack.failures import SLACK_UNREACHABLE
 
-    client = AsyncWebClient(token=slack.token, base_url=slack.api_url, timeout=10)
+    client = AsyncWebClient(token=token, base_url=api_url, timeout=10)
     try:
         async with asyncio.timeout(15):
             response = await client.auth_test()
@@ -144,7 +140,7 @@ async def _slack_row(settings: Settings) -> CheckRow:
         error = exc.response.get("error", "error") if exc.response is not None else "error"
         return CheckRow("slack", "FAIL", f"auth.test: {error} — check SLACK_BOT_TOKEN")
     except SLACK_UNREACHABLE:
-        return CheckRow("slack", "FAIL", f"cannot reach {slack.api_url} (SLACK_API_URL)")
+        return CheckRow("slack", "FAIL", f"cannot reach {api_url} (SLACK_API_URL)")
     detail = f"team {response.get('team', '?')} as @{response.get('user', '?')}"
     problems = settings.slack_problems()
     if problems:

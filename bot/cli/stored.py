@@ -50,10 +50,10 @@ async def export_votes(settings: Settings, since: str | None, vote: str | None) 
         if kind is None:
             raise InvalidInput(f"--vote takes up or down, not {vote[:40]!r}")
     from bot.feedback import export_object
-    from bot.serving.assembly import open_feedback
+    from bot.serving.assembly import feedback_log, open_state
 
-    async with open_feedback(settings) as log:
-        votes = await log.votes()
+    async with open_state(settings) as store:
+        votes = await feedback_log(settings, store).votes()
     return "".join(
         json.dumps(export_object(v), ensure_ascii=True, separators=(",", ":")) + "\n"
         for v in votes
@@ -95,9 +95,9 @@ def report_request(
 
 async def report_text(settings: Settings, request: ReportRequest) -> str:
     from bot.report.aggregate import aggregate, collect
-    from bot.serving.assembly import open_report_store
+    from bot.serving.assembly import open_state
 
-    async with open_report_store(settings) as store:
+    async with open_state(settings) as store:
         collected = await collect(store)
     report = aggregate(
         collected,

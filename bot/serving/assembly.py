@@ -1,14 +1,12 @@
-"""The composition root: one place that builds every part, in order, and one that closes
-them, in reverse (an `AsyncExitStack`). `serve`, the CLI and the tests all build here.
+"""The composition root: one place that builds every part, in order, and closes them in
+reverse (an `AsyncExitStack`). `serve`, the CLI and the tests all build here.
 
     async with open_core(settings) as core:      # the CLI: store + docs service
         await core.service.ask("…")
-    async with open_feedback(settings) as log:   # the CLI's read of the stored votes
-        await log.votes()
-    async with open_report_store(settings) as store:  # `gdocs-bot report`'s reads
-        ...
     async with open_bot(settings) as bot:        # serve and the tests: + Slack and health
         ...
+    async with open_state(settings) as store:    # `feedback export`, `report`: reads only
+        await feedback_log(settings, store).votes()
 
 Nothing is contacted while building: the store may open a file or a connection pool, the
 docs service and Slack's client connect on first use.
@@ -25,37 +23,24 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from bot.configs import (
-    FeedbackConfig,
-    StateConfig,
-    feedback_config,
-    readiness_config,
-    slack_client_config,
-    slack_config,
-    state_config,
-    upstream_config,
-    work_config,
-)
+from bot.configs import slack_config, upstream_config
 from bot.feedback import FeedbackLog
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
 from bot.report.tally import DailyTally
 from bot.serving.health import Readiness
-from bot.settings import Settings
+from bot.settings import Settings, reveal
 from bot.store import (
-    CountingStore,
     MemoryStore,
     ResilientStore,
     Store,
     StoreUnavailable,
-    WriteBehind,
     open_store,
     redis_store,
     shared_by_replicas,
     state_file,
 )
 from bot.upstream import GoogleDocsService, build_service
-from bot.worklog import WorkLog
 
 logger = logging.getLogger(__name__)
 
@@ -72,16 +57,12 @@ class Core:
 
     settings: Settings
     metrics: Metrics
-    store: Store
+    #: bounded calls, counted for /metrics; per-process state while the store is down
+    store: ResilientStore
     service: GoogleDocsService
-    #: the calls made to the store (round trips, writes), for /metrics and tests
-    store_calls: CountingStore
     #: the per-day counters behind `gdocs-bot report`
     tally: DailyTally
-    #: writes nobody waits for, taken along by the next "done" batch
-    behind: WriteBehind
-    #: the SQLite file STATE_URL names did not exist and was not created (a look-only command
-    #: ran on per-process state): `check` says so
+    #: a look-only command did not create the missing SQLite file (per-process state)
     state_file_missing: bool = False
 
 
@@ -106,9 +87,8 @@ class Bot:
 
     async def refresh_metrics(self) -> None:
         """Before each /metrics scrape: the quota's gauges, the store's call counts, the
-        work waiting for the loop, the garbage collector's passes."""
-        self.core.store_calls.publish(self.core.metrics)
-        self.deps.inflight.gate.publish(self.core.metrics)
+        garbage collector's passes."""
+        self.core.store.publish(self.core.metrics)
         thresholds = gc.get_threshold()
         for generation, stats in enumerate(gc.get_stats()):
             self.core.metrics.set_counter(
@@ -139,32 +119,22 @@ async def open_core(
     """Build the store and the docs service; close them (service first) on exit.
 
     StoreConfigError when STATE_URL cannot work (a wrong URL or password, a file that is not
-    a database): start-up stops with its one line. A store that does not answer yet (Redis
-    down) is not fatal: the bot starts on per-process state and uses the store once it is up.
-    `clock` (aware UTC) and `sleep` (how the quota waits for a minute slot) are for tests.
-    `create_state_file=False` (commands that only look: `check`, `search`): an SQLite file
-    that does not exist yet is not created; the command runs on per-process state.
+    a database). A store that does not answer yet (Redis down) is not fatal: the bot starts
+    on per-process state. `clock` (aware UTC) and `sleep` (the quota's wait) are for tests.
+    `create_state_file=False` (commands that only look): a missing SQLite file is not created.
     """
     metrics = Metrics() if metrics is None else metrics
-    state = state_config(settings)
-    path = state_file(state.url)
+    path = state_file(_state_url(settings))
     missing = not create_state_file and path is not None and not path.exists()
     async with AsyncExitStack() as stack:
         if missing:
-            counted = CountingStore(MemoryStore(max_entries=state.max_entries))
-            store: Store = counted
+            memory = MemoryStore(max_entries=settings.cache_max_entries)
+            store = ResilientStore(memory, url="memory://")
         else:
-            store, counted = await _open_resilient_store(state, metrics)
+            store = await _open_resilient_store(settings, metrics)
         stack.push_async_callback(store.aclose)
-        # the writes nobody waits for; written before the store closes (callbacks run last
-        # pushed first)
-        behind = WriteBehind(store)
-        stack.push_async_callback(behind.aclose)
         tally = DailyTally(
-            store,
-            retention_days=feedback_config(settings).retention_days,
-            clock=clock or _utc_now,
-            behind=behind,
+            store, retention_days=settings.feedback_retention_days, clock=clock or _utc_now
         )
         service = build_service(
             upstream_config(settings),
@@ -174,7 +144,6 @@ async def open_core(
             backoff_base=backoff_base,
             sleep=sleep,
             tally=tally.count,
-            behind=behind,
         )
         stack.push_async_callback(service.aclose)
         yield Core(
@@ -182,9 +151,7 @@ async def open_core(
             metrics=metrics,
             store=store,
             service=service,
-            store_calls=counted,
             tally=tally,
-            behind=behind,
             state_file_missing=missing,
         )
 
@@ -208,16 +175,15 @@ async def open_bot(
                 settings, metrics=metrics, clock=clock, backoff_base=backoff_base, sleep=sleep
             )
         )
-        slack_client = slack_client_config(settings)
-        client = build_web_client(slack_client.token, slack_client.api_url)
+        client = build_web_client(reveal(settings.slack_bot_token), str(settings.slack_api_url))
         stack.push_async_callback(_close_session, client)
-        ready = readiness_config(settings)
         readiness = Readiness(
             core.service,
             store=core.store,
-            mode=ready.mode,
-            probe_interval=ready.probe_interval,
-            probe_timeout=ready.probe_timeout,
+            mode="socket" if settings.socket_mode else "http",
+            probe_interval=settings.readiness_probe_seconds,
+            # the service bounds each server's check by MCP_TIMEOUT_SECONDS; this is a backstop
+            probe_timeout=settings.mcp_timeout_seconds + 5,
         )
         deps = _slack_deps(settings, core, clock=clock, docs_status=readiness.dk_status)
         app = build_bolt_app(deps, client)
@@ -225,29 +191,25 @@ async def open_bot(
 
 
 @asynccontextmanager
-async def open_feedback(settings: Settings) -> AsyncIterator[FeedbackLog]:
-    """The votes and answer records in the store STATE_URL names, read as they are: no
-    per-process fallback and no per-call timeout. For `gdocs-bot feedback export`, a store
-    that does not answer is an error (StoreError), never an empty result."""
-    state = state_config(settings)
-    store = await open_store(state.url, prefix=state.prefix, max_entries=state.max_entries)
-    try:
-        yield _feedback_log(feedback_config(settings), store, _utc_now)
-    finally:
-        await store.aclose()
-
-
-@asynccontextmanager
-async def open_report_store(settings: Settings) -> AsyncIterator[Store]:
-    """The store STATE_URL names, read as it is (no per-process fallback, no per-call
-    timeout), for `gdocs-bot report`: a store that does not answer is an error
-    (StoreError), never an empty report."""
-    state = state_config(settings)
-    store = await open_store(state.url, prefix=state.prefix, max_entries=state.max_entries)
+async def open_state(settings: Settings) -> AsyncIterator[Store]:
+    """The store STATE_URL names, as it is (no per-process fallback, no per-call timeout):
+    for the commands that read what the bot recorded, a store that does not answer is an
+    error (StoreError), never an empty result."""
+    store = await open_store(
+        _state_url(settings), prefix=settings.state_prefix, max_entries=settings.cache_max_entries
+    )
     try:
         yield store
     finally:
         await store.aclose()
+
+
+def feedback_log(
+    settings: Settings, store: Store, clock: Callable[[], datetime] | None = None
+) -> FeedbackLog:
+    return FeedbackLog(
+        store, retention_days=settings.feedback_retention_days, clock=clock or _utc_now
+    )
 
 
 def _slack_deps(
@@ -258,7 +220,6 @@ def _slack_deps(
     docs_status: DocsStatus,
 ) -> SlackDeps:
     """What the listeners share, built on the core (nothing is contacted)."""
-    from bot.loadgate import LoadGate
     from bot.serving.inflight import InFlight
     from bot.slack.boundary import Boundary
     from bot.slack.deps import SlackDeps
@@ -267,14 +228,13 @@ def _slack_deps(
     from bot.slack.memory.channels import ChannelSettingsStore
     from bot.slack.memory.recent import RecentQuestions
     from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
-    from bot.slack.work.active import ActiveStreams
-    from bot.slack.work.stops import StopMarks
+    from bot.slack.work.stops import ActiveStreams, StopMarks
+    from bot.slack.work.worklog import WorkLog
 
     config = slack_config(settings)
-    work = work_config(settings)
     now = clock or _utc_now
     store, metrics = core.store, core.metrics
-    inflight = InFlight(LoadGate(behind=work.gate_lag_seconds))
+    inflight = InFlight()
     return SlackDeps(
         config=config,
         service=core.service,
@@ -290,13 +250,13 @@ def _slack_deps(
         clock=now,
         work=WorkLog(
             store,
-            lease_seconds=work.lease_seconds,
-            max_age_seconds=work.max_age_seconds,
-            done_seconds=work.done_seconds,
+            lease_seconds=settings.work_lease_seconds,
+            max_age_seconds=settings.work_max_age_seconds,
+            # a delivery's "done" marker drops Slack's late retries as long as dedupe did
+            done_seconds=settings.dedupe_ttl_seconds,
             metrics=metrics,
-            behind=core.behind,
         ),
-        feedback=_feedback_log(feedback_config(settings), store, now),
+        feedback=feedback_log(settings, store, now),
         recent=RecentQuestions(store, now),
         docs_status=docs_status,
         boundary=Boundary(inflight=inflight, metrics=metrics),
@@ -311,36 +271,28 @@ def _slack_deps(
     )
 
 
-def _feedback_log(
-    config: FeedbackConfig, store: Store, clock: Callable[[], datetime]
-) -> FeedbackLog:
-    return FeedbackLog(store, retention_days=config.retention_days, clock=clock)
-
-
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-async def _open_resilient_store(
-    state: StateConfig, metrics: Metrics
-) -> tuple[Store, CountingStore]:
-    """The store the bot runs on: each call bounded and, while the store does not answer,
-    per-process state (a memory:// store is used as it is); and the count of its calls."""
-    url, prefix, ack_wait = state.url, state.prefix, state.ack_wait_seconds
+def _state_url(settings: Settings) -> str:
+    return settings.state_url.get_secret_value()
+
+
+async def _open_resilient_store(settings: Settings, metrics: Metrics) -> ResilientStore:
+    """The store the bot runs on: each call bounded and counted and, while the store does
+    not answer, per-process state."""
+    url, prefix = _state_url(settings), settings.state_prefix
     try:
-        primary = await open_store(
-            url, prefix=prefix, max_entries=state.max_entries, ack_wait=ack_wait
-        )
+        primary = await open_store(url, prefix=prefix, max_entries=settings.cache_max_entries)
     except StoreUnavailable as exc:
         logger.warning("%s; starting on per-process state until it answers", exc.message)
         # only Redis is ever "unavailable"
-        primary = redis_store(url, prefix=prefix, ack_wait=ack_wait)
-    counted = CountingStore(primary)
-    if isinstance(primary, MemoryStore):
-        return counted, counted
-    logger.info("state store: %s", redact_url(url), extra={"store": primary.kind})
-    timeout = state.timeout_seconds
-    return ResilientStore(counted, timeout=timeout, metrics=metrics, url=url), counted
+        primary = redis_store(url, prefix=prefix)
+    if not isinstance(primary, MemoryStore):
+        logger.info("state store: %s", redact_url(url), extra={"store": primary.kind})
+    timeout = settings.state_timeout_seconds
+    return ResilientStore(primary, timeout=timeout, metrics=metrics, url=url)
 
 
 async def _close_session(client: AsyncWebClient) -> None:

@@ -132,7 +132,7 @@ class _Runtime:
 
     async def _start(self, bot: Bot, stack: AsyncExitStack) -> None:
         from bot.slack.http import slack_events_route
-        from bot.slack.work.recovery import run_recovery
+        from bot.slack.recovery import run_recovery
 
         settings = self.settings
         readiness = bot.readiness

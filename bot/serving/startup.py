@@ -17,8 +17,8 @@ logger = logging.getLogger(__name__)
 
 #: Slack's answers that mean "this token will never work": fix the setting, don't retry
 TOKEN_ERRORS = frozenset(
-    "invalid_auth not_authed account_inactive token_revoked token_expired "
-    "not_allowed_token_type invalid_token".split()
+    {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
+    | {"not_allowed_token_type", "invalid_token"}
 )
 #: attempts (each already retried by the client's handlers); then the platform restarts us
 ATTEMPTS = 2

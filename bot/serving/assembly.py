@@ -77,14 +77,6 @@ class Bot:
     deps: SlackDeps
     readiness: Readiness
 
-    @property
-    def settings(self) -> Settings:
-        return self.core.settings
-
-    @property
-    def metrics(self) -> Metrics:
-        return self.core.metrics
-
     async def refresh_metrics(self) -> None:
         """Before each /metrics scrape: the quota's gauges, the store's call counts, the
         garbage collector's passes."""

@@ -23,7 +23,7 @@ from bot.errors import GdocsError
 from bot.observability.metrics import Metrics
 from bot.render import error_sentence, status_detail
 from bot.service import DocsService
-from bot.store import Store
+from bot.store import ResilientStore
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class Readiness:
         service: DocsService,
         *,
         mode: str,
-        store: Store | None = None,
+        store: ResilientStore | None = None,
         probe_interval: float = 60.0,
         probe_timeout: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
@@ -57,7 +57,6 @@ class Readiness:
         self.probe_interval = probe_interval
         self.probe_timeout = probe_timeout
         self._clock = clock
-        #: set once auth.test succeeded at start
         self.slack_authenticated = False
         #: Socket Mode: whether the WebSocket is connected right now
         self.socket_connected: Callable[[], Awaitable[bool]] | None = None
@@ -126,16 +125,8 @@ class Readiness:
 
     async def _probe_store(self) -> None:
         while self.store is not None:
-            # a resilient store's ping never raises: its state() says how it went
-            await self.store.ping()
+            await self.store.ping()  # never raises: state() says how it went
             await asyncio.sleep(STORE_PROBE_SECONDS)
-
-    def store_report(self) -> dict[str, object]:
-        state = getattr(self.store, "state", None)
-        if callable(state):
-            return dict(state())
-        kind = self.store.kind if self.store is not None else "none"
-        return {"backend": kind, "ok": True, "detail": "ok"}
 
     def dk_ready(self) -> bool:
         return not self._probe_failed and self.service.recently_healthy(self.window_seconds)
@@ -169,7 +160,9 @@ class Readiness:
             "mode": self.mode,
             "shutting_down": self.shutting_down,
             "slack": {"ready": slack_ok, "detail": slack_detail},
-            "store": self.store_report(),
+            "store": self.store.state()
+            if self.store is not None
+            else {"backend": "none", "ok": True},
             "developer_knowledge": {
                 "ready": dk_ok,
                 "detail": self._dk_report(dk_ok),

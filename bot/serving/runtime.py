@@ -28,7 +28,7 @@ from bot.observability.logging import configure_logging
 from bot.serving.assembly import Bot, open_bot
 from bot.serving.health import build_web_app
 from bot.serving.startup import StartupError, check_bot_token, open_socket_url
-from bot.settings import Settings
+from bot.settings import Settings, reveal
 from bot.store import StoreConfigError
 
 if TYPE_CHECKING:  # Socket Mode's client is imported only when SOCKET_MODE is on
@@ -43,7 +43,6 @@ SERVE_GC_THRESHOLDS = (50_000, 20, 100)
 
 #: how long the first Socket Mode connection may take before start-up gives up
 SOCKET_CONNECT_TIMEOUT_SECONDS = 30.0
-SETTINGS_HINT = "settings come from the environment and ./.env (see .env.example)"
 
 
 def serve(settings: Settings) -> int:
@@ -51,9 +50,8 @@ def serve(settings: Settings) -> int:
     configure_logging(settings)
     problems = settings.slack_problems() + settings.google_problems()
     if problems:
-        for problem in problems:
-            print(f"gdocs-bot: {problem}", file=sys.stderr)
-        print(f"gdocs-bot: {SETTINGS_HINT}", file=sys.stderr)
+        hint = "settings come from the environment and ./.env (see .env.example)"
+        print("\n".join(f"gdocs-bot: {line}" for line in [*problems, hint]), file=sys.stderr)
         return 2
     _cap_malloc_arenas()
     try:
@@ -137,7 +135,7 @@ class _Runtime:
         settings = self.settings
         readiness = bot.readiness
         # answers left come from the shared ledger: fresh at every scrape, on every replica
-        web_app = build_web_app(readiness, bot.metrics, refresh=bot.refresh_metrics)
+        web_app = build_web_app(readiness, bot.core.metrics, refresh=bot.refresh_metrics)
         if not settings.socket_mode:
             web_app.add_routes([slack_events_route(bot.app)])
         await self._listen(web_app, stack)
@@ -194,8 +192,7 @@ class _Runtime:
         )
 
     async def _connect_socket(self, bot: Bot, api_url: str, stack: AsyncExitStack) -> None:
-        assert self.settings.slack_app_token is not None
-        app_token = self.settings.slack_app_token.get_secret_value()
+        app_token = reveal(self.settings.slack_app_token) or ""
         # opening the URL ourselves turns a bad app token into one clear line (the SDK would
         # log a stack trace and retry forever); the handler then connects to that URL, and
         # reconnects (through the same web client, so SLACK_API_URL) on its own
@@ -248,10 +245,8 @@ class _Runtime:
         forced = asyncio.ensure_future(self.force.wait())
         done, _ = await asyncio.wait({drain, forced}, return_when=asyncio.FIRST_COMPLETED)
         forced.cancel()
-        if drain in done:
-            return bool(drain.result())
-        drain.cancel()
-        return False
+        drain.cancel()  # nothing when it is done
+        return drain in done and drain.result()
 
 
 async def _cancel(task: asyncio.Task[Any]) -> None:

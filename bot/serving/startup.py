@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
+from functools import partial
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -60,18 +62,16 @@ async def _call_slack(
             last = f"{error} (HTTP {exc.response.status_code})"
         except SLACK_UNREACHABLE as exc:
             last = type(exc).__name__
-        if stop.is_set():  # a signal came during the attempt: no retry to announce
+        if stop.is_set() or attempt == ATTEMPTS:  # after a signal, no retry to announce
             break
-        if attempt < ATTEMPTS:
-            logger.warning(
-                "cannot reach Slack (%s); retrying in %gs", last, pause, extra={"attempt": attempt}
-            )
-            try:
-                await asyncio.wait_for(stop.wait(), pause)
-            except TimeoutError:
-                pause *= 2
-                continue
+        logger.warning(
+            "cannot reach Slack (%s); retrying in %gs", last, pause, extra={"attempt": attempt}
+        )
+        with suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), pause)
+        if stop.is_set():
             break
+        pause *= 2
     if stop.is_set():
         raise StartupError("stopped while waiting for Slack", 0)
     raise StartupError(
@@ -100,12 +100,8 @@ async def open_socket_url(
     client: AsyncWebClient, app_token: str, *, api_url: str, stop: asyncio.Event
 ) -> str:
     """apps.connections.open with the app-level token: the WebSocket URL to connect to."""
-
-    async def call() -> Any:
-        return await client.apps_connections_open(app_token=app_token)
-
     response = await _call_slack(
-        call,
+        partial(client.apps_connections_open, app_token=app_token),
         what="apps.connections.open",
         setting="SLACK_APP_TOKEN",
         hint="set it to an app-level token (xapp-…) with the connections:write scope",

@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import json
 import math
 import random
 import subprocess
@@ -185,6 +186,20 @@ async def burst(variant: Variant, args: argparse.Namespace, rnd: int) -> dict[st
         }
 
 
+async def cold_starts(variants: list[Variant], args: argparse.Namespace) -> dict[str, list[float]]:
+    """Seconds from spawn to `/healthz` 200, `args.starts` times each, taking turns."""
+    out: dict[str, list[float]] = {v.name: [] for v in variants}
+    async with Fakes(FakeUpstream(args.latency, args.doc_latency)) as fakes:
+        for _ in range(args.starts):
+            for v in variants:
+                bot = v.replica(fakes, "", args.verbose)
+                try:
+                    out[v.name].append(await bot.start())
+                finally:
+                    bot.stop()
+    return out
+
+
 def steady_plan(rate: float, seconds: float, repeat_after: float) -> list[tuple[float, str, bool]]:
     """(second, question, whether it repeats one asked at least `repeat_after` s before):
     every other question a repeat once there is one to repeat."""
@@ -273,6 +288,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for v in everyone[rnd % len(everyone) :] + everyone[: rnd % len(everyone)]:
                 bursts[v.name].append(await burst(v, args, rnd))
         result["burst"] = bursts
+        more = await cold_starts(everyone, args)
+        result["cold"] = {v: [r["cold_start_s"] for r in bursts[v]] + more[v] for v in bursts}
     if "steady" in args.parts:
         redis, reason = redis_or_reason()
         if redis is None:
@@ -313,12 +330,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parts", default="burst,steady,day", help="which parts, comma-separated")
     parser.add_argument("--rounds", type=int, default=3, help="burst rounds")
     parser.add_argument("--burst", type=int, default=100, help="questions at once")
+    parser.add_argument("--starts", type=int, default=6, help="cold starts besides the bursts'")
     parser.add_argument("--latency", type=float, default=1.0, help="answer_query, s (not the day)")
     parser.add_argument("--rate", type=float, default=20.0, help="steady questions a second")
     parser.add_argument("--seconds", type=float, default=60.0, help="steady load's length")
     parser.add_argument("--repeat-after", type=float, default=2.5, help="s before a repeat")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--verbose", action="store_true", help="show the bots' stderr")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     add_day_arguments(parser)
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
@@ -330,9 +349,12 @@ def main(argv: list[str] | None = None) -> int:
         args.before = args.before.resolve()
         args.before_label = _commit_of(args.before)
     if args.quick:
-        args.rounds, args.burst, args.latency, args.doc_latency = 1, 10, 0.05, 0.01
+        args.rounds, args.starts, args.burst, args.latency, args.doc_latency = 1, 1, 10, 0.05, 0.01
         args.rate, args.seconds, args.repeat_after, args.drain = 10.0, 2.0, 0.5, 20.0
     result = asyncio.run(run(args))
+    if args.json is not None:
+        figures = {k: v for k, v in result.items() if k != "day_run"}
+        args.json.write_text(json.dumps(figures, indent=1, default=str))
     line = "python -m bench.guard " + " ".join(argv)
     report = render(result, args, line.strip())
     print(report)
@@ -362,7 +384,13 @@ def _commit_of(tree: Path) -> str:
         text=True,
         check=False,
     )
-    return found.stdout.strip() or tree.name
+    changed = subprocess.run(
+        ["git", "-C", str(tree), "status", "--porcelain", "--untracked-files=no", "--", "bot"],  # noqa: S607
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return (found.stdout.strip() or tree.name) + (" + changes" if changed.stdout.strip() else "")
 
 
 if __name__ == "__main__":

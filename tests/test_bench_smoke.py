@@ -45,9 +45,9 @@ def test_guard_quick_run_measures_the_bot_beside_the_naive_bot_and_an_older_tree
     proc = _bench(tmp_path, "--before", str(ROOT), "--parts", "burst,steady", timeout=120)
     text = proc.stdout
     for label in (
-        "CPU per question, ms: median (each round)",
-        "Peak RSS, MB: median (each round)",
-        "Cold start (spawn → /healthz 200), s: median (each round)",
+        "CPU per question, ms: median (each round); target ≤ 1.5 × naive",
+        "Peak RSS, MB: median (each round); target ≤ 1.3 × naive",
+        "Cold start (spawn → /healthz 200), s: median (each start); target ≤ 1.2 × naive",
     ):
         cells = _cells(text, label)
         assert all(_number(c) > 0 for c in cells[:3]), (label, cells)  # the three bots

@@ -1,6 +1,6 @@
 """The day scenario's Slack Web API: records what each question got, and when.
 
-Like bench/fakes.py's FakeSlackApi it costs next to nothing, but it keeps what was posted:
+Like bench/fakes.py's FakeSlack it costs next to nothing, but it keeps what was posted:
 each `chat.postMessage` (and `response_url` post) is read for the markers the fake Developer
 Knowledge server puts in answers and search hits (`GENANSWER-<topic>`, `SEARCHHIT-<topic>`),
 and given to the question it answers: a command's by its own channel or `response_url`, a

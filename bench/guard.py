@@ -305,8 +305,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         from bench.day_figures import day_figures
 
         shape = smoke_day(args) if args.quick else StreamShape()
-        result["day_run"] = await run_day(args, shape, day_topologies(trees))
-        result["day"] = day_figures(result["day_run"])
+        result["day"] = day_figures(await run_day(args, shape, day_topologies(trees)))
     result["wall_s"] = time.monotonic() - t0
     return result
 
@@ -353,8 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         args.rate, args.seconds, args.repeat_after, args.drain = 10.0, 2.0, 0.5, 20.0
     result = asyncio.run(run(args))
     if args.json is not None:
-        figures = {k: v for k, v in result.items() if k != "day_run"}
-        args.json.write_text(json.dumps(figures, indent=1, default=str))
+        args.json.write_text(json.dumps(result, indent=1, default=str))
     line = "python -m bench.guard " + " ".join(argv)
     report = render(result, args, line.strip())
     print(report)

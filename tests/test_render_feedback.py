@@ -24,8 +24,7 @@ from bot.render import (
     feedback_block,
     feedback_block_for,
     feedback_comment_modal,
-    render_feedback_recorded,
-    render_feedback_stale,
+    notice,
     render_feedback_thanks,
     vote_from_view,
 )
@@ -194,14 +193,14 @@ def test_a_submitted_view_we_did_not_open_names_no_vote(view: object) -> None:
 
 def test_recorded_note_is_a_valid_message() -> None:
     """The note after the form was sent says the comment is kept."""
-    message = render_feedback_recorded()
+    message = notice("feedback_recorded")
     assert_valid_surface_message(message)
     assert "saved" in message["text"]
 
 
 def test_the_stale_notice_says_nothing_was_recorded() -> None:
     """A forged or out-of-date button gets a short valid notice that records nothing."""
-    message = render_feedback_stale()
+    message = notice("feedback_stale")
     assert_valid_surface_message(message)
     assert "out of date or was not made by this bot" in message["text"]
     assert "Nothing was recorded" in message["blocks"][0]["elements"][0]["text"]

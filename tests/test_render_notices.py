@@ -25,12 +25,14 @@ from bot.render import (
     decode_page_value,
     encode_page_value,
     error_sentence,
+    notice,
     render_error,
     render_help,
-    render_not_in_channel_hint,
     render_progress,
+    with_not_in_channel_hint,
 )
 from tests.test_render_support import assert_no_live_markup, assert_valid_message, mrkdwn_texts
+from tests.test_render_surface_support import assert_valid_surface_message
 
 HOST = "docs.cloud.google.com"
 
@@ -138,7 +140,44 @@ def test_progress_message_says_it_is_looking() -> None:
 
 def test_not_in_channel_hint_tells_how_to_invite_the_bot() -> None:
     """The ephemeral hint names the /invite command."""
-    assert "/invite @gdocs" in render_not_in_channel_hint()
+    assert "/invite @gdocs" in with_not_in_channel_hint(render_progress())["text"]
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "quota_unknown",
+        "restarting",
+        "internal_error",
+        "stale_button",
+        "fetching",
+        "document_gone",
+        "no_more_pages",
+        "own_answer",
+        "no_text",
+        "channel_unchanged",
+        "channel_admins_only",
+        "channel_role_unknown",
+        "channel_not_member",
+        "channel_fixed",
+        "channel_not_a_channel",
+        "channel_unavailable",
+        "report_refused",
+        "report_unknown",
+        "feedback_recorded",
+        "feedback_stale",
+        "shared_note",
+        "share_forged",
+        "share_not_in_channel",
+        "private_doc_refused",
+    ],
+)
+def test_every_notice_is_one_short_valid_message(kind: str) -> None:
+    """Each fixed notice is a short message Slack takes, with the command filled in."""
+    message = notice(kind, "/docs")
+    assert_valid_surface_message(message)
+    assert 10 < len(message["text"]) < 250
+    assert "{command}" not in str(message)
 
 
 # --- page button values ---------------------------------------------------------------------

@@ -15,14 +15,11 @@ from bot.render import (
     Message,
     decode_share_value,
     escape,
+    notice,
     render_answer,
     render_private_answer,
-    render_private_doc_refused,
     render_share_expired,
-    render_share_forged,
-    render_share_not_in_channel,
     render_shared_answer,
-    render_shared_note,
     share_value,
 )
 from tests.test_render_surface_support import (
@@ -180,12 +177,12 @@ def test_copies_are_valid_and_inert_for_any_question(question: str) -> None:
 @pytest.mark.parametrize(
     ("message", "says"),
     [
-        (render_shared_note(), "Shared in the channel."),
+        (notice("shared_note"), "Shared in the channel."),
         (render_share_expired(60), "kept for 60 minutes"),
-        (render_share_forged(), "out of date or was not made by this bot"),
-        (render_share_not_in_channel(), "/invite @gdocs"),
-        (render_private_doc_refused("/docs"), "`/docs doc …` without `private`"),
-        (render_private_doc_refused("<!here>"), "`/gdocs doc …`"),
+        (notice("share_forged"), "out of date or was not made by this bot"),
+        (notice("share_not_in_channel"), "/invite @gdocs"),
+        (notice("private_doc_refused", "/docs"), "`/docs doc …` without `private`"),
+        (notice("private_doc_refused", "<!here>"), "`/gdocs doc …`"),
     ],
 )
 def test_share_notices_are_short_and_say_what_happened(message: Message, says: str) -> None:

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from bot.errors import InvalidInput
 from bot.names import is_valid_name, uri_for_name
+from bot.render._notices import forged
 from bot.render._text import (
     MAX_BUTTON_VALUE_CHARS,
     MAX_OPTION_VALUE_CHARS,
@@ -31,7 +32,6 @@ ACTION_NEXT_PAGE = "doc_next_page"
 MAX_PAGE = 10_000
 #: "Show full doc" buttons before the rest go into a menu (an overflow holds 5 options)
 _MAX_BUTTONS = 5
-_FORGED = "That button is out of date or was not made by this bot."
 #: the hosts the Developer Knowledge corpus covers (shared/reference/google-mcp.md)
 _CORPUS = (
     "developer.android.com firebase.google.com docs.cloud.google.com cloud.google.com "
@@ -56,18 +56,18 @@ def encode_page_value(name: str, page: int) -> str:
 def decode_page_value(value: str) -> tuple[str, int]:
     """`(name, page)` from a button value; InvalidInput for anything we did not produce."""
     if not isinstance(value, str) or len(value) > MAX_BUTTON_VALUE_CHARS:
-        raise InvalidInput(_FORGED)
+        raise InvalidInput(forged("button"))
     try:
         data = json.loads(value)
     except (ValueError, RecursionError):
-        raise InvalidInput(_FORGED) from None
+        raise InvalidInput(forged("button")) from None
     if not isinstance(data, dict) or set(data) != {"n", "p"}:
-        raise InvalidInput(_FORGED)
+        raise InvalidInput(forged("button"))
     name, page = data["n"], data["p"]
     if not isinstance(name, str) or not is_valid_name(name):
-        raise InvalidInput(_FORGED)
+        raise InvalidInput(forged("button"))
     if type(page) is not int or not 1 <= page <= MAX_PAGE:
-        raise InvalidInput(_FORGED)
+        raise InvalidInput(forged("button"))
     return name, page
 
 

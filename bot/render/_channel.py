@@ -119,54 +119,6 @@ def render_channel_notice(
     return text_message(text)
 
 
-def render_channel_unchanged(command: str = "/gdocs") -> Message:
-    return text_message(
-        f"That is this channel's setting already (`{command} channel` shows them all)."
-    )
-
-
-def render_channel_admins_only() -> Message:
-    return text_message(
-        "Only workspace admins and owners may change this channel's settings "
-        "(the bot is set up with CHANNEL_SETTINGS_ADMINS_ONLY). Ask one of them."
-    )
-
-
-def render_channel_role_unknown() -> Message:
-    return text_message(
-        "Only workspace admins and owners may change this channel's settings, and I can't "
-        "check your role with Slack right now. Try again in a moment."
-    )
-
-
-def render_channel_not_member() -> Message:
-    return text_message(
-        "I'm not in this channel, so its settings would do nothing: invite me with "
-        "`/invite @gdocs`, then try again. Nothing was changed."
-    )
-
-
-def render_channel_fixed(command: str = "/gdocs") -> Message:
-    return text_message(
-        "This channel is an answer channel by the bot's configuration (ANSWER_CHANNELS): "
-        f"whoever runs the bot can change that. `{command} channel private` and "
-        "`followups` still work here."
-    )
-
-
-def render_channel_not_a_channel() -> Message:
-    return text_message(
-        "Channel settings are for channels: use `/gdocs channel …` in the channel you mean."
-    )
-
-
-def render_channel_unavailable() -> Message:
-    return text_message(
-        "I can't read or save channel settings right now (the bot's state store is not "
-        "answering). Nothing was changed; try again in a moment."
-    )
-
-
 def render_home_channels(
     lines: Sequence[ChannelLine], *, default_followups: Followups
 ) -> list[Block]:

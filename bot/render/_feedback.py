@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bot.errors import InvalidInput
-from bot.render._notices import render_not_in_channel_hint
+from bot.render._notices import forged
 from bot.render._text import (
     MAX_BLOCKS,
     MAX_BUTTON_VALUE_CHARS,
@@ -26,7 +26,6 @@ from bot.render._text import (
     escape_truncated,
     mention,
     plain_text_object,
-    safe_command,
     section,
 )
 from bot.text import one_line, truncate
@@ -47,8 +46,6 @@ SHARED_QUESTION_CHARS = 300
 _ANSWER_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _VALUE_RE = re.compile(r"fb1:(?P<vote>up|down):(?P<id>[A-Za-z0-9_.-]{1,64})")
 _SHARE_RE = re.compile(r"share1:(?P<id>[A-Za-z0-9_.-]{1,64})")
-_FORGED = "That feedback button is out of date or was not made by this bot."
-_SHARE_FORGED = "That Share button is out of date or was not made by this bot."
 
 
 @dataclass(frozen=True)
@@ -73,7 +70,7 @@ def decode_vote(value: object) -> Vote:
     short = isinstance(value, str) and len(value) <= MAX_BUTTON_VALUE_CHARS
     match = _VALUE_RE.fullmatch(value) if isinstance(value, str) and short else None
     if match is None:
-        raise InvalidInput(_FORGED)
+        raise InvalidInput(forged("feedback button"))
     return Vote(answer_id=match["id"], vote="up" if match["vote"] == "up" else "down")
 
 
@@ -156,15 +153,6 @@ def comment_from_view(view: object) -> str:
     return truncate(one_line(value), MAX_COMMENT_CHARS) if isinstance(value, str) else ""
 
 
-def render_feedback_recorded() -> Message:
-    return _note("Thanks — your note is saved with your vote.", ":memo:")
-
-
-def render_feedback_stale() -> Message:
-    """A feedback value we did not make, or past its voting window: nothing was recorded."""
-    return {"text": _FORGED, "blocks": [context(f":hourglass: {_FORGED} Nothing was recorded.")]}
-
-
 def share_value(answer_id: str) -> str:
     if not _ANSWER_ID_RE.fullmatch(answer_id):
         raise InvalidInput("Cannot make a Share button for that answer.")
@@ -175,7 +163,7 @@ def decode_share_value(value: object) -> str:
     """The answer id a "Share in channel" click asks for; InvalidInput for anything else."""
     match = _SHARE_RE.fullmatch(value) if isinstance(value, str) and len(value) <= 80 else None
     if match is None:
-        raise InvalidInput(_SHARE_FORGED)
+        raise InvalidInput(forged("Share button"))
     return match["id"]
 
 
@@ -211,29 +199,8 @@ def render_shared_answer(body: Message, asker: str, question: str) -> Message:
     return {"text": body["text"], "blocks": _framed([head], body, [])}
 
 
-def render_shared_note() -> Message:
-    return _note("Shared in the channel.", ":white_check_mark:")
-
-
-def render_share_forged() -> Message:
-    return _note(_SHARE_FORGED, ":warning:")
-
-
 def render_share_expired(kept_minutes: int) -> Message:
     return _note(
         f"I no longer have that answer to share: private answers are kept for "
         f"{kept_minutes} minutes and shared once. Ask again with `/gdocs private …`."
-    )
-
-
-def render_share_not_in_channel() -> Message:
-    return _note(f"{render_not_in_channel_hint()} Then press *Share in channel* again.")
-
-
-def render_private_doc_refused(command: str = "/gdocs") -> Message:
-    """`private doc …`: a whole page is posted where it was asked, never privately."""
-    return _note(
-        f"`private` works for questions and searches. A whole page is posted in the "
-        f"conversation: use `{safe_command(command)} doc …` without `private`, or ask me "
-        "in a direct message."
     )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from bot.channels import Followups
 from bot.errors import InvalidInput
 from bot.render._channel import ChannelLine, render_home_channels
+from bot.render._notices import forged
 from bot.render._quota import viewer_zone
 from bot.render._text import (
     MAX_BUTTON_VALUE_CHARS,
@@ -29,7 +30,6 @@ from bot.render._text import (
     header,
     safe_command,
     section,
-    text_message,
 )
 from bot.text import one_line, truncate
 
@@ -45,7 +45,6 @@ EXAMPLE_QUESTIONS = (
     "How do I ask for the location permission in an Android app?",
 )
 _ASK_PREFIX = "ask1:"
-_FORGED = "That Ask again button is out of date or was not made by this bot."
 
 
 @dataclass(frozen=True)
@@ -116,17 +115,6 @@ def render_week_report(week: WeekSummary) -> Message:
     return {"text": text, "blocks": blocks}
 
 
-def render_report_refused() -> Message:
-    return text_message(
-        "The usage report is for workspace admins and owners only. "
-        "Ask one of them, or whoever runs the bot (`gdocs-bot report`)."
-    )
-
-
-def render_report_unknown() -> Message:
-    return text_message("I can't read the usage figures right now; try again in a minute.")
-
-
 def encode_ask_again(question: str) -> str:
     """The value of an "Ask again" button: the question on one line, cut to fit 2000."""
     text = truncate(one_line(question), MAX_BUTTON_VALUE_CHARS - len(_ASK_PREFIX), at_word=True)
@@ -138,10 +126,10 @@ def encode_ask_again(question: str) -> str:
 def decode_ask_again(value: object) -> str:
     """The question an "Ask again" click asks; InvalidInput for anything we did not make."""
     if not isinstance(value, str) or len(value) > MAX_BUTTON_VALUE_CHARS:
-        raise InvalidInput(_FORGED)
+        raise InvalidInput(forged("Ask again button"))
     question = value.removeprefix(_ASK_PREFIX)
     if question == value or not question or question != one_line(question):
-        raise InvalidInput(_FORGED)
+        raise InvalidInput(forged("Ask again button"))
     return question
 
 

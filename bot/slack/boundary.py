@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from bot.observability.logging import start_request
 from bot.observability.metrics import Metrics
-from bot.render import Message, render_internal_error, render_restarting
+from bot.render import Message, notice
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ class Boundary:
             # run by inflight.spawn: shutdown waits for the "restarting" notice as for an answer
             if not self._inflight.accepting:
                 outcome = Outcome(outcome="restarting")
-                await notify(render_restarting())
+                await notify(notice("restarting"))
             else:
                 outcome = await job()
         except Exception:  # the boundary: a bug becomes a polite message and one log entry
@@ -119,7 +119,7 @@ def duplicate(metrics: Metrics) -> None:
 
 async def _notify_safely(notify: Notify) -> None:
     try:
-        await notify(render_internal_error())
+        await notify(notice("internal_error"))
     except Exception:  # the boundary: nothing more we can tell the user
         logger.exception("could not tell the user about a failure")
 

@@ -73,7 +73,7 @@ class Answers:
             per_day = self.quota.config.per_day
             return await report_summary(reply, self.profiles, self.store, self.clock(), per_day)
         if route.kind == "doc" and route.private:  # a whole page is posted where it was asked
-            await reply.notify_asker(render.render_private_doc_refused(command))
+            await reply.notify_asker(render.notice("private_doc_refused", command))
             return Outcome(route="doc", outcome="invalid_input")
         question_kind = route.kind != "doc"  # a whole page is not a question to the report
         if reply.user is not None:
@@ -198,7 +198,7 @@ class Answers:
         try:
             state = await self.quota.state(reply.user)
         except StoreError:
-            await reply.notify_asker(render.render_quota_unknown())
+            await reply.notify_asker(render.notice("quota_unknown"))
             return Outcome(route="quota", outcome="unavailable")
         tz = await self.profiles.tz(reply.client, reply.user)
         await reply.notify_asker(render.render_quota_status(state, tz=tz, now=self.clock()))

@@ -34,11 +34,11 @@ async def vote(feedback: FeedbackLog, metrics: Metrics, reply: Reply, value: obj
     """A 👍 / 👎 click (`value`: its button's)."""
     decoded = _decoded(value)
     if decoded is None:
-        await reply.notify_asker(render.render_feedback_stale())
+        await reply.notify_asker(render.notice("feedback_stale"))
         return Outcome(route="feedback", outcome="invalid_input")
     answer = await feedback.answer(decoded.answer_id)
     if answer is None or reply.user is None:
-        await reply.notify_asker(render.render_feedback_stale())
+        await reply.notify_asker(render.notice("feedback_stale"))
         return Outcome(route="feedback", outcome="stale")
     await feedback.record_vote(answer, decoded.vote, reply.user)
     metrics.count(VOTES_METRIC, VOTES_HELP, kind=answer.kind, vote=decoded.vote)
@@ -50,7 +50,7 @@ async def open_comment_form(reply: Reply, trigger_id: object, value: object) -> 
     """The "Say what was wrong" button: the form, at once (a trigger_id lives 3 seconds)."""
     decoded = _decoded(value)
     if decoded is None or not isinstance(trigger_id, str):
-        await reply.notify_asker(render.render_feedback_stale())
+        await reply.notify_asker(render.notice("feedback_stale"))
         return Outcome(route="feedback", outcome="invalid_input")
     try:
         await reply.client.views_open(
@@ -58,7 +58,7 @@ async def open_comment_form(reply: Reply, trigger_id: object, value: object) -> 
         )
     except SLACK_CALL_FAILURES as exc:  # e.g. the trigger expired: the click can be repeated
         logger.info("feedback form not opened: %s", posting.why(exc))
-        await reply.notify_asker(render.render_internal_error())
+        await reply.notify_asker(render.notice("internal_error"))
         return Outcome(route="feedback", outcome="form_failed")
     return Outcome(route="feedback", outcome="form_opened")
 
@@ -81,7 +81,7 @@ async def store_comment(
                 client,
                 channel=answer.channel,
                 user=voter,
-                msg=render.render_feedback_recorded(),
+                msg=render.notice("feedback_recorded"),
                 thread_ts=answer.thread_ts,
             )
         except SLACK_CALL_FAILURES as exc:

@@ -166,11 +166,11 @@ async def report_summary(
 ) -> Outcome:
     """`/gdocs report`: the week's summary, privately, to admins; a refusal to others."""
     if not reply.user or not await profiles.is_admin(reply.client, reply.user):
-        await reply.notify_asker(render.render_report_refused())
+        await reply.notify_asker(render.notice("report_refused"))
         return Outcome(route="report", outcome="refused")
     week = await this_week(store, now, per_day)
     if week is None:
-        await reply.notify_asker(render.render_report_unknown())
+        await reply.notify_asker(render.notice("report_unknown"))
         return Outcome(route="report", outcome="unavailable")
     await reply.notify_asker(render.render_week_report(week))
     return Outcome(route="report", outcome="ok")

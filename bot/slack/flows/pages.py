@@ -21,9 +21,9 @@ from bot.render import (
     PageSpan,
     document_file,
     document_page_spans,
+    notice,
     render_document_file_intro,
     render_document_page,
-    render_no_more_pages,
     wants_file,
 )
 from bot.service import DocsService
@@ -77,7 +77,7 @@ class Pages:
                 return outcome
         pages = await self._pages(doc)
         if not FIRST_PAGE <= page < FIRST_PAGE + len(pages):
-            await reply.notify_asker(render_no_more_pages())
+            await reply.notify_asker(notice("no_more_pages"))
             return outcome
         await reply.deliver(await _page_message(doc, page, pages))
         return outcome

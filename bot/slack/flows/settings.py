@@ -42,12 +42,12 @@ class ChannelCommand:
             await reply.notify_asker(render.render_channel_usage(command))
             return Outcome(route="channel", outcome="help")
         if not channel or not user or channel.startswith("D"):
-            await reply.notify_asker(render.render_channel_not_a_channel())
+            await reply.notify_asker(render.notice("channel_not_a_channel"))
             return Outcome(route="channel", outcome="invalid_input")
         try:
             current = await self.channels.stored(channel)
         except StoreError:
-            await reply.notify_asker(render.render_channel_unavailable())
+            await reply.notify_asker(render.notice("channel_unavailable"))
             return Outcome(route="channel", outcome="unavailable")
         if isinstance(request, ShowSettings):
             shown = render.render_channel_settings(
@@ -71,26 +71,26 @@ class ChannelCommand:
     ) -> Outcome:
         channel, user = reply.channel or "", reply.user or ""
         if request.field == "mode" and self.channels.is_fixed_auto(channel):
-            await reply.notify_asker(render.render_channel_fixed(command))
+            await reply.notify_asker(render.notice("channel_fixed", command))
             return Outcome(route="channel", outcome="refused")
         if self.admins_only:
             admin = await self.profiles.is_admin(reply.client, user)
             if not admin:
                 refusal = (
-                    render.render_channel_role_unknown()
+                    render.notice("channel_role_unknown")
                     if admin is None
-                    else render.render_channel_admins_only()
+                    else render.notice("channel_admins_only")
                 )
                 await reply.notify_asker(refusal)
                 return Outcome(route="channel", outcome="refused")
         changed = request.apply(current)
         if changed == current:
-            await reply.notify_asker(render.render_channel_unchanged(command))
+            await reply.notify_asker(render.notice("channel_unchanged", command))
             return Outcome(route="channel", outcome="ok")
         try:
             await self.channels.save(channel, changed)
         except StoreError:
-            await reply.notify_asker(render.render_channel_unavailable())
+            await reply.notify_asker(render.notice("channel_unavailable"))
             return Outcome(route="channel", outcome="unavailable")
         notice = render.render_channel_notice(user, request.field, changed, command)
         if await reply.post_visibly(notice) is None:
@@ -99,6 +99,6 @@ class ChannelCommand:
                 await self.channels.save(channel, current)
             except StoreError:
                 logger.info("channel setting not undone: the store did not answer")
-            await reply.notify_asker(render.render_channel_not_member())
+            await reply.notify_asker(render.notice("channel_not_member"))
             return Outcome(route="channel", outcome="not_in_channel")
         return Outcome(route="channel", outcome="ok")

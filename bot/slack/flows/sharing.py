@@ -92,7 +92,7 @@ async def share(
     try:
         answer_id = render.decode_share_value(value)
     except InvalidInput:
-        await reply.notify_asker(render.render_share_forged())
+        await reply.notify_asker(render.notice("share_forged"))
         return Outcome(route="share", outcome="invalid_input")
     kept = await answers.take(answer_id)
     if kept is None:
@@ -100,7 +100,7 @@ async def share(
         return Outcome(route="share", outcome="expired")
     if kept.asker != reply.user:  # Slack shows the button to the asker alone
         await answers.put_back(answer_id, kept)
-        await reply.notify_asker(render.render_share_forged())
+        await reply.notify_asker(render.notice("share_forged"))
         return Outcome(route="share", outcome="invalid_input")
     shared = render.render_shared_answer(kept.body(), kept.asker, kept.question)
     ts = None
@@ -112,11 +112,11 @@ async def share(
         if ts is None:  # not posted: the asker may invite the bot and press Share again
             await answers.put_back(answer_id, kept)
     if ts is None:
-        await reply.notify_asker(render.render_share_not_in_channel())
+        await reply.notify_asker(render.notice("share_not_in_channel"))
         return Outcome(route="share", outcome="not_in_channel")
     session = reply.client.session
     await posting.respond(
-        reply.response_url, render.render_shared_note(), replace_original=True, session=session
+        reply.response_url, render.notice("shared_note"), replace_original=True, session=session
     )
     await threads.remember(kept.channel, kept.thread_ts or ts, kept.question, kept.asker)
     return Outcome(route="share", outcome="ok")

@@ -88,7 +88,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             placed = None
         answer = await deps.feedback.answer(placed.answer_id) if placed is not None else None
         if placed is None or answer is None or not isinstance(voter, str) or not voter:
-            stale = render.render_feedback_stale()["text"]
+            stale = render.notice("feedback_stale")["text"]
             await ack(response_action="errors", errors={render.COMMENT_BLOCK_ID: stale})
             await deps.boundary("feedback_comment", _stale, say_nothing)
             return
@@ -199,15 +199,15 @@ async def handle_doc_click(
     async def job() -> Outcome:
         requested = requested_page(_action(body))
         if requested is None:
-            await reply.notify_asker(render.render_stale_button())
+            await reply.notify_asker(render.notice("stale_button"))
             return Outcome(route="doc", outcome="invalid_input")
         name, page = requested
-        await reply.start_progress(render.render_fetching())
+        await reply.start_progress(render.notice("fetching"))
         try:
             outcome = await pages.show(reply, await pages.fetch(name), page=page)
             return Outcome("doc", outcome, DEVELOPER_KNOWLEDGE, "get_documents")
         except NotFound:
-            await reply.notify_asker(render.render_document_gone())
+            await reply.notify_asker(render.notice("document_gone"))
             return Outcome("doc", "not_found", DEVELOPER_KNOWLEDGE)
         except GdocsError as error:
             await reply.notify_asker(render.render_error(error))

@@ -12,7 +12,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.render import render_shortcut_refused
+from bot.render import notice
 from bot.slack.boundary import Outcome
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
@@ -81,7 +81,7 @@ async def handle_shortcut(
         text = strip_mention(_str(message.get("text")) or "", bot_user_id)
         author = _str(message.get("user"))
         if not text or (author is not None and author == bot_user_id):
-            await reply.notify_asker(render_shortcut_refused(has_text=bool(text)))
+            await reply.notify_asker(notice("own_answer" if text else "no_text"))
             return Outcome(route="-", outcome="invalid_input")
         root = await thread_root(deps, client, channel, in_reply) if in_reply else None
         route = deps.router.route_message(with_root_context(root, text))

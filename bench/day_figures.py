@@ -13,10 +13,9 @@ from typing import Any
 from bench.day import DayRun, Stack
 from bench.day_slack import Asked
 from bench.day_upstream import Call
-from bench.driver import pct
+from bench.driver import pct, question_key
 from bench.replica import metric_sum
 from bench.stream import Question
-from bot.upstream import question_key
 
 #: a question whose first upstream call came this long after it was sent waited for a
 #: per-minute slot (the bot's own path to its first call takes ~5–10 ms; its quota waits,

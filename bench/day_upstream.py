@@ -24,8 +24,8 @@ from typing import Any
 
 from aiohttp import web
 
+from bench.driver import question_key
 from bench.fakes import McpServer, rpc, tool_result
-from bot.upstream import question_key
 from tests.fakes.quota import QuotaEnforcer
 
 #: how the bot joins a follow-up to its thread's question (bot/slack/flows/routing.py)

@@ -36,6 +36,14 @@ def median(values: list[float]) -> float:
     return pct(values, 50)
 
 
+def question_key(text: str) -> str:
+    """The bot's own question key, for the day's labels only: imported when first needed,
+    so that the other scenarios drive the bot from outside (and run while `bot` is broken)."""
+    from bot.upstream import question_key as key
+
+    return key(text)
+
+
 def process_cpu_seconds(pid: int) -> float:
     """User + system CPU time process `pid` has used so far (/proc/PID/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()

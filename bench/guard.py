@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-import math
 import random
 import subprocess
 import sys
@@ -143,9 +142,11 @@ class Asker:
             "more": sum(1 for n in per if n > 1),
         }
 
-    def answer_ms(self, channel: str) -> float:
-        first = min(self.fakes.slack.answers.get(channel, {}).values(), default=math.nan)
-        return (first - self.sent[channel]) * 1000
+    def answer_p50_ms(self, channels: list[str]) -> float:
+        """The median of question → first answer, over those answered."""
+        answers = self.fakes.slack.answers
+        firsts = [(min(answers[c].values()), self.sent[c]) for c in channels if answers.get(c)]
+        return median([(first - sent) * 1000 for first, sent in firsts])
 
 
 def _question(i: int) -> str:
@@ -253,8 +254,8 @@ async def steady(variant: Variant, state_url: str, args: argparse.Namespace) -> 
             "ack_p99_ms": pct(asker.acks_ms, 99),
             "ack_max_ms": max(asker.acks_ms),
             "not_200": asker.not_200,
-            "new_p50_ms": median([asker.answer_ms(c) for c in new]),
-            "repeat_p50_ms": median([asker.answer_ms(c) for c in repeats]),
+            "new_p50_ms": asker.answer_p50_ms(new),
+            "repeat_p50_ms": asker.answer_p50_ms(repeats),
             "answer_calls": fakes.upstream.calls["answer_query"] - calls0,
             "new": len(new),
             "cpu_ms": 1000 * cpu / len(plan),

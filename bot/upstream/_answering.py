@@ -1,32 +1,78 @@
 """The computations behind the docs service: a generated answer (within answer_query's quota,
-else search with a `Fallback` saying why and until when), a search, a Pay search."""
+else search with a `Fallback` saying why and until when), a search, a Pay search, and the check
+of a generated answer's commands against its cited pages (`bot.verify`)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 
-from bot.errors import InvalidInput, QuotaExceeded
-from bot.models import Answer, Fallback, Reference, SearchHit
-from bot.names import normalize_doc_ref, uri_for_name
+from bot import keys, verify
+from bot.errors import GdocsError, InvalidInput, QuotaExceeded
+from bot.models import Answer, Fallback, Reference, SearchHit, Verification
+from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref, uri_for_name
 from bot.observability.metrics import Metrics
-from bot.quota import UNKNOWN_SIGNAL, AnswerQuota, Pause, Permit, Refusal
+from bot.quota import UNKNOWN_SIGNAL, AnswerQuota, Pause, Permit, QuotaConfig, Refusal
+from bot.store import ModelCodec, Store, StoreError
+from bot.text import clean_query
 from bot.upstream._client import McpClient
-from bot.upstream._config import UpstreamConfig
-from bot.upstream._documents import DocumentFetcher
-from bot.upstream._models import (
+from bot.upstream._documents import (
     AnswerQueryOutput,
+    DocumentFetcher,
     SearchDocumentationOutput,
     SearchDocumentsOutput,
-    parse_output,
+    deadline,
+    snippet,
+    title_from_uri,
 )
-from bot.upstream._text import snippet, title_from_uri
+from bot.upstream._errors import parse_output
+from bot.upstream._question_key import question_key
 
 logger = logging.getLogger(__name__)
 
 #: told how long the answer waits for a per-minute slot, before it waits
 OnWait = Callable[[float], Awaitable[None]]
+ANSWER = ModelCodec(Answer)
+_SNIPPETS_HELP = (
+    "Commands and code blocks of generated answers checked against their cited pages, by "
+    "result (found, partly, not_found, unchecked)."
+)
+
+
+@dataclass(frozen=True)
+class UpstreamConfig:
+    """The docs service's settings (mapped from Settings by bot/configs.py)."""
+
+    developer_knowledge_url: str
+    pay_url: str
+    api_key: str | None = field(default=None, repr=False)
+    credentials_file: Path | None = None
+    project: str | None = None
+    #: end-to-end bound of one upstream operation, retries included
+    timeout: float = 30.0
+    max_concurrency: int = 32
+    max_retries: int = 3
+    max_response_bytes: int = 4_000_000
+    answer_ttl: float = 3600.0
+    search_ttl: float = 3600.0
+    document_ttl: float = 86400.0
+    max_query_chars: int = 2000
+    #: after a quota error, search instead of answer_query until the quota resets
+    skip_until_reset: bool = True
+    quota: QuotaConfig = field(default_factory=QuotaConfig)
+    #: check generated answers' commands against their cited pages, within this budget
+    verify_answers: bool = True
+    verify_timeout: float = 2.0
+
+    @property
+    def oauth_configured(self) -> bool:
+        """OAuth only when asked for (a key file, or a project on Google Cloud): nothing
+        probes the metadata server otherwise."""
+        return self.credentials_file is not None or bool(self.project)
 
 
 def name_for(ref: str) -> str | None:
@@ -44,6 +90,7 @@ class Answering:
         pay: McpClient,
         documents: DocumentFetcher,
         quota: AnswerQuota,
+        store: Store,
         metrics: Metrics,
         clock: Callable[[], datetime],
     ) -> None:
@@ -52,6 +99,7 @@ class Answering:
         self._pay = pay
         self._documents = documents
         self._quota = quota
+        self._store = store
         self._metrics = metrics
         self._clock = clock
 
@@ -89,7 +137,13 @@ class Answering:
             # the server's own number when it gave one: it may not be the bot's setting
             return await self._instead(query, pause.kind, pause.until, pause.limit_value)
         out = parse_output(AnswerQueryOutput, data, server=self._dk.server.key, tool=tools.answer)
-        references = await self._references(out.references)
+        names = [n for n in dict.fromkeys(map(name_for, out.references)) if n is not None]
+        titles = await self._documents.titles(names)
+        references = tuple(
+            Reference(name=name, uri=uri, title=titles.get(name) or title_from_uri(uri))
+            for name in names
+            for uri in [uri_for_name(name)]
+        )
         return Answer(
             query=query,
             kind="answer",
@@ -114,18 +168,8 @@ class Answering:
         )
         return await self.search(query, fallback)
 
-    async def _references(self, raw: list[str]) -> tuple[Reference, ...]:
-        names = [name for name in dict.fromkeys(name_for(r) for r in raw) if name is not None]
-        titles = await self._documents.titles(names)
-        return tuple(
-            Reference(name=name, uri=uri, title=titles.get(name) or title_from_uri(uri))
-            for name in names
-            for uri in [uri_for_name(name)]
-        )
-
     async def search(self, query: str, fallback: Fallback | None = None) -> Answer:
-        tools = await self._documents.tools()
-        tool = tools.search or "search_documents"
+        tool = (await self._documents.tools()).search or "search_documents"
         data = await self._dk.call_tool(tool, {"query": query})
         out = parse_output(SearchDocumentsOutput, data, server=self._dk.server.key, tool=tool)
         chunks = {}
@@ -134,12 +178,17 @@ class Answering:
             if name is not None and name not in chunks:
                 chunks[name] = chunk  # the best-ranked chunk of each document
         titles = await self._documents.titles(list(chunks))
-        hits = []
-        for name, chunk in chunks.items():
-            uri = uri_for_name(name)
-            title = titles.get(name) or title_from_uri(uri)
-            hits.append(SearchHit(title=title, uri=uri, snippet=snippet(chunk.content), name=name))
-        return Answer(query=query, kind="search", hits=tuple(hits), fallback=fallback, tool=tool)
+        hits = tuple(
+            SearchHit(
+                title=titles.get(name) or title_from_uri(uri),
+                uri=uri,
+                snippet=snippet(chunk.content),
+                name=name,
+            )
+            for name, chunk in chunks.items()
+            for uri in [uri_for_name(name)]
+        )
+        return Answer(query=query, kind="search", hits=hits, fallback=fallback, tool=tool)
 
     async def pay_search(self, query: str, language: str | None) -> Answer:
         tool = "search_documentation"
@@ -158,3 +207,47 @@ class Answering:
                 name=name_for(result.uri),
             )
         return Answer(query=query, kind="pay", hits=tuple(hits.values()), tool=tool)
+
+    async def verify(self, answer: Answer) -> Answer:
+        """`answer` with its `verification` (unchanged when it has one, or is no generated
+        answer); kept with the answer in the store and counted in `gdocs_snippets_total`."""
+        if answer.kind != "answer" or answer.verification is not None or answer.fallback:
+            return answer
+        if verify.count_commands(answer.text) == 0:
+            result = Verification(status="checked")  # nothing to look up: no call
+        else:
+            result = await self._check(answer)
+        for name in ("found", "partly", "not_found", "unchecked"):
+            if count := result.count(name):
+                self._metrics.count("gdocs_snippets_total", _SNIPPETS_HELP, count, result=name)
+        checked = answer.model_copy(update={"verification": result})
+        seconds = self.keep_for(checked)
+        # a cached answer is not kept again: that would stretch its TTL
+        if result.status == "checked" and seconds > 0 and not answer.cached:
+            try:
+                query = clean_query(answer.query, self._config.max_query_chars)
+                await self._store.set(
+                    keys.ANSWER.key(question_key(query)), checked, ANSWER, seconds
+                )
+            except (StoreError, InvalidInput) as exc:
+                logger.info("checked answer not cached: %s", exc)
+        return checked
+
+    async def _check(self, answer: Answer) -> Verification:
+        names = [n for n in dict.fromkeys(name_for(r.name) for r in answer.references) if n]
+        if not names:
+            return verify.unchecked(answer.text)
+        timeout = self._config.verify_timeout
+        token = deadline.set(asyncio.get_running_loop().time() + timeout)
+        try:
+            async with asyncio.timeout(timeout):
+                found = await self._documents.get(names[:MAX_NAMES_PER_CALL])
+        except (GdocsError, TimeoutError) as exc:
+            # the answer is worth more than its marks: it goes out, marked "not checked"
+            logger.info("answer not checked: %s", type(exc).__name__)
+            return verify.unchecked(answer.text)
+        finally:
+            deadline.reset(token)
+        pages = [found[name] for name in names[:MAX_NAMES_PER_CALL]]
+        # CPU over up to 20 whole pages: in a worker thread, so the acks never wait for it
+        return await asyncio.to_thread(verify.check_answer, answer.text, pages)

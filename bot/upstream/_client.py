@@ -1,11 +1,9 @@
 """A client for one MCP server over Streamable HTTP, on a shared `httpx.AsyncClient`.
 
-Every request first goes out in the 2026-07-28 form: no handshake; `MCP-Protocol-Version`,
-`Mcp-Method`, `Mcp-Name` headers and the `_meta` envelope. A -32022 refusal whose
-`error.data.supported` lists a revision of ours is retried in that revision; any other refusal
-(-32022 without one of ours, "Missing session ID") gets the 2025 lifecycle: initialize,
-notifications/initialized, `Mcp-Session-Id` and the negotiated version on every request, and
-initialize again once when the session expires (404). The choice is kept for the client's life.
+Every request first goes out in the 2026-07-28 form (no handshake; `MCP-Protocol-Version`,
+`Mcp-Method`, `Mcp-Name` headers, the `_meta` envelope). A -32022 refusal listing a revision of
+ours is retried in it; any other refusal gets the 2025 lifecycle (initialize, `Mcp-Session-Id`,
+initialize again once when the session expires), kept for the client's life.
 """
 
 from __future__ import annotations
@@ -17,7 +15,6 @@ import itertools
 import json
 import logging
 import random
-import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
@@ -29,8 +26,15 @@ from bot.errors import GdocsError
 from bot.observability.metrics import Metrics
 from bot.text import one_line
 from bot.upstream._auth import Auth
-from bot.upstream._errors import ServerContext, SessionExpired, Transient, VersionRefused
-from bot.upstream._models import ListToolsOutput, ToolInfo, parse_output
+from bot.upstream._errors import (
+    ListToolsOutput,
+    ServerContext,
+    SessionExpired,
+    ToolInfo,
+    Transient,
+    VersionRefused,
+    parse_output,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +45,6 @@ _CLIENT_INFO = {"name": "gdocs-bot", "version": bot.__version__}
 _USER_AGENT = f"gdocs-bot/{bot.__version__}"
 _ERROR_BODY_LIMIT = 64 * 1024
 _MAX_TOOL_PAGES = 10
-_EOL = re.compile(rb"\r\n|\r|\n")
 
 _T = TypeVar("_T")
 
@@ -250,7 +253,6 @@ class McpClient:
         except httpx.HTTPError as exc:
             raise _transport_error(self.server, exc) from None
 
-    # --- reading, bounded in bytes ---------------------------------------------------
     async def _read(self, response: httpx.Response, limit: int, *, truncate: bool = False) -> bytes:
         """The body, at most `limit` bytes: cut there (`truncate`) or refused."""
         buffer = bytearray()
@@ -280,37 +282,27 @@ class McpClient:
         if kind != "application/json" and not kind.endswith("+json"):
             raise self.server.protocol(f"content type {one_line(kind, 60) or 'missing'}")
         try:
-            data = json.loads(await self._read(response, self._limit))
+            message = _pick(json.loads(await self._read(response, self._limit)), request_id)
         except ValueError:
             raise self.server.protocol("malformed JSON") from None
-        message = _pick(data, request_id)
         if message is None:
             raise self.server.protocol("no response to the request")
         return message
 
     async def _events(self, response: httpx.Response) -> AsyncIterator[str]:
-        """The data of each server-sent event: lines end in CRLF, LF or CR; an event's data
-        lines are joined; comments and other fields are skipped; a last unfinished event
-        is dropped."""
-        buffer, data, total = b"", [], 0
-        async for chunk in response.aiter_bytes():
-            total += len(chunk)
-            if total > self._limit:
+        """The data of each server-sent event (httpx splits CRLF, LF and CR lines); comments
+        and other fields are skipped; a last unfinished event is dropped."""
+        data: list[str] = []
+        async for line in response.aiter_lines():
+            if response.num_bytes_downloaded > self._limit:
                 raise self._too_large()
-            buffer += chunk
-            held = buffer.endswith(b"\r")  # maybe the first half of a CRLF
-            *lines, buffer = _EOL.split(buffer[:-1] if held else buffer)
-            buffer += b"\r" if held else b""
-            for line in lines:
-                if line:
-                    name, _, value = line.decode("utf-8", "replace").partition(":")
-                    if name == "data":
-                        data.append(value.removeprefix(" "))
-                elif data:
-                    yield "\n".join(data)
-                    data = []
-        if buffer == b"\r" and data:
-            yield "\n".join(data)
+            if line:
+                name, _, value = line.partition(":")
+                if name == "data":
+                    data.append(value.removeprefix(" "))
+            elif data:
+                yield "\n".join(data)
+                data = []
 
     def _too_large(self) -> Exception:
         return self.server.protocol(f"the answer is larger than {self._limit:,} bytes")

@@ -1,14 +1,16 @@
 """Developer Knowledge documents: which tool does which job (names have changed over time),
 pages fetched 20 at a time (or one by one where only `get_document` exists) and kept in the
-store (`doc:<name>`, `title:<name>`), and titles for references and search hits."""
+store (`doc:<name>`, `title:<name>`), titles for references and hits, and the tools' outputs."""
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
 
 from bot import keys
 from bot.errors import ErrorFacts, GdocsError, NotFound, ProtocolError, Reason
@@ -16,9 +18,9 @@ from bot.models import Document
 from bot.names import MAX_NAMES_PER_CALL, uri_for_name
 from bot.observability.metrics import Metrics
 from bot.store import TEXT, ModelCodec, Op, SharedFlight, Store
+from bot.text import collapse_whitespace
 from bot.upstream._client import McpClient
-from bot.upstream._models import DocumentOutput, GetDocumentsOutput, parse_document, parse_output
-from bot.upstream._text import title_from_uri
+from bot.upstream._errors import Output, parse_output
 
 logger = logging.getLogger(__name__)
 
@@ -26,6 +28,70 @@ _DOCUMENT = ModelCodec(Document)
 #: loop time by which the current operation must finish (set by the service per operation):
 #: optional work such as fetching titles stops early so the answer itself is not lost
 deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
+# linear: a line-anchored prefix of at most 10 characters before `[ \t]+`
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
+
+
+class Chunk(Output):
+    parent: str
+    id: str = ""
+    content: str = ""
+
+
+class SearchDocumentsOutput(Output):
+    results: tuple[Chunk, ...] = ()
+
+
+class DocumentOutput(Output):
+    name: str
+    uri: str = ""
+    title: str = ""
+    description: str = ""
+    content: str = ""
+
+
+class GetDocumentsOutput(Output):
+    documents: list[DocumentOutput]
+
+
+class AnswerQueryOutput(Output):
+    answerText: str
+    references: tuple[str, ...] = ()
+
+
+class PayResult(Output):
+    uri: str
+    title: str = ""
+    content: str = ""
+
+
+class SearchDocumentationOutput(Output):
+    results: tuple[PayResult, ...] = ()
+
+
+def normalise(text: str) -> str:
+    """Cache-key form of a query: case-folded, whitespace collapsed."""
+    return collapse_whitespace(text.casefold())
+
+
+def title_from_uri(uri: str) -> str:
+    """A readable title when the real one is unknown: `…/creating-buckets` -> `Creating buckets`."""
+    parts = urlsplit(uri)
+    segments = [s for s in parts.path.split("/") if s]
+    last = unquote(segments[-1]) if segments else ""
+    for suffix in (".html", ".htm", ".md"):
+        last = last.removesuffix(suffix)
+    words = collapse_whitespace(re.sub(r"[-_]+", " ", last))
+    return words[0].upper() + words[1:] if words else parts.hostname or uri
+
+
+def snippet(text: str, limit: int = 500) -> str:
+    """One paragraph of at most `limit` characters, cut at a word; Markdown heading marks go
+    (they mean nothing once the lines are joined)."""
+    flat = collapse_whitespace(_HEADING.sub("", text))
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0].rstrip(" ,;:.") + "…"
 
 
 @dataclass(frozen=True)
@@ -166,4 +232,6 @@ class DocumentFetcher:
 
     async def _get_one(self, tool: str, name: str) -> DocumentOutput:
         data = await self._dk.call_tool(tool, {"name": name})
-        return parse_document(data, server=self._dk.server.key, tool=tool)
+        if isinstance(data, dict) and isinstance(data.get("document"), dict):
+            data = data["document"]  # the document itself, or wrapped as {"document": …}
+        return parse_output(DocumentOutput, data, server=self._dk.server.key, tool=tool)

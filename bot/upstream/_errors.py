@@ -1,14 +1,16 @@
-"""What a server said (HTTP status, Google error JSON, JSON-RPC error, `isError` result) as the
-typed errors of `bot.errors`: a code and the facts a sentence needs (words: bot.render).
-Quoted server text always goes through `Redactor` first.
-"""
+"""What a server said (HTTP status, Google error JSON, JSON-RPC error, `isError` result, a
+tool's output) as the typed errors of `bot.errors`, and which quota a 429 names. Quoted server
+text always goes through `Redactor` first."""
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot.errors import (
     AuthError,
@@ -26,12 +28,10 @@ from bot.errors import (
 )
 from bot.redact import Redactor
 from bot.text import one_line
-from bot.upstream._quota_kind import http_quota_signal, rpc_quota_signal, text_quota_signal
 
 AuthKind = Literal["api_key", "oauth", "none"]
 
-# Linear in an error text: alternations of fixed words; the only gaps (`.{0,40}`, `.{0,20}`)
-# are bounded, so each start re-reads at most that many characters.
+# all linear: alternations of fixed words, the only gaps bounded
 _QUOTA = re.compile(
     r"RESOURCE_EXHAUSTED|\b429\b|quota\s+(?:exceeded|exhausted|limit)"
     r"|(?:exceeded|exhausted|out\s+of)\b.{0,40}\bquota|rate\s*limit",
@@ -45,12 +45,86 @@ _NOT_ENABLED = re.compile(
 _QUOTA_PROJECT = re.compile(r"quota project|user project", re.IGNORECASE)
 _NOT_FOUND = re.compile(r"NOT_FOUND|\b404\b|not found", re.IGNORECASE)
 _AUTH = re.compile(r"UNAUTHENTICATED|PERMISSION_DENIED|\b401\b|\b403\b", re.IGNORECASE)
+_DENIED = re.compile(r"PERMISSION_DENIED|\b403\b", re.IGNORECASE)
 _BAD_KEY = re.compile(r"API key not valid|API_KEY_INVALID|invalid api key", re.IGNORECASE)
 _INVALID = re.compile(r"INVALID_ARGUMENT|\b400\b", re.IGNORECASE)
 _DOC_NAME = re.compile(r"documents/[A-Za-z0-9._~!$()*+,;=:@%/-]+")
 _VERSION_REFUSED = re.compile(
     r"session id|protocol version|unsupported.{0,20}version|initiali[sz]", re.IGNORECASE
 )
+# quota windows: "PerMinutePerProject" -> "Per Minute Per Project", "Per100Seconds" too
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])")
+_WINDOW = re.compile(
+    r"\bper\s*(?:\d+\s*)?(seconds?|secs?|minutes?|mins?|hours?|days?)\b|\b(daily)\b",
+    re.IGNORECASE,
+)
+_UNIT = {"sec": "minute", "min": "minute", "day": "day", "dai": "day"}  # hours are neither
+_QUOTA_LIMIT = re.compile(r'"quota_limit"\s*:\s*"([^"]*)"')
+_LIMIT_VALUE = re.compile(r'"quota_limit_value"\s*:\s*"?(\d{1,9})\b')
+_RETRY_DELAY = re.compile(r'"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"')
+_RETRY_TEXT = re.compile(r"retry\s+(?:in|after)\s+(\d+(?:\.\d+)?)\s*s(?:ec\w*)?\b", re.I)
+
+
+def quota_signal(text: str, retry_after: str | None = None) -> QuotaSignal:
+    """Which limit a quota refusal names, how long to wait and the limit's size. Google's
+    ErrorInfo (`quota_limit`, `quota_limit_value`) and RetryInfo (`retryDelay`) are read
+    wherever they sit in `text` (a body, JSON-RPC data, a tool's text); the words otherwise;
+    `Retry-After` when RetryInfo is absent. No window, an hour, or both: "unknown"."""
+    text = "" if "<html" in text[:500].lower() else text.replace('\\"', '"')
+    limits = _QUOTA_LIMIT.findall(text)
+    window: Any = _window(limits) if limits else "unknown"
+    if window == "unknown":
+        window = _window([text])
+    delay = _RETRY_DELAY.search(text) or _RETRY_TEXT.search(text)
+    retry = _seconds(delay.group(1)) if delay else _seconds(retry_after)
+    value = next((int(v) for v in _LIMIT_VALUE.findall(text) if int(v) > 0), None)
+    return QuotaSignal(limit=window, retry_after=retry, limit_value=value)
+
+
+def _window(texts: list[str]) -> Any:
+    found = set()
+    for text in texts:
+        for match in _WINDOW.finditer(_CAMEL.sub(" ", text.replace("_", " "))):
+            found.add(_UNIT.get((match.group(1) or match.group(2)).lower()[:3], "other"))
+    return found.pop() if found in ({"minute"}, {"day"}) else "unknown"
+
+
+def _seconds(value: str | None) -> float | None:
+    try:
+        seconds = float(value or "")
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+class Output(BaseModel):
+    """A tool's output: unknown fields are ignored, the ones we use are required."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ToolInfo(Output):
+    name: str
+    description: str = ""
+
+
+class ListToolsOutput(Output):
+    tools: list[ToolInfo]
+    nextCursor: str | None = None
+
+
+_M = TypeVar("_M", bound=Output)
+
+
+def parse_output(model: type[_M], data: object, *, server: ServerKey, tool: str) -> _M:
+    """`data` as `model`, or ProtocolError naming the first field that is wrong."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors(include_input=False, include_url=False)[0]
+        detail = f"{'.'.join(str(p) for p in first['loc']) or 'result'}: {first['msg']}"
+        facts = ErrorFacts(Reason.UNREADABLE_RESULT, server=server, tool=tool, detail=detail)
+        raise ProtocolError(facts=facts) from None
 
 
 class Transient(Unavailable):
@@ -61,10 +135,11 @@ class VersionRefused(Exception):
     """The server refuses the revision sent (-32022, or wants a session); `supported`: the
     revisions it names (error.data.supported)."""
 
-    def __init__(self, supported: object = None) -> None:
+    def __init__(self, data: object = None) -> None:
         super().__init__("protocol version refused")
-        ok = isinstance(supported, list) and all(isinstance(v, str) for v in supported)
-        self.supported: tuple[str, ...] = tuple(supported) if ok else ()  # type: ignore[arg-type]
+        names = data.get("supported") if isinstance(data, dict) else None
+        ok = isinstance(names, list) and all(isinstance(v, str) for v in names)
+        self.supported: tuple[str, ...] = tuple(names) if ok else ()  # type: ignore[arg-type]
 
 
 class SessionExpired(Exception):
@@ -86,7 +161,6 @@ class ServerContext:
         return one_line(self.redact(text), 160)
 
     def facts(self, reason: Reason, **details: Any) -> ErrorFacts:
-        """`reason` about this server, with what every sentence about it may name."""
         return ErrorFacts(
             reason,
             server=self.key,
@@ -99,29 +173,25 @@ class ServerContext:
         if _NOT_ENABLED.search(text):
             return self.not_enabled()
         if _QUOTA_PROJECT.search(text):
-            return self._auth(Reason.QUOTA_PROJECT, "GOOGLE_CLOUD_PROJECT", status)
-        if self.auth == "api_key":
-            return self._auth(Reason.KEY_REFUSED, "GOOGLE_API_KEY", status)
-        if self.auth == "none":
-            if self.key == "pay":
-                return self._auth(Reason.NEEDS_OAUTH, "GOOGLE_APPLICATION_CREDENTIALS", status)
-            return self._auth(Reason.NEEDS_CREDENTIALS, "GOOGLE_API_KEY", status)
-        if status == 403 or re.search(r"PERMISSION_DENIED|\b403\b", text):
-            return self._auth(Reason.IAM_DENIED, "GOOGLE_APPLICATION_CREDENTIALS", status)
-        return self._auth(Reason.OAUTH_REFUSED, "GOOGLE_APPLICATION_CREDENTIALS", status)
-
-    def _auth(self, reason: Reason, setting: str, status: int | None) -> AuthError:
+            reason, setting = Reason.QUOTA_PROJECT, "GOOGLE_CLOUD_PROJECT"
+        elif self.auth == "api_key":
+            reason, setting = Reason.KEY_REFUSED, "GOOGLE_API_KEY"
+        elif self.auth == "none" and self.key == "pay":
+            reason, setting = Reason.NEEDS_OAUTH, "GOOGLE_APPLICATION_CREDENTIALS"
+        elif self.auth == "none":
+            reason, setting = Reason.NEEDS_CREDENTIALS, "GOOGLE_API_KEY"
+        elif status == 403 or _DENIED.search(text):
+            reason, setting = Reason.IAM_DENIED, "GOOGLE_APPLICATION_CREDENTIALS"
+        else:
+            reason, setting = Reason.OAUTH_REFUSED, "GOOGLE_APPLICATION_CREDENTIALS"
         detail = f"HTTP {status}" if status else ""
         return AuthError(setting=setting, facts=self.facts(reason, detail=detail))
 
     def not_enabled(self) -> AuthError:
         return AuthError(setting=self.url_setting, facts=self.facts(Reason.NOT_ENABLED))
 
-    def quota(self, tool: str, signal: QuotaSignal | None = None) -> QuotaExceeded:
-        return QuotaExceeded(
-            signal=signal or QuotaSignal("unknown"),
-            facts=self.facts(Reason.OVER_QUOTA, tool=tool),
-        )
+    def quota(self, tool: str, signal: QuotaSignal) -> QuotaExceeded:
+        return QuotaExceeded(signal=signal, facts=self.facts(Reason.OVER_QUOTA, tool=tool))
 
     def timeout_error(self) -> Unavailable:
         return UpstreamTimeout(facts=self.facts(Reason.TIMED_OUT, seconds=self.timeout))
@@ -133,9 +203,9 @@ class ServerContext:
     def protocol(self, why: str) -> ProtocolError:
         return ProtocolError(facts=self.facts(Reason.UNREADABLE, detail=why))
 
-    def refused(self, quoted: str) -> InvalidInput:
-        """The server refused the request (400 / INVALID_ARGUMENT); `quoted` is redacted."""
-        return InvalidInput(facts=self.facts(Reason.REFUSED, detail=quoted))
+    def refused(self, text: str) -> InvalidInput:
+        """The server refused the request (400 / INVALID_ARGUMENT), quoted redacted."""
+        return InvalidInput(facts=self.facts(Reason.REFUSED, detail=self.quote(text)))
 
     def not_found(self, text: str) -> NotFound:
         name = _DOC_NAME.search(text)
@@ -152,43 +222,36 @@ class ServerContext:
         retry_after: str | None = None,
     ) -> Exception:
         """The error for a non-2xx HTTP answer (VersionRefused is a signal)."""
-        text, rpc_code, data = _error_text(body)
+        raw = body.decode("utf-8", errors="replace")
+        text, rpc_code, data = _error_text(raw)
         if status == 400 and modern and (rpc_code == -32022 or _VERSION_REFUSED.search(text)):
-            return VersionRefused(data.get("supported") if isinstance(data, dict) else None)
+            return VersionRefused(data)
         quota = status == 429 or (status in (400, 403) and _QUOTA.search(text))
         if quota and not _QUOTA_PROJECT.search(text):
-            return self.quota(tool, http_quota_signal(body, retry_after=retry_after))
-        if status == 400 and _BAD_KEY.search(text):
-            return self.auth_error(400, text)
-        if status in (401, 403):
+            return self.quota(tool, quota_signal(raw, retry_after))
+        if status in (401, 403) or (status == 400 and _BAD_KEY.search(text)):
             return self.auth_error(status, text)
         if status == 404:
-            if _DOC_NAME.search(text):
-                return self.not_found(text)
-            return self.not_enabled()
-        if status in (502, 503, 504):
-            return self.unavailable(f"HTTP {status}", transient=True)
+            return self.not_found(text) if _DOC_NAME.search(text) else self.not_enabled()
         if status == 408:
             return self.timeout_error()
         if status >= 500:
-            return self.unavailable(f"HTTP {status}", transient=False)
+            return self.unavailable(f"HTTP {status}", transient=status in (502, 503, 504))
         if status == 400:
-            return self.refused(self.quote(text) if text else "")
+            return self.refused(text)
         return self.protocol(f"HTTP {status}")
 
     def from_rpc_error(self, error: object, *, tool: str, modern: bool) -> Exception:
         if not isinstance(error, dict):
             return self.protocol("malformed JSON-RPC error")
-        code = error.get("code")
+        code, data = error.get("code"), error.get("data")
         message = str(error.get("message", ""))
-        data = error.get("data")
-        text = message + (" " + json.dumps(data) if data is not None else "")
         if code == -32022 and modern:
-            return VersionRefused(data.get("supported") if isinstance(data, dict) else None)
-        known = self._from_text(text)
+            return VersionRefused(data)
+        known = self._from_text(
+            message + (" " + json.dumps(data) if data is not None else ""), tool
+        )
         if known is not None:
-            if isinstance(known, QuotaExceeded):
-                return self.quota(tool, rpc_quota_signal(message, data))
             return known
         if code == -32601:
             return self.protocol(f"it does not offer {tool or 'that method'}")
@@ -198,20 +261,18 @@ class ServerContext:
 
     def from_tool_error(self, text: str, *, tool: str) -> GdocsError:
         """A tool result with isError: true."""
-        known = self._from_text(text)
-        if isinstance(known, QuotaExceeded):
-            return self.quota(tool, text_quota_signal(text))
+        known = self._from_text(text, tool)
         if known is not None:
             return known
         if _INVALID.search(text):
-            return self.refused(self.quote(text))
+            return self.refused(text)
         return self.unavailable(f"{tool} failed: {self.quote(text)}", transient=False)
 
-    def _from_text(self, text: str) -> GdocsError | None:
+    def _from_text(self, text: str, tool: str) -> GdocsError | None:
         if _NOT_ENABLED.search(text):
             return self.not_enabled()
         if _QUOTA.search(text) and not _QUOTA_PROJECT.search(text):
-            return QuotaExceeded(facts=ErrorFacts(Reason.OVER_QUOTA))  # replaced by the caller
+            return self.quota(tool, quota_signal(text))
         if _BAD_KEY.search(text) or _AUTH.search(text):
             return self.auth_error(None, text)
         if _NOT_FOUND.search(text):
@@ -219,9 +280,8 @@ class ServerContext:
         return None
 
 
-def _error_text(body: bytes) -> tuple[str, int | None, object]:
+def _error_text(raw: str) -> tuple[str, int | None, object]:
     """The message, JSON-RPC code and data of an error body (Google JSON, JSON-RPC, text)."""
-    raw = body.decode("utf-8", errors="replace")
     try:
         data: Any = json.loads(raw)
     except ValueError:

@@ -4,7 +4,6 @@ Pay MCP servers, wired as config -> credentials -> one httpx client -> two MCP c
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -21,35 +20,16 @@ from bot.names import normalize_doc_ref
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota, Tally
 from bot.redact import Redactor
-from bot.store import MemoryStore, ModelCodec, SharedFlight, Store
+from bot.store import MemoryStore, SharedFlight, Store
 from bot.text import clean_language, clean_query
-from bot.upstream._answering import Answering, OnWait
+from bot.upstream._answering import ANSWER, Answering, OnWait, UpstreamConfig
 from bot.upstream._auth import ApiKeyAuth, Auth
 from bot.upstream._client import McpClient
-from bot.upstream._config import UpstreamConfig
-from bot.upstream._documents import DocumentFetcher, deadline
+from bot.upstream._documents import DocumentFetcher, deadline, normalise
 from bot.upstream._errors import ServerContext
 from bot.upstream._question_key import question_key
-from bot.upstream._text import normalise
-from bot.upstream._verifying import Verifier
-
-logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
-_ANSWER = ModelCodec(Answer)
-
-
-class Heartbeat:
-    """When the Developer Knowledge server last answered anything (a refusal counts: it is up)."""
-
-    def __init__(self) -> None:
-        self._at: float | None = None
-
-    def beat(self) -> None:
-        self._at = time.monotonic()
-
-    def within(self, seconds: float) -> bool:
-        return self._at is not None and time.monotonic() - self._at <= seconds
 
 
 class GoogleDocsService:
@@ -76,38 +56,31 @@ class GoogleDocsService:
         self._config = config
         self._metrics = metrics = Metrics() if metrics is None else metrics
         self._store = store = MemoryStore() if store is None else store
-        self._timeout = config.timeout
-        self._pay_configured = config.oauth_configured
+        self.pay_configured = config.oauth_configured
         oauth: Auth | None = None
         if config.oauth_configured:  # never probe ADC/the metadata server otherwise
-            from bot.upstream._oauth import OAuth  # google-auth, only for a run that uses it
+            from bot.upstream._auth import OAuth
 
             oauth = OAuth(
-                config.credentials_file, config.project, timeout=self._timeout, clock=clock
+                config.credentials_file, config.project, timeout=config.timeout, clock=clock
             )
         dk_auth = oauth if config.api_key is None and oauth else ApiKeyAuth(config.api_key)
         pay_auth = oauth or ApiKeyAuth(None)  # Pay takes OAuth only
         self._auths = [dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth]
         self._client: httpx.AsyncClient | None = None
+        self._closed = False
+        self._answered_at: float | None = None
         # the credentials the clients hold (an OAuth token changes): asked for on every use
         redact = Redactor(current=lambda: [*dk_auth.secrets(), *pay_auth.secrets()])
-        self._heartbeat = Heartbeat()
 
         def client(key: ServerKey, url: str, auth: Auth) -> McpClient:
             dk = key == "developer_knowledge"
             host = urlsplit(url).hostname or ""
+            # the API's name for the gcloud hint (the default on other hosts)
             default = "developerknowledge" if dk else "paydeveloper"
-            server = ServerContext(
-                key=key,
-                url_setting="DEVELOPER_KNOWLEDGE_MCP_URL" if dk else "PAY_MCP_URL",
-                # the API's name for the gcloud hint (the default on other hosts)
-                api_service=host
-                if host.endswith(".googleapis.com")
-                else f"{default}.googleapis.com",
-                auth=auth.kind,
-                timeout=self._timeout,
-                redact=redact,
-            )
+            service = host if host.endswith(".googleapis.com") else f"{default}.googleapis.com"
+            setting = "DEVELOPER_KNOWLEDGE_MCP_URL" if dk else "PAY_MCP_URL"
+            server = ServerContext(key, setting, service, auth.kind, config.timeout, redact)
             return McpClient(
                 server,
                 url,
@@ -117,7 +90,7 @@ class GoogleDocsService:
                 max_concurrency=config.max_concurrency,
                 max_retries=config.max_retries,
                 backoff_base=backoff_base,
-                on_answer=self._heartbeat.beat if dk else None,
+                on_answer=self._answered if dk else None,
                 metrics=metrics,
             )
 
@@ -128,26 +101,16 @@ class GoogleDocsService:
         )
         # identical work in flight shares one call: in this process, and (answers) across
         # replicas; a replica dying while it computes holds the others back no longer
-        self._flights = SharedFlight(store, lock_ttl=self._timeout)
+        self._flights = SharedFlight(store, lock_ttl=config.timeout)
         self._documents = DocumentFetcher(
             self._dk, store, metrics, self._flights, ttl=config.document_ttl
         )
         self._work = Answering(
-            config, self._dk, self._pay, self._documents, self.quota, metrics, clock
+            config, self._dk, self._pay, self._documents, self.quota, store, metrics, clock
         )
-        self._verifier = Verifier(
-            self._documents,
-            store,
-            metrics,
-            timeout=config.verify_timeout,
-            max_query_chars=config.max_query_chars,
-            keep_for=self._work.keep_for,
-        )
-        self._closed = False
 
-    @property
-    def pay_configured(self) -> bool:
-        return self._pay_configured
+    def _answered(self) -> None:
+        self._answered_at = time.monotonic()
 
     def _http(self) -> httpx.AsyncClient:
         if self._closed:
@@ -155,7 +118,7 @@ class GoogleDocsService:
         if self._client is None:
             # one pool for both servers, each with `max_concurrency` calls at most
             limits = httpx.Limits(max_connections=2 * self._config.max_concurrency + 4)
-            self._client = httpx.AsyncClient(timeout=self._timeout, limits=limits)
+            self._client = httpx.AsyncClient(timeout=self._config.timeout, limits=limits)
         return self._client
 
     async def ask(
@@ -181,9 +144,7 @@ class GoogleDocsService:
         return await self._shared(key, query, compute)
 
     async def verify(self, answer: Answer) -> Answer:
-        if not self._config.verify_answers:
-            return answer
-        return await self._verifier.verify(answer)
+        return await self._work.verify(answer) if self._config.verify_answers else answer
 
     async def search(self, query: str) -> Answer:
         text = clean_query(query, self._config.max_query_chars)
@@ -197,7 +158,7 @@ class GoogleDocsService:
     async def pay(self, query: str, language: str | None = None) -> Answer:
         text = clean_query(query, self._config.max_query_chars)
         tag = clean_language(language)
-        if not self._pay_configured:
+        if not self.pay_configured:
             answer = await self.search(text)
             return answer.model_copy(update={"fallback": Fallback(reason="pay_not_configured")})
         key = keys.PAY.key((tag or "").casefold(), normalise(text))
@@ -211,14 +172,13 @@ class GoogleDocsService:
         wanted = [normalize_doc_ref(name) for name in names]
         if not wanted:
             return []
-        found = await self._bounded(
-            self._dk.server, self._documents.get, list(dict.fromkeys(wanted))
-        )
+        unique = list(dict.fromkeys(wanted))
+        found = await self._bounded(self._dk.server, self._documents.get, unique)
         return [found[name] for name in wanted]
 
     async def status(self) -> list[ServerStatus]:
         dk = self._status("developer_knowledge", self._dk)
-        if self._pay_configured:
+        if self.pay_configured:
             return list(await asyncio.gather(dk, self._status("pay", self._pay)))
         # Pay takes OAuth only: without it nothing is worth a round trip to Google
         why = "not configured: tool calls need OAuth "
@@ -226,7 +186,8 @@ class GoogleDocsService:
         return [await dk, ServerStatus(server="pay", url=self._pay.url, ok=False, detail=why)]
 
     def recently_healthy(self, within_seconds: float = 300.0) -> bool:
-        return self._heartbeat.within(within_seconds)
+        at = self._answered_at
+        return at is not None and time.monotonic() - at <= within_seconds
 
     async def aclose(self) -> None:
         if self._closed:
@@ -240,7 +201,7 @@ class GoogleDocsService:
             auth.close()
 
     async def _cached(self, key: str, query: str) -> Answer | None:
-        cached = await self._store.get(key, _ANSWER)
+        cached = await self._store.get(key, ANSWER)
         self._metrics.cache(key.split(":", 1)[0], cached is not None)
         if cached is None:
             return None
@@ -258,7 +219,7 @@ class GoogleDocsService:
             return await compute()
 
         # the caller read `key` just before (a miss): the flight need not read it again
-        answer = await self._flights.run(key, computing, _ANSWER, self._work.keep_for, checked=True)
+        answer = await self._flights.run(key, computing, ANSWER, self._work.keep_for, checked=True)
         if not computed:  # another request's call (here or on another replica) answered it
             answer = answer.model_copy(update={"reuse": "shared"})
         # each asker sees their own wording (keys ignore case, spacing and filler words)
@@ -268,10 +229,10 @@ class GoogleDocsService:
         self, server: ServerContext, work: Callable[..., Awaitable[_T]], *args: object
     ) -> _T:
         """`work` within MCP_TIMEOUT_SECONDS end to end, retries included."""
-        loop = asyncio.get_running_loop()
-        token = deadline.set(loop.time() + self._timeout)
+        timeout = self._config.timeout
+        token = deadline.set(asyncio.get_running_loop().time() + timeout)
         try:
-            async with asyncio.timeout(self._timeout):
+            async with asyncio.timeout(timeout):
                 return await work(*args)
         except TimeoutError:
             raise server.timeout_error() from None
@@ -282,7 +243,7 @@ class GoogleDocsService:
         tools: tuple[str, ...] = ()
         error: GdocsError | None = None
         try:
-            async with asyncio.timeout(self._timeout):
+            async with asyncio.timeout(self._config.timeout):
                 tools = tuple(sorted(t.name for t in await client.list_tools(refresh=True)))
         except GdocsError as exc:
             error = exc

@@ -21,7 +21,6 @@ from bot.render import (
     comment_from_view,
     decode_vote,
     encode_vote,
-    feedback_block,
     feedback_block_for,
     feedback_comment_modal,
     notice,
@@ -62,16 +61,6 @@ def test_feedback_block_is_slacks_context_actions_with_feedback_buttons() -> Non
         decode_vote(down["value"]),
     )
     assert all(1 <= len(b["accessibility_label"]) <= 75 for b in (up, down))
-
-
-def test_feedback_block_takes_any_value_slack_allows_and_refuses_others() -> None:
-    """Values of 1 to 2000 characters go in as given; an empty or longer one is refused."""
-    block = feedback_block("u" * 2000, "d")
-    assert_valid_blocks([block])
-    assert ("u" * 2000, "d") == tuple(b["value"] for b in _buttons(block))
-    for up, down in (("", "d"), ("u", "d" * 2001)):
-        with pytest.raises(InvalidInput):
-            feedback_block(up, down)
 
 
 # --- the vote's value ----------------------------------------------------------------------------

@@ -1,8 +1,6 @@
-"""Pure rendering: every word and block a user reads, made safe for Slack. The only way in.
+"""Pure rendering, the only way in: every word and block a user reads, made safe for Slack.
 
-No I/O here. Every untrusted string is escaped; the only Slack markup a message carries is
-what `link()` and `mention()` build, so nothing a document or a user writes can ping anyone
-or disguise a link.
+No I/O. Untrusted text is escaped; the only Slack markup is what `link()` and `mention()` build.
 """
 
 from bot.render._actions import ACTION_NEXT_PAGE as ACTION_NEXT_PAGE
@@ -44,7 +42,6 @@ from bot.render._feedback import comment_from_view as comment_from_view
 from bot.render._feedback import decode_share_value as decode_share_value
 from bot.render._feedback import decode_vote as decode_vote
 from bot.render._feedback import encode_vote as encode_vote
-from bot.render._feedback import feedback_block as feedback_block
 from bot.render._feedback import feedback_block_for as feedback_block_for
 from bot.render._feedback import feedback_comment_modal as feedback_comment_modal
 from bot.render._feedback import render_feedback_thanks as render_feedback_thanks

@@ -47,7 +47,6 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def encode_page_value(name: str, page: int) -> str:
-    """The value of a "Next page" button: `{"n": name, "p": page}` as compact JSON."""
     if not is_valid_name(name) or not 1 <= page <= MAX_PAGE:
         raise InvalidInput("Cannot page through that document.")
     return json.dumps({"n": name, "p": page}, separators=(",", ":"), ensure_ascii=True)
@@ -72,9 +71,7 @@ def decode_page_value(value: str) -> tuple[str, int]:
 
 
 def _buttons_first(valid: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[Block]]:
-    """(as buttons, as menu options): names too long for a menu option (150) take the button
-    slots first, then the documents in order; one that still finds no place stays reachable
-    from Sources."""
+    """(as buttons, as menu options): names too long for a menu option take the buttons first."""
     if len(valid) <= _MAX_BUTTONS:
         return valid, []
     long_names = [doc for doc in valid if len(doc[0]) > MAX_OPTION_VALUE_CHARS]
@@ -88,8 +85,7 @@ def _buttons_first(valid: list[tuple[str, str]]) -> tuple[list[tuple[str, str]],
 
 
 def show_doc_actions(docs: list[tuple[str, str]], *, max_chars: int = 3000) -> Block | None:
-    """A "Show full doc" button per valid `(name, title)`, five as buttons and the rest in a
-    menu, within `max_chars` (menu entries dropped first); None when no name is valid."""
+    """ "Show full doc" per valid `(name, title)`: five buttons, the rest in a menu."""
     valid: dict[str, str] = {}
     for name, title in docs:
         if name not in valid and is_valid_name(name):
@@ -119,7 +115,6 @@ def show_doc_actions(docs: list[tuple[str, str]], *, max_chars: int = 3000) -> B
 
 
 def next_page_actions(name: str, page: int, pages: int) -> Block | None:
-    """The "Next page" button to page `page` of `pages`, when the name can be encoded."""
     if not is_valid_name(name) or not 1 <= page <= min(pages, MAX_PAGE):
         return None
     value = encode_page_value(name, page)
@@ -128,10 +123,8 @@ def next_page_actions(name: str, page: int, pages: int) -> Block | None:
 
 
 def doc_name_for_url(url: str) -> str | None:
-    """The document name of a link to a documentation page (`https://docs.cloud.google.com/
-    storage/docs/x?hl=en#top` → `documents/docs.cloud.google.com/storage/docs/x`), Slack's
-    `<url|label>` forms too; None for another host, a front page, credentials or an unusual
-    port in the URL, or a name the document-name rules refuse."""
+    """`documents/<host>/<path>` for a link to a corpus page (Slack's `<url|label>` too), else
+    None (another host, a front page, credentials or an unusual port)."""
     text = url.strip()
     if text.startswith("<") and text.endswith(">"):
         text = text[1:-1]
@@ -153,8 +146,7 @@ def doc_name_for_url(url: str) -> str | None:
 
 
 def render_unfurl(doc_title: str, description: str, url: str, name: str) -> dict[str, Any]:
-    """One `unfurls[url]` entry of `chat.unfurl`: the title as a link, the description, and
-    the answer's own "Show full doc" button (`show_doc:0`) for a valid `name`."""
+    """One `unfurls[url]` entry: the title as a link, the description, "Show full doc"."""
     # read no further than a few times what is shown
     title = f"*{link(url, one_line(doc_title[: 8 * DESCRIPTION_CHARS]))}*"
     about = one_line(description[: 8 * DESCRIPTION_CHARS])

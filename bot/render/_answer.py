@@ -55,8 +55,7 @@ _HINTS: dict[ErrorCode, str] = {
 
 
 def _plain_summary(markdown: str, limit: int) -> str:
-    """A short, plain, escaped one-line summary of some Markdown (fences, heading and quote
-    marks dropped), at most `limit` characters."""
+    """A plain, escaped one-line summary of some Markdown, at most `limit` characters."""
     start = cut_source(markdown, max(20 * limit, 4000))[0]  # plenty to read the start from
     lines = [
         _LINE_MARKS_RE.sub("", line) for line in start.splitlines() if not FENCE_OPEN_RE.match(line)
@@ -101,8 +100,7 @@ def _hit_block(hit: SearchHit) -> Block:
 def _fit(
     body: list[Block], budget_chars: int, budget_blocks: int, what: str, left_out: int = 0
 ) -> list[Block]:
-    """All of `body` if it fits, else the leading blocks that fit and a note saying how much
-    was left out (`left_out`: source characters cut before conversion)."""
+    """`body`, or the leading blocks that fit and a note saying how much was left out."""
     if not left_out and len(body) <= budget_blocks and blocks_chars(body) <= budget_chars:
         return body
     shown: list[Block] = []
@@ -123,8 +121,7 @@ def _fit(
 
 
 class AnswerParts(NamedTuple):
-    """The head (who asked, the fallback note), the body (the answer or the hits, fitted)
-    and the tail (sources, buttons, feedback)."""
+    """Head (who asked, fallback note), body (answer or hits), tail (sources, buttons)."""
 
     text: str
     head: list[Block]
@@ -133,8 +130,7 @@ class AnswerParts(NamedTuple):
 
 
 class Asked(TypedDict, total=False):
-    """Who asked what: `about` is the author of a message asked about; `tz` and `now` say
-    when generated answers come back; `feedback_id` adds the feedback buttons."""
+    """`about`: the author of a message asked about; `feedback_id` adds feedback buttons."""
 
     asker: str | None
     question: str | None
@@ -145,8 +141,6 @@ class Asked(TypedDict, total=False):
 
 
 def render_answer(answer: Answer, **asked: Unpack[Asked]) -> Message:
-    """An answer or search results as a message: who asked, a fallback note, the answer or
-    hits, sources, "Show full doc" buttons, and the feedback buttons."""
     parts = answer_parts(answer, **asked)
     return {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
 
@@ -161,7 +155,6 @@ def answer_parts(
     feedback_id: str | None = None,
     about: str | None = None,
 ) -> AnswerParts:
-    """`render_answer`'s message, in parts (a streamed answer sends its body as text)."""
     if asker and question is None:
         question = answer.query
     asked = _asked(asker, question, about)
@@ -202,8 +195,7 @@ def answer_parts(
 
 
 def _answer_blocks(answer: Answer, source: str) -> list[Block]:
-    """`source` (the answer's text, cut) as blocks, each checked code block followed by its
-    marks."""
+    """`source` as blocks, each checked code block followed by its marks."""
     groups = marks_by_anchor(answer.verification)
     if not groups:
         return markdown_to_blocks(source)

@@ -1,5 +1,4 @@
-"""What people read about channel settings: `/gdocs channel`, the notice a change posts in
-the channel, and the Home tab's lines. Ids are shown only when well-formed."""
+"""Channel settings in words: `/gdocs channel`, a change's notice, the Home tab's lines."""
 
 from __future__ import annotations
 

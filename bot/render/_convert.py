@@ -1,8 +1,5 @@
-"""Block-level Markdown (headings, lists, fences, quotes, tables, rules) to parts.
-
-A small line-oriented reader for the Markdown Google's servers return, not CommonMark: it
-aims at good-looking Slack output, and at never letting input become live Slack markup.
-"""
+"""Block-level Markdown (headings, lists, fences, quotes, tables, rules) to parts: a small
+line reader for the Markdown Google's servers return, not CommonMark."""
 
 from __future__ import annotations
 
@@ -21,8 +18,7 @@ DIVIDER_TEXT = "───"
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    """`text` lines are finished mrkdwn, `code` lines escaped text for a ``` block; a
-    `tight` part (a heading) is followed by the next part without a blank line."""
+    """Finished mrkdwn lines (`code`: escaped ``` block lines); `tight`: a heading."""
 
     kind: Literal["text", "code", "divider"]
     lines: tuple[str, ...] = ()
@@ -43,7 +39,6 @@ def part_text(part: Part) -> str:
 
 
 def join_parts(parts: list[Part]) -> str:
-    """Parts as one mrkdwn string: a blank line between parts, none after a heading."""
     out = part_text(parts[0]) if parts else ""
     for before, part in pairwise(parts):
         out += ("\n" if before.tight else "\n\n") + part_text(part)
@@ -57,8 +52,7 @@ _CELL_SPLIT_RE = re.compile(r"(?<!\\)\|")
 
 
 def split_row(line: str) -> list[str]:
-    """The cells of a pipe-table row; `\\|` is a pipe inside a cell (as in GFM, a pipe in
-    `code` still separates cells)."""
+    """The cells of a pipe-table row; `\\|` is a pipe inside a cell (as in GFM)."""
     text = line.strip()
     cells = [cell.replace("\\|", "|") for cell in _CELL_SPLIT_RE.split(text)]
     if text.startswith("|"):
@@ -69,7 +63,6 @@ def split_row(line: str) -> list[str]:
 
 
 def is_delimiter_row(line: str, header: str) -> bool:
-    """True for the `| --- | :-: |` line under a table header with as many cells."""
     if "-" not in line or ("|" not in line and "|" not in header):
         return False
     cells = split_row(line)
@@ -139,14 +132,12 @@ _MAX_QUOTE_DEPTH = 4
 
 
 def closes_fence(line: str, fence: str) -> bool:
-    """True when `line` closes a code block opened with `fence` (same character, as long)."""
     marker = line.strip()
     return len(marker) >= len(fence) and marker == fence[0] * len(marker)
 
 
 def strip_heading_tail(text: str) -> str:
-    """`text` without a closing `#` run (`## Title ##`) or a trailing `{: #id}` / `{.class}`
-    attribute, read from the end once (a regex would re-read blank runs: quadratic)."""
+    """`text` without a closing `#` run or a trailing `{: #id}` (read once from the end)."""
     body = text.rstrip(" \t")
     if body.endswith("#"):
         core = body.rstrip("#")
@@ -186,7 +177,6 @@ class _Reader:
     def inline(self, text: str) -> str:
         return inline_mrkdwn(text, self.base_url)
 
-    # --- flushing ------------------------------------------------------------------------
     def flush_paragraph(self) -> None:
         if not self.paragraph:
             return
@@ -212,7 +202,6 @@ class _Reader:
         self.flush_paragraph()
         self.flush_list(end=end_list)
 
-    # --- reading -------------------------------------------------------------------------
     def read(self) -> list[Part]:
         i = 0
         while i < len(self.lines):

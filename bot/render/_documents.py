@@ -1,5 +1,4 @@
-"""Whole documents in Slack, never cut short: pages reachable with "Next page", or the
-whole Markdown as a file with a short intro."""
+"""Whole documents, never cut short: pages with "Next page", or a file with an intro."""
 
 from __future__ import annotations
 
@@ -45,8 +44,7 @@ def doc_title(doc: Document) -> str:
 
 
 def document_page_spans(doc: Document, *, max_chars: int = PAGE_CHARS) -> list[PageSpan]:
-    """Page i is `spans[i].text(doc.content)`; the slices, in order, are the whole source and
-    each page's rendering fits one message (`max_chars`, 46 blocks)."""
+    """Page i is `spans[i].text(doc.content)`; each page's rendering fits one message."""
     if max_chars < 1000:
         raise ValueError("max_chars must be at least 1000")
 
@@ -74,8 +72,7 @@ def _source_line(doc: Document) -> Block:
 
 
 def render_document_page(doc: Document, page: int, *, pages: list[str] | None = None) -> Message:
-    """Page `page` (from 1): title and source link on page 1, "Page i of n", and a "Next
-    page" button while there is one."""
+    """Page `page` (from 1), with "Page i of n" and a "Next page" button while there is one."""
     pages = pages if pages is not None else document_pages(doc)
     total = len(pages)
     if not 1 <= page <= total or page > MAX_PAGE:
@@ -283,8 +280,7 @@ def page_spans(source: str, *, max_chars: int, fits: Callable[[str], bool]) -> l
 
 
 def _presplit(source: str, units: list[_Unit], max_chars: int) -> list[_Unit]:
-    """Lines longer than a page cut into pieces of at most half a page, so that fitting a
-    page never starts from a huge line (which would be rendered over and over)."""
+    """Lines longer than half a page cut, so fitting a page never re-renders a huge line."""
     out: list[_Unit] = []
     pending = list(reversed(units))
     while pending:
@@ -304,8 +300,7 @@ def _cost(source: str, unit: _Unit, max_chars: int) -> int:
 
 
 def _greedy_end(source: str, units: list[_Unit], first: int, max_chars: int) -> int:
-    """The end of the page starting at `first` by estimated size, moved back to a heading
-    or paragraph start when one is in the last two thirds of the page."""
+    """The page's end by estimated size, moved back to a near heading or paragraph start."""
     total, last = 0, first
     while last < len(units) and (
         last == first or total + _cost(source, units[last], max_chars) <= max_chars

@@ -1,10 +1,6 @@
-"""Feedback buttons under answers and the "what was wrong?" modal; private answers with
-their "Share in channel" button, and the shared copy.
+"""Feedback buttons and the "what was wrong?" modal; private answers and their shared copy.
 
-Button values come back from Slack as untrusted input: `decode_vote` accepts exactly what
-`encode_vote` makes (`fb1:up:<id>`), `decode_share_value` what `share_value` makes
-(`share1:<id>`). A private answer is rendered once (`render_answer`, without who asked);
-its private and shared copies put their own head on that same body.
+Button values come back as untrusted input: each decoder accepts exactly what its encoder makes.
 """
 
 from __future__ import annotations
@@ -75,22 +71,17 @@ def decode_vote(value: object) -> Vote:
 
 
 def _feedback_button(text: str, value: str, label: str) -> dict[str, Any]:
-    if not 1 <= len(value) <= MAX_BUTTON_VALUE_CHARS:
-        raise InvalidInput("A feedback button value must be 1 to 2000 characters.")
     return {"text": plain_text_object(text, 75), "value": value, "accessibility_label": label}
 
 
-def feedback_block(value_up: str, value_down: str) -> Block:
-    """Slack's 👍 / 👎 `feedback_buttons` in a `context_actions` block."""
-    up = _feedback_button("👍", value_up, "Mark this reply as helpful")
-    down = _feedback_button("👎", value_down, "Mark this reply as wrong or unhelpful")
-    element: Block = {"type": "feedback_buttons", "action_id": ACTION_FEEDBACK}
-    element |= {"positive_button": up, "negative_button": down}
-    return {"type": "context_actions", "block_id": ACTION_FEEDBACK, "elements": [element]}
-
-
 def feedback_block_for(answer_id: str) -> Block:
-    return feedback_block(encode_vote(answer_id, "up"), encode_vote(answer_id, "down"))
+    """Slack's 👍 / 👎 `feedback_buttons` in a `context_actions` block."""
+    up = _feedback_button("👍", encode_vote(answer_id, "up"), "Mark this reply as helpful")
+    down = encode_vote(answer_id, "down")
+    down_button = _feedback_button("👎", down, "Mark this reply as wrong or unhelpful")
+    element: Block = {"type": "feedback_buttons", "action_id": ACTION_FEEDBACK}
+    element |= {"positive_button": up, "negative_button": down_button}
+    return {"type": "context_actions", "block_id": ACTION_FEEDBACK, "elements": [element]}
 
 
 def render_feedback_thanks(vote: Vote) -> Message:
@@ -106,8 +97,7 @@ def render_feedback_thanks(vote: Vote) -> Message:
 
 
 def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
-    """The optional "what was wrong?" modal: one short line; the vote rides along in
-    `private_metadata`."""
+    """The optional "what was wrong?" modal; the vote rides along in `private_metadata`."""
     intro = (
         "Your vote is saved. If you like, say in one line what was wrong "
         "(out of date, wrong product, missing step…): it is stored with your vote."
@@ -146,8 +136,8 @@ def vote_from_view(view: object) -> Vote:
 
 
 def comment_from_view(view: object) -> str:
-    """The comment typed into the modal: one line, at most 300 characters, "" when none
-    (Slack enforces `max_length` in its client only). Stored as typed, escaped when shown."""
+    """The comment typed into the modal, one line of at most 300 characters (Slack enforces
+    `max_length` in its client only)."""
     values = _dict(_dict(_dict(view).get("state")).get("values"))
     value = _dict(_dict(values.get(COMMENT_BLOCK_ID)).get(COMMENT_ACTION_ID)).get("value")
     return truncate(one_line(value), MAX_COMMENT_CHARS) if isinstance(value, str) else ""
@@ -174,8 +164,7 @@ def _framed(head: list[Block], body: Message, tail: list[Block]) -> list[Block]:
 
 
 def render_private_answer(body: Message, question: str, answer_id: str | None) -> Message:
-    """The ephemeral answer: the question, the answer, "only you can see this" and, when it
-    was kept (`answer_id`), the Share button."""
+    """The ephemeral answer; when it was kept (`answer_id`), with the Share button."""
     asked = escape_truncated(one_line(question), SHARED_QUESTION_CHARS, at_word=True)
     head = [section(f"> {asked}")] if asked else []
     if answer_id is None:
@@ -190,8 +179,7 @@ def render_private_answer(body: Message, question: str, answer_id: str | None) -
 
 
 def render_shared_answer(body: Message, asker: str, question: str) -> Message:
-    """The answer re-posted in the channel: `<@U…> shared an answer to: “question”` first
-    (a malformed asker id is left out)."""
+    """The answer re-posted in the channel, headed `<@U…> shared an answer to: “question”`."""
     who = mention(asker)
     asked = escape_truncated(one_line(question), SHARED_QUESTION_CHARS, at_word=True)
     lead = f"{who} shared an answer" if who else "An answer was shared"

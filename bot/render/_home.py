@@ -1,9 +1,4 @@
-"""The Home tab (what the bot does, the team's answers left today, whether Google answers,
-the viewer's channels and recent questions) and the week's report for workspace admins.
-
-Plain values in, nothing read from a clock or a store. An "Ask again" value is the question
-itself (`ask1:<question>`), checked strictly by `decode_ask_again`.
-"""
+"""The Home tab and the week's report for workspace admins; plain values in, no clock."""
 
 from __future__ import annotations
 

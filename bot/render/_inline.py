@@ -1,9 +1,5 @@
-"""Inline Markdown (emphasis, code, links, images, HTML) to mrkdwn or plain text.
-
-One left-to-right scan (`_scan.scan`, linear): text between constructs is escaped, each
-construct is rebuilt from its parts, and only `link()` may produce `<…>` markup. Emphasis is
-rendered again inside, at most `_MAX_DEPTH` levels deep.
-"""
+"""Inline Markdown to mrkdwn or plain text, from one linear left-to-right scan (`scan`):
+text between constructs is escaped, and only `link()` may produce `<…>` markup."""
 
 from __future__ import annotations
 
@@ -44,8 +40,7 @@ def _is_stripped_tag(tag: str) -> bool:
 
 
 def inline_mrkdwn(text: str, base_url: str | None = None, *, plain_emphasis: bool = False) -> str:
-    """Inline Markdown to mrkdwn, every piece of text escaped; `plain_emphasis` drops
-    emphasis markers (headings are bold already, and Slack does not nest `*…*`)."""
+    """Inline Markdown to escaped mrkdwn; `plain_emphasis` drops emphasis (in headings)."""
     return _render(text, base_url, plain_emphasis, 0)
 
 

@@ -1,6 +1,5 @@
 """Markdown to one mrkdwn string, or to section blocks within Slack's 3000 characters: split
-between paragraphs, then lines, then inside a line; a split code block is closed and reopened.
-Source entities are not decoded: `&lt;` in the Markdown is shown as the text `&lt;`."""
+between paragraphs, then lines, then inside a line; a split code block is reopened."""
 
 from __future__ import annotations
 
@@ -17,8 +16,7 @@ _MIN_MAX_CHARS = 40
 
 
 def cut_source(md: str, limit: int) -> tuple[str, int]:
-    """`md` cut before conversion to at most `limit` characters (at a line break in the last
-    quarter), and how many were left out: what Slack cannot show is never converted."""
+    """`md` cut to `limit` (at a late line break), and how many characters were left out."""
     if len(md) <= limit:
         return md, 0
     cut = md.rfind("\n", limit * 3 // 4, limit)
@@ -122,8 +120,7 @@ class _Packer:
 
 
 def hard_split(line: str, limit: int) -> list[str]:
-    """`line` in pieces of at most `limit` characters, cut at a space when one is near,
-    never inside a link, mention or entity (a link longer than `limit` keeps its label)."""
+    """`line` in pieces of at most `limit`, never cut inside a link, mention or entity."""
     if len(line) <= limit:
         return [line]
     quoted = line.startswith("> ")

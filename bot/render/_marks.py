@@ -1,6 +1,5 @@
-"""The marks of a verified answer, in words: a line under each checked code block ("✓ in
-*Deploying to Cloud Run*", "⚠ `--service-acount` is not in the cited pages — check before
-running") and one summary line, in Slack mrkdwn (escaped) or terminal Markdown."""
+"""A verified answer's marks (a line under each checked code block, one summary line), and
+what the gdocs-bot command line prints (Markdown, and check's table)."""
 
 from __future__ import annotations
 
@@ -99,8 +98,7 @@ def marks_by_anchor(verification: Verification | None) -> dict[int, list[Snippet
 
 
 def split_at_marks(markdown: str, anchors: list[int]) -> list[tuple[str, int | None]]:
-    """The answer's Markdown cut after each anchor line: (piece, anchor) pairs, the last
-    piece's anchor None when text follows the last mark."""
+    """The answer's Markdown cut after each anchor line, as (piece, anchor) pairs."""
     lines = markdown.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     pieces: list[tuple[str, int | None]] = []
     start = 0
@@ -193,8 +191,7 @@ def missing_tools_detail(missing: Sequence[str], listed: Sequence[str]) -> str:
 
 
 def quota_detail(state: QuotaState, *, now: datetime) -> str:
-    """`check`'s line about answer_query's quota: left today and this minute, any pause,
-    and the daily reset (Pacific, and UTC)."""
+    """`check`'s line about answer_query's quota."""
     if state.left_today is None:
         today = f"{state.used_today} used today (no daily limit set)"
     else:

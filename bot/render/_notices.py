@@ -1,9 +1,5 @@
-"""Short notices, and every sentence a user reads about an error.
-
-An error from a presenter with its own finished sentence (`GdocsError.message`) is shown as
-it is; otherwise the sentence is written here from the error's reason and facts (already
-redacted, one line, bounded when the error is made).
-"""
+"""Short notices, and every sentence a user reads about an error (from its reason and facts,
+or its own finished `message`)."""
 
 from __future__ import annotations
 
@@ -149,8 +145,7 @@ _FALLBACK_NOTES = {
 
 
 def fallback_note(fallback: Fallback, *, tz: str | None = None, now: datetime | None = None) -> str:
-    """Why a result is not what was asked for (unescaped); for a quota, when generated
-    answers come back in the reader's time zone `tz`."""
+    """Why a result is not what was asked for (unescaped), in the reader's time zone `tz`."""
     if fallback.reason == "answer_quota" and fallback.limit and fallback.until and now:
         size = fallback.limit_value or 0
         return render_quota_note(

@@ -1,9 +1,4 @@
-"""The words about answer_query's quota: the note on a search fallback, the note while
-waiting for the minute, and `/gdocs quota`.
-
-Times are said in the asker's IANA zone with "(your time)", else in Pacific time with "PT"
-(Google's reset is midnight there).
-"""
+"""The words about answer_query's quota; times in the asker's zone "(your time)", else "PT"."""
 
 from __future__ import annotations
 
@@ -72,8 +67,7 @@ def render_quota_note(
     now: datetime,
     per_user: int = 0,
 ) -> str:
-    """Why this question got search results, and when generated answers come back (plain
-    text); `refusal_kind` is a Refusal's or Pause's limit."""
+    """Why this question got search results, and when generated answers come back."""
     seconds = (until - now).total_seconds()
     if refusal_kind == "minute":
         if per_minute > 0:
@@ -104,8 +98,7 @@ def render_quota_wait(wait: float, *, per_minute: int) -> str:
 
 
 def render_quota_status(state: QuotaState, *, tz: str | None, now: datetime) -> Message:
-    """`/gdocs quota`: answers left today and this minute, the viewer's own, any pause, and
-    the daily reset in the viewer's time."""
+    """`/gdocs quota`: answers left today, this minute and the viewer's own, and the reset."""
     if state.left_today is None:
         lines = [f"• Today: {state.used_today} used (no daily limit set in the bot)"]
         text = f"{state.used_today} used today"

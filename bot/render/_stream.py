@@ -1,6 +1,5 @@
-"""What a streamed answer says: the task timeline's titles, outputs and sources, and the
-answer's Markdown made inert (`&`, `<`, `>` escaped, no link label naming another host) and
-cut to Slack's per-call limit. Task titles and outputs are one line, ≤ 256 characters."""
+"""Slack's agent surface: suggested prompts, thread status, and a streamed answer's task
+timeline and Markdown, made inert and cut to Slack's per-call limit."""
 
 from __future__ import annotations
 
@@ -126,8 +125,7 @@ def stream_markdown(markdown: str) -> str:
 
 
 def split_markdown(text: str, limit: int = MAX_APPEND_CHARS) -> list[str]:
-    """`text` in pieces of at most `limit`, cut at a paragraph, else a line, else a space,
-    never inside an entity."""
+    """`text` in pieces of at most `limit`, cut at a paragraph, line or space."""
     pieces: list[str] = []
     rest = text
     while len(rest) > limit:
@@ -151,8 +149,7 @@ def _cut_at(text: str, limit: int) -> int:
 
 @dataclass(frozen=True)
 class StreamedAnswer:
-    """Chunks to append (a piece of Markdown, or a checked command's marks as `blocks`),
-    then the blocks chat.stopStream puts under them (sources, buttons, feedback)."""
+    """Chunks to append, then the blocks chat.stopStream puts under them."""
 
     chunks: tuple[dict[str, Any], ...]
     end: Message
@@ -163,8 +160,7 @@ class StreamedAnswer:
 
 
 def streamed_answer(answer: Answer, parts: AnswerParts) -> StreamedAnswer:
-    """`parts` (render_answer's) as a stream: the head first, a generated answer's text
-    streamed with its marks, then the tail; hits and "no answer" stay blocks at the end."""
+    """`parts` as a stream: the head, the answer's text with its marks, then the tail."""
     if answer.kind != "answer" or not answer.text.strip():
         whole = parts.head + parts.body + parts.tail
         return StreamedAnswer((), {"text": parts.text, "blocks": whole})

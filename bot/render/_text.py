@@ -1,8 +1,4 @@
-"""Escaping for Slack mrkdwn, and Block Kit pieces with Slack's limits.
-
-The only `<…>` markup a message may carry is what `link()` and `mention()` build, so no
-document, answer or question can ping `@channel` or dress a link up as another one.
-"""
+"""Escaping for Slack mrkdwn, and Block Kit pieces with Slack's limits."""
 
 from __future__ import annotations
 
@@ -41,8 +37,6 @@ Block = dict[str, Any]
 
 
 class Message(TypedDict):
-    """What `chat.postMessage` & co. take: a mrkdwn fallback `text` and Block Kit `blocks`."""
-
     text: str
     blocks: list[Block]
 
@@ -91,8 +85,8 @@ def spoofs_host(label: str, url: str, *, cleaned: bool = False) -> bool:
 
 
 def link(url: str, label: str | None = None) -> str:
-    """`<url|label>` for an http(s) URL, else the escaped label (or URL) as plain text; a
-    label naming another host (`[google.com](https://evil.example)`) shows the address."""
+    """`<url|label>` for an http(s) URL, else escaped text; a label naming another host shows
+    the address."""
     url = url.strip()
     text = _clean_label(label or "")
     if not is_http_url(url) or len(_escape_url(url)) > MAX_LINK_URL_CHARS:
@@ -172,15 +166,9 @@ def actions(elements: list[Block], block_id: str | None = None) -> Block:
 
 
 def blocks_chars(value: object) -> int:
-    """The length of every string in `value`'s dicts and lists, however deep (a loop: a
-    message is measured several times while it is fitted)."""
-    total, pending = 0, [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            total += len(item)
-        elif isinstance(item, dict):
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return total
+    """The length of every string in `value`'s dicts and lists, however deep."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        value = list(value.values())
+    return sum(map(blocks_chars, value)) if isinstance(value, list) else 0

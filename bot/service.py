@@ -1,4 +1,4 @@
-"""The docs service protocol: what the CLI and the Slack app ask of the documentation servers
+"""What the CLI and the Slack app ask of the documentation servers
 (`bot.upstream.GoogleDocsService` implements it). Errors are `bot.errors.GdocsError`."""
 
 from __future__ import annotations
@@ -20,28 +20,22 @@ class DocsService(Protocol):
         asker: str | None = None,
         on_wait: Callable[[float], Awaitable[None]] | None = None,
     ) -> Answer:
-        """answer_query; when the quota forbids it, search_documents with a `fallback`. `asker`
-        (a Slack user id) is counted against the per-person allowance; `on_wait` is told the
-        seconds the answer will wait for a per-minute slot, before it waits."""
+        """answer_query; over quota, search_documents with a `fallback`. `asker` (a Slack user)
+        counts against the per-person allowance; `on_wait` is told the wait for a minute slot."""
 
     async def verify(self, answer: Answer) -> Answer:
-        """A generated answer with its commands checked against the pages it cites (one
-        get_documents call at most) within VERIFY_TIMEOUT_SECONDS; "unchecked" when the pages
-        cannot be had; never raises. Other answers, or VERIFY_ANSWERS=false: unchanged."""
+        """A generated answer with its commands checked against its cited pages; never raises."""
 
-    async def search(self, query: str) -> Answer:
-        """search_documents: hits with titles and fetchable names."""
+    async def search(self, query: str) -> Answer: ...
 
     async def pay(self, query: str, language: str | None = None) -> Answer:
         """Pay & Wallet search_documentation; without Pay configured, DK search with a note."""
 
-    async def docs(self, names: list[str]) -> list[Document]:
-        """get_documents in request order, batched by 20, cached."""
+    async def docs(self, names: list[str]) -> list[Document]: ...
 
-    async def status(self) -> list[ServerStatus]:
-        """tools/list on each server: reachability and tool names."""
+    async def status(self) -> list[ServerStatus]: ...
 
     def recently_healthy(self, within_seconds: float = 300.0) -> bool:
-        """True when the DK server answered (anything but a transport failure) recently."""
+        """True when the DK server answered anything recently."""
 
     async def aclose(self) -> None: ...

@@ -1,12 +1,6 @@
-"""Single flight: identical computations in flight share one call, in this process and, through a
-store lock, across replicas.
-
-In a process: one shielded task per key, so a caller that leaves neither cancels the call for
-the others nor wastes it (a result is still stored). With a `codec` the result is kept under
-`key`; in a store the replicas share (`shared`, i.e. Redis) the first to `add` `lock:<key>`
-computes while the others poll `key` until the result appears or the lock goes. The lock's TTL
-is the upstream timeout: a replica dying with it blocks nobody longer. Failures are not stored;
-results must not be None.
+"""Single flight: identical computations in flight share one call, in this process (one
+shielded task per key: a caller leaving neither cancels nor wastes it) and, through a store
+lock `lock:<key>` whose TTL is the upstream timeout, across replicas sharing the store.
 
 `await abandonable(wait)` marks a wait before the costly call (answer_query's wait for a minute
 slot): when every caller in this process has left (a Stop), the computation ends there.
@@ -33,9 +27,8 @@ Ttl = float | Callable[[T], float]
 class _Flight:
     task: asyncio.Task[Any] = field(init=False)
     callers: int = 0
-    #: in an `abandonable` wait now / every caller left: the next such wait ends it
-    waiting: bool = False
-    abandoned: bool = False
+    waiting: bool = False  # in an `abandonable` wait now
+    abandoned: bool = False  # every caller left: the next such wait ends it
 
 
 _current: ContextVar[_Flight | None] = ContextVar("gdocs_flight", default=None)
@@ -45,11 +38,11 @@ async def abandonable(wait: Callable[[], Awaitable[object]]) -> None:
     """`await wait()`; inside a flight whose callers have all left, before or during the wait,
     the computation ends here (CancelledError)."""
     flight = _current.get()
-    if flight is not None and flight.abandoned:
-        raise asyncio.CancelledError("every caller of this computation has left")
     if flight is None:
         await wait()
         return
+    if flight.abandoned:
+        raise asyncio.CancelledError("every caller of this computation has left")
     flight.waiting = True
     try:
         await wait()
@@ -58,18 +51,14 @@ async def abandonable(wait: Callable[[], Awaitable[object]]) -> None:
 
 
 class SharedFlight:
-    """`await flight.run(key, compute[, codec, ttl])`: one `compute()` for every caller of `key`."""
+    """`await flight.run(key, compute[, codec, ttl])`: one `compute()` for every caller of `key`.
+    `shared`: whether other processes use `store` (default: Redis does; memory:// and an SQLite
+    file are one bot's), so that the lock is needed."""
 
     def __init__(self, store: Store, *, lock_ttl: float, shared: bool | None = None) -> None:
-        """`shared`: whether other processes compute with `store` (default: Redis does;
-        memory:// and an SQLite file are one bot's), so that the lock is needed."""
         self._store = store
         self._shared = shared_by_replicas(store) if shared is None else shared
         self._lock_ttl = lock_ttl
-        # long enough for one holder to time out and the next to take over
-        self._deadline = 2 * lock_ttl + 1.0
-        self._owner = f"{os.getpid()}:{os.urandom(6).hex()}"
-        self._count = 0
         self._flights: dict[str, _Flight] = {}
 
     def in_flight(self) -> int:
@@ -91,7 +80,7 @@ class SharedFlight:
         if flight is None:
             flight = self._flights[key] = _Flight()
             work = compute() if codec is None else self._lead(key, compute, codec, ttl, checked)
-            flight.task = asyncio.ensure_future(self._within(flight, work))
+            flight.task = asyncio.ensure_future(_within(flight, work))
             flight.task.add_done_callback(lambda done: self._finished(key, done))
         flight.callers += 1
         flight.abandoned = False
@@ -100,7 +89,6 @@ class SharedFlight:
         finally:
             flight.callers -= 1
             if not flight.callers and not flight.task.done():
-                # every caller left: it gives up at its next abandonable wait, now if in one
                 flight.abandoned = True
                 if flight.waiting:
                     flight.task.cancel()
@@ -114,11 +102,6 @@ class SharedFlight:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-
-    @staticmethod
-    async def _within(flight: _Flight, work: Awaitable[T]) -> T:
-        _current.set(flight)  # this task's own context: its waits see its callers
-        return await work
 
     def _finished(self, key: str, task: asyncio.Task[Any]) -> None:
         flight = self._flights.get(key)
@@ -143,23 +126,28 @@ class SharedFlight:
         if not self._shared:
             return await self._compute_and_store(key, None, compute, codec, ttl)
         loop = asyncio.get_running_loop()
-        give_up = loop.time() + self._deadline
-        self._count += 1
-        owner = f"{self._owner}:{self._count}"
+        # long enough for one holder to time out and the next to take over
+        give_up = loop.time() + 2 * self._lock_ttl + 1.0
+        owner = f"{os.getpid()}:{os.urandom(8).hex()}"
         waited = False
         while loop.time() < give_up:
             if await self._store.add(_LOCK + key, owner, TEXT, self._lock_ttl):
                 # the previous holder may have stored its result just before releasing
                 if waited:
                     stored = await self._store.get(key, codec)
-                if stored is not None:
-                    await self._store.delete_if(_LOCK + key, owner, TEXT)
-                    return stored
-                return await self._compute_and_store(key, owner, compute, codec, ttl)
+                if stored is None:
+                    return await self._compute_and_store(key, owner, compute, codec, ttl)
+                await self._store.delete_if(_LOCK + key, owner, TEXT)
+                return stored
             waited = True
-            found = await self._await_other(key, codec, give_up)
-            if found is not None:
-                return found
+            delay = 0.025
+            while loop.time() < give_up:  # until the result appears or the lock goes
+                await asyncio.sleep(min(delay, max(0.0, give_up - loop.time())))
+                delay = min(delay * 2, 0.2)
+                if (found := await self._store.get(key, codec)) is not None:
+                    return found
+                if await self._store.get(_LOCK + key, TEXT) is None:
+                    break
         # the lock kept changing hands without a result: stop waiting, compute unshared
         return await compute()
 
@@ -184,16 +172,7 @@ class SharedFlight:
             await self._store.batch([*kept, *release])
         return value
 
-    async def _await_other(self, key: str, codec: Codec[T], give_up: float) -> T | None:
-        """Poll until another replica's result appears, or its lock goes or `give_up` passes."""
-        loop = asyncio.get_running_loop()
-        delay = 0.025
-        while loop.time() < give_up:
-            await asyncio.sleep(min(delay, max(0.0, give_up - loop.time())))
-            delay = min(delay * 2, 0.2)
-            found = await self._store.get(key, codec)
-            if found is not None:
-                return found
-            if await self._store.get(_LOCK + key, TEXT) is None:
-                return None
-        return None
+
+async def _within(flight: _Flight, work: Awaitable[T]) -> T:
+    _current.set(flight)  # this task's own context: its waits see its callers
+    return await work

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
 
@@ -20,16 +20,6 @@ from bot.errors import AuthError, ErrorFacts, Reason
 from bot.upstream._errors import AuthKind, Transient
 
 SCOPE = "https://www.googleapis.com/auth/cloud-platform"
-
-
-class Auth(Protocol):
-    kind: AuthKind
-
-    async def headers(self) -> dict[str, str]: ...
-
-    def secrets(self) -> list[str]: ...
-
-    def close(self) -> None: ...
 
 
 class ApiKeyAuth:
@@ -153,6 +143,9 @@ class OAuth:
             raise _auth_error(Reason.REFRESH_REFUSED, detail=detail) from None
         except TransportError:
             raise Transient(facts=ErrorFacts(Reason.REFRESH_UNANSWERED)) from None
+
+
+Auth = ApiKeyAuth | OAuth
 
 
 def _auth_error(reason: Reason, *, detail: str = "", name: str = "") -> AuthError:

@@ -181,7 +181,7 @@ class McpClient:
             session = headers.get("mcp-session-id") or None
             notice = {"jsonrpc": "2.0", "method": "notifications/initialized"}
             async with self._post(notice, await self._headers(session, version)) as response:
-                raw = await self._read(response, _ERROR_BODY_LIMIT, truncate=True)
+                raw = await self._read(response, _ERROR_BODY_LIMIT)
                 if not response.is_success:
                     raise self.server.from_http(response.status_code, raw, tool="initialize")
             self.protocol_version, self._session = version, session
@@ -209,7 +209,7 @@ class McpClient:
         body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         async with self._post(body, headers) as response:
             if not response.is_success:
-                raw = await self._read(response, _ERROR_BODY_LIMIT, truncate=True)
+                raw = await self._read(response, _ERROR_BODY_LIMIT)
                 if response.status_code == 404 and retry and session:
                     raise SessionExpired()
                 raise self.server.from_http(
@@ -253,16 +253,15 @@ class McpClient:
         except httpx.HTTPError as exc:
             raise _transport_error(self.server, exc) from None
 
-    async def _read(self, response: httpx.Response, limit: int, *, truncate: bool = False) -> bytes:
-        """The body, at most `limit` bytes: cut there (`truncate`) or refused."""
+    @staticmethod
+    async def _read(response: httpx.Response, limit: int) -> bytes:
+        """The body's first `limit` bytes (and one more, if there is more)."""
         buffer = bytearray()
         async for chunk in response.aiter_bytes():
             buffer += chunk
             if len(buffer) > limit:
-                if truncate:
-                    return bytes(buffer[:limit])
-                raise self._too_large()
-        return bytes(buffer)
+                break
+        return bytes(buffer[: limit + 1])
 
     async def _message(self, response: httpx.Response, request_id: int) -> dict[str, Any]:
         """The JSON-RPC response to `request_id`, from a JSON body or an event stream."""
@@ -281,8 +280,11 @@ class McpClient:
             raise self.server.protocol("the event stream ended before the answer")
         if kind != "application/json" and not kind.endswith("+json"):
             raise self.server.protocol(f"content type {one_line(kind, 60) or 'missing'}")
+        body = await self._read(response, self._limit)
+        if len(body) > self._limit:
+            raise self._too_large()
         try:
-            message = _pick(json.loads(await self._read(response, self._limit)), request_id)
+            message = _pick(json.loads(body), request_id)
         except ValueError:
             raise self.server.protocol("malformed JSON") from None
         if message is None:
@@ -345,10 +347,9 @@ def _payload(result: dict[str, Any], server: ServerContext, tool: str) -> Any:
 def _transport_error(server: ServerContext, exc: httpx.HTTPError) -> Exception:
     if isinstance(exc, httpx.TimeoutException):
         return server.timeout_error()
-    if isinstance(exc, httpx.ConnectError):
-        return server.unavailable("cannot connect", transient=True)
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.LocalProtocolError):
         return server.protocol(f"bad request URL or headers: {type(exc).__name__}")
     if isinstance(exc, httpx.TransportError):
-        return server.unavailable("connection lost", transient=True)
+        why = "cannot connect" if isinstance(exc, httpx.ConnectError) else "connection lost"
+        return server.unavailable(why, transient=True)
     return server.protocol(type(exc).__name__)  # DecodingError, TooManyRedirects…

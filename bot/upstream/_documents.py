@@ -120,12 +120,9 @@ def missing_tools(names: Sequence[str]) -> tuple[str, ...]:
     """The jobs a Developer Knowledge server listing `names` cannot do, by their tool's name:
     answer_query, search_documents, get_documents (older names count)."""
     tools = DkTools.from_names(names)
-    missing = [
-        ("answer_query", tools.answer is None),
-        ("search_documents", tools.search is None),
-        ("get_documents", tools.get_many is None and tools.get_one is None),
-    ]
-    return tuple(name for name, absent in missing if absent)
+    jobs = {"answer_query": tools.answer, "search_documents": tools.search}
+    jobs["get_documents"] = tools.get_many or tools.get_one
+    return tuple(name for name, tool in jobs.items() if tool is None)
 
 
 class DocumentFetcher:
@@ -151,16 +148,14 @@ class DocumentFetcher:
             self._assumed = DkTools()
             return self._assumed
 
-    async def get(self, names: list[str], *, read_store: bool = True) -> dict[str, Document]:
-        """Documents by name (valid, unique), from the store or fetched. `read_store=False`:
-        the store was just found not to have them (a page and its title are kept together)."""
+    async def get(self, names: list[str]) -> dict[str, Document]:
+        """Documents by name (valid, unique), from the store or fetched."""
         found: dict[str, Document] = {}
-        if read_store:
-            cached = await self._store.get_many([keys.DOC.key(n) for n in names], _DOCUMENT)
-            for name, doc in zip(names, cached, strict=True):
-                self._metrics.cache("document", doc is not None)
-                if doc is not None:
-                    found[name] = doc
+        cached = await self._store.get_many([keys.DOC.key(n) for n in names], _DOCUMENT)
+        for name, doc in zip(names, cached, strict=True):
+            self._metrics.cache("document", doc is not None)
+            if doc is not None:
+                found[name] = doc
         missing = [n for n in names if n not in found]
         if missing:
             found.update(await self._flight.run("\n".join(missing), lambda: self._fetch(missing)))
@@ -186,7 +181,7 @@ class DocumentFetcher:
         budget = self._dk.server.timeout if end is None else max(0.0, (end - loop.time()) * 0.8)
         try:
             async with asyncio.timeout(budget):
-                documents = await self.get(missing, read_store=False)
+                documents = await self.get(missing)
         except (GdocsError, TimeoutError) as exc:
             # titles are a nicety: the answer goes out with titles made from the URLs
             logger.info("titles unavailable (%s); deriving them from URLs", exc or "timeout")

@@ -23,7 +23,7 @@ from bot.redact import Redactor
 from bot.store import MemoryStore, SharedFlight, Store
 from bot.text import clean_language, clean_query
 from bot.upstream._answering import ANSWER, Answering, OnWait, UpstreamConfig
-from bot.upstream._auth import ApiKeyAuth, Auth
+from bot.upstream._auth import ApiKeyAuth, Auth, OAuth
 from bot.upstream._client import McpClient
 from bot.upstream._documents import DocumentFetcher, deadline, normalise
 from bot.upstream._errors import ServerContext
@@ -57,15 +57,13 @@ class GoogleDocsService:
         self._metrics = metrics = Metrics() if metrics is None else metrics
         self._store = store = MemoryStore() if store is None else store
         self.pay_configured = config.oauth_configured
-        oauth: Auth | None = None
+        oauth = None
         if config.oauth_configured:  # never probe ADC/the metadata server otherwise
-            from bot.upstream._auth import OAuth
-
             oauth = OAuth(
                 config.credentials_file, config.project, timeout=config.timeout, clock=clock
             )
-        dk_auth = oauth if config.api_key is None and oauth else ApiKeyAuth(config.api_key)
-        pay_auth = oauth or ApiKeyAuth(None)  # Pay takes OAuth only
+        dk_auth: Auth = oauth if config.api_key is None and oauth else ApiKeyAuth(config.api_key)
+        pay_auth: Auth = oauth or ApiKeyAuth(None)  # Pay takes OAuth only
         self._auths = [dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth]
         self._client: httpx.AsyncClient | None = None
         self._closed = False

@@ -118,8 +118,8 @@ class Answering:
 
     async def answer(self, query: str, asker: str | None, on_wait: OnWait | None) -> Answer:
         """answer_query when the quota allows it, else search with a fallback."""
-        tools = await self._documents.tools()
-        if tools.answer is None:
+        tool = (await self._documents.tools())["answer"]
+        if tool is None:
             return await self.search(query, Fallback(reason="no_answer_tool"))
 
         async def waiting(refusal: Refusal) -> None:
@@ -130,13 +130,13 @@ class Answering:
         if isinstance(decision, Refusal):
             return await self._instead(query, decision.limit, decision.until, decision.limit_value)
         try:
-            data = await self._dk.call_tool(tools.answer, {"query": query})
+            data = await self._dk.call_tool(tool, {"query": query})
         except QuotaExceeded as exc:
             logger.warning("answer_query is out of quota (%s); answering with search", exc)
             pause = await self._refused(exc, asker, decision)
             # the server's own number when it gave one: it may not be the bot's setting
             return await self._instead(query, pause.kind, pause.until, pause.limit_value)
-        out = parse_output(AnswerQueryOutput, data, server=self._dk.server.key, tool=tools.answer)
+        out = parse_output(AnswerQueryOutput, data, server=self._dk.server.key, tool=tool)
         names = [n for n in dict.fromkeys(map(name_for, out.references)) if n is not None]
         titles = await self._documents.titles(names)
         references = tuple(
@@ -149,7 +149,7 @@ class Answering:
             kind="answer",
             text=out.answerText,
             references=references,
-            tool=tools.answer,
+            tool=tool,
         )
 
     async def _refused(self, exc: QuotaExceeded, asker: str | None, permit: Permit) -> Pause:
@@ -169,7 +169,7 @@ class Answering:
         return await self.search(query, fallback)
 
     async def search(self, query: str, fallback: Fallback | None = None) -> Answer:
-        tool = (await self._documents.tools()).search or "search_documents"
+        tool = (await self._documents.tools())["search"] or "search_documents"
         data = await self._dk.call_tool(tool, {"query": query})
         out = parse_output(SearchDocumentsOutput, data, server=self._dk.server.key, tool=tool)
         chunks = {}

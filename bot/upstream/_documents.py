@@ -9,7 +9,6 @@ import contextvars
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from bot import keys
@@ -34,7 +33,6 @@ _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
 
 class Chunk(Output):
     parent: str
-    id: str = ""
     content: str = ""
 
 
@@ -94,34 +92,26 @@ def snippet(text: str, limit: int = 500) -> str:
     return flat[:limit].rsplit(" ", 1)[0].rstrip(" ,;:.") + "…"
 
 
-@dataclass(frozen=True)
-class DkTools:
-    """Which tool name this server uses for each job (None: it has none)."""
+#: which tool does each job, by the names servers have used (the first is today's)
+_JOBS = {
+    "search": ("search_documents", "search_document_chunks"),
+    "get_many": ("get_documents", "batch_get_documents"),
+    "get_one": ("get_document",),
+    "answer": ("answer_query",),
+}
+_USUAL = {job: None if job == "get_one" else names[0] for job, names in _JOBS.items()}
 
-    search: str | None = "search_documents"
-    get_many: str | None = "get_documents"
-    get_one: str | None = None
-    answer: str | None = "answer_query"
 
-    @classmethod
-    def from_names(cls, names: Sequence[str]) -> DkTools:
-        def first(*candidates: str) -> str | None:
-            return next((c for c in candidates if c in names), None)
-
-        return cls(
-            search=first("search_documents", "search_document_chunks"),
-            get_many=first("get_documents", "batch_get_documents"),
-            get_one=first("get_document"),
-            answer=first("answer_query"),
-        )
+def find_tools(names: Sequence[str]) -> dict[str, str | None]:
+    """The tool for each job among `names` (None: the server has none)."""
+    return {job: next((n for n in tools if n in names), None) for job, tools in _JOBS.items()}
 
 
 def missing_tools(names: Sequence[str]) -> tuple[str, ...]:
-    """The jobs a Developer Knowledge server listing `names` cannot do, by their tool's name:
-    answer_query, search_documents, get_documents (older names count)."""
-    tools = DkTools.from_names(names)
-    jobs = {"answer_query": tools.answer, "search_documents": tools.search}
-    jobs["get_documents"] = tools.get_many or tools.get_one
+    """The jobs a Developer Knowledge server listing `names` cannot do, by today's tool name."""
+    tools = find_tools(names)
+    jobs = {"answer_query": tools["answer"], "search_documents": tools["search"]}
+    jobs["get_documents"] = tools["get_many"] or tools["get_one"]
     return tuple(name for name, tool in jobs.items() if tool is None)
 
 
@@ -134,19 +124,19 @@ class DocumentFetcher:
         self._metrics = metrics
         self._flight = flight
         self._ttl = ttl
-        self._assumed: DkTools | None = None
+        self._assumed: dict[str, str | None] | None = None
 
-    async def tools(self) -> DkTools:
+    async def tools(self) -> dict[str, str | None]:
         if self._assumed is not None:
             return self._assumed
         try:
-            return DkTools.from_names([t.name for t in await self._dk.list_tools()])
+            return find_tools([t.name for t in await self._dk.list_tools()])
         except ProtocolError:
             # a server that cannot list its tools may still answer calls: assume today's
             # names, and do not ask again on every call
             logger.warning("tools/list failed on %s; assuming the usual tool names", self._dk.url)
-            self._assumed = DkTools()
-            return self._assumed
+            self._assumed = _USUAL
+            return _USUAL
 
     async def get(self, names: list[str]) -> dict[str, Document]:
         """Documents by name (valid, unique), from the store or fetched."""
@@ -191,13 +181,13 @@ class DocumentFetcher:
 
     async def _fetch(self, names: list[str]) -> dict[str, Document]:
         tools = await self.tools()
-        if tools.get_many is not None:
+        if (many := tools["get_many"]) is not None:
             step = MAX_NAMES_PER_CALL
             batches = [names[i : i + step] for i in range(0, len(names), step)]
-            parts = await asyncio.gather(*(self._get_batch(tools.get_many, b) for b in batches))
+            parts = await asyncio.gather(*(self._get_batch(many, b) for b in batches))
             outs = [doc for part in parts for doc in part]
-        elif tools.get_one is not None:
-            outs = list(await asyncio.gather(*(self._get_one(tools.get_one, n) for n in names)))
+        elif (one := tools["get_one"]) is not None:
+            outs = list(await asyncio.gather(*(self._get_one(one, n) for n in names)))
         else:
             raise ProtocolError(facts=ErrorFacts(Reason.NO_FETCH_TOOL))
         result = {}

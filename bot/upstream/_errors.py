@@ -105,7 +105,6 @@ class Output(BaseModel):
 
 class ToolInfo(Output):
     name: str
-    description: str = ""
 
 
 class ListToolsOutput(Output):
@@ -169,30 +168,6 @@ class ServerContext:
             **details,
         )
 
-    def auth_error(self, status: int | None, text: str = "") -> AuthError:
-        if _NOT_ENABLED.search(text):
-            return self.not_enabled()
-        if _QUOTA_PROJECT.search(text):
-            reason, setting = Reason.QUOTA_PROJECT, "GOOGLE_CLOUD_PROJECT"
-        elif self.auth == "api_key":
-            reason, setting = Reason.KEY_REFUSED, "GOOGLE_API_KEY"
-        elif self.auth == "none" and self.key == "pay":
-            reason, setting = Reason.NEEDS_OAUTH, "GOOGLE_APPLICATION_CREDENTIALS"
-        elif self.auth == "none":
-            reason, setting = Reason.NEEDS_CREDENTIALS, "GOOGLE_API_KEY"
-        elif status == 403 or _DENIED.search(text):
-            reason, setting = Reason.IAM_DENIED, "GOOGLE_APPLICATION_CREDENTIALS"
-        else:
-            reason, setting = Reason.OAUTH_REFUSED, "GOOGLE_APPLICATION_CREDENTIALS"
-        detail = f"HTTP {status}" if status else ""
-        return AuthError(setting=setting, facts=self.facts(reason, detail=detail))
-
-    def not_enabled(self) -> AuthError:
-        return AuthError(setting=self.url_setting, facts=self.facts(Reason.NOT_ENABLED))
-
-    def quota(self, tool: str, signal: QuotaSignal) -> QuotaExceeded:
-        return QuotaExceeded(signal=signal, facts=self.facts(Reason.OVER_QUOTA, tool=tool))
-
     def timeout_error(self) -> Unavailable:
         return UpstreamTimeout(facts=self.facts(Reason.TIMED_OUT, seconds=self.timeout))
 
@@ -202,15 +177,6 @@ class ServerContext:
 
     def protocol(self, why: str) -> ProtocolError:
         return ProtocolError(facts=self.facts(Reason.UNREADABLE, detail=why))
-
-    def refused(self, text: str) -> InvalidInput:
-        """The server refused the request (400 / INVALID_ARGUMENT), quoted redacted."""
-        return InvalidInput(facts=self.facts(Reason.REFUSED, detail=self.quote(text)))
-
-    def not_found(self, text: str) -> NotFound:
-        name = _DOC_NAME.search(text)
-        found = name.group(0).rstrip(".,;:") if name else ""
-        return NotFound(facts=self.facts(Reason.NOT_FOUND, name=found))
 
     def from_http(
         self,
@@ -226,20 +192,16 @@ class ServerContext:
         text, rpc_code, data = _error_text(raw)
         if status == 400 and modern and (rpc_code == -32022 or _VERSION_REFUSED.search(text)):
             return VersionRefused(data)
-        quota = status == 429 or (status in (400, 403) and _QUOTA.search(text))
-        if quota and not _QUOTA_PROJECT.search(text):
-            return self.quota(tool, quota_signal(raw, retry_after))
-        if status in (401, 403) or (status == 400 and _BAD_KEY.search(text)):
-            return self.auth_error(status, text)
-        if status == 404:
-            return self.not_found(text) if _DOC_NAME.search(text) else self.not_enabled()
         if status == 408:
             return self.timeout_error()
         if status >= 500:
             return self.unavailable(f"HTTP {status}", transient=status in (502, 503, 504))
-        if status == 400:
-            return self.refused(text)
-        return self.protocol(f"HTTP {status}")
+        if status == 404 and not _DOC_NAME.search(text):
+            return self._not_enabled()  # Google's answer on /mcp when the API is off
+        known = self._classify(text, tool, status, raw, retry_after)
+        if known is not None:
+            return known
+        return self._refused(text) if status == 400 else self.protocol(f"HTTP {status}")
 
     def from_rpc_error(self, error: object, *, tool: str, modern: bool) -> Exception:
         if not isinstance(error, dict):
@@ -248,9 +210,8 @@ class ServerContext:
         message = str(error.get("message", ""))
         if code == -32022 and modern:
             return VersionRefused(data)
-        known = self._from_text(
-            message + (" " + json.dumps(data) if data is not None else ""), tool
-        )
+        text = message + (" " + json.dumps(data) if data is not None else "")
+        known = self._classify(text, tool)
         if known is not None:
             return known
         if code == -32601:
@@ -261,23 +222,58 @@ class ServerContext:
 
     def from_tool_error(self, text: str, *, tool: str) -> GdocsError:
         """A tool result with isError: true."""
-        known = self._from_text(text, tool)
+        known = self._classify(text, tool)
         if known is not None:
             return known
         if _INVALID.search(text):
-            return self.refused(text)
+            return self._refused(text)
         return self.unavailable(f"{tool} failed: {self.quote(text)}", transient=False)
 
-    def _from_text(self, text: str, tool: str) -> GdocsError | None:
+    def _classify(
+        self,
+        text: str,
+        tool: str,
+        status: int | None = None,
+        raw: str = "",
+        retry_after: str | None = None,
+    ) -> GdocsError | None:
+        """The error a server's words (and HTTP 4xx status, if any) name; None: no known one."""
         if _NOT_ENABLED.search(text):
-            return self.not_enabled()
-        if _QUOTA.search(text) and not _QUOTA_PROJECT.search(text):
-            return self.quota(tool, quota_signal(text))
-        if _BAD_KEY.search(text) or _AUTH.search(text):
-            return self.auth_error(None, text)
-        if _NOT_FOUND.search(text):
-            return self.not_found(text)
+            return self._not_enabled()
+        quota = status == 429 or (status in (None, 400, 403) and _QUOTA.search(text))
+        if quota and not _QUOTA_PROJECT.search(text):
+            signal = quota_signal(raw or text, retry_after)
+            return QuotaExceeded(signal=signal, facts=self.facts(Reason.OVER_QUOTA, tool=tool))
+        if _BAD_KEY.search(text) or status in (401, 403) or (not status and _AUTH.search(text)):
+            return self._auth_error(status, text)
+        if status == 404 or (not status and _NOT_FOUND.search(text)):
+            name = _DOC_NAME.search(text)
+            found = name.group(0).rstrip(".,;:") if name else ""
+            return NotFound(facts=self.facts(Reason.NOT_FOUND, name=found))
         return None
+
+    def _auth_error(self, status: int | None, text: str) -> AuthError:
+        if _QUOTA_PROJECT.search(text):
+            reason, setting = Reason.QUOTA_PROJECT, "GOOGLE_CLOUD_PROJECT"
+        elif self.auth == "api_key":
+            reason, setting = Reason.KEY_REFUSED, "GOOGLE_API_KEY"
+        elif self.auth == "none" and self.key == "pay":
+            reason, setting = Reason.NEEDS_OAUTH, "GOOGLE_APPLICATION_CREDENTIALS"
+        elif self.auth == "none":
+            reason, setting = Reason.NEEDS_CREDENTIALS, "GOOGLE_API_KEY"
+        elif status == 403 or _DENIED.search(text):
+            reason, setting = Reason.IAM_DENIED, "GOOGLE_APPLICATION_CREDENTIALS"
+        else:
+            reason, setting = Reason.OAUTH_REFUSED, "GOOGLE_APPLICATION_CREDENTIALS"
+        detail = f"HTTP {status}" if status else ""
+        return AuthError(setting=setting, facts=self.facts(reason, detail=detail))
+
+    def _not_enabled(self) -> AuthError:
+        return AuthError(setting=self.url_setting, facts=self.facts(Reason.NOT_ENABLED))
+
+    def _refused(self, text: str) -> InvalidInput:
+        """The server refused the request (400 / INVALID_ARGUMENT), quoted redacted."""
+        return InvalidInput(facts=self.facts(Reason.REFUSED, detail=self.quote(text)))
 
 
 def _error_text(raw: str) -> tuple[str, int | None, object]:

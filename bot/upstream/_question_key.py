@@ -7,7 +7,6 @@ and "how to create cloud storage buckets" share a key; "create a bucket" / "dele
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 
@@ -16,10 +15,6 @@ from bot.text import without_invisible
 #: filler phrases, longest first so that "how do i" wins over a shorter overlap
 _FILLER_TEXT = "how do i|how can i|how should i|how to|can you|could you|would you|please|a|an|the"
 FILLERS: tuple[tuple[str, ...], ...] = tuple(tuple(f.split()) for f in _FILLER_TEXT.split("|"))
-#: the filler phrases by their first word (in FILLERS' order): most words start none
-_FILLERS_BY_FIRST: dict[str, tuple[tuple[str, ...], ...]] = {
-    first: tuple(f for f in FILLERS if f[0] == first) for first in {f[0] for f in FILLERS}
-}
 #: words that look plural but are names or singular nouns
 NOT_PLURAL = frozenset(
     {"https", "ios", "macos", "chromeos", "kubernetes", "redis", "windows", "series", "news"}
@@ -37,7 +32,6 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _CONTROL_SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85"
 
 
-@functools.lru_cache(maxsize=256)
 def question_key(text: str) -> str:
     """The normalised form of a question."""
     words = [_singular(w) for w in (_strip(w) for w in _words(text)) if _has_alnum(w)]
@@ -92,8 +86,7 @@ def _without_fillers(words: list[str]) -> list[str]:
         kept: list[str] = []
         i = 0
         while i < len(words):
-            starting = _FILLERS_BY_FIRST.get(words[i], ())
-            match = next((f for f in starting if tuple(words[i : i + len(f)]) == f), None)
+            match = next((f for f in FILLERS if tuple(words[i : i + len(f)]) == f), None)
             if match is None:
                 kept.append(words[i])
                 i += 1

@@ -17,7 +17,7 @@ from bot.models import Document
 from bot.names import MAX_NAMES_PER_CALL, uri_for_name
 from bot.observability.metrics import Metrics
 from bot.store import TEXT, ModelCodec, Op, SharedFlight, Store
-from bot.text import collapse_whitespace
+from bot.text import collapse_whitespace, truncate
 from bot.upstream._client import McpClient
 from bot.upstream._errors import Output, parse_output
 
@@ -86,10 +86,7 @@ def title_from_uri(uri: str) -> str:
 def snippet(text: str, limit: int = 500) -> str:
     """One paragraph of at most `limit` characters, cut at a word; Markdown heading marks go
     (they mean nothing once the lines are joined)."""
-    flat = collapse_whitespace(_HEADING.sub("", text))
-    if len(flat) <= limit:
-        return flat
-    return flat[:limit].rsplit(" ", 1)[0].rstrip(" ,;:.") + "…"
+    return truncate(collapse_whitespace(_HEADING.sub("", text)), limit, at_word=True)
 
 
 #: which tool does each job, by the names servers have used (the first is today's)

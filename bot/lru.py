@@ -46,6 +46,12 @@ class SizedLru(Generic[K, V]):
         while len(self._values) > self._max_entries or self.size > self._max_size:
             self.size -= self._size_of(self._values.popitem(last=False)[1])
 
+    def items(self) -> list[tuple[K, V]]:
+        return list(self._values.items())
+
+    def oldest(self) -> tuple[K, V] | None:
+        return next(iter(self._values.items()), None)
+
     def discard(self, key: K) -> None:
         old = self._values.pop(key, None)
         if old is not None:

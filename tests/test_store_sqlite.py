@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import sqlite3
@@ -243,84 +242,6 @@ async def test_a_file_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreConfigError) as caught:
         await _open(tmp_path / "state.db")
     assert "newer gdocs-bot" in str(caught.value)
-
-
-# version 1's schema script, as that version ran it on every open
-_SCHEMA_1 = """
-CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-INSERT OR IGNORE INTO meta VALUES ('schema', '1');
-CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, ns TEXT NOT NULL, value BLOB NOT NULL,
-    expires REAL NOT NULL, touched INTEGER NOT NULL) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS entries_lru ON entries (ns, touched);
-CREATE INDEX IF NOT EXISTS entries_expiry ON entries (expires);
-CREATE TABLE IF NOT EXISTS windows (key TEXT PRIMARY KEY, ns TEXT NOT NULL, events TEXT NOT NULL,
-    expires REAL NOT NULL, touched INTEGER NOT NULL) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS windows_lru ON windows (ns, touched);
-CREATE INDEX IF NOT EXISTS windows_expiry ON windows (expires);
-CREATE TABLE IF NOT EXISTS sizes (tbl TEXT NOT NULL, ns TEXT NOT NULL, n INTEGER NOT NULL,
-    PRIMARY KEY (tbl, ns)) WITHOUT ROWID;
-CREATE TRIGGER IF NOT EXISTS entries_in AFTER INSERT ON entries BEGIN
-    INSERT INTO sizes VALUES ('entries', NEW.ns, 1) ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS entries_out AFTER DELETE ON entries BEGIN
-    UPDATE sizes SET n = n - 1 WHERE tbl = 'entries' AND ns = OLD.ns;
-END;
-CREATE TRIGGER IF NOT EXISTS windows_in AFTER INSERT ON windows BEGIN
-    INSERT INTO sizes VALUES ('windows', NEW.ns, 1) ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-CREATE TRIGGER IF NOT EXISTS windows_out AFTER DELETE ON windows BEGIN
-    UPDATE sizes SET n = n - 1 WHERE tbl = 'windows' AND ns = OLD.ns;
-END;
-"""
-
-
-def _schema_objects(path: Path) -> set[str]:
-    with contextlib.closing(sqlite3.connect(path)) as raw:
-        return {name for (name,) in raw.execute("SELECT name FROM sqlite_master")}
-
-
-async def test_a_version_1_file_is_brought_up_to_date_with_its_values(tmp_path: Path) -> None:
-    """A file the previous version wrote: its values and windows read the same, its triggers
-    and extra indexes are gone, and it says version 2 (so that version refuses it)."""
-    path = tmp_path / "state.db"
-    with contextlib.closing(sqlite3.connect(path)) as raw:
-        raw.executescript(_SCHEMA_1)
-        raw.execute("INSERT INTO entries VALUES ('answer:a', 'answer', ?, 1e12, 7)", (b'{"n":1}',))
-        raw.execute("INSERT INTO windows VALUES ('quota:u', 'quota', '[1e11]', 1e12, 8)")
-        page = json.dumps({"content": "Lorem ipsum. " * 3000}).encode()  # many pages long
-        raw.execute("INSERT INTO entries VALUES ('doc:big', 'doc', ?, 1e12, 9)", (page,))
-        raw.commit()
-    store = await _open(path)
-    try:
-        assert {"n": 1} == await store.get("answer:a", JSON)
-        assert {"content": "Lorem ipsum. " * 3000} == await store.get("doc:big", JSON)
-        assert [1e11] == await store.window_events("quota:u", 1e11, 1.5e11)
-        await store.set("answer:b", 2, JSON, ttl=60)
-    finally:
-        await store.aclose()
-    objects = _schema_objects(path)
-    assert {"entries_order", "windows_order"} <= objects
-    assert not objects & {"sizes", "entries_in", "entries_out", "entries_expiry", "entries_lru"}
-    with contextlib.closing(sqlite3.connect(path)) as raw:
-        assert [("2",)] == raw.execute("SELECT value FROM meta").fetchall()
-
-
-async def test_what_version_1_adds_to_a_newer_file_is_dropped_again(tmp_path: Path) -> None:
-    """Version 1 creates its triggers in a newer file before it refuses it: the next open
-    of this version drops them, and the values are still there."""
-    path = tmp_path / "state.db"
-    store = await _open(path)
-    await store.set("answer:a", 1, JSON, ttl=60)
-    await store.aclose()
-    with contextlib.closing(sqlite3.connect(path)) as raw:
-        raw.executescript(_SCHEMA_1)
-    assert "entries_in" in _schema_objects(path)
-    store = await _open(path)
-    try:
-        assert 1 == await store.get("answer:a", JSON)
-    finally:
-        await store.aclose()
-    assert not _schema_objects(path) & {"sizes", "entries_in", "windows_out", "entries_expiry"}
 
 
 async def test_a_closed_store_raises_store_error(tmp_path: Path) -> None:

@@ -1,20 +1,21 @@
 """`memory://`: the store in this process's memory (tests, throwaway runs, an outage's state).
 
 It keeps the objects themselves. A namespace holds at most `max_entries` keys and `max_chars`
-bytes of their values' encoded form; past either, the least recently used go first, though
-never the value just written.
+bytes of their values' encoded form (`SizedLru`); past either, the least recently used go.
 """
 
 from __future__ import annotations
 
 import time
-from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from bot.lru import SizedLru
 from bot.store._api import BatchWrites, Codec, Op, T, applied, check, namespace
 
 Clock = Callable[[], float]
+#: (expires, value, its encoded size)
+_Entry = tuple[float, Any, int]
 
 #: bytes one namespace's values take at most (encoded), by default: a few MB of memory
 MAX_CHARS = 4_000_000
@@ -28,17 +29,10 @@ class MemoryStore(BatchWrites):
     ) -> None:
         if max_entries < 1 or max_chars < 1:
             raise ValueError("max_entries and max_chars must be at least 1")
-        self._max = max_entries
-        self._max_chars = max_chars
-        self._clock = clock
-        #: namespace -> key -> (expires, value, its text size), least recently used first
-        self._spaces: dict[str, OrderedDict[str, tuple[float, Any, int]]] = {}
-        self._chars: Counter[str] = Counter()
-        #: sliding windows: namespace -> key -> (expires, event times), least recent first
-        self._windows: dict[str, OrderedDict[str, tuple[float, deque[float]]]] = {}
-
-    def __len__(self) -> int:
-        return sum(self.count(space) for space in {*self._spaces, *self._windows})
+        self._max, self._max_chars, self._clock = max_entries, max_chars, clock
+        self._spaces: dict[str, SizedLru[str, _Entry]] = {}
+        #: sliding windows, bounded apart from the values: (expires, event times, 0)
+        self._windows: dict[str, SizedLru[str, _Entry]] = {}
 
     def count(self, space: str) -> int:
         """How many keys namespace `space` holds now (entries and sliding windows)."""
@@ -46,39 +40,31 @@ class MemoryStore(BatchWrites):
 
     def chars(self, space: str) -> int:
         """How many bytes the values of namespace `space` take now, encoded."""
-        return self._chars[space]
+        return self._space(space).size
 
-    def _entries(self, key: str) -> OrderedDict[str, tuple[float, Any, int]]:
-        return self._spaces.setdefault(namespace(key), OrderedDict())
+    def _space(self, key: str, windows: bool = False) -> SizedLru[str, _Entry]:
+        spaces, space = self._windows if windows else self._spaces, namespace(key)
+        if space not in spaces:
+            spaces[space] = SizedLru(
+                max_entries=self._max, max_size=self._max_chars, size_of=lambda e: e[2]
+            )
+        return spaces[space]
 
-    def _pop(self, key: str) -> None:
-        entry = self._entries(key).pop(key, None)
-        if entry is not None:
-            self._chars[namespace(key)] -= entry[2]
-
-    def _live(self, key: str) -> tuple[float, Any, int] | None:
-        entries = self._entries(key)
-        entry = entries.get(key)
+    def _live(self, key: str, windows: bool = False) -> _Entry | None:
+        space = self._space(key, windows)
+        entry = space.get(key)
         if entry is not None and entry[0] <= self._clock():
-            self._pop(key)
+            space.discard(key)
             return None
-        if entry is not None:
-            entries.move_to_end(key)
         return entry
 
-    def _put(self, key: str, value: Any, expires: float, size: int = 0) -> None:
-        space, entries = namespace(key), self._entries(key)
-        self._pop(key)
-        entries[key] = (expires, value, size)
-        self._chars[space] += entries[key][2]
-        now = self._clock()
-        # the value just written stays, whatever its size; a few expired ones go on the way
-        while len(entries) > 1 and (
-            len(entries) > self._max
-            or self._chars[space] > self._max_chars
-            or next(iter(entries.values()))[0] <= now
-        ):
-            self._pop(next(iter(entries)))
+    def _put(
+        self, key: str, value: Any, expires: float, size: int = 0, windows: bool = False
+    ) -> None:
+        space, now = self._space(key, windows), self._clock()
+        space.put(key, (expires, value, size))
+        while (oldest := space.oldest()) is not None and oldest[1][0] <= now:
+            space.discard(oldest[0])  # expired ones go on the way, oldest first
 
     # --- Store ---------------------------------------------------------------------------
     async def get_many(self, keys: Sequence[str], codec: Codec[T]) -> list[T | None]:
@@ -100,9 +86,8 @@ class MemoryStore(BatchWrites):
                 self._put(key, op.value, expires, size)
             return entry is None
         if op.kind == "delete":
-            self._pop(key)
-            if (windows := self._windows.get(namespace(key))) is not None:
-                windows.pop(key, None)
+            self._space(key).discard(key)
+            self._space(key, windows=True).discard(key)
             return None
         if op.kind == "incr":
             if entry is None or not isinstance(entry[1], int):
@@ -116,58 +101,41 @@ class MemoryStore(BatchWrites):
         if op.kind == "replace":
             self._put(key, op.value, expires, size)
         else:
-            self._pop(key)
+            self._space(key).discard(key)
         return True
 
     async def hit(self, key: str, limit: int, window: float, now: float) -> float | None:
         events = self._events(key, window, now)
         if len(events) >= limit:
             return max(0.0, events[0] + window - now) if events else window
-        events.append(now)
-        windows = self._windows.setdefault(namespace(key), OrderedDict())
-        windows[key] = (now + window, events)
-        windows.move_to_end(key)
-        while len(windows) > self._max:
-            windows.popitem(last=False)
-        while windows:  # windows whose last event has left them go, oldest first
-            oldest, (expires, _) = next(iter(windows.items()))
-            if expires > now:
-                break
-            del windows[oldest]
+        self._put(key, [*events, now], now + window, windows=True)
         return None
 
     async def unhit(self, key: str, at: float) -> bool:
-        found = self._window(key)
-        if found is None or at not in found[1]:
+        entry = self._live(key, windows=True)
+        if entry is None or at not in entry[1]:
             return False
-        found[1].remove(at)
+        entry[1].remove(at)
         return True
 
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
-        return list(self._events(key, window, now))
+        return self._events(key, window, now)
 
-    def _window(self, key: str) -> tuple[float, deque[float]] | None:
-        windows = self._windows.get(namespace(key))
-        return None if windows is None else windows.get(key)
-
-    def _events(self, key: str, window: float, now: float) -> deque[float]:
-        found = self._window(key)
-        events = found[1] if found is not None else deque()
-        while events and events[0] <= now - window:
-            events.popleft()
-        return events
+    def _events(self, key: str, window: float, now: float) -> list[float]:
+        entry = self._live(key, windows=True)
+        events: list[float] = [] if entry is None else entry[1]
+        return [t for t in events if t > now - window]
 
     async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]:
         now = self._clock()
-        found: list[tuple[str, T]] = []
-        spaces = [self._entries(prefix)] if ":" in prefix else list(self._spaces.values())
-        for entries in spaces:
-            for key, (expires, value, _) in list(entries.items()):
-                if len(found) >= limit:
-                    return found
-                if key.startswith(prefix) and expires > now:
-                    found.append((key, value))
-        return found
+        spaces = [self._space(prefix)] if ":" in prefix else list(self._spaces.values())
+        found = [
+            (key, value)
+            for space in spaces
+            for key, (expires, value, _) in space.items()
+            if key.startswith(prefix) and expires > now
+        ]
+        return found[:limit]
 
     async def ping(self) -> None:
         return None

@@ -20,8 +20,7 @@ from typing import Any, TypeVar
 
 from bot.store._api import BatchWrites, Codec, Op, StoreConfigError, StoreError, T, check, decoded
 from bot.store._memory import Clock
-from bot.store._sqlite_db import Db
-from bot.store._sqlite_schema import SCHEMA_VERSION, NewerSchema
+from bot.store._sqlite_db import SCHEMA_VERSION, Db, NewerSchema
 
 R = TypeVar("R")
 

@@ -1,9 +1,8 @@
 """The synchronous half of the SQLite store: one connection, used by one thread only.
 
-Every write is one `BEGIN IMMEDIATE … COMMIT` (`write`). Rows carry their expiry and a use
-stamp (`touched`, kept increasing) for eviction; keys read get theirs in the next write. A
-namespace is counted when its last count plus the writes since pass `max_entries` or the
-count is a second old; past the bound the least recently used rows go, to 1 % under it.
+Every write is one `BEGIN IMMEDIATE … COMMIT` (`write`). Rows carry their expiry and a write
+stamp (`touched`); past `max_entries` in a namespace the rows written longest ago go. `meta`
+holds the schema version: a file of another version is refused rather than misread.
 """
 
 from __future__ import annotations
@@ -18,23 +17,36 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.store._api import Op, applied, namespace
-from bot.store._sqlite_schema import prepare
 
 V = TypeVar("V")
 R = TypeVar("R")
 
+SCHEMA_VERSION = 2
+_SCHEMA = [
+    "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, ns TEXT NOT NULL,"
+    " value BLOB NOT NULL, expires REAL NOT NULL, touched INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS windows (key TEXT PRIMARY KEY, ns TEXT NOT NULL,"
+    " events TEXT NOT NULL, expires REAL NOT NULL, touched INTEGER NOT NULL) WITHOUT ROWID",
+    *(
+        f"CREATE INDEX IF NOT EXISTS {t}_order ON {t} (ns, touched, expires)"
+        for t in ("entries", "windows")
+    ),
+    f"INSERT OR IGNORE INTO meta VALUES ('schema', '{SCHEMA_VERSION}')",
+]
 _INTEGER = re.compile(rb"-?[0-9]{1,18}")
 #: bytes the WAL file is cut back to when it starts over (PRAGMA journal_size_limit)
 JOURNAL_SIZE_LIMIT = 4 << 20
 SWEEP_BATCH = 500
-_RECOUNT_EVERY = 1.0
-_MAX_PENDING_TOUCHES = 1000
 _TABLES = {"entries": "value", "windows": "events"}
 _LIVE = "SELECT value, expires FROM entries WHERE key = ? AND expires > ?"
-# an upsert, not INSERT OR REPLACE (a delete and an insert: twice the index work)
 _PUT = """INSERT INTO {0} (key, ns, {1}, expires, touched) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (key) DO UPDATE SET {1} = excluded.{1}, expires = excluded.expires,
 touched = excluded.touched"""
+
+
+class NewerSchema(Exception):
+    """The file was written by another version of the bot."""
 
 
 class Db:
@@ -55,7 +67,13 @@ class Db:
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
-            prepare(conn)
+            with conn:  # one transaction: two processes opening one file take turns
+                conn.execute("BEGIN IMMEDIATE")
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+            (found,) = conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
+            if found != str(SCHEMA_VERSION):
+                raise NewerSchema(f"schema {found}")
             newest = [conn.execute(f"SELECT max(touched) FROM {t}").fetchone()[0] for t in _TABLES]
         except BaseException:
             conn.close()
@@ -64,11 +82,8 @@ class Db:
         self._max, self._slack = max_entries, max_entries // 100
         self._sweep_every, self._next_sweep = sweep_every, 0.0
         self._stamp = max(int(n or 0) for n in newest)
-        #: (table, namespace) -> (at most this many rows, counted at)
-        self._sizes: dict[tuple[str, str], tuple[int, float]] = {}
-        self._dirty: dict[tuple[str, str], int] = {}
-        #: keys read since the last write, oldest first
-        self._touched: dict[str, None] = {}
+        #: (table, namespace) written in the current transaction
+        self._dirty: set[tuple[str, str]] = set()
 
     def close(self) -> None:
         self._conn.close()
@@ -77,28 +92,20 @@ class Db:
         self._conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
 
     def write(self, job: Callable[[float], R], now: float) -> R:
-        """`job(now)` in one transaction with the reads' use stamps, the size bound and (when
-        due) a sweep: all of it committed, or (on an error) none of it."""
+        """`job(now)` in one transaction with the size bound and (when due) a sweep: all of it
+        committed, or (on an error) none of it."""
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
-        touched, self._touched = self._touched, {}
         try:
-            conn.executemany(
-                "UPDATE entries SET touched = ? WHERE key = ?",
-                [(self._next_stamp(now), key) for key in touched],
-            )
             result = job(now)
-            for (table, ns), added in self._dirty.items():
-                self._bound(table, ns, added, now)
+            for table, ns in self._dirty:
+                self._bound(table, ns)
             if now >= self._next_sweep:
                 self._sweep(now)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.rollback()
-            for written in self._dirty:  # counted in a transaction that is gone
-                self._sizes.pop(written, None)
-            self._touched = {**touched, **self._touched}
             raise
         finally:
             self._dirty.clear()
@@ -112,24 +119,16 @@ class Db:
         ns = namespace(key)
         stamp = self._next_stamp(now)
         self._conn.execute(_PUT.format(table, _TABLES[table]), (key, ns, data, expires, stamp))
-        self._dirty[(table, ns)] = self._dirty.get((table, ns), 0) + 1
+        self._dirty.add((table, ns))
 
-    def _bound(self, table: str, ns: str, added: int, now: float) -> None:
-        known = self._sizes.get((table, ns))
-        if known is not None and known[0] + added <= self._max and now - known[1] < _RECOUNT_EVERY:
-            self._sizes[(table, ns)] = (known[0] + added, known[1])
-            return
-        query = f"SELECT count(*) FROM {table} WHERE ns = ?"
-        (rows,) = self._conn.execute(query, (ns,)).fetchone()
+    def _bound(self, table: str, ns: str) -> None:
+        (rows,) = self._conn.execute(f"SELECT count(*) FROM {table} WHERE ns = ?", (ns,)).fetchone()
         if rows > self._max:
-            excess = rows - (self._max - self._slack)
             self._conn.execute(
                 f"DELETE FROM {table} WHERE key IN"
                 f" (SELECT key FROM {table} WHERE ns = ? ORDER BY touched LIMIT ?)",
-                (ns, excess),
+                (ns, rows - (self._max - self._slack)),
             )
-            rows -= excess
-        self._sizes[(table, ns)] = (rows, now)
 
     def _sweep(self, now: float) -> None:
         deleted = [
@@ -149,13 +148,7 @@ class Db:
         rows = self._conn.execute(
             f"SELECT key, value FROM entries WHERE key IN ({marks}) AND expires > ?", (*keys, now)
         )
-        found = {key: bytes(value) for key, value in rows}
-        for key in found:
-            self._touched.pop(key, None)
-            self._touched[key] = None
-        while len(self._touched) > _MAX_PENDING_TOUCHES:
-            del self._touched[next(iter(self._touched))]
-        return found
+        return {key: bytes(value) for key, value in rows}
 
     def batch(self, ops: Sequence[Op], now: float) -> list[object]:
         return applied(ops, lambda op: self._apply(op, now))

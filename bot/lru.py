@@ -1,5 +1,4 @@
-"""A least-recently-used map bounded by its entries and by the size of what it holds (people's
-recent questions: a count alone would let a few big values hold most of the memory)."""
+"""A least-recently-used map bounded by its entries and by the size of what it holds."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ class SizedLru(Generic[K, V]):
         self._max_entries = max_entries
         self._max_size = max_size
         self._size_of = size_of
-        #: the sizes of the values kept, summed
-        self.size = 0
+        self.size = 0  # the sizes of the values kept, summed
 
     def __len__(self) -> int:
         return len(self._values)
@@ -35,8 +33,7 @@ class SizedLru(Generic[K, V]):
         return value
 
     def put(self, key: K, value: V) -> None:
-        """`value` in place of what `key` held, unless it is too big (then `key` holds nothing:
-        what was there is older than `value`)."""
+        """`value` in place of what `key` held; unless it is too big, then nothing."""
         self.discard(key)
         size = self._size_of(value)
         if size > self._max_size // 4:

@@ -1,11 +1,5 @@
 """State behind one interface (`Store`): `memory://`, `sqlite:///…` (the default), `redis://…`.
-
-    store = ResilientStore(await open_store(url, prefix="gdocs:", max_entries=10_000))
-    await store.set("answer:how do i …", answer, ModelCodec(Answer), ttl=3600)
-    claimed = await store.add("dedupe:Ev123", "working", TEXT, ttl=60)
-
-`SharedFlight`: identical computations in flight, on any replica, share one call.
-"""
+`SharedFlight`: identical computations in flight, on any replica, share one call."""
 
 from __future__ import annotations
 

@@ -1,17 +1,7 @@
-"""The store interface. Values are objects; a `Codec` turns them into bytes where a backend
-needs bytes (SQLite, Redis). Every value has a TTL. Keys are `namespace:rest`: size bounds
-apply per namespace, so a flood of one kind of key cannot push out another.
-
-Several writes are one operation with `Store.batch([...])`:
-
-    results = await store.batch([
-        Op.add("lease:Ev1", owner, TEXT, ttl=120),
-        Op.add("work:Ev1", record, RECORD, ttl=960, only_if=0),  # only when the lease was free
-    ])
-
-A batch is one SQLite transaction or one Redis script: all of it is applied, or none.
-`only_if=i`: only when operation `i` returned True (else the result is False, 0 for `incr`).
-"""
+"""The store interface. Values are objects; a `Codec` turns them into bytes for SQLite and
+Redis. Every value has a TTL. Keys are `namespace:rest`; size bounds apply per namespace.
+`Store.batch([Op.add(...), Op.add(..., only_if=0)])` is one SQLite transaction or one Redis
+script: all of it is applied, or none."""
 
 from __future__ import annotations
 
@@ -27,7 +17,7 @@ M = TypeVar("M", bound=BaseModel)
 
 
 class StoreError(Exception):
-    """A store call failed (connection lost, timed out, refused). `message` is one safe line."""
+    """A store call failed; `message` is one safe line."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -35,12 +25,11 @@ class StoreError(Exception):
 
 
 class StoreConfigError(StoreError):
-    """STATE_URL cannot work (bad URL, corrupt or unwritable file, wrong Redis password or db):
-    `message` names STATE_URL and the fix, for one start-up line and exit 2."""
+    """STATE_URL cannot work: `message` names STATE_URL and the fix (then exit 2)."""
 
 
 class StoreUnavailable(StoreError):
-    """The store did not answer at start-up (connection refused, timed out): worth retrying."""
+    """The store did not answer at start-up: worth retrying."""
 
 
 class Codec(Protocol[T]):
@@ -68,7 +57,7 @@ class JsonCodec:
 
 @dataclass(frozen=True)
 class AdapterCodec(Generic[T]):
-    """Any type pydantic can validate (models, dataclasses, tuples, lists) as JSON."""
+    """Any type pydantic can validate, as JSON."""
 
     adapter: TypeAdapter[T]
 
@@ -83,7 +72,6 @@ class AdapterCodec(Generic[T]):
 
 
 def ModelCodec(model: type[M]) -> AdapterCodec[M]:
-    """A pydantic model as its JSON."""
     return AdapterCodec(TypeAdapter(model))
 
 
@@ -100,30 +88,19 @@ def decoded(codec: Codec[T], raw: bytes | None) -> T | None:
 
 
 def namespace(key: str) -> str:
-    """The part of a key that size bounds apply to: everything before the first `:`."""
     return key.split(":", 1)[0]
 
 
 def shared_by_replicas(store: Store) -> bool:
-    """Whether other bot processes use `store` at once (Redis; an SQLite file is one bot's):
-    what only replicas need (the shared flight's lock, Stop markers) goes only there."""
+    """Whether other bot processes share `store` (Redis; an SQLite file is one bot's)."""
     return store.kind == "redis"
 
 
 class Store(Protocol):
-    """What every backend offers. TTLs and windows are in seconds (`ttl` > 0). Expiry runs on
-    the backend's clock (Redis's own; the injected clock of memory and SQLite). A value that
-    cannot be decoded (written by another version) reads as absent.
-
-    `add`: set only if absent (an atomic claim). `replace`: compare-and-set (new TTL).
-    `delete_if`: delete only if it holds `expected`. `incr`: add to a counter, created at 0
-    with `ttl` (an existing one keeps its expiry). `hit`: a sliding window; record an event at
-    `now` (the caller's clock, shared by replicas) and return None when fewer than `limit`
-    happened in `(now - window, now]`, else record nothing and return the seconds until the
-    oldest leaves. `unhit`: take back the event recorded at `at`. `scan`: up to `limit` live
-    pairs whose key starts with `prefix`. `batch`: several writes, all or none (`Op`). `ping`:
-    StoreError when the backend cannot be used now. Writes with a bool say whether they did.
-    """
+    """What every backend offers; times in seconds. A value that cannot be decoded reads as
+    absent. `add`: set if absent. `replace`: compare-and-set. `incr`: a counter created at 0
+    with `ttl`. `hit`: record an event at `now` and return None when fewer than `limit`
+    happened in `(now - window, now]`, else the seconds until the oldest leaves."""
 
     kind: str  # "memory", "sqlite" or "redis"
 
@@ -152,7 +129,7 @@ _CONDITIONS = frozenset({"add", "replace", "delete_if"})
 
 @dataclass(frozen=True)
 class Op:
-    """One write of a batch; build it with the class methods (they mirror the Store's)."""
+    """One write of a batch; build it with the class methods."""
 
     kind: OpKind
     key: str
@@ -161,7 +138,6 @@ class Op:
     ttl: float = 0.0
     expected: Any = None
     amount: int = 0
-    #: apply only when the operation at this index (earlier in the batch) returned True
     only_if: int | None = None
 
     @classmethod
@@ -193,7 +169,6 @@ class Op:
         return cls("incr", key, ttl=ttl, amount=amount)
 
     def encoded(self) -> tuple[bytes, bytes]:
-        """(value, expected) as the codec's bytes (b"" where there is none)."""
         codec = self.codec
         value = b"" if codec is None or self.value is None else codec.encode(self.value)
         expected = b"" if codec is None or self.expected is None else codec.encode(self.expected)
@@ -201,8 +176,7 @@ class Op:
 
 
 def check(ops: Sequence[Op]) -> None:
-    """ValueError for a batch no backend should run: a TTL of 0 or less where one is needed,
-    or `only_if` naming something other than an earlier claim or compare-and-set."""
+    """ValueError for a TTL <= 0 or an `only_if` that names no earlier conditional write."""
     for index, op in enumerate(ops):
         if op.kind in ("set", "add", "replace", "incr") and op.ttl <= 0:
             raise ValueError(f"batch op {index} ({op.kind}): ttl must be > 0")
@@ -215,7 +189,6 @@ def check(ops: Sequence[Op]) -> None:
 
 
 def applied(ops: Sequence[Op], apply: Callable[[Op], object]) -> list[object]:
-    """`apply(op)` for each operation whose condition holds, in order; the results."""
     results: list[object] = []
     for op in ops:
         if op.only_if is None or results[op.only_if] is True:
@@ -228,7 +201,7 @@ def applied(ops: Sequence[Op], apply: Callable[[Op], object]) -> list[object]:
 
 
 class BatchWrites:
-    """A Store's single writes as batches of one, and `get` as a `get_many` of one."""
+    """A Store's single writes as batches of one."""
 
     async def batch(self, ops: Sequence[Op]) -> list[object]:
         raise NotImplementedError

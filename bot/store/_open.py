@@ -1,8 +1,5 @@
-"""STATE_URL -> a Store: `memory://`, `sqlite:///relative.db`, `sqlite:////absolute.db`,
-`redis://[[user]:password@]host:port/db` and `rediss://…` (TLS). A URL, file or credentials
-that cannot work is StoreConfigError (one line naming STATE_URL and the fix, then exit 2); a
-server that does not answer is StoreUnavailable (worth retrying).
-"""
+"""STATE_URL -> a Store. What cannot work is StoreConfigError (one line naming STATE_URL and
+the fix); a server that does not answer is StoreUnavailable (worth retrying)."""
 
 from __future__ import annotations
 
@@ -24,8 +21,7 @@ _FORMS = f"memory://, {_SQLITE_FORMS}, redis://[[user]:password@]host:port/db or
 
 
 async def open_store(url: str, *, prefix: str, max_entries: int, clock: Clock = time.time) -> Store:
-    """The store STATE_URL names, opened and checked (Redis answered PING, the SQLite file is
-    a database this user can write)."""
+    """The store STATE_URL names, opened and checked."""
     scheme = url.partition("://")[0].lower() if "://" in url else ""
     if scheme == "memory":
         if url.rstrip("/").lower() != "memory:":
@@ -41,8 +37,7 @@ async def open_store(url: str, *, prefix: str, max_entries: int, clock: Clock = 
 
 
 def sqlite_path(url: str) -> Path:
-    """`sqlite:///state.db` -> state.db in the working directory; `sqlite:////data/x.db` ->
-    /data/x.db (the SQLAlchemy spelling)."""
+    """`sqlite:///state.db` -> ./state.db; `sqlite:////data/x.db` -> /data/x.db."""
     head = "sqlite:///"
     if not url.lower().startswith(head) or len(url) == len(head):
         raise _bad(url, f"an SQLite URL is {_SQLITE_FORMS}")

@@ -1,9 +1,6 @@
-"""`redis://…` / `rediss://…`: state shared by replicas, through redis-py's asyncio client
-and a blocking connection pool. Every key starts with `prefix` and has a TTL (PX). Writes
-(`batch`) and the sliding windows' `hit`/`unhit` are Lua scripts (`_redis_scripts`), atomic,
-one round trip each; windows are sorted sets under `<prefix>~window:<key>`. Errors are
-StoreError, one line that never carries the password.
-"""
+"""`redis://…` / `rediss://…`: state shared by replicas, through redis-py's asyncio client and
+a blocking pool. Writes and the sliding windows (sorted sets under `<prefix>~window:`) are Lua
+scripts, one round trip each. Errors are StoreError, one line without the password."""
 
 from __future__ import annotations
 

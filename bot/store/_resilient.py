@@ -1,10 +1,8 @@
 """A store that never fails the bot: the shared store when it answers, per-process state when not.
 
-Each call to the primary is bounded by `timeout`; one that fails or times out is served by a
-local MemoryStore (claims succeed locally, caches miss). The primary is then left alone for
-`retry_after` seconds (a circuit), and one warning is logged. Deletes served locally are
-replayed on the primary once it is back, so work finished meanwhile does not reappear there
-as live. Calls that reached the primary are counted (`gdocs_store_calls_total`).
+A call that fails or takes over `timeout` is served by a local MemoryStore; the primary is then
+left alone for `retry_after` seconds. Deletes served locally are replayed on the primary once it
+is back, so work finished meanwhile does not reappear there as live.
 """
 
 from __future__ import annotations
@@ -36,7 +34,7 @@ MAX_MISSED_DELETES = 10_000
 
 
 class ResilientStore(BatchWrites):
-    """Wraps any Store; see the module's docstring. `state()` is for /readyz."""
+    """Wraps any Store; `state()` is for /readyz."""
 
     def __init__(
         self,
@@ -49,9 +47,7 @@ class ResilientStore(BatchWrites):
         clock: Clock = time.monotonic,
     ) -> None:
         self.kind = primary.kind
-        #: the shared store itself, for a slow read that must neither stall the bot nor open
-        #: the circuit (the caller bounds it, and takes a StoreError as "unknown")
-        self.primary = primary
+        self.primary = primary  # for a slow read the caller bounds itself
         # per namespace: about 50 pages of 40 KB
         self._fallback = MemoryStore(max_entries=2_000, max_chars=2_000_000)
         self._timeout = timeout
@@ -59,20 +55,14 @@ class ResilientStore(BatchWrites):
         self._metrics = metrics
         self._url = redact_url(url if url is not None else f"{primary.kind}://")
         self._clock = clock
-        #: whether the last call reached the primary (False: calls are served locally)
-        self.up = True
+        self.up = True  # whether the last call reached the primary
         self._detail = "ok"
         self._retry_at = 0.0
         self._probing = False
         self._missed: deque[Replay] = deque(maxlen=MAX_MISSED_DELETES)
         self._replaying: asyncio.Task[None] | None = None
-        #: calls that went to the primary, by operation
-        self.calls: Counter[str] = Counter()
+        self.calls: Counter[str] = Counter()  # calls that went to the primary, by operation
         self._gauge(1)
-
-    @property
-    def round_trips(self) -> int:
-        return sum(self.calls.values())
 
     def publish(self, metrics: Metrics) -> None:
         """The call counts as /metrics counters (set: they are totals already)."""
@@ -86,7 +76,6 @@ class ResilientStore(BatchWrites):
     async def _call(
         self, op: str, call: Callable[[Store], Awaitable[R]], replay: Replay | None = None
     ) -> R:
-        """`call` on the primary, bounded; else on the fallback (then `replay` is kept)."""
         if self._primary_due():
             probe = not self.up
             if op != "ping":
@@ -109,7 +98,7 @@ class ResilientStore(BatchWrites):
         return await call(self._fallback)
 
     def _primary_due(self) -> bool:
-        """Always while it is up; while it is down, one call at a time after `retry_after`."""
+        # while it is down: one call at a time after `retry_after`
         if self.up:
             return True
         if self._probing or self._clock() < self._retry_at:
@@ -140,7 +129,6 @@ class ResilientStore(BatchWrites):
             self._replaying = asyncio.ensure_future(self._replay())
 
     async def _replay(self) -> None:
-        """The deletes the primary missed, in order; stops at a new failure."""
         try:
             while self._missed and self.up:
                 try:

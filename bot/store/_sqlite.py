@@ -1,10 +1,5 @@
-"""`sqlite:///…`: the default store, an SQLite file that outlives restarts.
-
-One connection (`_sqlite_db.Db`) used by one worker thread, so the event loop never waits for
-the file. WAL (CLI commands read while the bot writes), `synchronous=NORMAL`, SQLite's own
-autocheckpoint. A write returns once its transaction is committed: a batch that returned is
-in the file and survives a crash or `kill -9` of the bot.
-"""
+"""`sqlite:///…`: the default store. One connection on one worker thread (`Db`), WAL; a
+write returns once committed, so it survives a crash or `kill -9` of the bot."""
 
 from __future__ import annotations
 
@@ -41,7 +36,6 @@ class SqliteStore(BatchWrites):
         busy_timeout: float = 2.0,
         sweep_every: float = 60.0,
     ) -> SqliteStore:
-        """Open (or create) the file; StoreConfigError when it cannot be used."""
         if max_entries < 1:
             raise ValueError("max_entries must be at least 1")
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gdocs-store-sqlite")
@@ -67,7 +61,6 @@ class SqliteStore(BatchWrites):
             raise StoreError(f"sqlite {op} failed: the store is closed ({exc})") from None
 
     async def _write(self, op: str, job: Callable[[float], R]) -> R:
-        """`job(now)` in a transaction of its own; returns once it is committed."""
         return await self._run(op, self._db.write, job, self._clock())
 
     # --- Store ---------------------------------------------------------------------------
@@ -103,7 +96,6 @@ class SqliteStore(BatchWrites):
 
 
 def _explain(path: Path, exc: Exception, busy_timeout: float) -> str:
-    """One line for the operator: what is wrong with the file and what to do."""
     detail, other = _one_line(exc), "or point STATE_URL at another file"
     if isinstance(exc, NewerSchema):
         why = f"was written by a newer gdocs-bot ({exc}; this one reads schema {SCHEMA_VERSION})"

@@ -1,10 +1,4 @@
-"""Logging set-up: text or JSON lines on stderr, with every secret redacted.
-
-`configure_logging(settings)` installs one stderr handler on the root logger with a
-`RedactionFilter`, so whatever any library logs is redacted the same way: the configured
-secrets and anything token-shaped (`bot.redact`) become `[redacted]` in the message, its
-arguments, `extra=` fields and exception text.
-"""
+"""Logging set-up: text or JSON lines on stderr, with every secret redacted."""
 
 from __future__ import annotations
 

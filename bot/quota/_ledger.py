@@ -1,15 +1,6 @@
 """The answer_query governor: a ledger of calls per minute, per Pacific day and per person, and
-the pauses Google's 429s impose, all in the shared `Store` (replicas and restarts share them).
-
-Checks, in order: an active pause, the person's daily cap, the team's day, the sliding
-minute. A Permit has counted the call (Google counts failed calls too); a call refused here
-or by the server's 429 is given back, as Google does not count it. The server has the last
-word: its 429 pauses the ledger even when the ledger thought there was room.
-
-Keys (each with a TTL): `quota:pause` (JSON {kind, until, limit_value}), `quota:day:<day>`
-and `quota:user:<day>:<user>` (counters, until a day after the reset), `quota:minute` (the
-sliding window).
-"""
+the pauses Google's 429s impose, all in the shared `Store` (replicas and restarts share
+them)."""
 
 from __future__ import annotations
 
@@ -173,8 +164,7 @@ class AnswerQuota:
         self, signal: QuotaSignal, user: str | None, permit: Permit | None = None
     ) -> Pause:
         """Follow the server's 429: pause answer_query (minute: its retry delay or the window;
-        day: until Pacific midnight, the day spent; unknown: a short pause). The refused call
-        is given back: the person's and the day's count and its `permit`'s minute slot."""
+        day: until Pacific midnight, the day spent; unknown: a short pause)."""
         now = self._now()
         await self.tally_refused()
         if self._metrics is not None:
@@ -260,9 +250,7 @@ class AnswerQuota:
             await self._store.incr(day_key(day), target - used, ttl)
 
     async def state(self, user: str | None) -> QuotaState:
-        """The team's and `user`'s answers left, the minute, the pause and the next reset.
-        StoreError when the ledger cannot be read or the shared store is down (this
-        process's own counts would not be the team's)."""
+        """The team's and `user`'s answers left, the minute, the pause and the next reset."""
         now = self._now()
         cfg = self.config
         day = pacific_day(now)

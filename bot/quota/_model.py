@@ -1,9 +1,5 @@
-"""The governor's values, where the ledger keeps them in the store, and Pacific days.
-
-Google's daily quotas reset at midnight America/Los_Angeles. Midnight never falls in a
-daylight-saving change there, so "the next midnight" is one instant, returned in UTC (Python
-subtracts datetimes of one zone by wall clock, wrong across a change).
-"""
+"""The governor's values, where the ledger keeps them in the store, and Pacific days. Midnight
+never falls in a daylight-saving change there, so "the next midnight" is one instant (in UTC)."""
 
 from __future__ import annotations
 
@@ -65,8 +61,7 @@ class Permit:
 @dataclass(frozen=True)
 class Refusal:
     """Not now: which limit, until when, and (minute only) how long to wait when the window
-    opens within `wait_seconds`. `limit_value`: the size of the limit that said no (the bot's
-    setting, or the number in the server's 429; None when it gave none)."""
+    opens within `wait_seconds`."""
 
     limit: Limit
     until: datetime

@@ -1,13 +1,6 @@
-"""The report: `collect` reads the store (answer records, votes, per-day counters, each
-read bounded; a store that does not answer raises StoreError: a report is never made of
-nothing), `aggregate` makes the report from that (pure, no clock).
-
-Days are Pacific days (the quota's). Per-day counts come from the bot's counters
-(`bot.report.tally`); topics, gaps, pages, votes and channels from the records posted in the
-window. A topic is a question's normalised key (the cache's). Nothing that names a person is
-carried over: mentions and user-id-shaped words become "@someone", and channel ids appear
-only with `by_channel`.
-"""
+"""The report: `collect` reads the store (answer records, votes, per-day counters, each read
+bounded; a store that does not answer raises StoreError: a report is never made of nothing),
+`aggregate` makes the report from that (pure, no clock)."""
 
 from __future__ import annotations
 

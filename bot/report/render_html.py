@@ -30,10 +30,9 @@ _STYLE = """
 :root { color-scheme: light dark; --bg: #ffffff; --fg: #1f2328; --muted: #59636e;
   --line: #d1d9e0; --card: #f6f8fa; --gen: #1a7f37; --search: #bf8700; --fail: #cf222e;
   --quota: #0969da; --limit: #8250df; }
-@media (prefers-color-scheme: dark) {
-  :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --line: #3d444d; --card: #151b23;
-    --gen: #3fb950; --search: #d29922; --fail: #f85149; --quota: #4493f8; --limit: #ab7df8; }
-}
+@media (prefers-color-scheme: dark) { :root { --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1;
+  --line: #3d444d; --card: #151b23; --gen: #3fb950; --search: #d29922; --fail: #f85149;
+  --quota: #4493f8; --limit: #ab7df8; } }
 body { background: var(--bg); color: var(--fg); margin: 0 auto; max-width: 1100px;
   padding: 24px; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; }
 h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8px; }
@@ -41,8 +40,7 @@ h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8p
 .cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 16px 0; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px;
   padding: 10px 14px; min-width: 130px; }
-.card b { display: block; font-size: 24px; }
-svg text { fill: var(--muted); font-size: 11px; }
+.card b { display: block; font-size: 24px; } svg text { fill: var(--muted); font-size: 11px; }
 svg .axis { stroke: var(--line); } .gen { fill: var(--gen); } .search { fill: var(--search); }
 .fail { fill: var(--fail); } .quota { fill: var(--quota); }
 .limit { stroke: var(--limit); stroke-width: 2; stroke-dasharray: 6 4; }
@@ -51,14 +49,14 @@ svg .axis { stroke: var(--line); } .gen { fill: var(--gen); } .search { fill: va
   border-radius: 2px; }
 .legend i.gen { background: var(--gen); } .legend i.search { background: var(--search); }
 .legend i.fail { background: var(--fail); } .legend i.quota { background: var(--quota); }
-.legend i.limit { width: 18px; height: 0; border-top: 2px dashed var(--limit);
-  border-radius: 0; vertical-align: middle; } .legend i.none { display: none; }
+.legend i.limit { width: 18px; height: 0; border-top: 2px dashed var(--limit); border-radius: 0;
+  vertical-align: middle; }
+.legend i.none { display: none; }
 table { border-collapse: collapse; width: 100%; margin: 4px 0 8px; }
 th, td { border-bottom: 1px solid var(--line); padding: 6px 8px; text-align: left;
   vertical-align: top; }
-th { color: var(--muted); font-weight: 600; } td.n { text-align: right;
-  font-variant-numeric: tabular-nums; }
-.scroll { overflow-x: auto; }
+th { color: var(--muted); font-weight: 600; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; } .scroll { overflow-x: auto; }
 """
 
 
@@ -66,91 +64,67 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def _chart(count: int, top: int, label: str) -> tuple[int, int, list[str]]:
-    """A chart's bar width and width, and its frame: the y axis with 0 and its top value,
-    and the x axis."""
-    bar = max(6, min(60, (CHART_WIDTH - LEFT) // max(count, 1) - BAR_GAP))
-    width = LEFT + count * (bar + BAR_GAP) + BAR_GAP
-    base = CHART_HEIGHT - BOTTOM
-    frame = [
+def _bars_chart(report: Report, label: str, stacks: list[list[tuple[str, int, str]]]) -> str:
+    """Bars per day, each a stack of (class, count, word); the daily quota as a dashed line
+    when the bars are answer_query calls."""
+    days, limit = report.days, report.quota_per_day if "quota" in label else 0
+    top = max([limit, 1, *(sum(n for _, n, _ in stack) for stack in stacks)])
+    bar = max(6, min(60, (CHART_WIDTH - LEFT) // max(len(days), 1) - BAR_GAP))
+    width = LEFT + len(days) * (bar + BAR_GAP) + BAR_GAP
+    base, plot, every = CHART_HEIGHT - BOTTOM, CHART_HEIGHT - BOTTOM - 10, max(1, len(days) // 15)
+    parts = [
         f'<line class="axis" x1="{LEFT}" y1="{base}" x2="{width}" y2="{base}"/>',
         f'<line class="axis" x1="{LEFT}" y1="8" x2="{LEFT}" y2="{base}"/>',
         f'<text x="{LEFT - 6}" y="{base + 4}" text-anchor="end">0</text>',
         f'<text x="{LEFT - 6}" y="12" text-anchor="end">{_e(top)}</text>',
         f"<title>{_e(label)}</title>",
     ]
-    return bar, width, frame
-
-
-def _bar_x(i: int, bar: int) -> int:
-    return LEFT + BAR_GAP + i * (bar + BAR_GAP)
-
-
-def _day_label(x: float, day: str, index: int, count: int) -> str:
-    """The day's MM-DD under its bar (every few days only, when there are many)."""
-    every = max(1, count // 15)
-    if index % every and index != count - 1:
-        return ""
-    y = CHART_HEIGHT - BOTTOM + 14
-    return f'<text x="{x:.1f}" y="{y}" text-anchor="middle">{_e(day[5:])}</text>'
-
-
-def _rect(cls: str, x: float, y: float, w: int, h: float, tip: str) -> str:
+    for i, (d, stack) in enumerate(zip(days, stacks, strict=True)):
+        x, y = LEFT + BAR_GAP + i * (bar + BAR_GAP), float(base)
+        for cls, n, word in stack:
+            if n:
+                h = plot * n / top
+                y -= h
+                parts.append(
+                    f'<rect class="{cls}" x="{x:.1f}" y="{y:.1f}" width="{bar}" height="{h:.1f}">'
+                    f"<title>{_e(f'{d.day}: {n} {word}')}</title></rect>"
+                )
+        if i % every == 0 or i == len(days) - 1:  # the day's MM-DD under every few bars
+            mid = x + bar / 2
+            parts.append(
+                f'<text x="{mid:.1f}" y="{base + 14}" text-anchor="middle">{_e(d.day[5:])}</text>'
+            )
+    if limit:
+        y = base - plot * limit / top
+        parts.append(f'<line class="limit" x1="{LEFT}" y1="{y:.1f}" x2="{width}" y2="{y:.1f}"/>')
     return (
-        f'<rect class="{cls}" x="{x:.1f}" y="{y:.1f}" width="{w}" height="{h:.1f}">'
-        f"<title>{_e(tip)}</title></rect>"
+        f'<div class="scroll"><svg role="img" aria-label="{_e(label)}" width="{width + 10}" '
+        f'height="{CHART_HEIGHT}" viewBox="0 0 {width + 10} {CHART_HEIGHT}">'
+        f"{''.join(parts)}</svg></div>"
     )
 
 
 def questions_chart(report: Report) -> str:
     """Questions per day, stacked: generated, search only, no answer (failed, rate limited)."""
-    days = report.days
-    top = max([1, *(d.generated + d.search_only + d.unanswered for d in days)])
-    bar, width, parts = _chart(len(days), top, "Questions per day")
-    plot = CHART_HEIGHT - BOTTOM - 10
-    for i, d in enumerate(days):
-        x = _bar_x(i, bar)
-        y = float(CHART_HEIGHT - BOTTOM)
-        for cls, n, word in (
+    stacks = [
+        [
             ("gen", d.generated, "generated"),
             ("search", d.search_only, "search only"),
             ("fail", d.unanswered, "no answer"),
-        ):
-            if n:
-                h = plot * n / top
-                y -= h
-                parts.append(_rect(cls, x, y, bar, h, f"{d.day}: {n} {word}"))
-        parts.append(_day_label(x + bar / 2, d.day, i, len(days)))
-    return _svg(width, parts, "Questions per day: generated, search only, no answer")
+        ]
+        for d in report.days
+    ]
+    return _bars_chart(report, "Questions per day: generated, search only, no answer", stacks)
 
 
 def quota_chart(report: Report) -> str:
     """answer_query calls made per day against the daily quota (a dashed line)."""
-    days, limit = report.days, report.quota_per_day
-    top = max([limit, 1, *(d.answer_query_made for d in days)])
-    label = "answer_query calls per day against the daily quota"
-    bar, width, parts = _chart(len(days), top, label)
-    plot = CHART_HEIGHT - BOTTOM - 10
-    base = CHART_HEIGHT - BOTTOM
-    for i, d in enumerate(days):
-        x = _bar_x(i, bar)
-        h = plot * d.answer_query_made / top
-        tip = f"{d.day}: {d.answer_query_made} of {limit or 'unlimited'} made, "
-        tip += f"{d.answer_query_refused} refused"
-        parts.append(_rect("quota", x, base - h, bar, h, tip))
-        parts.append(_day_label(x + bar / 2, d.day, i, len(days)))
-    if limit:
-        y = base - plot * limit / top
-        parts.append(f'<line class="limit" x1="{LEFT}" y1="{y:.1f}" x2="{width}" y2="{y:.1f}"/>')
-    return _svg(width, parts, label)
-
-
-def _svg(width: int, parts: list[str], label: str) -> str:
-    body = "".join(parts)
-    return (
-        f'<div class="scroll"><svg role="img" aria-label="{_e(label)}" width="{width + 10}" '
-        f'height="{CHART_HEIGHT}" viewBox="0 0 {width + 10} {CHART_HEIGHT}">{body}</svg></div>'
-    )
+    limit = report.quota_per_day or "unlimited"
+    stacks = [
+        [("quota", d.answer_query_made, f"of {limit} made, {d.answer_query_refused} refused")]
+        for d in report.days
+    ]
+    return _bars_chart(report, "answer_query calls per day against the daily quota", stacks)
 
 
 def _table(table: Table, numeric: set[int]) -> str:

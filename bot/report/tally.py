@@ -1,12 +1,5 @@
-"""Per-day counters for `gdocs-bot report`, written by the bot as it works, and how one
-answered question is classified (shared by the bot and the report, so both say the same).
-
-Key: `report:<pacific day>:<name>`, an integer kept as long as the answer records
-(`min(FEEDBACK_RETENTION_DAYS, 30)` days). Names (none identifies a person or a channel):
-`questions` (routed to an answer, a search or Pay); `generated` or `search:<why>`; `failed`,
-`rate_limited`; `reuse:exact|normalised|shared`; `answer_query:made|refused` (429).
-A count that cannot be written is lost, never the question's answer.
-"""
+"""Per-day counters for `gdocs-bot report`, written by the bot as it works, and how one answered
+question is classified (shared by the bot and the report, so both say the same)."""
 
 from __future__ import annotations
 

@@ -14,11 +14,9 @@ from bot.lru import SizedLru
 from bot.store._api import BatchWrites, Codec, Op, T, applied, check, namespace
 
 Clock = Callable[[], float]
-#: (expires, value, its encoded size)
-_Entry = tuple[float, Any, int]
+_Entry = tuple[float, Any, int]  # (expires, value, its encoded size)
 
-#: bytes one namespace's values take at most (encoded), by default: a few MB of memory
-MAX_CHARS = 4_000_000
+MAX_CHARS = 4_000_000  # bytes one namespace's values take at most (encoded), by default
 
 
 class MemoryStore(BatchWrites):
@@ -33,6 +31,9 @@ class MemoryStore(BatchWrites):
         self._spaces: dict[str, SizedLru[str, _Entry]] = {}
         #: sliding windows, bounded apart from the values: (expires, event times, 0)
         self._windows: dict[str, SizedLru[str, _Entry]] = {}
+
+    def __len__(self) -> int:
+        return sum(len(space) for space in (*self._spaces.values(), *self._windows.values()))
 
     def count(self, space: str) -> int:
         """How many keys namespace `space` holds now (entries and sliding windows)."""

@@ -1,13 +1,10 @@
-"""Verified answers: each command and code block of a generated answer looked up in the
-pages it cites. Pure (text in, results out); nothing is run, fetched or stored here.
-
-A command is *found* when one page shows it (placeholders, flag order and line breaks
-aside), *partly* found when a page shows the command but not all its flags (or has all its
-words, only not together), else *not found*. See docs/verified-answers.md.
-"""
+"""Verified answers: each command and code block of a generated answer looked up in the pages
+it cites (found, partly found or not found; docs/verified-answers.md). Pure: nothing is run,
+fetched or stored here."""
 
 from __future__ import annotations
 
-from bot.verify._match import MAX_SNIPPETS, check_answer, count_commands, unchecked
-
-__all__ = ["MAX_SNIPPETS", "check_answer", "count_commands", "unchecked"]
+from bot.verify._match import MAX_SNIPPETS as MAX_SNIPPETS
+from bot.verify._match import check_answer as check_answer
+from bot.verify._match import count_commands as count_commands
+from bot.verify._match import unchecked as unchecked

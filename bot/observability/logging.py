@@ -22,12 +22,9 @@ _STANDARD_ATTRS = frozenset(
 
 # libraries whose INFO/DEBUG output is noise (or request URLs) in an operator's log
 _NOISY_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "hpack", "urllib3", "asyncio")
-_ALWAYS_QUIET = ("aiohttp.access", "google.auth", "google_auth_httplib2", "mcp")
-#: the SDK's and Bolt's loggers, the Web API client's own by name (it may be created later)
-_SLACK_LOGGERS = ("slack_bolt", "slack_sdk", "slack_sdk.web.async_base_client")
+_ALWAYS_QUIET = ("aiohttp.access", "google.auth", "mcp")
 
 
-#: the Slack request being handled: every log line written while it is handled carries its id
 _request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
 
 
@@ -63,8 +60,7 @@ def secrets_of(settings: Settings) -> list[str]:
 
 
 class RedactionFilter(logging.Filter):
-    """Rewrites each record in place (message rendered, exception and stack as text, `extra=`
-    fields), redacted, so nothing after it can see a secret."""
+    """Redacts each record in place (message, exception, stack, `extra=` fields)."""
 
     def __init__(self, redactor: Redactor) -> None:
         super().__init__()
@@ -93,13 +89,10 @@ class RedactionFilter(logging.Filter):
 
 
 def extra_fields(record: logging.LogRecord) -> dict[str, Any]:
-    """The `extra=` fields of a record, in the order they were given."""
     return {k: v for k, v in vars(record).items() if k not in _STANDARD_ATTRS}
 
 
 class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message, extras, exception."""
-
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
@@ -119,22 +112,16 @@ class JsonFormatter(logging.Formatter):
 
 
 class TextFormatter(logging.Formatter):
-    """`time LEVEL logger message key=value…`: extras appended so they are not lost."""
-
     def __init__(self) -> None:
         super().__init__("%(asctime)s %(levelname)s %(name)s %(message)s")
 
     def formatMessage(self, record: logging.LogRecord) -> str:
-        line = super().formatMessage(record)
-        extras = extra_fields(record)
-        if extras:
-            line += " " + " ".join(f"{k}={_text_value(v)}" for k, v in extras.items())
-        return line
-
-
-def _text_value(value: object) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
-    return json.dumps(text, ensure_ascii=False) if (" " in text or not text) else text
+        extras = [
+            f"{k}={json.dumps(t, ensure_ascii=False) if ' ' in t or not t else t}"
+            for k, v in extra_fields(record).items()
+            for t in [v if isinstance(v, str) else json.dumps(v, default=str, ensure_ascii=False)]
+        ]
+        return " ".join([super().formatMessage(record), *extras])
 
 
 class _StderrHandler(logging.StreamHandler[Any]):
@@ -149,8 +136,8 @@ class _StderrHandler(logging.StreamHandler[Any]):
 
 
 def configure_logging(settings: Settings) -> None:
-    """Install the stderr handler (text or JSON) with secret redaction on the root logger;
-    again, it replaces its own handler and leaves others (a test runner's capture) alone."""
+    """Install the stderr handler (text or JSON, redacted) on the root logger, in place of
+    its own earlier one."""
     handler = _StderrHandler()
     handler.setFormatter(JsonFormatter() if settings.log_format == "json" else TextFormatter())
     handler.addFilter(_RequestIdFilter())
@@ -162,14 +149,12 @@ def configure_logging(settings: Settings) -> None:
     root.addHandler(handler)
     root.setLevel(settings.log_level)
     level = logging.getLevelName(settings.log_level)
-    for name in _NOISY_LOGGERS:
-        logging.getLogger(name).setLevel(max(logging.WARNING, level))
-    for name in _ALWAYS_QUIET:
-        logging.getLogger(name).setLevel(logging.WARNING)
-    # Bolt and the SDK decide whether to build a DEBUG line (a repr of each call's payload)
-    # from their own logger's level, not the effective one: each gets the level itself
-    for name in _SLACK_LOGGERS:
-        logging.getLogger(name).setLevel(level)
-    for name, logger in list(logging.root.manager.loggerDict.items()):
-        if name.startswith(("slack_bolt.", "slack_sdk.")) and isinstance(logger, logging.Logger):
-            logger.setLevel(level)
+    levels = {name: max(logging.WARNING, level) for name in _NOISY_LOGGERS}
+    levels |= dict.fromkeys(_ALWAYS_QUIET, logging.WARNING)
+    # Bolt and the SDK build a DEBUG line (a repr of each payload) by their own logger's
+    # level, not the effective one: each gets the level itself (the client's may come later)
+    names = [*logging.root.manager.loggerDict, "slack_sdk.web.async_base_client"]
+    levels |= {n: level for n in names if n.split(".")[0] in ("slack_bolt", "slack_sdk")}
+    levels |= {"slack_bolt": level, "slack_sdk": level}
+    for name, value in levels.items():
+        logging.getLogger(name).setLevel(value)

@@ -21,13 +21,11 @@ class DayRow:
     day: str
     questions: int = 0
     generated: int = 0
-    #: search-only answers by why (bot.report.tally.SEARCH_WHY)
     search_why: dict[str, int] = field(default_factory=dict)
     failed: int = 0
     rate_limited: int = 0
     answer_query_made: int = 0
     answer_query_refused: int = 0
-    #: answers reused: exact, normalised, shared
     reuse: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -66,15 +64,12 @@ class GapRow:
 @dataclass(frozen=True)
 class PageRow:
     url: str
-    #: references of generated answers
     cited: int
-    #: hits of search replies
     listed: int
 
 
 @dataclass(frozen=True)
 class VoteRow:
-    #: generated, search or pay
     kind: str
     up: int
     down: int
@@ -105,7 +100,6 @@ class WeekSummary:
     questions: int
     generated: int
     search_only: int
-    #: failed or rate limited
     unanswered: int
     #: (topic, how many times) of the most frequent gaps, most frequent first
     gaps: tuple[tuple[str, int], ...] = ()

@@ -1,7 +1,5 @@
 """A cited page made searchable, for one check: its shell lines and code lines with the
-section (heading) each is under; commands are parsed per program, and code lines tokenised,
-only when an answer asks for them (an answer names a few programs, a page shows many lines).
-Built afresh for each check (a few ms for 20 pages), so nothing is kept between answers."""
+section (heading) each is under, parsed only when an answer asks for them."""
 
 from __future__ import annotations
 
@@ -33,46 +31,25 @@ class PageIndex:
     shell: list[tuple[str, str]] = field(default_factory=list)
     #: every fenced line, as written
     code: list[tuple[str, str]] = field(default_factory=list)
-    _commands: dict[str, list[tuple[Command, str]]] = field(default_factory=dict)
-    _tokens: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
-    _has: dict[str, bool] = field(default_factory=dict)
 
     def has(self, word: str) -> bool:
-        """Whether the page has `word` as a whole word anywhere, prose included (a flag
-        `--x` also as `--no-x`). One search per word asked: cheaper than a vocabulary."""
-        found = self._has.get(word)
-        if found is None:
-            found = self._has[word] = has_word(self.content, word)
-        return found
+        """Whether the page has `word` as a whole word anywhere, prose included."""
+        return has_word(self.content, word)
 
     def commands(self, program: str, word: str = "") -> list[tuple[Command, str]]:
-        """The page's commands of `program` (only those on lines that have `word`, when
-        given: a first subcommand narrows the lines to parse), each with its section."""
-        key = f"{program} {word}"
-        found = self._commands.get(key)
-        if found is None:
-            found = [
-                (command, section)
-                for line, section in self.shell
-                if program in line and word in line
-                for command in shell_commands(line)
-                if command.program == program
-            ]
-            self._commands[key] = found
-        return found
+        """The page's commands of `program` (on lines that have `word`), with their sections."""
+        return [
+            (command, section)
+            for line, section in self.shell
+            if program in line and word in line
+            for command in shell_commands(line)
+            if command.program == program
+        ]
 
     def code_lines(self, key: str, size: int) -> list[tuple[tuple[str, ...], str]]:
         """The page's code lines of `size` tokens that contain the name `key`."""
-        out = []
-        for raw, section in self.code:
-            if key not in raw:
-                continue
-            tokens = self._tokens.get(raw, ())
-            if tokens == ():
-                tokens = self._tokens[raw] = code_tokens(raw)
-            if tokens is not None and len(tokens) == size:
-                out.append((tokens, section))
-        return out
+        tokens = [(code_tokens(raw), section) for raw, section in self.code if key in raw]
+        return [(t, section) for t, section in tokens if t is not None and len(t) == size]
 
 
 def key_name(tokens: tuple[str, ...]) -> str:

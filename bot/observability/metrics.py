@@ -1,38 +1,19 @@
 """The bot's Prometheus metrics: one `Metrics` per bot, on its own `CollectorRegistry` (no
-globals: tests build several bots in one process). prometheus_client writes the text."""
+globals: tests build several bots in one process)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
 import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import CounterMetricFamily, Metric
-from prometheus_client.registry import Collector
+from prometheus_client.gc_collector import GCCollector
 
 # a `_created` series beside every counter only doubles the scrape
 prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]
 
 # upstream calls take from tens of ms to tens of seconds
 LATENCY_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
-
-_Totals = dict[str, tuple[str, dict[tuple[tuple[str, str], ...], float]]]
-
-
-class _TotalsCollector(Collector):
-    """Counters whose totals are kept elsewhere (the store's calls, the collector's passes)."""
-
-    def __init__(self) -> None:
-        self.totals: _Totals = {}
-
-    def collect(self) -> Iterator[Metric]:
-        for name, (help_text, series) in sorted(self.totals.items()):
-            labels = sorted({k for key in series for k, _ in key})
-            family = CounterMetricFamily(name, help_text, labels=labels)
-            for key, value in sorted(series.items()):
-                family.add_metric([v for _, v in key], value)
-            yield family
 
 
 class Metrics:
@@ -43,8 +24,7 @@ class Metrics:
         self._lock = threading.Lock()
         self._counters: dict[str, Counter] = {}
         self._gauges: dict[str, Gauge] = {}
-        self._totals = _TotalsCollector()
-        self.registry.register(self._totals)
+        GCCollector(registry=self.registry)  # python_gc_collections_total and others
         self._latency = Histogram(
             "gdocs_upstream_latency_seconds",
             "Upstream MCP tool call latency, retries included.",
@@ -63,12 +43,6 @@ class Metrics:
         """Add to counter `name` (created with `help_text` and these label names on first use)."""
         counter = self._counter(name, help_text, tuple(sorted(labels)))
         (counter.labels(**labels) if labels else counter).inc(amount)
-
-    def set_counter(self, name: str, help_text: str, value: float, **labels: str) -> None:
-        """Set counter `name` for `labels` to a total kept elsewhere (it only goes up)."""
-        with self._lock:
-            series = self._totals.totals.setdefault(name, (help_text, {}))[1]
-            series[tuple(sorted(labels.items()))] = float(value)
 
     def set_gauge(self, name: str, help_text: str, value: float, **labels: str) -> None:
         with self._lock:

@@ -64,11 +64,6 @@ class ResilientStore(BatchWrites):
         self.calls: Counter[str] = Counter()  # calls that went to the primary, by operation
         self._gauge(1)
 
-    def publish(self, metrics: Metrics) -> None:
-        """The call counts as /metrics counters (set: they are totals already)."""
-        for op, n in list(self.calls.items()):
-            metrics.set_counter(_CALLS, _CALLS_HELP, n, op=op)
-
     def state(self) -> dict[str, object]:
         """For /readyz: backend, URL (password hidden), ok, detail."""
         return {"backend": self.kind, "url": self._url, "ok": self.up, "detail": self._detail}
@@ -80,6 +75,8 @@ class ResilientStore(BatchWrites):
             probe = not self.up
             if op != "ping":
                 self.calls[op] += 1
+                if self._metrics is not None:
+                    self._metrics.count(_CALLS, _CALLS_HELP, op=op)
             try:
                 async with asyncio.timeout(self._timeout):
                     result = await call(self.primary)

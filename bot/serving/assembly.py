@@ -78,17 +78,9 @@ class Bot:
     readiness: Readiness
 
     async def refresh_metrics(self) -> None:
-        """Before each /metrics scrape: the quota's gauges, the store's call counts, the
-        garbage collector's passes."""
-        self.core.store.publish(self.core.metrics)
+        """Before each /metrics scrape: the quota's gauges, the garbage collector's thresholds."""
         thresholds = gc.get_threshold()
-        for generation, stats in enumerate(gc.get_stats()):
-            self.core.metrics.set_counter(
-                "python_gc_collections_total",
-                "Garbage collector passes, per generation.",
-                stats["collections"],
-                generation=str(generation),
-            )
+        for generation in range(len(thresholds)):
             self.core.metrics.set_gauge(
                 "python_gc_threshold",
                 "Garbage collector threshold, per generation (0 for all: it is off).",
@@ -216,7 +208,6 @@ def _slack_deps(
     from bot.slack.boundary import Boundary
     from bot.slack.deps import SlackDeps
     from bot.slack.flows.routing import Router
-    from bot.slack.identity import SlackIdentity
     from bot.slack.memory.channels import ChannelSettingsStore
     from bot.slack.memory.recent import RecentQuestions
     from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
@@ -237,7 +228,6 @@ def _slack_deps(
         limiter=RateLimiter(store, config.rate_limit_per_user_per_minute),
         profiles=UserProfiles(store),
         threads=ThreadMemory(store),
-        identity=SlackIdentity(),
         quota=core.service.quota,
         clock=now,
         work=WorkLog(

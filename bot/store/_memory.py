@@ -51,8 +51,8 @@ class MemoryStore(BatchWrites):
             )
         return spaces[space]
 
-    def _live(self, key: str, windows: bool = False) -> _Entry | None:
-        space = self._space(key, windows)
+    def _live(self, key: str) -> _Entry | None:
+        space = self._space(key)
         entry = space.get(key)
         if entry is not None and entry[0] <= self._clock():
             space.discard(key)
@@ -60,9 +60,11 @@ class MemoryStore(BatchWrites):
         return entry
 
     def _put(
-        self, key: str, value: Any, expires: float, size: int = 0, windows: bool = False
+        self, key: str, value: Any, expires: float, size: int = 0, windows: float | None = None
     ) -> None:
-        space, now = self._space(key, windows), self._clock()
+        """`windows`: a sliding window's, with the caller's `now` (windows run on its clock)."""
+        space = self._space(key, windows is not None)
+        now = self._clock() if windows is None else windows
         space.put(key, (expires, value, size))
         while (oldest := space.oldest()) is not None and oldest[1][0] <= now:
             space.discard(oldest[0])  # expired ones go on the way, oldest first
@@ -109,11 +111,11 @@ class MemoryStore(BatchWrites):
         events = self._events(key, window, now)
         if len(events) >= limit:
             return max(0.0, events[0] + window - now) if events else window
-        self._put(key, [*events, now], now + window, windows=True)
+        self._put(key, [*events, now], now + window, windows=now)
         return None
 
     async def unhit(self, key: str, at: float) -> bool:
-        entry = self._live(key, windows=True)
+        entry = self._space(key, True).get(key)
         if entry is None or at not in entry[1]:
             return False
         entry[1].remove(at)
@@ -123,7 +125,7 @@ class MemoryStore(BatchWrites):
         return self._events(key, window, now)
 
     def _events(self, key: str, window: float, now: float) -> list[float]:
-        entry = self._live(key, windows=True)
+        entry = self._space(key, True).get(key)
         events: list[float] = [] if entry is None else entry[1]
         return [t for t in events if t > now - window]
 

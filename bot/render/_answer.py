@@ -13,7 +13,7 @@ from bot.render._convert import FENCE_OPEN_RE
 from bot.render._feedback import feedback_block_for
 from bot.render._inline import plain_text
 from bot.render._markdown import cut_source, markdown_to_blocks
-from bot.render._marks import mark_lines, marks_by_anchor, split_at_marks, summary_line
+from bot.render._marks import marked_pieces, summary_line
 from bot.render._notices import error_sentence, fallback_note
 from bot.render._text import (
     MAX_BLOCKS,
@@ -196,15 +196,10 @@ def answer_parts(
 
 def _answer_blocks(answer: Answer, source: str) -> list[Block]:
     """`source` as blocks, each checked code block followed by its marks."""
-    groups = marks_by_anchor(answer.verification)
-    if not groups:
-        return markdown_to_blocks(source)
     blocks: list[Block] = []
-    for piece, anchor in split_at_marks(source, list(groups)):
-        blocks.extend(markdown_to_blocks(piece))
-        lines = mark_lines(groups[anchor]) if anchor is not None else []
-        if lines:
-            blocks.append(context("\n".join(lines)))
+    for piece, lines in marked_pieces(source, answer.verification):
+        blocks += markdown_to_blocks(piece)
+        blocks += [context("\n".join(lines))] if lines else []
     return blocks
 
 

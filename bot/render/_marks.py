@@ -87,28 +87,25 @@ def summary_line(verification: Verification | None) -> str | None:
     return line + (f", {partly} only in part" if partly else "")
 
 
-def marks_by_anchor(verification: Verification | None) -> dict[int, list[SnippetCheck]]:
-    """The checked snippets grouped by the answer line their mark goes under."""
-    if verification is None or verification.status != "checked":
-        return {}
+def marked_pieces(
+    markdown: str, verification: Verification | None, *, terminal: bool = False
+) -> list[tuple[str, list[str]]]:
+    """The answer's Markdown cut after each checked code block, with the marks under it."""
     groups: dict[int, list[SnippetCheck]] = {}
-    for check in verification.snippets:
+    for check in verification.snippets if verification and verification.status == "checked" else ():
         groups.setdefault(check.anchor, []).append(check)
-    return groups
-
-
-def split_at_marks(markdown: str, anchors: list[int]) -> list[tuple[str, int | None]]:
-    """The answer's Markdown cut after each anchor line, as (piece, anchor) pairs."""
+    if not groups:
+        return [(markdown, [])]
     lines = markdown.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    pieces: list[tuple[str, int | None]] = []
+    pieces: list[tuple[str, list[str]]] = []
     start = 0
-    for anchor in sorted(a for a in set(anchors) if 0 <= a < len(lines)):
-        pieces.append(("\n".join(lines[start : anchor + 1]), anchor))
+    for anchor in sorted(a for a in groups if 0 <= a < len(lines)):
+        pieces.append(
+            ("\n".join(lines[start : anchor + 1]), mark_lines(groups[anchor], terminal=terminal))
+        )
         start = anchor + 1
     rest = "\n".join(lines[start:])
-    if rest.strip() or not pieces:
-        pieces.append((rest, None))
-    return pieces
+    return [*pieces, (rest, [])] if rest.strip() or not pieces else pieces
 
 
 def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
@@ -132,14 +129,11 @@ def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
 
 
 def _marked_text(answer: Answer) -> str:
-    groups = marks_by_anchor(answer.verification)
-    if not groups:
-        return answer.text.strip()
-    pieces = []
-    for piece, anchor in split_at_marks(answer.text, list(groups)):
-        lines = mark_lines(groups[anchor], terminal=True) if anchor is not None else []
-        pieces.append(piece.strip("\n") + "".join(f"\n> {line}" for line in lines))
-    return "\n\n".join(p for p in pieces if p.strip()).strip()
+    pieces = marked_pieces(answer.text, answer.verification, terminal=True)
+    shown = [
+        piece.strip("\n") + "".join(f"\n> {line}" for line in lines) for piece, lines in pieces
+    ]
+    return "\n\n".join(p for p in shown if p.strip()).strip()
 
 
 def _hit(number: int, hit: SearchHit) -> str:

@@ -10,7 +10,7 @@ from typing import Any, Literal, TypedDict
 
 from bot.models import Answer, Fallback, Verification
 from bot.render._answer import AnswerParts
-from bot.render._marks import mark_lines, marks_by_anchor, split_at_marks
+from bot.render._marks import marked_pieces
 from bot.render._text import (
     Message,
     context,
@@ -164,13 +164,10 @@ def streamed_answer(answer: Answer, parts: AnswerParts) -> StreamedAnswer:
     if answer.kind != "answer" or not answer.text.strip():
         whole = parts.head + parts.body + parts.tail
         return StreamedAnswer((), {"text": parts.text, "blocks": whole})
-    groups = marks_by_anchor(answer.verification)
-    pieces = split_at_marks(answer.text, list(groups)) if groups else [(answer.text, None)]
     chunks: list[dict[str, Any]] = [{"type": "blocks", "blocks": parts.head}] if parts.head else []
-    for piece, anchor in pieces:
+    for piece, lines in marked_pieces(answer.text, answer.verification):
         for text in split_markdown(stream_markdown(piece)):
             chunks.append({"type": "markdown_text", "text": text})
-        lines = mark_lines(groups[anchor]) if anchor is not None else []
         if lines:
             chunks.append({"type": "blocks", "blocks": [context("\n".join(lines))]})
     return StreamedAnswer(tuple(chunks), {"text": parts.text, "blocks": parts.tail})

@@ -1,8 +1,5 @@
-"""Per-channel settings and the words of `/gdocs channel …`: plain values and pure parsing,
-shared by the Slack side (bot/slack/memory/channels.py keeps them) and the renderer. `mode`:
-`mentions` or `auto` (an answer channel: every top-level question answered in its thread);
-`private`: answers to the asker alone; `followups`: whose follow-ups are answered without a
-mention (`asker`, `anyone`, `off`; None: THREAD_FOLLOWUPS)."""
+"""Per-channel settings and the words of `/gdocs channel …` (pure), shared by the Slack side
+and the renderer. `mode` auto: every top-level question answered in its thread."""
 
 from __future__ import annotations
 
@@ -23,8 +20,6 @@ _OFF = frozenset({"off", "no", "false"})
 
 @dataclass(frozen=True)
 class ChannelSettings:
-    """One channel's settings; the default is how every channel starts."""
-
     mode: Mode = "mentions"
     private: bool = False
     #: None: the bot's THREAD_FOLLOWUPS setting applies in this channel
@@ -37,13 +32,11 @@ class ChannelSettings:
 
 @dataclass(frozen=True)
 class ShowSettings:
-    """`/gdocs channel`: show the channel's settings."""
+    pass
 
 
 @dataclass(frozen=True)
 class ChangeSetting:
-    """`/gdocs channel auto`, `… private on`, `… followups anyone`: one setting changed."""
-
     field: Field
     mode: Mode | None = None
     private: bool | None = None
@@ -60,7 +53,7 @@ class ChangeSetting:
 
 @dataclass(frozen=True)
 class ChannelUsage:
-    """Anything else: the usage, never a guess."""
+    pass
 
 
 ChannelRequest = ShowSettings | ChangeSetting | ChannelUsage
@@ -85,8 +78,7 @@ def parse_channel_request(words: str) -> ChannelRequest:
 
 
 def parse_channel_ids(text: str) -> frozenset[str]:
-    """ANSWER_CHANNELS: comma- (or space-) separated channel ids; ValueError naming the
-    first one that is not a channel id."""
+    """ANSWER_CHANNELS: comma- or space-separated ids; ValueError naming a bad one."""
     ids = [part.strip() for part in re.split(r"[,\s]+", text) if part.strip()]
     for channel in ids:
         if not CHANNEL_ID_RE.fullmatch(channel):

@@ -1,18 +1,7 @@
-"""Votes on the bot's answers, kept as an eval set: what was asked, what the bot answered
-(kind, tool, text, references), where, and whether the person found it helpful.
-
-Two kinds of record, both in the state store (they know nothing of Slack's API):
-
-- `answer_record:<answer id>` — written when an answer is posted, so a later click can be
-  recorded with the question and the answer it is about. Kept for the voting window:
-  `min(FEEDBACK_RETENTION_DAYS, 30)` days; a click on an older answer is refused politely.
-- `feedback:<answer id>:<voter>` — one vote per person per answer (a second click replaces
-  it), with everything the eval set needs copied from the answer record, so a vote stands on
-  its own for the whole retention, `FEEDBACK_RETENTION_DAYS`.
-
-The memory and SQLite backends also bound each namespace (CACHE_MAX_ENTRIES, least recently
-written first); Redis bounds them by TTL.
-"""
+"""Votes on the bot's answers, kept as an eval set. `answer_record:<id>`: written when an
+answer is posted, kept for the voting window (min(FEEDBACK_RETENTION_DAYS, 30) days);
+`feedback:<id>:<voter>`: one vote per person per answer, with a copy of what the eval set
+needs of the answer, kept for FEEDBACK_RETENTION_DAYS."""
 
 from __future__ import annotations
 
@@ -40,7 +29,7 @@ MAX_REFERENCES = 30
 #: commands named in an answer record's `checks` (not found or partly), each cut to
 MAX_FLAGGED = 5
 MAX_FLAGGED_CHARS = 200
-#: most votes one export reads (the memory and SQLite backends hold fewer anyway)
+#: most votes one export reads
 EXPORT_LIMIT = 100_000
 ANSWER_PREFIX = keys.ANSWER_RECORD.prefix
 VOTE_PREFIX = keys.FEEDBACK.prefix
@@ -51,8 +40,7 @@ class _Record(BaseModel):
 
 
 class AboutAnswer(_Record):
-    """What the eval set needs of an answer: the question, what came back, and where; and
-    how the question was answered (for `gdocs-bot report`: nothing about who asked)."""
+    """What the eval set and `gdocs-bot report` need of an answer (nothing about who asked)."""
 
     answer_id: str
     question: str
@@ -64,25 +52,20 @@ class AboutAnswer(_Record):
     channel: str | None = None
     #: the answer message's ts (None when it went ephemerally)
     ts: str | None = None
-    #: the route the question took ("answer", "search", "pay"; None: written before routes
-    #: were kept)
+    #: the route the question took ("answer", "search", "pay")
     route: str | None = None
     #: why the result is not what was asked for: "answer_quota:<limit>", "no_answer_tool",
     #: "pay_not_configured" (None: it is)
     fallback: str | None = None
-    #: how a kept result was reused: "exact", "normalised" (another wording of the same
-    #: question) or "shared" (an identical question in flight); None: computed for it
+    #: how a kept result was reused: "exact", "normalised", "shared"; None: computed for it
     reuse: str | None = None
     #: how many search hits a search reply had (0: nothing found)
     hits: int = 0
-    #: its commands checked against the cited pages: {"found", "partly", "not_found",
-    #: "unchecked": counts, "flagged": the not-found / partly commands}; None: no code
+    #: its commands checked against the cited pages (`checks_summary`); None: no code
     checks: dict[str, Any] | None = None
 
 
 class AnswerRecord(AboutAnswer):
-    """One posted answer or search reply, as a vote will need it."""
-
     #: the thread the answer is in (None: top level of the channel or DM)
     thread_ts: str | None = None
     asker: str | None = None
@@ -90,8 +73,6 @@ class AnswerRecord(AboutAnswer):
 
 
 class VoteRecord(AboutAnswer):
-    """One person's vote on one answer, with (a copy of) the answer it is about."""
-
     #: when the vote was given (aware UTC)
     time: datetime
     vote: VoteKind
@@ -106,7 +87,6 @@ _VOTE = ModelCodec(VoteRecord)
 
 
 def new_answer_id() -> str:
-    """A short, unguessable, URL-safe id (the feedback buttons carry it)."""
     return secrets.token_urlsafe(12)
 
 
@@ -139,8 +119,7 @@ def answer_record(
     now: datetime,
     route: str | None = None,
 ) -> AnswerRecord:
-    """What is kept of `answer` for its votes: a generated answer's Markdown and its
-    references' URLs, or a search reply's hits (title, URL and snippet) and their URLs."""
+    """What is kept of `answer` for its votes: its Markdown or its hits, and their URLs."""
     if answer.kind == "answer":
         text = answer.text
         urls = [ref.uri for ref in answer.references]
@@ -178,8 +157,6 @@ def fallback_label(answer: Answer) -> str | None:
 
 
 class FeedbackLog:
-    """Answer records and votes in the store (see the module's docstring for keys and TTLs)."""
-
     def __init__(self, store: Store, *, retention_days: int, clock: Callable[[], datetime]) -> None:
         self._store = store
         self._clock = clock
@@ -202,9 +179,8 @@ class FeedbackLog:
     async def record_vote(
         self, answer: AnswerRecord, vote: VoteKind, voter: str, *, comment: str | None = None
     ) -> VoteRecord:
-        """Set `voter`'s vote on `answer`, replacing an earlier one (the latest click is the
-        vote, at its time). A comment given earlier stays while the vote keeps its
-        direction; `comment` replaces it."""
+        """Set `voter`'s vote on `answer`, replacing an earlier one; an earlier comment stays
+        while the vote keeps its direction."""
         earlier = await self.vote(answer.answer_id, voter)
         same_way = earlier is not None and earlier.vote == vote
         kept_comment = earlier.comment if earlier is not None and same_way else ""
@@ -238,8 +214,7 @@ def since_start(day: date) -> datetime:
 
 
 def export_object(vote: VoteRecord) -> dict[str, Any]:
-    """One line of `gdocs-bot feedback export`: the vote, its question and answer. The voter
-    is left out: the eval set is about answers, not people."""
+    """One line of `gdocs-bot feedback export` (without the voter: it is about answers)."""
     return {
         "time": vote.time.astimezone(UTC).isoformat().replace("+00:00", "Z"),
         "vote": vote.vote,

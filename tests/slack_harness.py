@@ -1,7 +1,7 @@
 """The bot's Slack app served on loopback, for end-to-end tests.
 
 `running_bot(...)` builds the real pieces — settings, the upstream service against the MCP
-fakes, the Bolt app behind `bot.slack.http` in an aiohttp server in the test's event loop —
+fakes, the Bolt app behind `bot.slack.app` in an aiohttp server in the test's event loop —
 and points the bot's Web API client at a recording `FakeSlack`. The `SlackBot` it yields
 sends what Slack would send (`tests.slack_requests`) and waits for the bot to finish.
 """
@@ -25,7 +25,7 @@ from bot.observability.metrics import Metrics
 from bot.serving.assembly import open_bot
 from bot.settings import Settings
 from bot.slack.deps import SlackDeps
-from bot.slack.http import EVENTS_PATH, slack_events_route
+from bot.slack.app import EVENTS_PATH, slack_events_route
 from bot.store import ResilientStore
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 from tests.fakes.slack_api import FakeSlack

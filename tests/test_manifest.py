@@ -14,7 +14,66 @@ import yaml
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import AGENT_DESCRIPTION, CORPUS_HOSTS, doc_name_for_url, suggested_prompts
-from bot.slack import manifest_facts
+from tests.fakes.slack_event_payloads import UNFURL_DOMAINS
+
+# --- what the Slack app manifest must declare for the code to work ---
+#: slash commands the app registers
+COMMANDS: tuple[str, ...] = ("/gdocs",)
+
+#: bot events the app subscribes to
+BOT_EVENTS: tuple[str, ...] = (
+    "app_mention",
+    "message.im",
+    # the Home tab (tab "home") and the agent view's Messages tab (tab "messages")
+    "app_home_opened",
+    # link previews of Google's documentation pages
+    "link_shared",
+    # follow-up questions in threads the bot answered in, without a mention
+    "message.channels",
+    "message.groups",
+    # the Stop button of a streamed answer
+    "agent_session_stopped",
+)
+
+#: bot token scopes, each with the calls that need it
+BOT_SCOPES: dict[str, str] = {
+    "commands": "/gdocs",
+    "chat:write": (
+        "chat.postMessage, chat.postEphemeral, chat.update, assistant.threads.setStatus, "
+        "chat.startStream / appendStream / stopStream, agents.sessions.setStatus"
+    ),
+    "app_mentions:read": "app_mention events",
+    "im:history": "message.im events (direct messages)",
+    "users:read": (
+        "users.info for the asker's locale (Pay language), time zone (Home tab) and, with "
+        "CHANNEL_SETTINGS_ADMINS_ONLY, whether they are a workspace admin"
+    ),
+    "files:write": "files.getUploadURLExternal / completeUploadExternal (long documents)",
+    "reactions:write": "reactions.add / reactions.remove (progress on mentions)",
+    "assistant:write": "assistant.threads.setSuggestedPrompts (the Messages tab's prompts)",
+    "links:read": "link_shared events (links to Google's docs)",
+    "links:write": "chat.unfurl (link previews)",
+    "channels:history": (
+        "message.channels events (follow-ups, answer channels), conversations.replies "
+        "(a thread's first message for the message shortcut)"
+    ),
+    "groups:history": "message.groups events and conversations.replies in private channels",
+    "channels:read": "users.conversations (the Home tab's public channels with settings)",
+    "groups:read": "users.conversations (the Home tab's private channels with settings)",
+}
+
+ASK_SHORTCUT = "ask_gdocs"
+#: message shortcuts: callback_id -> (name, description), as manifest.yml declares them
+SHORTCUTS: dict[str, tuple[str, str]] = {
+    ASK_SHORTCUT: (
+        "Ask Google's docs",
+        "Answer this message's question from Google's developer documentation, in its thread",
+    ),
+}
+
+#: interactivity must be on: "Show full doc", "Next page", feedback and other buttons
+INTERACTIVITY = True
+
 
 ROOT = Path(__file__).resolve().parents[1]
 #: ../shared/slack next to the checkout, or next to the folder of worktrees it sits in
@@ -106,7 +165,7 @@ def _registrations() -> dict[str, set[str]]:
     """Bolt registrations in bot/: command, event and message listeners with literal names.
 
     A registration whose argument is not a literal (a regex catch-all that only acks unknown
-    events, or a loop over `manifest_facts.COMMANDS`) is resolved as what it refers to.
+    events) is left out.
     """
     found: dict[str, set[str]] = {
         "command": set(),
@@ -129,10 +188,6 @@ def _registrations() -> dict[str, set[str]]:
             arg = node.args[0]
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 found[kind].add(arg.value)
-            elif kind == "command" and "COMMANDS" in source:
-                found[kind].update(manifest_facts.COMMANDS)
-            elif kind == "message_shortcut" and isinstance(arg, ast.Name):
-                found[kind].add(getattr(manifest_facts, arg.id))
     return found
 
 
@@ -228,7 +283,7 @@ def test_manifest_documents_the_http_mode_request_url() -> None:
     assert text.count("https://HOST/slack/events") >= 3
 
 
-# --- code <-> manifest <-> manifest_facts ---------------------------------------------------
+# --- code <-> manifest <-> facts ---------------------------------------------------
 def test_manifest_declares_exactly_the_commands_events_and_scopes_the_code_uses() -> None:
     """Scanning bot/ for listeners and Web API calls gives the manifest's lists exactly
     (less what is declared for listeners still being written)."""
@@ -246,12 +301,12 @@ def _manifest_shortcuts() -> dict[str, dict[str, Any]]:
 
 def test_manifest_declares_exactly_the_message_shortcuts_the_code_listens_to() -> None:
     """Each `app.message_shortcut(...)` in bot/ is a `type: message` shortcut in
-    manifest.yml with the name and description of manifest_facts.SHORTCUTS, and nothing
+    manifest.yml with the name and description of SHORTCUTS, and nothing
     more is declared: both ways."""
     registered = _registrations()["message_shortcut"]
     declared = _manifest_shortcuts()
-    assert registered == set(declared) == set(manifest_facts.SHORTCUTS)
-    for callback_id, (name, description) in manifest_facts.SHORTCUTS.items():
+    assert registered == set(declared) == set(SHORTCUTS)
+    for callback_id, (name, description) in SHORTCUTS.items():
         shortcut = declared[callback_id]
         assert ("message", name, description) == (
             shortcut["type"],
@@ -265,7 +320,7 @@ def test_manifest_declares_exactly_the_message_shortcuts_the_code_listens_to() -
 
 def test_the_shortcut_scan_is_not_vacuous() -> None:
     """The scan finds the shortcut listener, and `commands` would be needed for it alone."""
-    assert manifest_facts.ASK_SHORTCUT in _registrations()["message_shortcut"]
+    assert ASK_SHORTCUT in _registrations()["message_shortcut"]
     assert "commands" in _code_requirements()[2]
 
 
@@ -281,31 +336,27 @@ def test_awaiting_listeners_are_declared_and_not_in_the_code_yet() -> None:
 
 
 def test_manifest_facts_match_the_manifest() -> None:
-    """bot/slack/manifest_facts.py (what listeners rely on) agrees with manifest.yml."""
+    """bot/slack/py (what listeners rely on) agrees with manifest.yml."""
     manifest = _manifest()
-    assert set(manifest_facts.COMMANDS) == {
-        c["command"] for c in manifest["features"]["slash_commands"]
-    }
-    assert set(manifest_facts.BOT_EVENTS) == set(
-        manifest["settings"]["event_subscriptions"]["bot_events"]
-    )
-    assert set(manifest_facts.BOT_SCOPES) == set(manifest["oauth_config"]["scopes"]["bot"])
-    interactivity = getattr(manifest_facts, "INTERACTIVITY", True)
+    assert set(COMMANDS) == {c["command"] for c in manifest["features"]["slash_commands"]}
+    assert set(BOT_EVENTS) == set(manifest["settings"]["event_subscriptions"]["bot_events"])
+    assert set(BOT_SCOPES) == set(manifest["oauth_config"]["scopes"]["bot"])
+    interactivity = INTERACTIVITY
     assert interactivity == manifest["settings"]["interactivity"]["is_enabled"]
-    assert list(manifest_facts.UNFURL_DOMAINS) == manifest["features"]["unfurl_domains"]
+    assert list(UNFURL_DOMAINS) == manifest["features"]["unfurl_domains"]
 
 
 def test_every_event_and_scope_says_what_needs_it() -> None:
     """Each declared event is one a listener handles (or is awaited), and each scope names
     the calls or events that need it, so an admin can see why the app asks for it."""
     known_events = {e for subscriptions, _ in EVENT_SUBSCRIPTIONS.values() for e in subscriptions}
-    assert set(manifest_facts.BOT_EVENTS) <= known_events | CHANNEL_MESSAGES[0]
+    assert set(BOT_EVENTS) <= known_events | CHANNEL_MESSAGES[0]
     needed = {s for _, scopes in EVENT_SUBSCRIPTIONS.values() for s in scopes}
     needed |= CHANNEL_MESSAGES[1] | {"commands"}
     needed |= {s for scopes in SCOPES_FOR_METHOD.values() for s in scopes}
     needed |= {s for scopes in SCOPES_FOR_HELPER.values() for s in scopes}
-    assert set(manifest_facts.BOT_SCOPES) <= needed
-    assert all(why.strip() for why in manifest_facts.BOT_SCOPES.values())
+    assert set(BOT_SCOPES) <= needed
+    assert all(why.strip() for why in BOT_SCOPES.values())
 
 
 # --- agent view, Home tab and link previews --------------------------------------------------

@@ -306,39 +306,6 @@ async def test_socket_mode_switch_and_auto_answer(dk_server: FakeDeveloperKnowle
         assert event["ts"] == bot.fake.calls_to("chat.postMessage")[-1].args["thread_ts"]
 
 
-async def test_messages_in_many_channels_cost_one_read_of_all_settings(
-    dk_server: FakeDeveloperKnowledge,
-) -> None:
-    """The hot path reads no channel's setting on its own: question-like messages in ten
-    channels cost one read of the change counter and one scan of every stored setting."""
-    async with running_bot(dk_server) as bot:
-        store = bot.deps.channels._store
-        calls: list[str] = []
-        get, scan, incr = store.get, store.scan, store.incr
-
-        async def counted_get(key: str, codec: Any) -> Any:
-            calls.append(f"get {key}")
-            return await get(key, codec)
-
-        async def counted_scan(prefix: str, codec: Any, limit: int) -> Any:
-            calls.append(f"scan {prefix}")
-            return await scan(prefix, codec, limit)
-
-        async def counted_incr(key: str, amount: int, ttl: float) -> Any:
-            calls.append(f"incr {key}")
-            return await incr(key, amount, ttl)
-
-        store.get = counted_get  # type: ignore[method-assign]
-        store.scan = counted_scan  # type: ignore[method-assign]
-        store.incr = counted_incr  # type: ignore[method-assign]
-        for n in range(10):
-            await bot.channel_message(f"how do I create bucket number {n}?", channel=f"C{n}")
-        await bot.channel_message("no question here, just chatter")
-        await bot.finished(11)
-        channel_calls = [c for c in calls if "channel" in c]
-        assert ["incr channels:generation", "scan channel:"] == channel_calls
-
-
 # --- the Home tab ------------------------------------------------------------------------------
 async def test_the_home_tab_shows_the_settings_of_the_viewers_channels(
     dk_server: FakeDeveloperKnowledge,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.render import ACTION_FEEDBACK_COMMENT, FEEDBACK_MODAL_CALLBACK, decode_vote
-from bot.slack.flows.feedback import VOTES_METRIC
+from bot.slack.listeners.actions import VOTES_METRIC
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import SlackCall
 from tests.slack_harness import ASKER, SlackBot, running_bot

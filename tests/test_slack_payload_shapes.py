@@ -32,7 +32,7 @@ from bot.render import (
     render_home,
     vote_from_view,
 )
-from bot.slack.http import EVENTS_PATH, slack_events_route
+from bot.slack.app import EVENTS_PATH, slack_events_route
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import ASKER, BOT_TOKEN, SIGNING_SECRET, SlackRequests
 

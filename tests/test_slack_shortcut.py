@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from bot.slack.listeners.shortcuts import handle_shortcut
-from bot.slack.recovery import resume
+from bot.slack.app import resume
 from bot.slack.work.durable import shortcut_payload
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import ASKER, running_bot
@@ -147,7 +147,9 @@ async def test_a_shortcut_accepted_before_a_crash_is_finished_with_the_note(
     taken over by another process is answered in the thread, with the restart note."""
     async with running_bot(dk_server) as bot:
         payload, _ = bot.shortcut_payload(QUESTION, author=AUTHOR, ts="1710000000.000950")
-        record = await bot.deps.work.accept("shortcut", shortcut_payload(payload), key="trigger:x")
+        record = await bot.deps.work.accept(
+            "shortcut", shortcut_payload(payload, None), key="trigger:x"
+        )
         assert record is not None
         await resume(bot.deps, bot.app.client, record)
         await bot.finished(1)

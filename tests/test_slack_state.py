@@ -3,7 +3,6 @@ and thread memory — each bounded and expiring."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from bot.render import render_rate_limited
@@ -103,30 +102,12 @@ async def test_profiles_ask_slack_once_per_user_and_ttl() -> None:
         return UserProfile(locale="it-IT", tz="Europe/Rome")
 
     assert ["it-IT", "it-IT"] == [
-        await profiles.locale("U1", fetch),
-        await profiles.locale("U1", fetch),
+        (await profiles.get("U1", fetch) or UserProfile()).locale,
+        (await profiles.get("U1", fetch) or UserProfile()).locale,
     ]
     clock.now += 101
     assert "Europe/Rome" == (await profiles.get("U1", fetch) or UserProfile()).tz
     assert ["U1", "U1"] == asked
-
-
-async def test_profiles_share_one_lookup_between_concurrent_questions() -> None:
-    """A burst of questions from one user makes one users.info call."""
-    profiles = UserProfiles(MemoryStore(clock=FakeClock()), 100)
-    release = asyncio.Event()
-    asked: list[str] = []
-
-    async def fetch(user: str) -> UserProfile | None:
-        asked.append(user)
-        await release.wait()
-        return UserProfile(locale="de-DE")
-
-    lookups = [asyncio.ensure_future(profiles.locale("U1", fetch)) for _ in range(5)]
-    await asyncio.sleep(0)  # let every lookup start before the answer arrives
-    release.set()
-    assert ["de-DE"] * 5 == await asyncio.gather(*lookups)
-    assert ["U1"] == asked
 
 
 async def test_profiles_do_not_keep_failures_or_junk() -> None:
@@ -142,7 +123,9 @@ async def test_profiles_do_not_keep_failures_or_junk() -> None:
     async def fetch(user: str) -> UserProfile | None:
         return answers.pop(0)
 
-    assert [None, None, "pt-BR"] == [await profiles.locale("U1", fetch) for _ in range(3)]
+    assert [None, None, "pt-BR"] == [
+        (await profiles.get("U1", fetch) or UserProfile()).locale for _ in range(3)
+    ]
     assert (await profiles.get("U1", fetch) or UserProfile(tz="x")).tz is None
 
 

@@ -105,7 +105,6 @@ async def test_work_recorded_on_sqlite_is_in_the_file_before_the_ack(tmp_path: P
     store = await SqliteStore.open(path, clock=clock)
     try:
         log = _log(store, clock)
-        assert await log.claim("event:E9")
         accepted = await log.accept("mention", {"event": {"text": "q"}}, key="event:E9")
         assert accepted is not None
         await log.release_all()
@@ -150,7 +149,6 @@ async def test_a_delivery_is_claimed_once_and_its_answer_keeps_retries_out() -> 
         done_seconds=600,
         clock=clock,
     )
-    assert await log.claim("event:E1")
     record = await log.accept("mention", {"event": {}}, key="event:E1")
     assert record is not None
     assert not await log.claim("event:E1")  # Slack's retry while it is answered
@@ -172,7 +170,6 @@ async def test_a_claim_without_recorded_work_does_not_swallow_slacks_retry() -> 
     assert not await alive.claim("event:crashed")  # the immediate retry
     clock.advance(LEASE + 1)
     assert await alive.claim("event:crashed")  # Slack's retry a minute later
-    assert await alive.accept("mention", {"event": {}}, key="event:crashed") is not None
 
 
 class _LosesWorkDeletes(MemoryStore):

@@ -1,23 +1,33 @@
-"""The Bolt app: Web API client, authorization, deduplication and the listener tables."""
+"""The Bolt app (Web API client, deduplication, the listeners), its HTTP route, and the
+recovery loop that finishes work a stopped process had acknowledged."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from aiohttp import ClientSession, TCPConnector
-from slack_bolt.async_app import AsyncApp
+from aiohttp import ClientSession, TCPConnector, web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
+from slack_bolt.async_app import AsyncApp, AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import AUTHORIZE_FAILED
 from bot.slack.boundary import duplicate
-from bot.slack.delivery.posting import retry_handlers
+from bot.slack.delivery.posting import OnceAck, retry_handlers
 from bot.slack.deps import SlackDeps
 from bot.slack.listeners import actions, commands, events, shortcuts
+from bot.slack.listeners.actions import handle_doc_click, is_doc_click
+from bot.slack.listeners.commands import handle_command
+from bot.slack.listeners.events import handle_question
+from bot.slack.listeners.shortcuts import handle_shortcut
 from bot.slack.memory.state import delivery_key
+from bot.slack.work.durable import without_stale_response_url
+from bot.slack.work.worklog import WorkRecord
+from bot.store import StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -67,31 +77,24 @@ def build_web_client(token: str | None, api_url: str) -> AsyncWebClient:
     )
 
 
-#: the events whose listener records work (or ignores the event without writing anything)
-_RECORDING_EVENTS = frozenset({"app_mention", "message"})
-
-
 def claims_with_its_record(body: dict[str, Any]) -> bool:
     """Whether this delivery's listener claims it with its work record (`WorkLog.accept`),
-    so the middleware must not claim it first: commands, mentions, DMs, channel messages."""
-    if isinstance(body.get("command"), str):
+    so the middleware must not claim it first."""
+    if isinstance(body.get("command"), str) or body.get("type") == "message_action":
         return True
     event = body.get("event")
-    return isinstance(event, dict) and event.get("type") in _RECORDING_EVENTS
+    if isinstance(event, dict):
+        return event.get("type") in ("app_mention", "message")
+    return body.get("type") == "block_actions" and is_doc_click(body)
 
 
 def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
     """The Bolt app with every listener registered. Building it makes no Slack call."""
-    token = client.token
-    # give Bolt a token-less client so it takes our `authorize` (cached auth.test) without
-    # a warning; the token goes back on right after
-    client.token = None
     app = AsyncApp(
         logger=_bolt_logger(),
         name="gdocs-bot",
-        client=client,
+        client=client,  # its token: Bolt's single-team authorization, auth.test kept once
         signing_secret=deps.config.signing_secret,
-        authorize=deps.identity.authorizer(client, token or ""),
         # Socket Mode requests are not signed (Bolt skips them anyway)
         request_verification_enabled=not deps.config.socket_mode,
         # listeners ack and hand their work to deps.inflight themselves: with False, Bolt
@@ -99,7 +102,6 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
         process_before_response=True,
         user_facing_authorize_error_message=AUTHORIZE_FAILED,
     )
-    client.token = token
 
     async def drop_repeated_deliveries(
         body: dict[str, Any], next_: Callable[[], Awaitable[None]]
@@ -120,3 +122,110 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
     for listeners in (commands, shortcuts, events, actions):
         listeners.register(app, deps)
     return app
+
+
+EVENTS_PATH = "/slack/events"
+_CHUNK = 64 * 1024
+
+
+def slack_events_route(app: AsyncApp, *, max_body_bytes: int = 1_000_000) -> web.RouteDef:
+    """`web.post("/slack/events", …)` serving `app`. Before Bolt checks the signature, a
+    body over the cap is a 413 (unread), one that is not UTF-8 or not parseable a 400, a
+    timestamp that is not a number a 401: none of it reaches a listener."""
+
+    async def slack_events(request: web.Request) -> web.StreamResponse:
+        body = await _read_capped(request, max_body_bytes)
+        if body is None:
+            return web.json_response({"error": "request body too large"}, status=413)
+        timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
+        if timestamp and not timestamp.strip().isdigit():
+            return web.json_response({"error": "invalid request"}, status=401)
+        try:
+            text = body.decode("utf-8")
+            bolt_request = AsyncBoltRequest(
+                body=text,
+                query=request.query_string,
+                headers=request.headers,  # type: ignore[arg-type]
+            )
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError):
+            # not UTF-8, not JSON/form, or a shape Bolt cannot read: not from Slack
+            return web.json_response({"error": "malformed request"}, status=400)
+        if not isinstance(bolt_request.body, dict):
+            return web.json_response({"error": "malformed request"}, status=400)
+        bolt_response = await app.async_dispatch(bolt_request)
+        return await to_aiohttp_response(bolt_response)
+
+    return web.post(EVENTS_PATH, slack_events)
+
+
+async def _read_capped(request: web.Request, limit: int) -> bytes | None:
+    """The body, or None once it is longer than `limit` (checked before reading it all)."""
+    if request.content_length is not None and request.content_length > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await request.content.read(_CHUNK)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+
+
+# --- recovery: on start-up and every WORK_RECOVERY_SECONDS each replica renews its leases
+# and takes over unfinished work whose lease expired (one taker among replicas)
+async def resume(deps: SlackDeps, client: AsyncWebClient, record: WorkRecord) -> None:
+    """Finish one taken-over piece of work as its listener would have, with the note."""
+    payload = without_stale_response_url(record, time.time())
+    logger.info(
+        "finishing work a stopped process had accepted",
+        extra={"work_id": record.id, "kind": record.kind, "takeovers": record.takeovers},
+    )
+    if record.kind == "command":
+        already_acked = OnceAck(None)
+        await handle_command(deps, client, payload, already_acked, record=record, resumed=True)
+    elif record.kind in ("mention", "dm", "thread", "auto"):
+        event: dict[str, Any] = payload.get("event") or {}
+        if not isinstance(event.get("channel"), str) or not isinstance(event.get("ts"), str):
+            await deps.work.drop(record, "unreadable")
+            return
+        bot_user_id = payload.get("bot_user_id")
+        await handle_question(
+            deps, client, event, bot_user_id, kind=record.kind, record=record, resumed=True
+        )
+    elif record.kind == "shortcut":
+        await handle_shortcut(deps, client, payload, record=record, resumed=True)
+    elif record.kind == "action":
+        await handle_doc_click(deps, client, payload, record=record, resumed=True)
+    else:  # written by a newer version: leave nothing behind
+        await deps.work.drop(record, "unknown_kind")
+
+
+async def recover_once(deps: SlackDeps, client: AsyncWebClient) -> int:
+    """Renew this process's leases and take over orphaned work; how much was taken."""
+    await deps.work.renew_all()
+    orphans = await deps.work.claim_orphans()
+    for record in orphans:
+        deps.inflight.spawn(resume(deps, client, record))
+    return len(orphans)
+
+
+async def run_recovery(deps: SlackDeps, client: AsyncWebClient) -> None:
+    """Forever (cancelled at shutdown): leases renewed every third of their length, orphans
+    looked for every WORK_RECOVERY_SECONDS, the first time at once."""
+    renew_every = deps.work.lease_seconds / 3
+    scan_every = deps.config.work_recovery_seconds
+    next_scan = 0.0
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            if loop.time() >= next_scan and deps.inflight.accepting:
+                await recover_once(deps, client)
+                next_scan = loop.time() + scan_every
+            else:
+                await deps.work.renew_all()
+        except StoreError as exc:  # a raw store failing: try again next round
+            logger.info("work recovery skipped a round: %s", exc.message)
+        await asyncio.sleep(min(renew_every, scan_every))

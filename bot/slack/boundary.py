@@ -1,8 +1,5 @@
-"""The listener boundary: one log line and one metric per handled request, graceful-shutdown
-refusals, and the last line of defence that turns a bug into a polite message.
-
-A flow returns an `Outcome`; only this boundary logs and counts it.
-"""
+"""The listener boundary: one log line and one metric per request (a flow's `Outcome`),
+shutdown refusals, and a bug turned into a polite message."""
 
 from __future__ import annotations
 
@@ -24,21 +21,18 @@ DEVELOPER_KNOWLEDGE = "developer_knowledge"
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one request came to, as the request log line says it."""
-
     #: answer, search, pay, doc, help, or "-" before routing
     route: str = "-"
     #: ok, ok_with_note, help, rate_limited, upload_failed, an error code, …
     outcome: str = "ok"
     #: the server the request was for: developer_knowledge, pay, or "-"
     server: str = "-"
-    #: the MCP tool whose result was shown (search_documents when answer_query's quota is spent)
+    #: the MCP tool whose result was shown
     tool: str = "-"
 
 
 class InFlight(Protocol):
-    """The work in flight, which a graceful shutdown finishes (the composition root's
-    `bot.serving.inflight.InFlight`)."""
+    """`bot.serving.inflight.InFlight`: the work a graceful shutdown finishes."""
 
     accepting: bool
 
@@ -60,16 +54,12 @@ Notify = Callable[[Message], Awaitable[object]]
 
 
 class Boundary:
-    """`await deps.boundary(kind, job, notify)`: runs one request's job, logs and counts its
-    outcome, and never lets an exception escape."""
-
     def __init__(self, *, inflight: InFlight, metrics: Metrics) -> None:
         self._inflight = inflight
         self._metrics = metrics
 
     async def __call__(self, kind: str, job: Job, notify: Notify) -> None:
-        """Run `job`. `notify` reaches the asker (ephemerally where possible) for
-        "restarting" and internal errors."""
+        """Run `job`; `notify` tells the asker of a restart or an internal error."""
         request_id = start_request()
         started = time.perf_counter()
         outcome = Outcome(outcome="internal_error")
@@ -105,14 +95,12 @@ def _log_outcome(kind: str, request_id: str, outcome: Outcome, started: float) -
 
 
 def ignored(metrics: Metrics, kind: str, why: str) -> None:
-    """A delivery that needs no answer (a bot's message, an edit, an unknown button): one
-    DEBUG line and the metric, no INFO line."""
+    """A delivery that needs no answer: a DEBUG line and the metric."""
     logger.debug("slack %s ignored: %s", kind, why, extra={"kind": kind, "outcome": "ignored"})
     metrics.request(kind, "ignored")
 
 
 def duplicate(metrics: Metrics) -> None:
-    """A delivery claimed before (Slack's retry of one being answered, or answered lately)."""
     logger.info("duplicate delivery ignored", extra={"kind": "dedupe", "outcome": "duplicate"})
     metrics.request("dedupe", "duplicate")
 

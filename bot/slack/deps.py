@@ -1,5 +1,5 @@
-"""What the listeners share, built once by the composition root (bot/serving/assembly.py);
-the flows get only the parts they use (`answers`, `pages`, `home`, …, built here once)."""
+"""What the listeners share (built by bot/serving/assembly.py); the flows, built here once,
+get only the parts they use."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from bot.slack.flows.pages import Pages
 from bot.slack.flows.routing import Router
 from bot.slack.flows.settings import ChannelCommand
 from bot.slack.flows.sharing import PrivateAnswers
-from bot.slack.identity import SlackIdentity
 from bot.slack.memory.channels import ChannelSettingsStore
 from bot.slack.memory.recent import RecentQuestions
 from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
@@ -34,27 +33,20 @@ __all__ = ["DocsStatus", "SlackConfig", "SlackDeps"]
 
 @dataclass(frozen=True)
 class SlackConfig:
-    """The settings the Slack side uses (mapped from Settings by bot/configs.py)."""
-
     socket_mode: bool
     signing_secret: str
-    #: documents longer than this go out as a Markdown file instead of paged messages
     doc_file_threshold_chars: int
     rate_limit_per_user_per_minute: int
-    #: how often unfinished work of a dead replica is looked for
     work_recovery_seconds: float
-    #: how long fetched documents (and their page cuts) are kept
     document_ttl_seconds: float
     #: whose follow-ups in the bot's threads are answered without a mention
     thread_followups: Literal["asker", "anyone", "off"] = "asker"
-    #: the routing policy (bot/slack/flows/routing.py)
     answer_min_words: int = 4
     route_pay_questions: bool = True
     #: only workspace admins and owners may change a channel's settings
     channel_settings_admins_only: bool = False
     #: channels answered without a mention whatever `/gdocs channel` says (ANSWER_CHANNELS)
     answer_channels: frozenset[str] = frozenset()
-    #: how long a channel's settings are kept after their last change
     channel_settings_retention_seconds: float = 365 * 86400.0
     #: threaded answers streamed with a task timeline (STREAM_ANSWERS)
     stream_answers: bool = True
@@ -62,8 +54,6 @@ class SlackConfig:
 
 @dataclass(frozen=True)
 class SlackDeps:
-    """The parts the listeners share; `identity` may be primed by the runtime."""
-
     config: SlackConfig
     service: DocsService
     metrics: Metrics
@@ -73,7 +63,6 @@ class SlackDeps:
     limiter: RateLimiter
     profiles: UserProfiles
     threads: ThreadMemory
-    identity: SlackIdentity
     quota: AnswerQuota
     clock: Callable[[], datetime]
     work: WorkLog

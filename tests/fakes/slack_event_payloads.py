@@ -20,11 +20,18 @@ import time
 import uuid
 from typing import Any, Literal
 
-from bot.slack.manifest_facts import UNFURL_DOMAINS
 from tests.fakes.slack_api import BOT_ID
 
 _ids = itertools.count(1)
 TEAM = {"id": "T1", "domain": "test"}
+#: manifest.yml's `features.unfurl_domains` (tests/test_manifest.py checks it)
+UNFURL_DOMAINS: tuple[str, ...] = (
+    "docs.cloud.google.com",
+    "cloud.google.com",
+    "firebase.google.com",
+    "developer.android.com",
+    "developers.google.com",
+)
 
 
 def _ts() -> str:

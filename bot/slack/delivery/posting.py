@@ -1,5 +1,4 @@
-"""Slack's Web API and `response_url` calls a reply makes: visibly where the bot may post,
-otherwise ephemerally to the asker; and a command's acknowledgement, used once."""
+"""The Web API and `response_url` calls a reply makes, and a command's ack, used once."""
 
 from __future__ import annotations
 
@@ -29,7 +28,6 @@ CANNOT_POST = frozenset({"not_in_channel", "channel_not_found", "is_archived", "
 
 
 def retry_handlers(max_retries: int = 3) -> list[AsyncRetryHandler]:
-    """Retry connection errors, 429 (after Retry-After) and 500/503."""
     return [
         AsyncConnectionErrorRetryHandler(max_retry_count=max_retries),
         AsyncRateLimitErrorRetryHandler(max_retry_count=max_retries),
@@ -42,25 +40,20 @@ def payload(msg: Message) -> dict[str, Any]:
 
 
 def why(exc: BaseException) -> str:
-    """Slack's error code, or the exception's type."""
     if isinstance(exc, SlackApiError):
         return str(exc.response.get("error") or "slack_error")
     return type(exc).__name__
 
 
 class OnceAck:
-    """Bolt's `ack` for one request, used at most once: by the first reply (shown as the
-    command's ephemeral response), or empty if no reply came in time."""
+    """Bolt's `ack`, used once: by the first reply, or empty if none came in time."""
 
     def __init__(self, ack: AsyncAck | None) -> None:
         self._ack = ack
-        #: no `ack`: acknowledged already (work resumed after a restart)
         self._claimed = ack is None
-        #: set once the acknowledgement is recorded, or the work ended without replying
         self.done = asyncio.Event()
 
     async def __call__(self, msg: Message | None = None) -> bool:
-        """Acknowledge, with `msg` shown to the asker; False when already acknowledged."""
         if self._claimed or self._ack is None:
             return False
         self._claimed = True  # before any await: two callers cannot both acknowledge
@@ -88,7 +81,6 @@ async def respond(
     delete_original: bool = False,
     session: ClientSession | None = None,
 ) -> bool:
-    """POST to a `response_url` (ephemeral). False when it could not be delivered."""
     if not response_url:
         return False
     body: dict[str, Any] = {
@@ -118,7 +110,6 @@ async def respond(
 async def post(
     client: AsyncWebClient, *, channel: str, msg: Message, thread_ts: str | None = None
 ) -> str:
-    """chat.postMessage without unfurls; the new message's ts."""
     response = await client.chat_postMessage(
         channel=channel, thread_ts=thread_ts, unfurl_links=False, unfurl_media=False, **payload(msg)
     )
@@ -128,7 +119,7 @@ async def post(
 async def post_visibly(
     client: AsyncWebClient, *, channel: str, msg: Message, thread_ts: str | None = None
 ) -> str | None:
-    """`post`, or None (nothing was shown) when the bot may not post in that conversation."""
+    """`post`, or None when the bot may not post there."""
     try:
         return await post(client, channel=channel, msg=msg, thread_ts=thread_ts)
     except SlackApiError as exc:
@@ -148,8 +139,7 @@ async def post_or_fallback(
     thread_ts: str | None = None,
     replace_original: bool = False,
 ) -> str | None:
-    """Post visibly; where the bot may not post, to the asker ephemerally with the hint to
-    invite the bot. The posted message's ts, or None when it went ephemerally."""
+    """Post visibly, else to the asker ephemerally with the hint to invite the bot (None)."""
     if channel and not response_url:
         return await post(client, channel=channel, msg=msg, thread_ts=thread_ts)
     if channel:
@@ -174,7 +164,6 @@ async def post_ephemeral(
     thread_ts: str | None = None,
     response_url: str | None = None,
 ) -> bool:
-    """chat.postEphemeral to one user, or the response_url when that is not possible."""
     if channel and user:
         try:
             await client.chat_postEphemeral(

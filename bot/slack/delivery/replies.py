@@ -1,9 +1,7 @@
-"""Where one request's replies go, and how the asker sees progress meanwhile: one
-`SlackReply` per surface (`where`). A command's first notice rides on its acknowledgement,
-later ones go through `response_url`; a thread's progress is a 🔍 reaction on the asker's
-message, a DM's the thread status, a click's a reaction on the clicked message (its
-response_url would act on that message), the Home tab's Ask again a DM message the answer
-replaces. Where the bot may not post, replies with a `response_url` go to the asker alone."""
+"""Where one request's replies go and how progress shows: a command's first notice rides on
+its ack (later ones via `response_url`); a thread's or click's progress is a 🔍 reaction, a
+DM's the thread status, Ask again's a DM message the answer replaces. Where the bot may not
+post, replies with a `response_url` go to the asker alone."""
 
 from __future__ import annotations
 
@@ -26,11 +24,8 @@ Where = Literal["command", "thread", "dm", "click", "direct"]
 
 
 class Reply(Protocol):
-    """Where one request's replies go. `notify_asker`: the asker alone sees it;
-    `notify_thread`: the conversation does, where the surface has one. `deliver` posts the
-    answer (its ts; None when it went ephemerally); `post_visibly` posts where the
-    conversation sees it (None, nothing sent, when the bot may not); `finish` takes the
-    progress signal down."""
+    """`notify_asker`: the asker alone sees it; `notify_thread`: the conversation does;
+    `deliver`: the answer's ts (None: ephemeral); `post_visibly`: None when the bot may not."""
 
     @property
     def client(self) -> AsyncWebClient: ...
@@ -53,17 +48,13 @@ class Reply(Protocol):
 
 @dataclass
 class SlackReply:
-    """`Reply` for one surface (see the module's docstring)."""
-
     client: AsyncWebClient
     where: Where
     channel: str | None
     user: str | None
     response_url: str | None = None
     thread_ts: str | None = None
-    #: the asker's (or clicked) message, which carries the progress reaction
     message_ts: str | None = None
-    #: a command's acknowledgement: its first ephemeral reply rides on it
     ack: OnceAck | None = None
     #: what a DM's status says; set once the question is routed
     status_kind: WorkKind = "answer"
@@ -192,7 +183,6 @@ class SlackReply:
         return await self._signal is True
 
     async def _status_settled(self) -> None:
-        """A DM's status call answered before anything is posted (never under the answer)."""
         if self.where == "dm" and self._signal is not None:
             await self._signal
 
@@ -202,7 +192,6 @@ class SlackReply:
         )
 
     async def _react(self, *, add: bool) -> None:
-        """A progress signal: failures are only logged."""
         where = {"channel": self.channel or "", "timestamp": self.message_ts or ""}
         try:
             if add:
@@ -224,7 +213,6 @@ class SlackReply:
             logger.info("assistant.threads.setStatus failed: %s", type(exc).__name__)
 
     async def _show(self, msg: Message) -> str | None:
-        """The DM's progress message replaced by `msg` (once), or `msg` posted."""
         ts, self._progress_ts = self._progress_ts, None
         if ts is not None:
             await self._replace(ts, msg)
@@ -238,8 +226,7 @@ class SlackReply:
         )
 
     async def _post_direct(self, msg: Message) -> str | None:
-        """chat.postMessage with the user id as channel posts in the bot's DM with them;
-        Slack answers with the DM's id, used from then on (no conversations.open)."""
+        """Posted with the user id as channel: Slack answers with the DM's id, kept."""
         if not self.channel:
             return None
         response = await self.client.chat_postMessage(

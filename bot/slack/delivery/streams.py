@@ -1,8 +1,6 @@
-"""A threaded answer streamed as Slack's AI apps show it: `chat.startStream` with a task
-timeline (a `task_update` per step), the answer appended, `chat.stopStream` with its blocks.
-`StreamReply` wraps a thread reply and is never worse than it: a refused start leaves the
-answer to it, a stream that ended early is finished by `chat.update`. Flows show steps with
-`progress_of(reply).step(title)`; on other replies a step shows nothing."""
+"""A threaded answer streamed with a task timeline (`chat.startStream`/`appendStream`/
+`stopStream`). `StreamReply` wraps a thread reply and is never worse than it: a refused
+start leaves the answer to it, a stream that ended early is finished by `chat.update`."""
 
 from __future__ import annotations
 
@@ -31,12 +29,9 @@ StopCheck = Callable[[], Awaitable[bool]]
 
 @dataclass
 class Step:
-    """One step of the timeline; the work sets what it found before the step ends."""
-
     title: str
     output: str | None = None
     sources: list[dict[str, Any]] = field(default_factory=list)
-    #: "complete" unless the work says the step failed without raising
     status: Literal["complete", "error"] = "complete"
     task_id: str = ""
     closed: bool = False
@@ -49,15 +44,14 @@ class Progress:
     def streaming(self) -> bool:
         return False
 
-    def decline(self) -> None:
-        """This request shows no timeline (a whole page, a private answer)."""
+    def decline(self) -> None:  # no timeline: a whole page, a private answer
+        pass
 
-    def stage(self, answer: render.StreamedAnswer) -> None:
-        """The answer as a stream would send it, for the next `deliver`."""
+    def stage(self, answer: render.StreamedAnswer) -> None:  # what `deliver` streams
+        pass
 
     @asynccontextmanager
     async def step(self, title: str) -> AsyncIterator[Step]:
-        """A step shown from its start to its end (error when the work raises)."""
         opened = await self.open_step(title)
         try:
             yield opened
@@ -67,18 +61,16 @@ class Progress:
         await self.close_step(opened, opened.status)
 
     async def open_step(self, title: str) -> Step:
-        """A step whose end the caller sees only later (a quota wait)."""
         return Step(title)
 
     async def close_step(self, step: Step, status: str) -> None:
-        """The step's end: its status, output and sources shown."""
+        pass
 
 
 NO_PROGRESS = Progress()
 
 
 def progress_of(reply: object) -> Progress:
-    """The reply's timeline, or one that shows nothing."""
     found = getattr(reply, "progress", None)
     return found if isinstance(found, Progress) else NO_PROGRESS
 
@@ -86,15 +78,14 @@ def progress_of(reply: object) -> Progress:
 @dataclass
 class StreamReply(Progress):
     inner: SlackReply
-    #: the asker's team: Slack requires it (and the asker) for a stream in a channel
+    #: Slack requires the team (and the asker) for a stream in a channel
     team_id: str | None = None
     #: the message of an earlier stream of this work (a restart finishes that one)
     existing_ts: str | None = None
     resumed: bool = False
-    #: told the stream's ts once it exists (the work record keeps it)
     on_started: OnStarted | None = None
     stopped: bool = False
-    #: asked before each Slack call on an open stream (`ActiveStreams`)
+    #: asked before each Slack call on an open stream: Stop pressed on another replica?
     stop_check: StopCheck | None = None
     _state: State = "idle"
     _ts: str | None = None
@@ -132,7 +123,6 @@ class StreamReply(Progress):
 
     @property
     def stream_thread(self) -> str:
-        """The thread the stream lives in (a top-level DM's is the asker's message)."""
         return self.inner.thread_ts or self.inner.message_ts or ""
 
     @property
@@ -211,7 +201,6 @@ class StreamReply(Progress):
         await self._send([chunk])
 
     async def stop_by_person(self) -> None:
-        """Stop pressed: end with "Stopped." (finished steps stay), the session active."""
         self.stopped = True
         chunks = [{"type": "markdown_text", "text": render.STOPPED_TEXT}]
         if self._state == "open" and await self._stop(chunks=chunks):
@@ -219,7 +208,6 @@ class StreamReply(Progress):
         await self.session_idle()
 
     async def session_idle(self) -> None:
-        """The agent session off `processing` without a stream call to carry it."""
         try:
             await self.client.agents_sessions_setStatus(
                 channel_id=self.channel, status="active", thread_ts=self.stream_thread
@@ -228,7 +216,6 @@ class StreamReply(Progress):
             logger.info("agents.sessions.setStatus failed: %s", type(exc).__name__)
 
     async def _wanted(self) -> bool:
-        """False once the person stopped it, here or on another replica."""
         if self.stopped:
             return False
         if self._state == "open" and self.stop_check is not None:
@@ -290,7 +277,6 @@ class StreamReply(Progress):
         blocks: list[dict[str, Any]] | None = None,
         chunks: list[dict[str, Any]] | None = None,
     ) -> bool:
-        """End the stream (the session back to `active`); False when it was gone."""
         assert self._ts is not None
         try:
             await self.client.chat_stopStream(
@@ -313,8 +299,7 @@ class StreamReply(Progress):
             self.stopped = True
 
     async def _end_with(self, msg: render.Message) -> bool:
-        """Finish the stream's message with `msg` (stop it, or update it once gone); False
-        when there is none."""
+        """Finish the stream's message with `msg`; False when there is none."""
         if self._ts is None or self._state == "classic":
             return False
         if self._state == "open" and await self._stop(blocks=msg.get("blocks")):

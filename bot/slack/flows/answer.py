@@ -1,7 +1,6 @@
-"""Answering one question, whichever surface it came from: route → rate limit → progress →
-upstream (with its steps on a streamed reply) → rendered answer (or a short reason), and
-the question's writes in the work record's "done" batch. Returns the request's `Outcome`;
-the boundary logs it."""
+"""Answering one routed question from any surface: rate limit → progress → upstream (steps
+on a streamed reply) → rendered answer or a short reason; its writes in the work record's
+"done" batch."""
 
 from __future__ import annotations
 
@@ -36,8 +35,6 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Answers:
-    """The answer flow and the parts it uses (built once by `SlackDeps`)."""
-
     service: DocsService
     store: Store
     limiter: RateLimiter
@@ -61,8 +58,7 @@ class Answers:
         command: str = "/gdocs",
         about: str | None = None,
     ) -> Outcome:
-        """Answer `question` (already routed) through `reply`; `about`: the author of the
-        message asked about (the message shortcut), named with the asker."""
+        """`about`: the author of the message asked about (the message shortcut)."""
         logger.debug("question routed", extra={"question": question})
         if route.kind == "help":
             await reply.notify_thread(render.render_help(command))
@@ -84,7 +80,6 @@ class Answers:
                 if question_kind:
                     await self.tally.count(tally.QUESTIONS, tally.RATE_LIMITED)
                 return Outcome(route=route.kind, outcome="rate_limited")
-        remembered = False  # the recent questions: with the answer's writes when it is out
         if route.kind == "doc" or route.private:
             progress_of(reply).decline()  # a whole page, or an answer for the asker alone
         await reply.start_progress(render.render_progress(question))
@@ -101,7 +96,7 @@ class Answers:
                 tally.QUESTIONS,
                 *answered_counts(result.kind, fallback, route.kind, result.reuse),
             )
-            remembered = await self._deliver(
+            await self._deliver(
                 reply, route, result, question, name_asker=name_asker, about=about, counts=counts
             )
             return Outcome(
@@ -121,7 +116,7 @@ class Answers:
             return Outcome(route=route.kind, outcome=error.code.value, server=server)
         finally:
             await reply.finish()
-            if not remembered and reply.user is not None:
+            if reply.user is not None:
                 await self.recent.remember(reply.user, question)
 
     async def _deliver(
@@ -134,8 +129,7 @@ class Answers:
         name_asker: bool,
         about: str | None,
         counts: Sequence[str],
-    ) -> bool:
-        """Post the answer; True when the asker's recent questions were written with it."""
+    ) -> None:
         tz = await self.profiles.tz(reply.client, reply.user) if _says_when(result) else None
         if route.private:  # what was asked, without the `private` that asked for privacy
             body = await render_off_loop(
@@ -143,7 +137,7 @@ class Answers:
             )
             await answer_privately(self.private, reply, body, route.query)
             await self.tally.count(*counts)
-            return False
+            return
         answer_id = new_answer_id()  # the feedback buttons name the answer by it
         parts = await render_off_loop(
             answer_size(result),
@@ -159,10 +153,8 @@ class Answers:
         msg: render.Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
         progress_of(reply).stage(render.streamed_answer(result, parts))
         topic = route.topic or route.query
-        recent = self.recent.op(reply.user, question) if reply.user else None
 
         def writes(ts: str | None) -> list[Op]:
-            """What the answer leaves behind, in the work record's "done" batch."""
             record = answer_record(
                 result,
                 answer_id=answer_id,
@@ -177,24 +169,16 @@ class Answers:
             root = reply.thread_ts or ts
             if reply.channel and root and not reply.thread_ts:  # a new thread: its root is ts
                 ops.append(self.threads.op(reply.channel, root, topic, reply.user))
-            ops += self.tally.ops(*counts)
-            if recent is not None:
-                ops.append(recent)  # last: its result is looked at below
-            return ops
+            return ops + list(self.tally.ops(*counts))
 
         if reply.channel and reply.thread_ts:
             # remembered before the post: a follow-up sent the moment the answer shows finds it
-            thread = self.threads.op(reply.channel, reply.thread_ts, topic, reply.user)
-            await self.store.batch([thread])
+            await self.threads.remember(reply.channel, reply.thread_ts, topic, reply.user)
         with delivering(writes) as staged:
             posted_ts = await reply.deliver(msg)
-        results = await staged.write(self.store, posted_ts)  # unless the done batch took them
-        if recent is not None and reply.user:
-            await self.recent.settle(reply.user, question, results[-1])
-        return True
+        await staged.write(self.store, posted_ts)  # unless the done batch took them
 
     async def _quota_status(self, reply: Reply) -> Outcome:
-        """`/gdocs quota`: where the team stands, from the ledger alone."""
         try:
             state = await self.quota.state(reply.user)
         except StoreError:
@@ -205,8 +189,7 @@ class Answers:
         return Outcome(route="quota", outcome="ok")
 
     async def _ask(self, reply: Reply, route: Route) -> Answer:
-        """The upstream call as one step (its sources the pages it used), a quota wait
-        before it as a step of its own, then the check of a generated answer's commands."""
+        """The upstream call as a step (a quota wait its own), then the commands' check."""
         progress = progress_of(reply)
         async with progress.step(render.step_title(route.kind)) as step:
             result = await self._call(reply, route, progress)
@@ -251,12 +234,10 @@ class Answers:
 
 
 def _says_when(result: Answer) -> bool:
-    """A quota note says when answers come back: in the asker's own time."""
     return result.fallback is not None and result.fallback.until is not None
 
 
 def answer_size(answer: Answer) -> int:
-    """How much Markdown rendering `answer` converts (its text, or its hits)."""
     hits = sum(len(hit.title) + len(hit.snippet) for hit in answer.hits)
     refs = sum(len(ref.title) for ref in answer.references)
     return len(answer.text) + hits + refs

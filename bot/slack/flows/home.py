@@ -1,9 +1,6 @@
-"""The App Home: the Home tab's view (answers left today and when they come back, whether
-the docs servers answer, the viewer's last questions and channel settings, the week's usage
-for admins), published at most once a minute per person; the Messages tab's suggested
-prompts, at most once per person per Pacific day (`channel_id` only: a `thread_ts` makes
-the agent view show nothing). The week's usage (`gdocs-bot report`'s figures for the last 7
-Pacific days) is also `/gdocs report`, for admins (users.info's `is_admin`/`is_owner`)."""
+"""The App Home: the Home tab (answers left, the servers' state, the viewer's questions and
+channels, the week's usage for admins) at most once a minute per person; the Messages tab's
+prompts once per person per Pacific day; the week's usage as `/gdocs report` for admins."""
 
 from __future__ import annotations
 
@@ -33,14 +30,11 @@ logger = logging.getLogger(__name__)
 
 HOME_REPUBLISH_SECONDS = 60.0
 PROMPTS_CLAIM_SECONDS = 86_400.0
-#: how many of the viewer's channels the Home tab looks at for settings (one Slack page)
 VIEWER_CHANNELS_PAGE = 200
 WEEK_DAYS = 7
-#: answer records, votes and counters read for the summary at most (each)
 SUMMARY_READ_LIMIT = 20_000
-#: the longest the summary's reads may take (off the acknowledgement's path)
 SUMMARY_TIMEOUT_SECONDS = 2.0
-#: whether Google's documentation servers answer now, and a short detail when they don't
+#: whether Google's docs servers answer now, and a short detail when they don't
 DocsStatus = Callable[[], tuple[bool, str]]
 
 
@@ -56,7 +50,6 @@ class Home:
     clock: Callable[[], datetime]
 
     async def publish(self, client: AsyncWebClient, user: str) -> Outcome:
-        """The viewer's Home view, unless it was published less than a minute ago."""
         claim = keys.HOME.key(user)
         if not await self.store.add(claim, "1", TEXT, HOME_REPUBLISH_SECONDS):
             return Outcome(route="home", outcome="recently_published")
@@ -70,7 +63,6 @@ class Home:
         return Outcome(route="home", outcome="ok")
 
     async def home_input(self, client: AsyncWebClient, user: str) -> render.HomeInput:
-        """What the viewer's Home tab shows (no upstream call)."""
         now = self.clock()
         quota: Literal["counted", "unlimited", "unknown"] = "counted"
         try:
@@ -104,8 +96,7 @@ class Home:
         )
 
     async def _viewer_channels(self, client: AsyncWebClient, user: str) -> list[render.ChannelLine]:
-        """The channels `user` is in (the first page) that have settings; none when Slack
-        will not say."""
+        """The channels `user` is in (one page) that have settings."""
         try:
             response = await client.users_conversations(
                 user=user,
@@ -125,7 +116,7 @@ class Home:
         ]
 
     async def set_prompts(self, client: AsyncWebClient, user: str, channel: str) -> Outcome:
-        """Suggested prompts in `user`'s DM `channel`, unless they had them today."""
+        # `channel_id` only: a `thread_ts` makes the agent view show nothing
         key = keys.PROMPTS.key(user, pacific_day(self.clock()))
         if not await self.store.add(key, channel, TEXT, PROMPTS_CLAIM_SECONDS):
             return Outcome(route="prompts", outcome="already_today")
@@ -144,7 +135,6 @@ class Home:
 
 
 async def this_week(store: Store, now: datetime, per_day: int) -> WeekSummary | None:
-    """The last 7 Pacific days (today included); None when the store cannot be read."""
     until = date.fromisoformat(pacific_day(now))
     window = Window(until - timedelta(days=WEEK_DAYS - 1), until)
     if isinstance(store, ResilientStore):
@@ -164,7 +154,6 @@ async def this_week(store: Store, now: datetime, per_day: int) -> WeekSummary | 
 async def report_summary(
     reply: Reply, profiles: UserProfiles, store: Store, now: datetime, per_day: int
 ) -> Outcome:
-    """`/gdocs report`: the week's summary, privately, to admins; a refusal to others."""
     if not reply.user or not await profiles.is_admin(reply.client, reply.user):
         await reply.notify_asker(render.notice("report_refused"))
         return Outcome(route="report", outcome="refused")

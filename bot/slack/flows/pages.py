@@ -1,7 +1,6 @@
-"""A whole documentation page in Slack: paged messages with a Next page button, or for a
-long document an intro and the Markdown as a file (paged instead where no file can go).
-Page cuts are kept (`pages:`); big renders run in a worker thread (`render_off_loop`), so
-the acknowledgements Slack wants within 3 s never wait behind them."""
+"""A whole documentation page: paged messages with a Next page button, or a long one as an
+intro and a Markdown file. Page cuts are kept (`pages:`); big renders run in a worker
+thread, so acknowledgements never wait behind them."""
 
 from __future__ import annotations
 
@@ -35,10 +34,8 @@ from bot.store import AdapterCodec, Store
 logger = logging.getLogger(__name__)
 
 FIRST_PAGE = 1
-#: the request's outcome when the file could not be uploaded and the pages went instead
 UPLOAD_FAILED = "upload_failed"
 _SPANS = AdapterCodec(TypeAdapter(list[PageSpan]))
-#: input size (characters of Markdown) from which a render runs in a worker thread
 OFF_LOOP_CHARS = 8_000
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -47,7 +44,6 @@ _T = TypeVar("_T")
 async def render_off_loop(
     size: int, render: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs
 ) -> _T:
-    """`render(*args, **kwargs)`, in a worker thread when `size` is at least OFF_LOOP_CHARS."""
     if size < OFF_LOOP_CHARS:
         return render(*args, **kwargs)
     return await asyncio.to_thread(render, *args, **kwargs)
@@ -55,21 +51,17 @@ async def render_off_loop(
 
 @dataclass(frozen=True)
 class Pages:
-    """Fetching and showing whole documents."""
-
     service: DocsService
     store: Store
-    #: documents longer than this go out as a Markdown file instead of paged messages
     file_threshold_chars: int
     ttl_seconds: float
 
     async def fetch(self, name: str) -> Document:
-        """One document by (validated) name; NotFound when the server has none."""
         return (await self.service.docs([name]))[0]
 
     async def show(self, reply: Reply, doc: Document, *, page: int) -> str:
-        """Post page `page` of `doc`; a long document's first showing goes out as a file
-        when it can. The outcome: "ok", or "upload_failed" (the pages went instead)."""
+        """Post page `page` (a long document's first showing as a file when it can); "ok",
+        or "upload_failed" (the pages went instead)."""
         outcome = "ok"
         if page == FIRST_PAGE and wants_file(doc, self.file_threshold_chars):
             shown, outcome = await self._show_as_file(reply, doc)
@@ -83,7 +75,6 @@ class Pages:
         return outcome
 
     async def _pages(self, doc: Document) -> list[str]:
-        """The document's pages, cut once per version of its content."""
         digest = hashlib.sha256(doc.content.encode()).hexdigest()[:16]
         key = keys.PAGES.key(doc.name, digest)
         spans = await self.store.get(key, _SPANS)
@@ -93,7 +84,6 @@ class Pages:
         return [span.text(doc.content) for span in spans]
 
     async def _show_as_file(self, reply: Reply, doc: Document) -> tuple[bool, str]:
-        """Intro, then the file in its thread; (False, …) when nothing was shown."""
         channel = reply.channel
         intro = await render_off_loop(len(doc.content), render_document_file_intro, doc)
         intro_ts = await reply.post_visibly(intro)
@@ -123,6 +113,5 @@ class Pages:
 
 
 async def _page_message(doc: Document, page: int, pages: list[str]) -> Message:
-    """Page `page` rendered (only that page is converted), off the loop when it is long."""
     size = len(pages[page - 1]) if 1 <= page <= len(pages) else 0
     return await render_off_loop(size, render_document_page, doc, page, pages=pages)

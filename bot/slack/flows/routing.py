@@ -1,7 +1,6 @@
-"""Which server a Slack text goes to (pure, table-tested): answer_query is scarce, so only
-real questions use it (a question mark, a question word, or enough words); a keyword lookup
-goes to search, Pay / Wallet topics to the Pay server; `search`, `pay`, `doc` force a
-route; an empty text or `help` asks for usage."""
+"""Which server a Slack text goes to (pure): answer_query is scarce, so only real questions
+use it (a question mark, a question word, or enough words); keywords go to search, Pay /
+Wallet topics to Pay; `search`, `pay`, `doc` force a route; empty or `help`: the usage."""
 
 from __future__ import annotations
 
@@ -69,7 +68,6 @@ class Route:
 
 
 def strip_mention(text: str, bot_user_id: str | None) -> str:
-    """Remove `<@BOT>` / `<@BOT|name>` mentions of the bot itself."""
     if not bot_user_id:
         return clean_text(text)
     without = re.sub(rf"<@{re.escape(bot_user_id)}(?:\|[^>]*)?>", " ", text)
@@ -88,10 +86,6 @@ def is_question(text: str, *, answer_min_words: int) -> bool:
     if found and found[0] in QUESTION_WORDS:
         return True
     return len(found) >= answer_min_words
-
-
-def is_pay_topic(text: str) -> bool:
-    return _PAY_RE.search(text) is not None
 
 
 def route_text(text: str, *, answer_min_words: int, route_pay_questions: bool) -> Route:
@@ -156,8 +150,6 @@ def with_thread_context(earlier: str | None, text: str) -> str:
 
 @dataclass(frozen=True)
 class Router:
-    """The routing policy, built once from the settings."""
-
     answer_min_words: int = 4
     route_pay_questions: bool = True
 
@@ -191,20 +183,16 @@ class Router:
         return Route(routed.kind, routed.query, topic=earlier)
 
     def _free(self, text: str) -> Route:
-        if self.route_pay_questions and is_pay_topic(text):
+        if self.route_pay_questions and _PAY_RE.search(text):
             return Route("pay", text)
         if is_question(text, answer_min_words=self.answer_min_words):
             return Route("answer", text)
         return Route("search", text)
 
 
-# --- which channel messages the bot answers without a mention --------------------------
-# The bot hears every message in its channels, so nearly all are dropped here, with no
-# call: a follow-up is a person's new reply in a thread, mentioning nobody (the bot's own
-# mentions come as app_mention), reading as a question (`is_question` without its
-# word-count rule); the store then says whether the bot answered in that thread. A
-# top-level message is answered only in an answer channel, by the same test. The reasons
-# are fixed words for the DEBUG log, never the message text.
+# --- which channel messages the bot answers without a mention: a person's new message,
+# mentioning nobody, reading as a question; dropped here without a call. The reasons are
+# fixed words for the DEBUG log, never the message text.
 
 FollowupPolicy = Literal["asker", "anyone", "off"]
 
@@ -216,7 +204,6 @@ _ADDRESSED_RE = re.compile(r"<@[UW][A-Z0-9]*|<!(?:subteam\^|here\b|channel\b|eve
 
 
 def addresses_someone(text: str) -> bool:
-    """True when the text mentions anyone: a person, the bot, a group or the channel."""
     return _ADDRESSED_RE.search(text) is not None
 
 
@@ -233,8 +220,7 @@ def _str(event: dict[str, Any], name: str) -> str | None:
 def why_not_a_follow_up(
     event: dict[str, Any], bot_user_id: str | None, policy: FollowupPolicy
 ) -> str | None:
-    """Why this channel message is not a follow-up for the bot (None: it may be one; the
-    thread's record in the store decides)."""
+    """Why this is not a follow-up (None: it may be one; the thread's record decides)."""
     if policy == "off":
         return "thread follow-ups are off"
     why = _why_not_a_person(event, bot_user_id)
@@ -244,13 +230,11 @@ def why_not_a_follow_up(
 
 
 def is_top_level(event: dict[str, Any]) -> bool:
-    """A channel's own message, not a reply in a thread."""
     thread_ts = _str(event, "thread_ts")
     return thread_ts is None or thread_ts == _str(event, "ts")
 
 
 def why_not_an_auto_question(event: dict[str, Any], bot_user_id: str | None) -> str | None:
-    """Why this top-level message is not one an answer channel answers (None: it is)."""
     return _why_not_a_person(event, bot_user_id) or _why_not_asked(event)
 
 

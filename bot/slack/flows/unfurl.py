@@ -6,7 +6,6 @@ here ever posts a message."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
@@ -48,28 +47,18 @@ def wanted_links(event: dict[str, Any]) -> dict[str, str]:
     return found
 
 
-@dataclass(frozen=True)
-class UnfurlTarget:
-    """chat.unfurl's address: `channel` + `ts`, or `unfurl_id` + `source`."""
-
-    channel: str | None = None
-    ts: str | None = None
-    unfurl_id: str | None = None
-    source: str | None = None
-
-
-def unfurl_target(event: dict[str, Any]) -> UnfurlTarget | None:
-    """`unfurl_id` + `source` for a composer preview, `channel` + `ts` for a posted message;
-    None when the event has neither."""
+def unfurl_target(event: dict[str, Any]) -> dict[str, str] | None:
+    """chat.unfurl's address: `unfurl_id` + `source` for a composer preview, `channel` + `ts`
+    for a posted message; None when the event has neither."""
     source, unfurl_id = event.get("source"), event.get("unfurl_id")
     by_id = None
     if isinstance(unfurl_id, str) and unfurl_id and isinstance(source, str) and source:
-        by_id = UnfurlTarget(unfurl_id=unfurl_id, source=source)
+        by_id = {"unfurl_id": unfurl_id, "source": source}
     if source == "composer":
         return by_id
     channel, ts = event.get("channel"), event.get("message_ts")
     if isinstance(channel, str) and channel and isinstance(ts, str) and ts:
-        return UnfurlTarget(channel=channel, ts=ts)
+        return {"channel": channel, "ts": ts}
     return by_id
 
 
@@ -121,13 +110,7 @@ async def unfurl(
     if not unfurls:
         return Outcome("unfurl", "not_found", DEVELOPER_KNOWLEDGE, "get_documents")
     try:
-        await client.chat_unfurl(
-            channel=target.channel,
-            ts=target.ts,
-            unfurl_id=target.unfurl_id,
-            source=target.source,
-            unfurls=unfurls,
-        )
+        await client.chat_unfurl(**target, unfurls=unfurls)  # type: ignore[arg-type]
     except SLACK_CALL_FAILURES as exc:
         logger.info("chat.unfurl failed: %s", why(exc))
         return Outcome("unfurl", "unfurl_failed", DEVELOPER_KNOWLEDGE, "get_documents")

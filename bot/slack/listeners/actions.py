@@ -1,9 +1,10 @@
-"""Buttons and forms: Show full doc / Next page (durable work), Share, Ask again, feedback
-and its form; other actions are acknowledged and ignored. Button values are untrusted: a
-forged or stale one gets a short ephemeral explanation."""
+"""Buttons and forms: Show full doc / Next page (durable work), Share, Ask again, 👍 / 👎 and
+the "what was wrong?" form (kept with the answer record the button names); other actions
+are acknowledged and ignored. A forged or stale button value gets a short explanation."""
 
 from __future__ import annotations
 
+import logging
 import re
 from functools import partial
 from typing import Any
@@ -13,18 +14,40 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import render
 from bot.errors import GdocsError, InvalidInput, NotFound
+from bot.feedback import AnswerRecord, FeedbackLog
 from bot.names import is_valid_name
-from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Job, Notify, Outcome, ignored, say_nothing
-from bot.slack.delivery.replies import SlackReply
+from bot.observability.metrics import Metrics
+from bot.slack.boundary import (
+    DEVELOPER_KNOWLEDGE,
+    Job,
+    Notify,
+    Outcome,
+    duplicate,
+    ignored,
+    say_nothing,
+)
+from bot.slack.delivery import posting
+from bot.slack.delivery.replies import Reply, SlackReply
 from bot.slack.deps import SlackDeps
-from bot.slack.flows.feedback import open_comment_form, store_comment, vote
+from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.pages import FIRST_PAGE
 from bot.slack.flows.sharing import share
 from bot.slack.memory.state import delivery_key
 from bot.slack.work.durable import action_payload, track
 from bot.slack.work.worklog import WorkRecord
 
+logger = logging.getLogger(__name__)
+
 SHOW_DOC_RE = re.compile(rf"^{re.escape(render.ACTION_SHOW_DOC_PREFIX)}\d+$")
+_DOC_ACTIONS = (SHOW_DOC_RE, render.ACTION_SHOW_DOC_MORE, render.ACTION_NEXT_PAGE)
+
+
+def is_doc_click(body: dict[str, Any]) -> bool:
+    """Show full doc / Next page: durable work, claimed with its record."""
+    action_id = _action(body).get("action_id")
+    return isinstance(action_id, str) and any(
+        a == action_id if isinstance(a, str) else a.fullmatch(action_id) for a in _DOC_ACTIONS
+    )
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -34,7 +57,9 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_show_doc(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         record = await deps.work.accept("action", action_payload(body), key=delivery_key(body))
         await ack()
-        if record is not None:
+        if record is None:
+            duplicate(deps.metrics)
+        else:
             deps.inflight.spawn(handle_doc_click(deps, client, body, record=record))
 
     async def on_share(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
@@ -64,7 +89,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
     async def on_vote(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        reply = reply_in_place(client, body)
+        reply = reply_for_click(client, body, in_place=True)
         value = _action(body).get("value")
         run(
             "feedback", partial(vote, deps.feedback, deps.metrics, reply, value), reply.notify_asker
@@ -74,7 +99,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient
     ) -> None:
         await ack()
-        reply = reply_in_place(client, body)
+        reply = reply_for_click(client, body, in_place=True)
         form = partial(open_comment_form, reply, body.get("trigger_id"), _action(body).get("value"))
         run("feedback", form, reply.notify_asker)
 
@@ -107,7 +132,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     app.action(render.ACTION_FEEDBACK_COMMENT)(on_comment_button)
     app.view(render.FEEDBACK_MODAL_CALLBACK)(on_comment)
     app.action(render.ACTION_SHARE)(on_share)
-    for action_id in (SHOW_DOC_RE, render.ACTION_SHOW_DOC_MORE, render.ACTION_NEXT_PAGE):
+    for action_id in _DOC_ACTIONS:
         app.action(action_id)(on_show_doc)
     app.action(re.compile(r".*"))(on_unknown)  # last: Bolt runs the first that matches
 
@@ -149,31 +174,19 @@ def _action(body: dict[str, Any]) -> dict[str, Any]:
     return _dict(actions[0]) if isinstance(actions, list) and actions else {}
 
 
-def reply_for_click(client: AsyncWebClient, body: dict[str, Any]) -> SlackReply:
-    """Reply into the answer message's thread; notices go to the clicker alone."""
-    container = _dict(body.get("container"))
-    message = _dict(body.get("message"))
-    thread_ts = container.get("thread_ts") or message.get("thread_ts") or message.get("ts")
-    message_ts = container.get("message_ts") or message.get("ts")
-    if container.get("is_ephemeral"):
-        thread_ts = message_ts = None
-    return SlackReply(
-        client,
-        "click",
-        channel=_dict(body.get("channel")).get("id") or container.get("channel_id"),
-        user=_dict(body.get("user")).get("id"),
-        response_url=body.get("response_url"),
-        thread_ts=thread_ts,
-        message_ts=message_ts,
-    )
-
-
-def reply_in_place(client: AsyncWebClient, body: dict[str, Any]) -> SlackReply:
-    """Notices to the clicker beside the clicked message: in its thread when it is in one,
-    else in the channel (a top-level answer's thread may not be open)."""
+def reply_for_click(
+    client: AsyncWebClient, body: dict[str, Any], *, in_place: bool = False
+) -> SlackReply:
+    """Reply into the answer message's thread, notices to the clicker alone; `in_place`:
+    beside the clicked message (a top-level answer's thread may not be open)."""
     container = _dict(body.get("container"))
     message = _dict(body.get("message"))
     thread_ts = container.get("thread_ts") or message.get("thread_ts")
+    message_ts = None if in_place else container.get("message_ts") or message.get("ts")
+    if not in_place:
+        thread_ts = thread_ts or message.get("ts")
+    if container.get("is_ephemeral"):
+        thread_ts = message_ts = None
     user = _dict(body.get("user")).get("id")
     return SlackReply(
         client,
@@ -181,7 +194,8 @@ def reply_in_place(client: AsyncWebClient, body: dict[str, Any]) -> SlackReply:
         channel=_dict(body.get("channel")).get("id") or container.get("channel_id"),
         user=user if isinstance(user, str) and user else None,
         response_url=body.get("response_url"),
-        thread_ts=None if container.get("is_ephemeral") else thread_ts,
+        thread_ts=thread_ts,
+        message_ts=message_ts,
     )
 
 
@@ -218,3 +232,74 @@ async def handle_doc_click(
     await deps.boundary("action", job, reply.notify_thread)
     if record is not None:
         await deps.work.finish(record)
+
+
+# --- feedback ---
+VOTES_METRIC = "gdocs_feedback_votes_total"
+VOTES_HELP = "Feedback votes recorded, by answer kind (answer, search, pay) and vote (up, down)."
+
+
+def _decoded(value: object) -> render.Vote | None:
+    try:
+        return render.decode_vote(value)
+    except InvalidInput:
+        return None
+
+
+async def vote(feedback: FeedbackLog, metrics: Metrics, reply: Reply, value: object) -> Outcome:
+    """A 👍 / 👎 click (`value`: its button's)."""
+    decoded = _decoded(value)
+    if decoded is None:
+        await reply.notify_asker(render.notice("feedback_stale"))
+        return Outcome(route="feedback", outcome="invalid_input")
+    answer = await feedback.answer(decoded.answer_id)
+    if answer is None or reply.user is None:
+        await reply.notify_asker(render.notice("feedback_stale"))
+        return Outcome(route="feedback", outcome="stale")
+    await feedback.record_vote(answer, decoded.vote, reply.user)
+    metrics.count(VOTES_METRIC, VOTES_HELP, kind=answer.kind, vote=decoded.vote)
+    await reply.notify_asker(render.render_feedback_thanks(decoded))
+    return Outcome(route=answer.kind, outcome=f"vote_{decoded.vote}", tool=answer.tool or "-")
+
+
+async def open_comment_form(reply: Reply, trigger_id: object, value: object) -> Outcome:
+    """The "Say what was wrong" button: the form, at once (a trigger_id lives 3 seconds)."""
+    decoded = _decoded(value)
+    if decoded is None or not isinstance(trigger_id, str):
+        await reply.notify_asker(render.notice("feedback_stale"))
+        return Outcome(route="feedback", outcome="invalid_input")
+    try:
+        await reply.client.views_open(
+            trigger_id=trigger_id, view=render.feedback_comment_modal(decoded)
+        )
+    except SLACK_CALL_FAILURES as exc:  # e.g. the trigger expired: the click can be repeated
+        logger.info("feedback form not opened: %s", posting.why(exc))
+        await reply.notify_asker(render.notice("internal_error"))
+        return Outcome(route="feedback", outcome="form_failed")
+    return Outcome(route="feedback", outcome="form_opened")
+
+
+async def store_comment(
+    feedback: FeedbackLog,
+    client: AsyncWebClient,
+    answer: AnswerRecord,
+    decoded: render.Vote,
+    voter: str,
+    comment: str,
+) -> Outcome:
+    """The form's line kept with the vote; the voter thanked beside the answer (a nicety)."""
+    if not comment:
+        return Outcome(route=answer.kind, outcome="no_comment")
+    await feedback.record_vote(answer, decoded.vote, voter, comment=comment)
+    if answer.channel:
+        try:
+            await posting.post_ephemeral(
+                client,
+                channel=answer.channel,
+                user=voter,
+                msg=render.notice("feedback_recorded"),
+                thread_ts=answer.thread_ts,
+            )
+        except SLACK_CALL_FAILURES as exc:
+            logger.info("feedback thanks not sent: %s", posting.why(exc))
+    return Outcome(route=answer.kind, outcome="commented", tool=answer.tool or "-")

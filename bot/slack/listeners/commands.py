@@ -12,7 +12,6 @@ from bot.slack.delivery.posting import OnceAck
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.routing import channel_words, with_channel_privacy
-from bot.slack.manifest_facts import COMMANDS
 from bot.slack.memory.state import delivery_key
 from bot.slack.work.durable import command_payload, track
 from bot.slack.work.worklog import WorkRecord
@@ -36,8 +35,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         await deps.inflight.start(job, until=once.done, within=FIRST_REPLY_WITHIN)
         await once()  # no reply in time: a bare acknowledgement (no-op once replied)
 
-    for command in COMMANDS:
-        app.command(command)(on_command)
+    app.command("/gdocs")(on_command)
 
 
 async def handle_command(
@@ -50,7 +48,7 @@ async def handle_command(
     resumed: bool = False,
 ) -> None:
     text = body.get("text") if isinstance(body.get("text"), str) else ""
-    command = str(body.get("command") or COMMANDS[0])
+    command = str(body.get("command") or "/gdocs")
     reply = track(
         deps.work,
         SlackReply(

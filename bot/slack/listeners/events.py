@@ -1,7 +1,5 @@
-"""Events: `@gdocs …` mentions (answered in the thread), direct messages (in the DM, with
-the thread status while the bot works), follow-ups without a mention in the bot's threads
-and top-level questions in answer channels (`routing.why_not_a_follow_up` decides), the
-Stop button of a streamed answer, the App Home's tabs, and link previews."""
+"""Events: mentions, direct messages, follow-ups in the bot's threads and questions in
+answer channels, the Stop button, the App Home's tabs, and link previews."""
 
 from __future__ import annotations
 
@@ -32,12 +30,7 @@ from bot.slack.work.stops import slack_time
 from bot.slack.work.worklog import WorkRecord
 
 #: what a DM's status says for a route (help and quota never show one)
-_WORK_KINDS: dict[str, WorkKind] = {
-    "answer": "answer",
-    "search": "search",
-    "pay": "pay",
-    "doc": "doc",
-}
+_WORK_KINDS: tuple[WorkKind, ...] = ("answer", "search", "pay", "doc")
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -123,8 +116,6 @@ async def _accept(
     *,
     kind: str,
 ) -> None:
-    """Record the question, then acknowledge it, then work on it: a crash after the ack
-    loses nothing (a retry of recorded work is acknowledged and left to its owner)."""
     if not isinstance(event.get("team"), str) and isinstance(body.get("team_id"), str):
         event = {**event, "team": body["team_id"]}  # a stream in a channel names the team
     payload = event_payload(event, bot_user_id)
@@ -138,7 +129,6 @@ async def _accept(
 
 
 def _not_a_person_asking(event: dict[str, Any], context: AsyncBoltContext) -> bool:
-    """Edits, joins, bot posts (ours or another bot's): anything but a person's new message."""
     return (
         "subtype" in event
         or bool(event.get("bot_id"))
@@ -157,9 +147,8 @@ async def _hear_in_channel(
     event: dict[str, Any],
     bot_user_id: str | None,
 ) -> None:
-    """A top-level question in an answer channel, or a follow-up in the bot's thread, is
-    answered in its thread; everything else is dropped without a call. Only messages that
-    pass the pure checks read the channel's settings (cached) and the thread's record."""
+    """A question in an answer channel, or a follow-up in the bot's thread: answered in
+    its thread; anything else dropped (only what passes the pure checks reads the store)."""
     top_level = is_top_level(event)
     why = await (_why_not_auto if top_level else _why_not_follow_up)(deps, event, bot_user_id)
     if why is not None:
@@ -207,7 +196,6 @@ async def handle_question(
     record: WorkRecord | None = None,
     resumed: bool = False,
 ) -> None:
-    """A mention, DM, follow-up or answer channel's question, answered in its thread."""
     channel: str = event["channel"]
     ts: str = event["ts"]
     in_thread = event.get("thread_ts") if isinstance(event.get("thread_ts"), str) else None
@@ -230,7 +218,7 @@ async def handle_question(
         earlier = await deps.threads.question(channel, in_thread) if in_thread else None
         route = deps.router.route_in_thread(text, earlier)
         if where == "dm":
-            direct.status_kind = _WORK_KINDS.get(route.kind, "answer")
+            direct.status_kind = next((k for k in _WORK_KINDS if k == route.kind), "answer")
             route = replace(route, private=False)  # a DM is private already
         else:  # `/gdocs channel private on`
             route = with_channel_privacy(route, (await deps.channels.get(channel)).private)

@@ -1,24 +1,21 @@
-"""The message shortcut "Ask Google's docs" (`ask_gdocs`): a message's text is the
-question (with its thread's first message as context when it is a reply), answered in its
-thread, headed "@ana asked about @ben's message". Durable work like a mention; where the bot
-may not post, the answer goes to the person who used it alone (the payload's response_url).
-"""
+"""The message shortcut "Ask Google's docs": the message (with its thread's first message
+as context) answered in its thread, durably like a mention; where the bot may not post, to
+the person who used it alone."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import notice
-from bot.slack.boundary import Outcome
+from bot.slack.boundary import Outcome, duplicate
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.routing import strip_mention, with_channel_privacy, with_root_context
-from bot.slack.manifest_facts import ASK_SHORTCUT
 from bot.slack.memory.state import delivery_key
 from bot.slack.work.durable import shortcut_payload, streamed, track
 from bot.slack.work.worklog import WorkRecord
@@ -27,15 +24,19 @@ logger = logging.getLogger(__name__)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
-    async def on_ask(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+    async def on_ask(
+        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
+    ) -> None:
         # recorded before the acknowledgement: a crash after it loses nothing
-        payload = shortcut_payload(body)
+        payload = shortcut_payload(body, context.bot_user_id)
         record = await deps.work.accept("shortcut", payload, key=delivery_key(body))
         await ack()
-        if record is not None:
+        if record is None:
+            duplicate(deps.metrics)
+        else:
             deps.inflight.spawn(handle_shortcut(deps, client, payload, record=record))
 
-    app.message_shortcut(ASK_SHORTCUT)(on_ask)
+    app.message_shortcut("ask_gdocs")(on_ask)
 
 
 def _str(found: object) -> str | None:
@@ -50,7 +51,6 @@ async def handle_shortcut(
     record: WorkRecord | None = None,
     resumed: bool = False,
 ) -> None:
-    """Answer the message a shortcut was used on (`shortcut_payload`'s fields)."""
     found = payload.get("message")
     message: dict[str, Any] = found if isinstance(found, dict) else {}
     channel, ts = _str(payload.get("channel")), _str(message.get("ts"))
@@ -76,8 +76,7 @@ async def handle_shortcut(
     reply = track(deps.work, stream or direct, record, resumed=resumed)
 
     async def job() -> Outcome:
-        identity = await deps.identity.get(client)
-        bot_user_id = identity.user_id if identity is not None else None
+        bot_user_id = _str(payload.get("bot_user_id"))
         text = strip_mention(_str(message.get("text")) or "", bot_user_id)
         author = _str(message.get("user"))
         if not text or (author is not None and author == bot_user_id):
@@ -99,8 +98,7 @@ async def handle_shortcut(
 async def thread_root(
     deps: SlackDeps, client: AsyncWebClient, channel: str, thread_ts: str
 ) -> str | None:
-    """The text of a thread's first message: what the bot remembers the thread is about,
-    else conversations.replies (None when Slack will not say: the reply is asked alone)."""
+    """A thread's first message: what the bot remembers, else conversations.replies."""
     known = await deps.threads.question(channel, thread_ts)
     if known:
         return known

@@ -1,9 +1,6 @@
-"""Acknowledged Slack work survives a crash: what finishing it needs is recorded before the
-ack (`worklog`), its replies are tracked (the lease checked before a reply goes out, the
-record forgotten after, with the question's other writes in the same batch), and a replica
-that finds work whose owner died finishes it with a short note. A `response_url` lives 30
-minutes: past that a resumed reply is posted where the bot may post, or the work dropped.
-"""
+"""What a work record keeps of each request, and replies tracked under it: the lease
+checked before the first reply, the record forgotten after (with the question's writes in
+the same batch); a resumed reply carries the restart note."""
 
 from __future__ import annotations
 
@@ -59,9 +56,7 @@ def action_payload(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def shortcut_payload(body: dict[str, Any]) -> dict[str, Any]:
-    """The message shortcut: the message asked about, who asked, where, the response_url
-    and the team (a streamed answer in a channel names it)."""
+def shortcut_payload(body: dict[str, Any], bot_user_id: str | None) -> dict[str, Any]:
     message = _dict(body.get("message"))
     return {
         "channel": _dict(body.get("channel")).get("id"),
@@ -69,11 +64,12 @@ def shortcut_payload(body: dict[str, Any]) -> dict[str, Any]:
         "message": {k: message[k] for k in _SHORTCUT_FIELDS if isinstance(message.get(k), str)},
         "response_url": body.get("response_url"),
         "team": team.get("id") if isinstance(team := body.get("team"), dict) else None,
+        "bot_user_id": bot_user_id,
     }
 
 
 def without_stale_response_url(record: WorkRecord, now: float) -> dict[str, Any]:
-    """The record's payload, its response_url gone once Slack no longer takes it."""
+    """The record's payload, without a response_url Slack no longer takes (30 minutes)."""
     payload = dict(record.payload)
     if now - record.accepted_at > RESPONSE_URL_SECONDS:
         payload["response_url"] = None
@@ -85,15 +81,11 @@ Writes = Callable[[str | None], Sequence[Op]]
 
 @dataclass
 class Staged:
-    """The question's writes once its answer is out (a function of the posted ts)."""
-
     writes: Writes
-    #: the writes' results, once written (None: not written yet)
     results: list[object] | None = None
     ops: list[Op] = field(default_factory=list)
 
     async def write(self, store: Store, ts: str | None) -> list[object]:
-        """The writes in a batch of their own, unless a finished work record carried them."""
         if self.results is None:
             self.ops = list(self.writes(ts))
             self.results = await store.batch(self.ops) if self.ops else []
@@ -115,9 +107,7 @@ def delivering(writes: Writes) -> Iterator[Staged]:
 
 
 class TrackedReply:
-    """A `Reply` whose messages belong to a work record: before the first reply the lease is
-    checked (another process took the work over: this one stays silent), after it the
-    record is forgotten. A resumed reply carries the restart note."""
+    """A `Reply` under a work record: silent when another process took the work over."""
 
     def __init__(self, inner: Reply, log: WorkLog, record: WorkRecord, *, resumed: bool) -> None:
         self.inner = inner
@@ -194,7 +184,6 @@ class TrackedReply:
         return sent
 
     async def _finish(self, ts: str | None) -> None:
-        """Forget the record; the writes the flow staged share its batch."""
         staged = _PENDING.get()
         if staged is None or staged.results is not None:
             await self._log.finish(self._record)
@@ -204,15 +193,13 @@ class TrackedReply:
 
 
 def track(log: WorkLog, reply: Reply, record: WorkRecord | None, *, resumed: bool) -> Reply:
-    """`reply`, tracked under `record` (as it is when there is none)."""
     return reply if record is None else TrackedReply(reply, log, record, resumed=resumed)
 
 
 def streamed(
     log: WorkLog, inner: SlackReply, *, team: str | None, record: WorkRecord | None, resumed: bool
 ) -> StreamReply:
-    """`inner` streamed, the stream's ts kept with the work `record`; resumed work finishes
-    the message the stopped process had started."""
+    """`inner` streamed, its ts kept with the work: resumed work finishes that message."""
 
     async def keep_ts(ts: str) -> None:
         if record is None:

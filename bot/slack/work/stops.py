@@ -1,8 +1,6 @@
-"""The Stop button of a streamed answer (`agent_session_stopped`) cancels the work in its
-thread, whose stream ends with "Stopped.". A replica without that work leaves a marker in a
-shared store (`stop:<channel>:<thread>` = when pressed) that the streaming replica reads
-before its Slack calls and every `poll_seconds`; it counts only for work begun before Stop
-was pressed. On a store of one process (memory://, SQLite) Stop is local."""
+"""The Stop button of a streamed answer cancels the work in its thread ("Stopped."). A
+replica without that work leaves a marker in a shared store (`stop:<channel>:<thread>` =
+when pressed), read by the streaming replica before its Slack calls and every second."""
 
 from __future__ import annotations
 
@@ -20,9 +18,7 @@ from bot.store import TEXT, Store, StoreError
 
 logger = logging.getLogger(__name__)
 
-#: how long a marker is kept: a stream lives only a few minutes
 MARK_TTL_SECONDS = 600.0
-#: how often a streamed answer at work looks for a marker (one read each time)
 POLL_SECONDS = 1.0
 
 
@@ -38,8 +34,6 @@ def slack_time(value: object) -> float | None:
 
 @dataclass
 class StopMarks:
-    """Stop markers in the shared store (see the module's docstring)."""
-
     store: Store
     #: False: the store is this process's own (memory://, SQLite): nothing to read or write
     shared: bool
@@ -48,8 +42,7 @@ class StopMarks:
     clock: Callable[[], float] = field(default=time.time)
 
     async def mark(self, channel: str, thread_ts: str, pressed_at: float | None) -> bool:
-        """Stop pressed here for work another replica runs: one write; False when there is
-        no shared store or it failed (the Stop then only acknowledges)."""
+        """Leave a marker; False when there is no shared store or it failed."""
         if not self.shared:
             return False
         at = pressed_at if pressed_at is not None else self.clock()
@@ -61,8 +54,7 @@ class StopMarks:
         return True
 
     async def pressed(self, channel: str, thread_ts: str, since: float | None) -> bool:
-        """Was Stop pressed on another replica for work in this thread that began at
-        `since`? One read; a store that fails reads as no (the work goes on)."""
+        """Was Stop pressed elsewhere after `since`? A failing store reads as no."""
         try:
             found = await self.store.get(keys.STOP.key(channel, thread_ts), TEXT)
         except StoreError:
@@ -71,7 +63,6 @@ class StopMarks:
         return at is not None and (since is None or at >= since)
 
     async def clear(self, channel: str, thread_ts: str) -> None:
-        """The stop is done: the marker goes (best effort: it expires anyway)."""
         with contextlib.suppress(StoreError):
             await self.store.delete(keys.STOP.key(channel, thread_ts))
 
@@ -80,22 +71,17 @@ class StopMarks:
 class _Active:
     task: asyncio.Task[Outcome]
     stream: StreamReply
-    #: the Stop button (here or, by a marker, on another replica) cancelled it
     stopped: bool = False
-    #: stopped by a marker another replica wrote (cleared once the stream is stopped)
+    #: stopped by another replica's marker
     marked: bool = False
 
 
 @dataclass
 class ActiveStreams:
-    """The streamed answers this process is working on, by (channel, thread)."""
-
-    #: Stop markers of the other replicas (None, or not shared: Stop is local only)
     marks: StopMarks | None = None
     _active: dict[tuple[str, str], _Active] = field(default_factory=dict)
 
     async def run(self, stream: StreamReply, work: Awaitable[Outcome], route: str) -> Outcome:
-        """`work` (answering through `stream`), until it is done or the person stops it."""
         key = (stream.channel, stream.stream_thread)
         task = asyncio.ensure_future(work)
         active = _Active(task, stream)
@@ -124,8 +110,7 @@ class ActiveStreams:
                 del self._active[key]
 
     def stop(self, channel: str, thread_ts: str) -> StreamReply | None:
-        """The Stop button in this thread: cancel its work; the stream it was on (None when
-        nothing here works on that thread)."""
+        """Cancel this thread's work here; its stream (None: none here)."""
         active = self._active.get((channel, thread_ts))
         if active is None:
             return None
@@ -134,13 +119,9 @@ class ActiveStreams:
         return active.stream
 
     async def relay(self, channel: str, thread_ts: str, pressed_at: float | None) -> bool:
-        """Stop pressed for a thread this process does not work on: leave a marker for the
-        replica that does (False when there is no shared store to leave it in)."""
         return self.marks is not None and await self.marks.mark(channel, thread_ts, pressed_at)
 
     def _watch(self, key: tuple[str, str], active: _Active) -> asyncio.Task[None] | None:
-        """With a shared store: the stream checks for a marker before its Slack calls, and a
-        watcher every `poll_seconds` (an upstream call may take many seconds)."""
         marks = self.marks
         if marks is None or not marks.shared:
             return None

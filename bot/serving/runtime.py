@@ -129,8 +129,7 @@ class _Runtime:
         return 0
 
     async def _start(self, bot: Bot, stack: AsyncExitStack) -> None:
-        from bot.slack.http import slack_events_route
-        from bot.slack.recovery import run_recovery
+        from bot.slack.app import run_recovery, slack_events_route
 
         settings = self.settings
         readiness = bot.readiness
@@ -153,7 +152,6 @@ class _Runtime:
             "authenticated to Slack",
             extra={"bot_user_id": identity.get("user_id"), "team": identity.get("team")},
         )
-        bot.deps.identity.prime(identity)  # listeners need the bot's ids; no second auth.test
         readiness.slack_authenticated = True
         if settings.socket_mode:
             await self._connect_socket(bot, api_url, stack)

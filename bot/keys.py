@@ -35,7 +35,7 @@ LOCK = KeyFamily("lock:", "who is computing an answer now", "MCP_TIMEOUT_SECONDS
 #: answer_query's ledger (bot/quota)
 QUOTA = KeyFamily("quota:", "answer_query calls; Google's pause", "as said")
 
-# --- durable work (bot/worklog.py) -----------------------------------------------------
+# --- durable work (bot/slack/work/worklog.py) -------------------------------------------
 LEASE = KeyFamily("lease:", "a delivery's claim, then a done marker", "WORK_LEASE_SECONDS")
 WORK = KeyFamily("work:", "acknowledged work not yet answered", "WORK_MAX_AGE_SECONDS")
 

@@ -24,8 +24,8 @@ from slack_bolt.response import BoltResponse
 from bot.observability.metrics import Metrics
 from bot.serving.assembly import open_bot
 from bot.settings import Settings
-from bot.slack.deps import SlackDeps
 from bot.slack.app import EVENTS_PATH, slack_events_route
+from bot.slack.deps import SlackDeps
 from bot.store import ResilientStore
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 from tests.fakes.slack_api import FakeSlack

@@ -17,7 +17,7 @@ PACIFIC = ZoneInfo("America/Los_Angeles")
 
 WINDOW_SECONDS = 60.0
 #: a minute slot is freed this long after Google's 60 s: Google counts a call from its
-#: arrival, a few ms after the ledger's permit (bench/FINDINGS.md, the day scenario, item 2)
+#: arrival, a few ms after the ledger's permit (measured in the day scenario, bench/day.py)
 SLOT_MARGIN_SECONDS = 1.0
 LEDGER_WINDOW_SECONDS = WINDOW_SECONDS + SLOT_MARGIN_SECONDS
 PAUSE_KEY = keys.QUOTA.key("pause")

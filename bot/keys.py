@@ -57,9 +57,6 @@ HOME = KeyFamily("home:", "Home tab published claims", "60 s")
 PROMPTS = KeyFamily("prompts:", "prompts set today claims", "1 day")
 NODOC = KeyFamily("nodoc:", "document names a link preview found unknown", "1 hour")
 CHANNEL = KeyFamily("channel:", "a channel's settings", "CHANNEL_SETTINGS_RETENTION_DAYS")
-CHANNEL_GENERATION = KeyFamily(
-    "channels:", "a count of channel-settings changes", "CHANNEL_SETTINGS_RETENTION_DAYS"
-)
 #: a Stop pressed on one replica for a thread another replica streams (bot/slack/work/stops.py)
 STOP = KeyFamily("stop:", "a Stop pressed for a thread, and when", "10 minutes")
 

@@ -4,6 +4,8 @@ and private channels use. Tables and hypothesis, no I/O."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -21,10 +23,10 @@ from bot.errors import ConfigError
 from bot.render import (
     MAX_HOME_CHANNELS,
     ChannelLine,
-    channel_ref,
+    HomeInput,
     render_channel_notice,
     render_channel_settings,
-    render_home_channels,
+    render_home,
 )
 from bot.settings import Settings
 from bot.slack.flows.routing import (
@@ -124,7 +126,10 @@ def test_a_bad_answer_channels_setting_names_itself(monkeypatch: pytest.MonkeyPa
 )
 def test_channel_references_are_only_well_formed_ids(channel: str, shown: str) -> None:
     """Nothing but a channel id becomes `<#…>` markup."""
-    assert shown == channel_ref(channel)
+    msg = render_channel_settings(
+        channel, ChannelSettings(), default_followups="asker", fixed_auto=False
+    )
+    assert msg["text"].startswith(f"Settings in {shown}: ")
 
 
 @pytest.mark.parametrize(
@@ -167,13 +172,18 @@ def test_the_home_part_is_bounded_and_valid() -> None:
     """At most MAX_HOME_CHANNELS channels, badly formed ids left out, valid blocks."""
     lines = [ChannelLine(f"C{n}", ChannelSettings("auto")) for n in range(30)]
     lines.insert(0, ChannelLine("<!here>", ChannelSettings("auto")))
-    blocks = render_home_channels(lines, default_followups="asker")
-    channels = [b for b in blocks if b["type"] == "section"]
+    blocks = render_home(_home(lines))["blocks"]
+    channels = [b for b in blocks if b["type"] == "section" and "*Answers:*" in b["text"]["text"]]
     assert MAX_HOME_CHANNELS == len(channels)
     assert channels[0]["text"]["text"].startswith("<#C0>")
     for block in blocks:
         Block.parse(block).validate_json()  # type: ignore[union-attr]
-    assert [] == render_home_channels([], default_followups="asker")
+    assert "Channel settings" not in str(render_home(_home([])))
+
+
+def _home(lines: list[ChannelLine]) -> HomeInput:
+    now = datetime(2026, 11, 3, 15, 30, tzinfo=UTC)
+    return HomeInput(answers_left=1, per_day=5, resets_at=now, now=now, channels=lines)
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.render import ACTION_ASK_AGAIN_PREFIX, MAX_PROMPTS, PROMPTS_TITLE, suggested_prompts
+from bot.render import ASK_AGAIN_ACTION_RE, PROMPTS_TITLE, suggested_prompts
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import SlackCall
+from tests.fakes.slack_checks import MAX_PROMPTS
 from tests.slack_harness import ASKER, SlackBot, running_bot
 
 OTHER = "UOTHER9"
@@ -23,7 +24,7 @@ def ask_again_buttons(view: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         block["accessory"]
         for block in view["blocks"]
-        if block.get("accessory", {}).get("action_id", "").startswith(ACTION_ASK_AGAIN_PREFIX)
+        if ASK_AGAIN_ACTION_RE.match(block.get("accessory", {}).get("action_id", ""))
     ]
 
 

@@ -173,8 +173,6 @@ def streamed_answer(answer: Answer, parts: AnswerParts) -> StreamedAnswer:
     return StreamedAnswer(tuple(chunks), {"text": parts.text, "blocks": parts.tail})
 
 
-#: Slack shows at most four suggested prompts
-MAX_PROMPTS = 4
 PROMPTS_TITLE = "Ask Google's developer documentation"
 #: what `setStatus` takes to clear the status
 CLEARED_STATUS = ""

@@ -12,7 +12,6 @@ from bot.models import Document, SnippetCheck, Verification
 from bot.verify._pages import PageIndex, key_name, page_index
 from bot.verify.parse import (
     CODE_LANGS,
-    INLINE_RE,
     SHELL_LANGS,
     Command,
     code_token_ok,
@@ -20,6 +19,7 @@ from bot.verify.parse import (
     fences,
     flag_name,
     identifiers,
+    inline_spans,
     is_placeholder,
     logical_lines,
     looks_like_command,
@@ -70,34 +70,24 @@ def _block_snippets(lang: str, body: tuple[str, ...], anchor: int) -> list[Snipp
     ]
 
 
-def _inline_snippets(lines: list[str], in_code: list[bool]) -> list[Snippet]:
-    found: list[Snippet] = []
-    for number, line in enumerate(lines):
-        if in_code[number] or "`" not in line:
-            continue
-        for match in INLINE_RE.finditer(line):
-            span = match.group(1).strip().removeprefix("$ ")
-            anchor = _paragraph_end(lines, number)
-            if span.startswith("--") and " " not in span and len(span) <= _BARE_FLAG_CHARS:
-                found.append(Snippet("flag", span.split("=", 1)[0], anchor))
-            elif looks_like_command(span):
-                found.extend(
-                    Snippet("command", c.text, anchor, command=c, inline=True)
-                    for c in shell_commands(span)
-                )
-    return found
-
-
 def snippets(markdown: str) -> list[Snippet]:
     """The answer's checkable snippets in reading order (at most MAX_SNIPPETS)."""
-    lines = markdown.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    in_code = [False] * len(lines)
+    text = "\n" + markdown.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")[1:]
+    blocks = fences(text)
     found: list[Snippet] = []
-    for fence in fences(lines):
-        for i in range(fence.start, fence.end + 1):
-            in_code[i] = True
-        found.extend(_block_snippets(fence.lang, fence.lines, fence.end))
-    found.extend(_inline_snippets(lines, in_code))
+    for fence in blocks:
+        end = min(text.count("\n", 0, fence.end), len(lines) - 1)
+        found.extend(_block_snippets(fence.lang, fence.lines, end))
+    for at, span in inline_spans(text, blocks):
+        anchor = _paragraph_end(lines, text.count("\n", 0, at) - 1)
+        if span.startswith("--") and " " not in span and len(span) <= _BARE_FLAG_CHARS:
+            found.append(Snippet("flag", span.split("=", 1)[0], anchor))
+        elif looks_like_command(span):
+            found.extend(
+                Snippet("command", c.text, anchor, command=c, inline=True)
+                for c in shell_commands(span)
+            )
     found.sort(key=lambda s: s.anchor)
     return found[:MAX_SNIPPETS]
 

@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 from bot.models import Document
 from bot.verify.parse import (
     CODE_LANGS,
-    INLINE_RE,
     Command,
     code_tokens,
+    fences,
     has_word,
+    inline_spans,
     logical_lines,
     looks_like_command,
+    outside,
     shell_commands,
 )
 
@@ -58,58 +60,32 @@ def key_name(tokens: tuple[str, ...]) -> str:
     return max(names, key=len) if names else tokens[0]
 
 
-# each starts with a literal newline (the page is searched with one put in front): the
-# regex engine then skips to newlines instead of trying every position
-_FENCE_LINE_RE = re.compile(r"\n[ \t]*(`{3,}|~{3,})[ \t]*([^`\s]*)[^\n]*")
-_HEADINGS_RE = re.compile(r"\n {0,3}#{1,6}[ \t]+([^\n]+)")
-
-
-def _blocks(content: str) -> list[tuple[int, int, str, list[str]]]:
-    """Fenced blocks: start, end, language, lines (fence lines found by one regex, paired
-    here; an unclosed fence runs to the end)."""
-    out = []
-    opened: re.Match[str] | None = None
-    for match in _FENCE_LINE_RE.finditer(content):
-        if opened is None:
-            opened = match
-        elif match.group(1).startswith(opened.group(1)) and not match.group(2):
-            body = content[opened.end() + 1 : match.start()].splitlines()
-            lang = opened.group(2).lower().strip("{}.")
-            out.append((opened.start(), match.end(), lang, body))
-            opened = None
-    if opened is not None:
-        lang = opened.group(2).lower().strip("{}.")
-        out.append((opened.start(), len(content), lang, content[opened.end() + 1 :].splitlines()))
-    return out
+_HEADINGS_RE = re.compile(r"\n {0,3}#{1,6}[ \t]+([^\n]+)")  # from the newline before
 
 
 def page_index(doc: Document) -> PageIndex:
     """Regexes over the whole page (a line-by-line loop costs several times more)."""
     index = PageIndex(title=doc.title, uri=doc.uri, content=doc.content)
     content = "\n" + doc.content
-    blocks = _blocks(content)
-    starts = [start for start, _, _, _ in blocks]
-    heads: list[tuple[int, str]] = []
-    for h in _HEADINGS_RE.finditer(content):
-        at = bisect_right(starts, h.start()) - 1
-        if at < 0 or h.start() >= blocks[at][1]:  # a `# comment` in a block is no heading
-            heads.append((h.start(), h.group(1).strip().rstrip("#").strip()))
+    blocks = fences(content)
+    starts = [b.start for b in blocks]
+    heads = [  # a `# comment` in a block is no heading
+        (h.start(), h.group(1).strip().rstrip("#").strip())
+        for h in _HEADINGS_RE.finditer(content)
+        if outside(blocks, starts, h.start())
+    ]
     head_at = [p for p, _ in heads]
 
     def section(position: int) -> str:
         at = bisect_right(head_at, position) - 1
         return heads[at][1] if at >= 0 else ""
 
-    for start, _, lang, body in blocks:
-        where = section(start)
-        index.code.extend((line, where) for line in body)
-        if lang not in CODE_LANGS:
-            index.shell.extend((line, where) for line in logical_lines(body))
-    for span in INLINE_RE.finditer(content):
-        at = bisect_right(starts, span.start()) - 1
-        if at >= 0 and span.start() < blocks[at][1]:
-            continue
-        text = span.group(1).strip().removeprefix("$ ")
+    for block in blocks:
+        where = section(block.start)
+        index.code.extend((line, where) for line in block.lines)
+        if block.lang not in CODE_LANGS:
+            index.shell.extend((line, where) for line in logical_lines(block.lines))
+    for at, text in inline_spans(content, blocks):
         if looks_like_command(text):
-            index.shell.append((text, section(span.start())))
+            index.shell.append((text, section(at)))
     return index

@@ -5,6 +5,7 @@ per-character Python loops): the pages side runs over up to 20 whole documents p
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -32,9 +33,9 @@ CODE_LANGS = frozenset(
 )  # fmt: skip
 
 # Every pattern is linear in a line (tests/test_verify_parse.py times the worst cases).
-#: the lookahead checks once that no backtick follows, before the info string is read (a
-#: trailing `[^`]*$` alone re-read the line once per character of the info: quadratic)
-FENCE_RE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?=[^`]*$)[ \t]*(?P<info>[^`\s]*)[^`]*$")
+#: a fence line, found from the newline before it (the engine then skips from newline to
+#: newline); the lookahead reads once that no backtick follows before the info is read
+_FENCE_RE = re.compile(r"\n[ \t]*(`{3,}|~{3,})(?=[^`\n]*(?:\n|$))[ \t]*([^`\s]*)[^`\n]*")
 INLINE_RE = re.compile(r"`([^`\n]+)`")
 _PROMPT_RE = re.compile(r"^(?:\([\w.-]+\)\s*)?(?:[\w.@~:/-]*[$%>❯]|PS>|PS [^>]*>)\s+")
 #: starts only where a blank run starts (`(?<!\s)`): else quadratic in a long blank run
@@ -104,7 +105,7 @@ def value_ok(a: str, d: str) -> bool:
 # --- Markdown ----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Fence:
-    """A fenced block: its info word, its lines, and where it closes."""
+    """A fenced block: its info word, its lines, and the text offsets it spans."""
 
     lang: str
     lines: tuple[str, ...]
@@ -112,23 +113,39 @@ class Fence:
     end: int
 
 
-def fences(lines: list[str]) -> Iterator[Fence]:
-    """The fenced blocks of Markdown lines (an unclosed fence runs to the end)."""
-    i = 0
-    while i < len(lines):
-        match = FENCE_RE.match(lines[i])
-        if match is None:
-            i += 1
-            continue
-        mark = match.group("fence")
-        start, i = i, i + 1
-        while i < len(lines) and not lines[i].strip().startswith(mark):
-            i += 1
-        end = min(i, len(lines) - 1)
-        yield Fence(
-            match.group("info").lower().strip("{}."), tuple(lines[start + 1 : i]), start, end
-        )
-        i += 1
+def _fence(text: str, opened: re.Match[str], end: int) -> Fence:
+    lang = opened.group(2).lower().strip("{}.")
+    return Fence(lang, tuple(text[opened.end() : end].split("\n")[1:]), opened.start(), end)
+
+
+def fences(text: str) -> list[Fence]:
+    """The fenced blocks of `text`, which starts with a newline. A block closes at a fence
+    at least as long, without an info word; an unclosed one runs to the end."""
+    out: list[Fence] = []
+    opened: re.Match[str] | None = None
+    for match in _FENCE_RE.finditer(text):
+        if opened is None:
+            opened = match
+        elif match.group(1).startswith(opened.group(1)) and not match.group(2):
+            out.append(_fence(text, opened, match.start()))
+            opened = None
+    if opened is not None:
+        out.append(_fence(text, opened, len(text)))
+    return out
+
+
+def outside(blocks: list[Fence], starts: list[int], at: int) -> bool:
+    """Whether offset `at` is outside every block (`starts`: the blocks' starts)."""
+    i = bisect_right(starts, at) - 1
+    return i < 0 or at >= blocks[i].end
+
+
+def inline_spans(text: str, blocks: list[Fence]) -> Iterator[tuple[int, str]]:
+    """The inline code spans outside the blocks: where each starts, its text ("$ " dropped)."""
+    starts = [b.start for b in blocks]
+    for span in INLINE_RE.finditer(text):
+        if outside(blocks, starts, span.start()):
+            yield span.start(), span.group(1).strip().removeprefix("$ ")
 
 
 # --- shell commands ---------------------------------------------------------------------------

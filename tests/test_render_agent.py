@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from bot.render import (
-    AGENT_DESCRIPTION,
     CLEARED_STATUS,
     PROMPTS_TITLE,
     assistant_status,
@@ -28,7 +27,6 @@ def test_there_are_at_most_four_prompts_each_a_title_and_a_message() -> None:
         assert 1 <= len(prompt["message"].strip()) <= 200
     assert len({p["title"] for p in prompts}) == len(prompts)
     assert PROMPTS_TITLE.strip()
-    assert len(AGENT_DESCRIPTION) <= 300
 
 
 def test_suggested_prompts_is_a_fresh_copy() -> None:

@@ -11,29 +11,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.models import Answer, Document, Fallback, Reference, SearchHit
+from bot.models import Answer, Document, Fallback, Reference, SearchHit, SnippetCheck, Verification
 from bot.render import (
-    MAX_APPEND_CHARS,
-    MAX_TASK_CHARS,
     answer_parts,
     fallback_title,
     render_answer,
-    split_markdown,
     step_title,
-    stream_markdown,
     streamed_answer,
     task_chunk,
     task_sources,
     task_text,
-    verify_output,
     verify_summary,
     verify_title,
     wait_title,
 )
 from bot.verify import check_answer, count_commands
+from tests.fakes.slack_streams import MAX_APPEND_CHARS, MAX_TASK_CHARS
 
 BUCKETS = Reference(
     name="documents/docs.cloud.google.com/storage/docs/creating-buckets",
@@ -99,7 +95,7 @@ def test_a_quota_fallback_renames_the_step(fallback: Fallback, title: str | None
     [
         (lambda: verify_title(3), "Checking 3 commands against the cited pages"),
         (lambda: verify_title(1), "Checking 1 command against the cited pages"),
-        (lambda: verify_output(2, 3), "2 of 3 found"),
+        (lambda: verify_summary(Verification(status="checked", snippets=CHECKS)), "2 of 3 found"),
     ],
 )
 def test_the_verify_step_reads_as_the_issue_says(call: object, text: str) -> None:
@@ -159,6 +155,22 @@ def test_search_hits_are_the_sources_of_a_search_step() -> None:
     assert [f"https://e.com/{n}" for n in range(10)] == [s["url"] for s in sources]
 
 
+CHECKS = tuple(
+    SnippetCheck(snippet="ls", kind="command", result=r) for r in ("found", "found", "not_found")
+)
+
+
+def _pieces(markdown: str) -> list[str]:
+    """The markdown_text chunks an unverified answer of `markdown` is streamed in."""
+    answer = Answer(query="q", kind="answer", text=markdown)
+    chunks = streamed_answer(answer, answer_parts(answer)).chunks
+    return [c["text"] for c in chunks if c["type"] == "markdown_text"]
+
+
+def _streamed(markdown: str) -> str:
+    return "".join(_pieces(markdown))
+
+
 @pytest.mark.parametrize(
     ("markdown", "streamed"),
     [
@@ -175,18 +187,19 @@ def test_search_hits_are_the_sources_of_a_search_step() -> None:
 )  # fmt: skip
 def test_streamed_markdown_is_inert(markdown: str, streamed: str) -> None:
     """No ping, mention, Slack link or host-spoofing label survives; Markdown stays."""
-    assert streamed == stream_markdown(markdown)
+    assert streamed == _streamed(markdown)
 
 
-@given(st.text(alphabet=st.sampled_from("ab <>&\n"), min_size=0, max_size=3000))
+@settings(max_examples=30, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab <>&\n"), min_size=1, max_size=3000))
 def test_split_pieces_fit_the_limit_and_join_back(text: str) -> None:
     """Each piece fits the per-call limit, none cuts an entity, and together they are the
     whole text."""
-    escaped = stream_markdown(text)
-    pieces = split_markdown(escaped, limit=100)
+    escaped = _streamed(text * 10)
+    pieces = _pieces(text * 10)
     assert escaped == "".join(pieces)
     for piece in pieces:
-        assert len(piece) <= 100
+        assert len(piece) <= MAX_APPEND_CHARS
         tail = piece[piece.rfind("&") :] if "&" in piece else ";"
         assert ";" in tail
 
@@ -194,7 +207,7 @@ def test_split_pieces_fit_the_limit_and_join_back(text: str) -> None:
 def test_a_long_answer_is_appended_in_pieces_under_12000_characters() -> None:
     """A 30,000-character answer goes in three appends, cut between paragraphs."""
     paragraph = "x" * 999
-    pieces = split_markdown("\n\n".join([paragraph] * 30))
+    pieces = _pieces("\n\n".join([paragraph] * 30))
     assert 3 == len(pieces)
     assert all(len(p) <= MAX_APPEND_CHARS for p in pieces)
     assert all(p.endswith("\n\n") for p in pieces[:-1])

@@ -81,10 +81,7 @@ from bot.render._quota import in_about as in_about
 from bot.render._quota import render_quota_note as render_quota_note
 from bot.render._quota import render_quota_status as render_quota_status
 from bot.render._quota import render_quota_wait as render_quota_wait
-from bot.render._stream import AGENT_DESCRIPTION as AGENT_DESCRIPTION
 from bot.render._stream import CLEARED_STATUS as CLEARED_STATUS
-from bot.render._stream import MAX_APPEND_CHARS as MAX_APPEND_CHARS
-from bot.render._stream import MAX_TASK_CHARS as MAX_TASK_CHARS
 from bot.render._stream import PROMPTS_TITLE as PROMPTS_TITLE
 from bot.render._stream import STOPPED_TEXT as STOPPED_TEXT
 from bot.render._stream import StreamedAnswer as StreamedAnswer
@@ -92,15 +89,12 @@ from bot.render._stream import WorkKind as WorkKind
 from bot.render._stream import assistant_status as assistant_status
 from bot.render._stream import fallback_title as fallback_title
 from bot.render._stream import loading_messages as loading_messages
-from bot.render._stream import split_markdown as split_markdown
 from bot.render._stream import step_title as step_title
-from bot.render._stream import stream_markdown as stream_markdown
 from bot.render._stream import streamed_answer as streamed_answer
 from bot.render._stream import suggested_prompts as suggested_prompts
 from bot.render._stream import task_chunk as task_chunk
 from bot.render._stream import task_sources as task_sources
 from bot.render._stream import task_text as task_text
-from bot.render._stream import verify_output as verify_output
 from bot.render._stream import verify_summary as verify_summary
 from bot.render._stream import verify_title as verify_title
 from bot.render._stream import wait_title as wait_title

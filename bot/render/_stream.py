@@ -23,9 +23,7 @@ from bot.render._text import (
 from bot.text import one_line
 
 #: Slack's limit of `markdown_text` in one chat.appendStream call
-MAX_APPEND_CHARS = 12_000
-#: Slack's guidance for task titles, details and outputs
-MAX_TASK_CHARS = 256
+_APPEND_CHARS = 12_000
 STOPPED_TEXT = "_Stopped._"
 #: the step each route's upstream call shows
 _STEP_TITLES = {
@@ -39,8 +37,9 @@ _MD_LINK_RE = re.compile(
 )
 
 
-def task_text(text: str, limit: int = MAX_TASK_CHARS) -> str:
-    return escape_truncated(one_line(text), limit, at_word=True)
+def task_text(text: str) -> str:
+    """At most 256 characters: Slack's guidance for task titles, details and outputs."""
+    return escape_truncated(one_line(text), 256, at_word=True)
 
 
 def step_title(route_kind: str) -> str:
@@ -66,17 +65,13 @@ def verify_title(commands: int) -> str:
     return task_text(f"Checking {commands} {noun} against the cited pages")
 
 
-def verify_output(found: int, checked: int) -> str:
-    return task_text(f"{found} of {checked} found")
-
-
 def verify_summary(verification: Verification | None) -> str | None:
     """ "2 of 3 found", "not checked…", or None (VERIFY_ANSWERS is off)."""
     if verification is None:
         return None
     if verification.status == "unchecked":
         return task_text("not checked: the cited pages could not be read in time")
-    return verify_output(verification.count("found"), len(verification.snippets))
+    return task_text(f"{verification.count('found')} of {len(verification.snippets)} found")
 
 
 def task_sources(answer: Answer) -> list[dict[str, Any]]:
@@ -120,16 +115,12 @@ def _safe_link(match: re.Match[str]) -> str:
     return f"[{label.replace('[', '(').replace(']', ')')}]({url})"
 
 
-def stream_markdown(markdown: str) -> str:
-    return escape(_MD_LINK_RE.sub(_safe_link, markdown)).strip()
-
-
-def split_markdown(text: str, limit: int = MAX_APPEND_CHARS) -> list[str]:
-    """`text` in pieces of at most `limit`, cut at a paragraph, line or space."""
+def _split(text: str) -> list[str]:
+    """`text` in pieces Slack takes in one append, cut at a paragraph, line or space."""
     pieces: list[str] = []
     rest = text
-    while len(rest) > limit:
-        cut = _cut_at(rest, limit)
+    while len(rest) > _APPEND_CHARS:
+        cut = _cut_at(rest, _APPEND_CHARS)
         pieces.append(rest[:cut])
         rest = rest[cut:]
     if rest:
@@ -166,7 +157,7 @@ def streamed_answer(answer: Answer, parts: AnswerParts) -> StreamedAnswer:
         return StreamedAnswer((), {"text": parts.text, "blocks": whole})
     chunks: list[dict[str, Any]] = [{"type": "blocks", "blocks": parts.head}] if parts.head else []
     for piece, lines in marked_pieces(answer.text, answer.verification):
-        for text in split_markdown(stream_markdown(piece)):
+        for text in _split(escape(_MD_LINK_RE.sub(_safe_link, piece)).strip()):
             chunks.append({"type": "markdown_text", "text": text})
         if lines:
             chunks.append({"type": "blocks", "blocks": [context("\n".join(lines))]})
@@ -176,11 +167,6 @@ def streamed_answer(answer: Answer, parts: AnswerParts) -> StreamedAnswer:
 PROMPTS_TITLE = "Ask Google's developer documentation"
 #: what `setStatus` takes to clear the status
 CLEARED_STATUS = ""
-AGENT_DESCRIPTION = (
-    "Answers questions about Google's developer products (Cloud, Firebase, Android, Maps, Pay "
-    "and more) from Google's official documentation, with links to the pages it used. It can "
-    "also search the docs and bring a whole page into the conversation."
-)
 #: (title, message); generated answers are scarce, so one prompt searches and one asks Pay
 SUGGESTED_PROMPTS = (
     ("Create a Cloud Storage bucket", "How do I create a Cloud Storage bucket with gcloud?"),

@@ -6,6 +6,7 @@ script: all of it is applied, or none."""
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar
@@ -96,33 +97,6 @@ def shared_by_replicas(store: Store) -> bool:
     return store.kind == "redis"
 
 
-class Store(Protocol):
-    """What every backend offers; times in seconds. A value that cannot be decoded reads as
-    absent. `add`: set if absent. `replace`: compare-and-set. `incr`: a counter created at 0
-    with `ttl`. `hit`: record an event at `now` and return None when fewer than `limit`
-    happened in `(now - window, now]`, else the seconds until the oldest leaves."""
-
-    kind: str  # "memory", "sqlite" or "redis"
-
-    async def get(self, key: str, codec: Codec[T]) -> T | None: ...
-    async def get_many(self, keys: Sequence[str], codec: Codec[T]) -> list[T | None]: ...
-    async def set(self, key: str, value: T, codec: Codec[T], ttl: float) -> None: ...
-    async def add(self, key: str, value: T, codec: Codec[T], ttl: float) -> bool: ...
-    async def replace(
-        self, key: str, expected: T, value: T, codec: Codec[T], ttl: float
-    ) -> bool: ...
-    async def delete(self, key: str) -> None: ...
-    async def delete_if(self, key: str, expected: T, codec: Codec[T]) -> bool: ...
-    async def incr(self, key: str, amount: int, ttl: float) -> int: ...
-    async def hit(self, key: str, limit: int, window: float, now: float) -> float | None: ...
-    async def unhit(self, key: str, at: float) -> bool: ...
-    async def window_events(self, key: str, window: float, now: float) -> list[float]: ...
-    async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]: ...
-    async def batch(self, ops: Sequence[Op]) -> list[object]: ...
-    async def ping(self) -> None: ...
-    async def aclose(self) -> None: ...
-
-
 OpKind = Literal["set", "add", "replace", "delete", "delete_if", "incr"]
 _CONDITIONS = frozenset({"add", "replace", "delete_if"})
 
@@ -200,14 +174,31 @@ def applied(ops: Sequence[Op], apply: Callable[[Op], object]) -> list[object]:
     return results
 
 
-class BatchWrites:
-    """A Store's single writes as batches of one."""
+class Store(ABC):
+    """What every backend offers; times in seconds. A value that cannot be decoded reads as
+    absent. `add`: set if absent. `replace`: compare-and-set. `incr`: a counter created at 0
+    with `ttl`. `hit`: record an event at `now` and return None when fewer than `limit`
+    happened in `(now - window, now]`, else the seconds until the oldest leaves. The single
+    writes are batches of one."""
 
-    async def batch(self, ops: Sequence[Op]) -> list[object]:
-        raise NotImplementedError
+    kind: str  # "memory", "sqlite" or "redis"
 
-    async def get_many(self, keys: Sequence[str], codec: Codec[T]) -> list[T | None]:
-        raise NotImplementedError
+    @abstractmethod
+    async def batch(self, ops: Sequence[Op]) -> list[object]: ...
+    @abstractmethod
+    async def get_many(self, keys: Sequence[str], codec: Codec[T]) -> list[T | None]: ...
+    @abstractmethod
+    async def hit(self, key: str, limit: int, window: float, now: float) -> float | None: ...
+    @abstractmethod
+    async def unhit(self, key: str, at: float) -> bool: ...
+    @abstractmethod
+    async def window_events(self, key: str, window: float, now: float) -> list[float]: ...
+    @abstractmethod
+    async def scan(self, prefix: str, codec: Codec[T], limit: int) -> list[tuple[str, T]]: ...
+    @abstractmethod
+    async def ping(self) -> None: ...
+    @abstractmethod
+    async def aclose(self) -> None: ...
 
     async def get(self, key: str, codec: Codec[T]) -> T | None:
         return (await self.get_many([key], codec))[0]

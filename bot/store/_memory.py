@@ -1,17 +1,14 @@
 """`memory://`: the store in this process's memory (tests, throwaway runs, an outage's state).
-
-It keeps the objects themselves. A namespace holds at most `max_entries` keys and `max_chars`
-bytes of their values' encoded form (`SizedLru`); past either, the least recently used go.
-"""
+It keeps the objects themselves, bounded per namespace by keys and by encoded bytes."""
 
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bot.lru import SizedLru
-from bot.store._api import BatchWrites, Codec, Op, T, applied, check, namespace
+from bot.store._api import Codec, Op, Store, T, applied, check, namespace
 
 Clock = Callable[[], float]
 _Entry = tuple[float, Any, int]  # (expires, value, its encoded size)
@@ -19,7 +16,38 @@ _Entry = tuple[float, Any, int]  # (expires, value, its encoded size)
 MAX_CHARS = 4_000_000  # bytes one namespace's values take at most (encoded), by default
 
 
-class MemoryStore(BatchWrites):
+class _Space:
+    """One namespace: at most `max_entries` entries and `max_size` encoded bytes, the least
+    recently used going first. A value over a quarter of `max_size` is not kept, so that one
+    huge value does not push out every other one."""
+
+    def __init__(self, max_entries: int, max_size: int) -> None:
+        self.entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._max_entries, self._max_size = max_entries, max_size
+        self.size = 0  # the encoded sizes of the entries, summed
+
+    def get(self, key: str) -> _Entry | None:
+        entry = self.entries.get(key)
+        if entry is not None:
+            self.entries.move_to_end(key)
+        return entry
+
+    def put(self, key: str, entry: _Entry) -> None:
+        self.discard(key)
+        if entry[2] > self._max_size // 4:
+            return
+        self.entries[key] = entry
+        self.size += entry[2]
+        while len(self.entries) > self._max_entries or self.size > self._max_size:
+            self.size -= self.entries.popitem(last=False)[1][2]
+
+    def discard(self, key: str) -> None:
+        old = self.entries.pop(key, None)
+        if old is not None:
+            self.size -= old[2]
+
+
+class MemoryStore(Store):
     kind = "memory"
 
     def __init__(
@@ -28,27 +56,26 @@ class MemoryStore(BatchWrites):
         if max_entries < 1 or max_chars < 1:
             raise ValueError("max_entries and max_chars must be at least 1")
         self._max, self._max_chars, self._clock = max_entries, max_chars, clock
-        self._spaces: dict[str, SizedLru[str, _Entry]] = {}
+        self._spaces: dict[str, _Space] = {}
         #: sliding windows, bounded apart from the values: (expires, event times, 0)
-        self._windows: dict[str, SizedLru[str, _Entry]] = {}
+        self._windows: dict[str, _Space] = {}
 
     def __len__(self) -> int:
-        return sum(len(space) for space in (*self._spaces.values(), *self._windows.values()))
+        spaces = (*self._spaces.values(), *self._windows.values())
+        return sum(len(space.entries) for space in spaces)
 
     def count(self, space: str) -> int:
         """How many keys namespace `space` holds now (entries and sliding windows)."""
-        return len(self._spaces.get(space, ())) + len(self._windows.get(space, ()))
+        return sum(len(s[space].entries) for s in (self._spaces, self._windows) if space in s)
 
     def chars(self, space: str) -> int:
         """How many bytes the values of namespace `space` take now, encoded."""
         return self._space(space).size
 
-    def _space(self, key: str, windows: bool = False) -> SizedLru[str, _Entry]:
+    def _space(self, key: str, windows: bool = False) -> _Space:
         spaces, space = self._windows if windows else self._spaces, namespace(key)
         if space not in spaces:
-            spaces[space] = SizedLru(
-                max_entries=self._max, max_size=self._max_chars, size_of=lambda e: e[2]
-            )
+            spaces[space] = _Space(self._max, self._max_chars)
         return spaces[space]
 
     def _live(self, key: str) -> _Entry | None:
@@ -66,7 +93,7 @@ class MemoryStore(BatchWrites):
         space = self._space(key, windows is not None)
         now = self._clock() if windows is None else windows
         space.put(key, (expires, value, size))
-        while (oldest := space.oldest()) is not None and oldest[1][0] <= now:
+        while (oldest := next(iter(space.entries.items()), None)) and oldest[1][0] <= now:
             space.discard(oldest[0])  # expired ones go on the way, oldest first
 
     # --- Store ---------------------------------------------------------------------------
@@ -135,7 +162,7 @@ class MemoryStore(BatchWrites):
         found = [
             (key, value)
             for space in spaces
-            for key, (expires, value, _) in space.items()
+            for key, (expires, value, _) in space.entries.items()
             if key.startswith(prefix) and expires > now
         ]
         return found[:limit]

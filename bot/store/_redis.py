@@ -20,9 +20,9 @@ from redis.exceptions import AuthenticationError, RedisError, ResponseError
 from bot.redact import Redactor
 from bot.store import _redis_scripts as scripts
 from bot.store._api import (
-    BatchWrites,
     Codec,
     Op,
+    Store,
     StoreConfigError,
     StoreError,
     StoreUnavailable,
@@ -41,7 +41,7 @@ def _px(seconds: float) -> int:
     return max(1, math.ceil(seconds * 1000))
 
 
-class RedisStore(BatchWrites):
+class RedisStore(Store):
     kind = "redis"
 
     def __init__(

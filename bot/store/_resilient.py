@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
-from bot.store._api import BatchWrites, Codec, Op, Store, StoreError, T
+from bot.store._api import Codec, Op, Store, StoreError, T
 from bot.store._memory import Clock, MemoryStore
 
 logger = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ _CALLS_HELP = "Calls to the state store (round trips; a batch is one), by operat
 MAX_MISSED_DELETES = 10_000
 
 
-class ResilientStore(BatchWrites):
+class ResilientStore(Store):
     """Wraps any Store; `state()` is for /readyz."""
 
     def __init__(
@@ -141,7 +141,7 @@ class ResilientStore(BatchWrites):
         if self._metrics is not None:
             self._metrics.set_gauge(_UP, _UP_HELP, value, backend=self.kind)
 
-    # --- Store (the single writes are batches of one: `BatchWrites`) ----------------------
+    # --- Store (the single writes are batches of one: `Store`) ----------------------
     async def get(self, key: str, codec: Codec[T]) -> T | None:
         return await self._call("get", lambda s: s.get(key, codec))
 

@@ -13,14 +13,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.store._api import BatchWrites, Codec, Op, StoreConfigError, StoreError, T, check, decoded
+from bot.store._api import Codec, Op, Store, StoreConfigError, StoreError, T, check, decoded
 from bot.store._memory import Clock
 from bot.store._sqlite_db import SCHEMA_VERSION, Db, NewerSchema
 
 R = TypeVar("R")
 
 
-class SqliteStore(BatchWrites):
+class SqliteStore(Store):
     kind = "sqlite"
 
     def __init__(self, db: Db, executor: ThreadPoolExecutor, clock: Clock) -> None:

@@ -84,6 +84,9 @@ class Db:
         self._stamp = max(int(n or 0) for n in newest)
         #: (table, namespace) written in the current transaction
         self._dirty: set[tuple[str, str]] = set()
+        #: (table, namespace) -> its rows at most: the last count plus the writes since
+        self._rows: dict[tuple[str, str], int] = {}
+        self._recount_at = 0.0
 
     def close(self) -> None:
         self._conn.close()
@@ -96,6 +99,9 @@ class Db:
         committed, or (on an error) none of it."""
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
+        if now >= self._recount_at:  # rows another process wrote are counted within 1 s
+            self._rows.clear()
+            self._recount_at = now + 1.0
         try:
             result = job(now)
             for table, ns in self._dirty:
@@ -104,6 +110,7 @@ class Db:
                 self._sweep(now)
             conn.execute("COMMIT")
         except BaseException:
+            self._rows.clear()  # the counts may have counted deletes rolled back
             if conn.in_transaction:
                 conn.rollback()
             raise
@@ -120,8 +127,13 @@ class Db:
         stamp = self._next_stamp(now)
         self._conn.execute(_PUT.format(table, _TABLES[table]), (key, ns, data, expires, stamp))
         self._dirty.add((table, ns))
+        if (table, ns) in self._rows:
+            self._rows[table, ns] += 1
 
     def _bound(self, table: str, ns: str) -> None:
+        # count(*) reads the whole namespace: only when its upper bound passes max_entries
+        if self._rows.get((table, ns), self._max + 1) <= self._max:
+            return
         (rows,) = self._conn.execute(f"SELECT count(*) FROM {table} WHERE ns = ?", (ns,)).fetchone()
         if rows > self._max:
             self._conn.execute(
@@ -129,6 +141,8 @@ class Db:
                 f" (SELECT key FROM {table} WHERE ns = ? ORDER BY touched LIMIT ?)",
                 (ns, rows - (self._max - self._slack)),
             )
+            rows = self._max - self._slack
+        self._rows[table, ns] = rows
 
     def _sweep(self, now: float) -> None:
         deleted = [

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.models import Fallback
 from bot.quota import Pause, QuotaState, next_pacific_midnight
-from bot.render import in_about, render_quota_note, render_quota_status, render_quota_wait
+from bot.render import fallback_note, render_quota_status, render_quota_waiting
 from tests.test_render_support import assert_valid_message, strings
 
 NOW = datetime(2026, 12, 1, 23, 30, tzinfo=UTC)  # 15:30 PST, 00:30 in Rome on 2 December
@@ -19,7 +20,13 @@ INSTEAD = " Here are search results instead."
 
 
 def _note(kind: str, until: datetime, tz: str | None = "Europe/Rome", now: datetime = NOW) -> str:
-    return render_quota_note(kind, until, tz=tz, per_minute=10, per_day=50, now=now, per_user=10)
+    size = 50 if kind == "day" else 10
+    return _fallback(kind, until, size, tz, now)
+
+
+def _fallback(kind: str, until: datetime, size: int, tz: str | None, now: datetime) -> str:
+    fallback = Fallback(reason="answer_quota", limit=kind, until=until, limit_value=size)
+    return fallback_note(fallback, tz=tz, now=now)
 
 
 @pytest.mark.parametrize(
@@ -135,7 +142,7 @@ def test_the_note_reads_right_for_any_limit(
     per_minute: int, per_day: int, kind: str, starts: str
 ) -> None:
     """Singular limits and limits the bot does not enforce still make a sentence."""
-    note = render_quota_note(kind, RESET, tz=None, per_minute=per_minute, per_day=per_day, now=NOW)
+    note = _fallback(kind, RESET, per_minute if kind == "minute" else per_day, None, NOW)
     assert note.startswith(starts)
 
 
@@ -154,12 +161,13 @@ def test_the_note_reads_right_for_any_limit(
 )
 def test_durations_are_rounded_up_to_words(seconds: float, said: str) -> None:
     """Never sooner than the truth: short waits to 5 s, then minutes, then hours."""
-    assert said == in_about(seconds)
+    shown = render_quota_waiting(seconds, per_minute=10)["text"]
+    assert f"a slot frees {said}, so" in shown
 
 
 def test_the_wait_note_says_why_the_answer_is_slow() -> None:
     """While the bot waits for the minute, the asker sees why."""
-    assert render_quota_wait(4.2, per_minute=10) == (
+    assert render_quota_waiting(4.2, per_minute=10)["text"] == (
         "All 10 answers of this minute are in use; a slot frees in about 5 s, so your "
         "answer takes a little longer…"
     )

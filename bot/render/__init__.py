@@ -72,15 +72,12 @@ from bot.render._notices import AUTHORIZE_FAILED as AUTHORIZE_FAILED
 from bot.render._notices import error_sentence as error_sentence
 from bot.render._notices import fallback_note as fallback_note
 from bot.render._notices import notice as notice
-from bot.render._notices import render_quota_waiting as render_quota_waiting
 from bot.render._notices import render_rate_limited as render_rate_limited
 from bot.render._notices import status_detail as status_detail
 from bot.render._notices import with_not_in_channel_hint as with_not_in_channel_hint
 from bot.render._notices import with_restart_note as with_restart_note
-from bot.render._quota import in_about as in_about
-from bot.render._quota import render_quota_note as render_quota_note
 from bot.render._quota import render_quota_status as render_quota_status
-from bot.render._quota import render_quota_wait as render_quota_wait
+from bot.render._quota import render_quota_waiting as render_quota_waiting
 from bot.render._stream import CLEARED_STATUS as CLEARED_STATUS
 from bot.render._stream import PROMPTS_TITLE as PROMPTS_TITLE
 from bot.render._stream import STOPPED_TEXT as STOPPED_TEXT

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from bot.errors import ErrorFacts, GdocsError, QuotaExceeded, Reason, ServerKey
 from bot.models import Fallback, ServerStatus
-from bot.render._quota import render_quota_note, render_quota_wait
+from bot.render._quota import quota_note
 from bot.render._text import MAX_BLOCKS, Message, context, safe_command, text_message
 
 #: how users know each server
@@ -147,21 +147,8 @@ _FALLBACK_NOTES = {
 def fallback_note(fallback: Fallback, *, tz: str | None = None, now: datetime | None = None) -> str:
     """Why a result is not what was asked for (unescaped), in the reader's time zone `tz`."""
     if fallback.reason == "answer_quota" and fallback.limit and fallback.until and now:
-        size = fallback.limit_value or 0
-        return render_quota_note(
-            fallback.limit,
-            fallback.until,
-            tz=tz,
-            per_minute=size if fallback.limit == "minute" else 0,
-            per_day=size if fallback.limit == "day" else 0,
-            per_user=size if fallback.limit == "user" else 0,
-            now=now,
-        )
+        return quota_note(fallback.limit, fallback.until, fallback.limit_value or 0, tz=tz, now=now)
     return _FALLBACK_NOTES[fallback.reason]
-
-
-def render_quota_waiting(seconds: float, *, per_minute: int) -> Message:
-    return text_message(render_quota_wait(seconds, per_minute=per_minute))
 
 
 def render_rate_limited(limit: int, retry_after: float) -> Message:

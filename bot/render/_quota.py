@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from bot.render._text import Message, context, escape, section
+from bot.render._text import Message, context, escape, section, text_message
 
 if TYPE_CHECKING:  # only its shape: bot.quota's ledger is not render's business
     from bot.quota import QuotaState
@@ -57,44 +57,38 @@ def _answers(count: int) -> str:
     return f"{count} generated answer{'s' if count != 1 else ''}"
 
 
-def render_quota_note(
-    refusal_kind: str,
-    until: datetime,
-    *,
-    tz: str | None,
-    per_minute: int,
-    per_day: int,
-    now: datetime,
-    per_user: int = 0,
-) -> str:
-    """Why this question got search results, and when generated answers come back."""
+def quota_note(limit: str, until: datetime, size: int, *, tz: str | None, now: datetime) -> str:
+    """Why this question got search results, and when generated answers come back; `size`:
+    the limit that was reached (0: unknown)."""
     seconds = (until - now).total_seconds()
-    if refusal_kind == "minute":
-        if per_minute > 0:
-            verb = "are" if per_minute != 1 else "is"
-            head = f"{per_minute} answer{'s' if per_minute != 1 else ''} a minute {verb} in use"
+    if limit == "minute":
+        if size > 0:
+            verb = "are" if size != 1 else "is"
+            head = f"{size} answer{'s' if size != 1 else ''} a minute {verb} in use"
         else:
             head = "The per-minute limit for generated answers is reached"
         said = f"{head} — generated answers are back {in_about(seconds)}."
-    elif refusal_kind == "day":
-        spent = f"Today's {_answers(per_day)}" if per_day > 0 else "Today's generated answers"
-        verb = "is" if per_day == 1 else "are"
+    elif limit == "day":
+        spent = f"Today's {_answers(size)}" if size > 0 else "Today's generated answers"
+        verb = "is" if size == 1 else "are"
         said = f"{spent} {verb} used up; they come back {at_time(until, tz=tz, now=now)}."
-    elif refusal_kind == "user":
-        yours = f"your {_answers(per_user)}" if per_user > 0 else "your generated answers"
+    elif limit == "user":
+        yours = f"your {_answers(size)}" if size > 0 else "your generated answers"
         said = f"You've used {yours} for today; they come back {at_time(until, tz=tz, now=now)}."
     else:
         said = f"Generated answers are paused for a moment — back {in_about(seconds)}."
     return f"{said} Here are search results instead."
 
 
-def render_quota_wait(wait: float, *, per_minute: int) -> str:
+def render_quota_waiting(wait: float, *, per_minute: int) -> Message:
     """What the asker sees while the bot waits for the minute window to open. Plain text."""
     if per_minute > 0:
         busy = f"All {per_minute} answers of this minute are in use"
     else:
         busy = "The per-minute limit for generated answers is reached"
-    return f"{busy}; a slot frees {in_about(wait)}, so your answer takes a little longer…"
+    return text_message(
+        f"{busy}; a slot frees {in_about(wait)}, so your answer takes a little longer…"
+    )
 
 
 def render_quota_status(state: QuotaState, *, tz: str | None, now: datetime) -> Message:

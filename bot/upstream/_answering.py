@@ -7,16 +7,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 
 from bot import keys, verify
 from bot.errors import GdocsError, InvalidInput, QuotaExceeded
 from bot.models import Answer, Fallback, Reference, SearchHit, Verification
 from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref, uri_for_name
 from bot.observability.metrics import Metrics
-from bot.quota import UNKNOWN_SIGNAL, AnswerQuota, Pause, Permit, QuotaConfig, Refusal
+from bot.quota import UNKNOWN_SIGNAL, AnswerQuota, Pause, Permit, Refusal
+from bot.settings import Settings
 from bot.store import ModelCodec, Store, StoreError
 from bot.text import clean_query
 from bot.upstream._client import McpClient
@@ -43,38 +42,6 @@ _SNIPPETS_HELP = (
 )
 
 
-@dataclass(frozen=True)
-class UpstreamConfig:
-    """The docs service's settings (mapped from Settings by bot/configs.py)."""
-
-    developer_knowledge_url: str
-    pay_url: str
-    api_key: str | None = field(default=None, repr=False)
-    credentials_file: Path | None = None
-    project: str | None = None
-    #: end-to-end bound of one upstream operation, retries included
-    timeout: float = 30.0
-    max_concurrency: int = 32
-    max_retries: int = 3
-    max_response_bytes: int = 4_000_000
-    answer_ttl: float = 3600.0
-    search_ttl: float = 3600.0
-    document_ttl: float = 86400.0
-    max_query_chars: int = 2000
-    #: after a quota error, search instead of answer_query until the quota resets
-    skip_until_reset: bool = True
-    quota: QuotaConfig = field(default_factory=QuotaConfig)
-    #: check generated answers' commands against their cited pages, within this budget
-    verify_answers: bool = True
-    verify_timeout: float = 2.0
-
-    @property
-    def oauth_configured(self) -> bool:
-        """OAuth only when asked for (a key file, or a project on Google Cloud): nothing
-        probes the metadata server otherwise."""
-        return self.credentials_file is not None or bool(self.project)
-
-
 def name_for(ref: str) -> str | None:
     try:
         return normalize_doc_ref(ref)
@@ -85,7 +52,7 @@ def name_for(ref: str) -> str | None:
 class Answering:
     def __init__(
         self,
-        config: UpstreamConfig,
+        settings: Settings,
         dk: McpClient,
         pay: McpClient,
         documents: DocumentFetcher,
@@ -94,7 +61,7 @@ class Answering:
         metrics: Metrics,
         clock: Callable[[], datetime],
     ) -> None:
-        self._config = config
+        self._settings = settings
         self._dk = dk
         self._pay = pay
         self._documents = documents
@@ -108,13 +75,13 @@ class Answering:
         longer than the quota stays spent, and one person's allowance is theirs alone."""
         fallback = answer.fallback
         if answer.kind == "answer":
-            return self._config.answer_ttl
+            return self._settings.cache_answer_ttl_seconds
         if fallback is None or fallback.reason != "answer_quota":
-            return self._config.search_ttl
+            return self._settings.cache_search_ttl_seconds
         if fallback.limit == "user" or fallback.until is None:
             return 0.0
         left = (fallback.until - self._clock()).total_seconds()
-        return max(0.0, min(self._config.search_ttl, left))
+        return max(0.0, min(self._settings.cache_search_ttl_seconds, left))
 
     async def answer(self, query: str, asker: str | None, on_wait: OnWait | None) -> Answer:
         """answer_query when the quota allows it, else search with a fallback."""
@@ -154,9 +121,11 @@ class Answering:
 
     async def _refused(self, exc: QuotaExceeded, asker: str | None, permit: Permit) -> Pause:
         signal = exc.signal or UNKNOWN_SIGNAL
-        if not self._config.skip_until_reset:  # told not to pause: the next question tries
+        if (
+            not self._settings.answer_quota_skip_until_reset
+        ):  # told not to pause: the next question tries
             await self._quota.tally_refused()
-            until = signal.retry_after or self._config.quota.unknown_pause_seconds
+            until = signal.retry_after or self._quota.config.unknown_pause_seconds
             return Pause(signal.limit, self._clock() + timedelta(seconds=until), signal.limit_value)
         return await self._quota.refused(signal, asker, permit)
 
@@ -225,7 +194,7 @@ class Answering:
         # a cached answer is not kept again: that would stretch its TTL
         if result.status == "checked" and seconds > 0 and not answer.cached:
             try:
-                query = clean_query(answer.query, self._config.max_query_chars)
+                query = clean_query(answer.query, self._settings.max_query_chars)
                 await self._store.set(
                     keys.ANSWER.key(question_key(query)), checked, ANSWER, seconds
                 )
@@ -237,7 +206,7 @@ class Answering:
         names = [n for n in dict.fromkeys(name_for(r.name) for r in answer.references) if n]
         if not names:
             return verify.unchecked(answer.text)
-        timeout = self._config.verify_timeout
+        timeout = self._settings.verify_timeout_seconds
         token = deadline.set(asyncio.get_running_loop().time() + timeout)
         try:
             async with asyncio.timeout(timeout):

@@ -1,4 +1,4 @@
-"""GoogleDocsService (`build_service`): `bot.service.DocsService` over the Developer Knowledge and
+"""GoogleDocsService: `bot.service.DocsService` over the Developer Knowledge and
 Pay MCP servers, wired as config -> credentials -> one httpx client -> two MCP clients."""
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from bot.errors import GdocsError, ServerKey
 from bot.models import Answer, Document, Fallback, ServerStatus
 from bot.names import normalize_doc_ref
 from bot.observability.metrics import Metrics
-from bot.quota import AnswerQuota, Tally
+from bot.quota import AnswerQuota, QuotaConfig, Tally
 from bot.redact import Redactor
+from bot.settings import Settings, reveal
 from bot.store import MemoryStore, SharedFlight, Store
 from bot.text import clean_language, clean_query
-from bot.upstream._answering import ANSWER, Answering, OnWait, UpstreamConfig
+from bot.upstream._answering import ANSWER, Answering, OnWait
 from bot.upstream._auth import ApiKeyAuth, Auth, OAuth
 from bot.upstream._client import McpClient
 from bot.upstream._documents import DocumentFetcher, deadline, normalise
@@ -33,17 +34,14 @@ _T = TypeVar("_T")
 
 
 class GoogleDocsService:
-    """Results are kept in the store (`answer:`, `search:`, `pay:`, `doc:`, `title:` keys);
-    identical questions in flight on any replica share one upstream call; answer_query goes out
-    only within its quota (`AnswerQuota`). Nothing is contacted until the first call.
-
-    `clock` (aware UTC) decides when a spent answer quota resets and when OAuth tokens are
-    refreshed; `backoff_base`: the first retry's backoff window (s); `sleep`: how the quota
-    governor waits for a per-minute slot; `tally` counts answer_query calls for `report`."""
+    """Results are kept in the store; identical questions in flight on any replica share one
+    upstream call; answer_query goes out only within its quota. Nothing is contacted until the
+    first call. `clock` (aware UTC) and `sleep` (the quota's wait) are for tests; `tally`
+    counts answer_query calls for `gdocs-bot report`."""
 
     def __init__(
         self,
-        config: UpstreamConfig,
+        settings: Settings,
         *,
         store: Store | None = None,
         metrics: Metrics | None = None,
@@ -53,16 +51,20 @@ class GoogleDocsService:
         tally: Tally | None = None,
     ) -> None:
         clock = clock or (lambda: datetime.now(UTC))
-        self._config = config
+        self._settings = settings
+        self._timeout = timeout = settings.mcp_timeout_seconds
         self._metrics = metrics = Metrics() if metrics is None else metrics
         self._store = store = MemoryStore() if store is None else store
-        self.pay_configured = config.oauth_configured
+        self.pay_configured = settings.google_oauth_configured
         oauth = None
-        if config.oauth_configured:  # never probe ADC/the metadata server otherwise
-            oauth = OAuth(
-                config.credentials_file, config.project, timeout=config.timeout, clock=clock
+        if self.pay_configured:  # never probe ADC/the metadata server otherwise
+            credentials, project = (
+                settings.google_application_credentials,
+                settings.google_cloud_project,
             )
-        dk_auth: Auth = oauth if config.api_key is None and oauth else ApiKeyAuth(config.api_key)
+            oauth = OAuth(credentials, project, timeout=timeout, clock=clock)
+        api_key = reveal(settings.google_api_key)
+        dk_auth: Auth = oauth if api_key is None and oauth else ApiKeyAuth(api_key)
         pay_auth: Auth = oauth or ApiKeyAuth(None)  # Pay takes OAuth only
         self._auths = [dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth]
         self._client: httpx.AsyncClient | None = None
@@ -78,33 +80,40 @@ class GoogleDocsService:
             default = "developerknowledge" if dk else "paydeveloper"
             service = host if host.endswith(".googleapis.com") else f"{default}.googleapis.com"
             setting = "DEVELOPER_KNOWLEDGE_MCP_URL" if dk else "PAY_MCP_URL"
-            server = ServerContext(key, setting, service, auth.kind, config.timeout, redact)
+            server = ServerContext(key, setting, service, auth.kind, timeout, redact)
             return McpClient(
                 server,
                 url,
                 self._http,  # made at the first call: its TLS context costs ~35 ms
                 auth,
-                max_response_bytes=config.max_response_bytes,
-                max_concurrency=config.max_concurrency,
-                max_retries=config.max_retries,
+                max_response_bytes=settings.mcp_max_response_bytes,
+                max_concurrency=settings.mcp_max_concurrency,
+                max_retries=settings.mcp_max_retries,
                 backoff_base=backoff_base,
                 on_answer=self._answered if dk else None,
                 metrics=metrics,
             )
 
-        self._dk = client("developer_knowledge", config.developer_knowledge_url, dk_auth)
-        self._pay = client("pay", config.pay_url, pay_auth)
+        self._dk = client("developer_knowledge", str(settings.developer_knowledge_mcp_url), dk_auth)
+        self._pay = client("pay", str(settings.pay_mcp_url), pay_auth)
+        quota = QuotaConfig(
+            per_minute=settings.answer_quota_per_minute,
+            per_day=settings.answer_quota_per_day,
+            per_user_per_day=settings.answer_quota_per_user_per_day,
+            wait_seconds=settings.answer_quota_wait_seconds,
+            pause_check_seconds=settings.answer_quota_pause_check_seconds,
+        )
         self.quota = AnswerQuota(
-            store, config.quota, clock=clock, metrics=metrics, sleep=sleep, tally=tally
+            store, quota, clock=clock, metrics=metrics, sleep=sleep, tally=tally
         )
         # identical work in flight shares one call: in this process, and (answers) across
         # replicas; a replica dying while it computes holds the others back no longer
-        self._flights = SharedFlight(store, lock_ttl=config.timeout)
+        self._flights = SharedFlight(store, lock_ttl=timeout)
         self._documents = DocumentFetcher(
-            self._dk, store, metrics, self._flights, ttl=config.document_ttl
+            self._dk, store, metrics, self._flights, ttl=settings.cache_document_ttl_seconds
         )
         self._work = Answering(
-            config, self._dk, self._pay, self._documents, self.quota, store, metrics, clock
+            settings, self._dk, self._pay, self._documents, self.quota, store, metrics, clock
         )
 
     def _answered(self) -> None:
@@ -114,15 +123,17 @@ class GoogleDocsService:
         if self._closed:
             raise RuntimeError("the docs service is closed")
         if self._client is None:
-            # one pool for both servers, each with `max_concurrency` calls at most
-            limits = httpx.Limits(max_connections=2 * self._config.max_concurrency + 4)
-            self._client = httpx.AsyncClient(timeout=self._config.timeout, limits=limits)
+            # our semaphores bound the calls (max_concurrency per server): no pool limit, so a
+            # burst never queues in httpcore (its queue is quadratic), and all kept alive
+            keep = 2 * self._settings.mcp_max_concurrency
+            limits = httpx.Limits(max_connections=None, max_keepalive_connections=keep)
+            self._client = httpx.AsyncClient(timeout=self._timeout, limits=limits)
         return self._client
 
     async def ask(
         self, question: str, *, asker: str | None = None, on_wait: OnWait | None = None
     ) -> Answer:
-        query = clean_query(question, self._config.max_query_chars)
+        query = clean_query(question, self._settings.max_query_chars)
         key = keys.ANSWER.key(question_key(query))
         cached = await self._cached(key, query)
         if cached is not None:
@@ -142,10 +153,10 @@ class GoogleDocsService:
         return await self._shared(key, query, compute)
 
     async def verify(self, answer: Answer) -> Answer:
-        return await self._work.verify(answer) if self._config.verify_answers else answer
+        return await self._work.verify(answer) if self._settings.verify_answers else answer
 
     async def search(self, query: str) -> Answer:
-        text = clean_query(query, self._config.max_query_chars)
+        text = clean_query(query, self._settings.max_query_chars)
         key = keys.SEARCH.key(normalise(text))
         cached = await self._cached(key, text)
         if cached is not None:
@@ -154,7 +165,7 @@ class GoogleDocsService:
         return await self._shared(key, text, compute)
 
     async def pay(self, query: str, language: str | None = None) -> Answer:
-        text = clean_query(query, self._config.max_query_chars)
+        text = clean_query(query, self._settings.max_query_chars)
         tag = clean_language(language)
         if not self.pay_configured:
             answer = await self.search(text)
@@ -227,7 +238,7 @@ class GoogleDocsService:
         self, server: ServerContext, work: Callable[..., Awaitable[_T]], *args: object
     ) -> _T:
         """`work` within MCP_TIMEOUT_SECONDS end to end, retries included."""
-        timeout = self._config.timeout
+        timeout = self._timeout
         token = deadline.set(asyncio.get_running_loop().time() + timeout)
         try:
             async with asyncio.timeout(timeout):
@@ -241,7 +252,7 @@ class GoogleDocsService:
         tools: tuple[str, ...] = ()
         error: GdocsError | None = None
         try:
-            async with asyncio.timeout(self._config.timeout):
+            async with asyncio.timeout(self._timeout):
                 tools = tuple(sorted(t.name for t in await client.list_tools(refresh=True)))
         except GdocsError as exc:
             error = exc
@@ -251,6 +262,3 @@ class GoogleDocsService:
         return ServerStatus(
             server=server, url=client.url, ok=error is None, tools=tools, detail=detail, error=error
         )
-
-
-build_service = GoogleDocsService

@@ -7,9 +7,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from bot.configs import upstream_config
 from bot.settings import Settings
-from bot.upstream import GoogleDocsService, build_service
+from bot.upstream import GoogleDocsService
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 
 #: nothing listens on the discard port on loopback: connections are refused at once
@@ -36,7 +35,7 @@ def settings_for(
 async def service_for(settings: Settings, **kwargs: Any) -> AsyncIterator[GoogleDocsService]:
     """A service with millisecond retry backoff, closed afterwards."""
     kwargs.setdefault("backoff_base", 0.001)
-    service = build_service(upstream_config(settings), **kwargs)
+    service = GoogleDocsService(settings, **kwargs)
     try:
         yield service
     finally:

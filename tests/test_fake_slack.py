@@ -14,7 +14,6 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.render import (
     HomeInput,
     Vote,
-    feedback_block_for,
     feedback_comment_modal,
     loading_messages,
     render_home,
@@ -22,6 +21,7 @@ from bot.render import (
     suggested_prompts,
 )
 from tests.fakes.slack_api import FakeSlack
+from tests.test_render_support import feedback_block_for
 
 URL = "https://docs.cloud.google.com/storage/docs/creating-buckets"
 NAME = "documents/docs.cloud.google.com/storage/docs/creating-buckets"

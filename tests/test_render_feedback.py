@@ -14,19 +14,17 @@ from bot.errors import InvalidInput
 from bot.render import (
     ACTION_FEEDBACK,
     ACTION_FEEDBACK_COMMENT,
-    COMMENT_ACTION_ID,
     COMMENT_BLOCK_ID,
     FEEDBACK_MODAL_CALLBACK,
     Vote,
     comment_from_view,
     decode_vote,
-    encode_vote,
-    feedback_block_for,
     feedback_comment_modal,
     notice,
     render_feedback_thanks,
     vote_from_view,
 )
+from tests.test_render_support import encode_vote, feedback_block_for
 from tests.test_render_surface_support import (
     assert_only_our_values,
     assert_valid_blocks,
@@ -131,7 +129,7 @@ def test_what_was_wrong_modal_is_one_optional_short_line_carrying_the_vote() -> 
     assert Vote("a1", "down") == vote_from_view(view)
     (field,) = [b for b in view["blocks"] if b["type"] == "input"]
     assert field["optional"] is True
-    assert (COMMENT_BLOCK_ID, COMMENT_ACTION_ID) == (
+    assert (COMMENT_BLOCK_ID, "comment") == (
         field["block_id"],
         field["element"]["action_id"],
     )
@@ -141,7 +139,7 @@ def test_what_was_wrong_modal_is_one_optional_short_line_carrying_the_vote() -> 
 
 
 def _submitted(value: object) -> dict[str, Any]:
-    return {"state": {"values": {COMMENT_BLOCK_ID: {COMMENT_ACTION_ID: {"value": value}}}}}
+    return {"state": {"values": {COMMENT_BLOCK_ID: {"comment": {"value": value}}}}}
 
 
 @pytest.mark.parametrize(

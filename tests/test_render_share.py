@@ -20,8 +20,8 @@ from bot.render import (
     render_private_answer,
     render_share_expired,
     render_shared_answer,
-    share_value,
 )
+from tests.test_render_support import share_value
 from tests.test_render_surface_support import (
     HOSTILE_TEXT,
     assert_inert,

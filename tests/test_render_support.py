@@ -14,7 +14,8 @@ from urllib.parse import urljoin
 
 from slack_sdk.models.blocks import Block
 
-from bot.render import Message
+from bot.models import Answer
+from bot.render import Message, render_answer, render_private_answer
 from bot.text import strip_controls
 from tests.fakes.slack_checks import check_block
 
@@ -199,3 +200,20 @@ def non_space(text: str) -> str:
 def is_subsequence(needle: str, haystack: str) -> bool:
     it = iter(haystack)
     return all(ch in it for ch in needle)
+
+
+def feedback_block_for(answer_id: str) -> dict[str, Any]:
+    """The feedback block render_answer puts under an answer kept as `answer_id`."""
+    return render_answer(Answer(query="q", kind="search"), feedback_id=answer_id)["blocks"][-1]
+
+
+def encode_vote(answer_id: str, vote: str) -> str:
+    """The value of the 👍 or 👎 button under an answer kept as `answer_id`."""
+    element = feedback_block_for(answer_id)["elements"][0]
+    return str(element["positive_button" if vote == "up" else "negative_button"]["value"])
+
+
+def share_value(answer_id: str) -> str:
+    """The value of the Share button under a private answer kept as `answer_id`."""
+    private = render_private_answer({"text": "a", "blocks": []}, "q", answer_id)
+    return str(private["blocks"][-1]["elements"][0]["value"])

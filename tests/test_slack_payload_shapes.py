@@ -19,7 +19,6 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import (
     ASK_AGAIN_ACTION_RE,
-    COMMENT_ACTION_ID,
     COMMENT_BLOCK_ID,
     FEEDBACK_MODAL_CALLBACK,
     HomeInput,
@@ -27,7 +26,6 @@ from bot.render import (
     Vote,
     comment_from_view,
     decode_ask_again,
-    encode_vote,
     feedback_comment_modal,
     render_home,
     vote_from_view,
@@ -168,7 +166,7 @@ async def test_a_feedback_click_reaches_the_action_listener_with_its_value(
     """type feedback_buttons, the element's action_id, the clicked button's value, and the
     message it sits under."""
     requests, seen = slack
-    value = encode_vote("a1", "down")
+    value = "fb1:down:a1"
     await requests.feedback_click(value, text="👎", message_ts="1700000000.000009")
     body = seen.one("feedback")
     (action,) = body["actions"]
@@ -189,10 +187,10 @@ async def test_a_submitted_feedback_form_reaches_the_view_listener(
     requests, seen = slack
     modal = feedback_comment_modal(Vote("a1", "down"))
     metadata = modal["private_metadata"]
-    values = {COMMENT_BLOCK_ID: {COMMENT_ACTION_ID: "the flag is gone"}}
+    values = {COMMENT_BLOCK_ID: {"comment": "the flag is gone"}}
     await requests.view_submission(FEEDBACK_MODAL_CALLBACK, metadata, values, view=modal)
     await requests.view_submission(
-        FEEDBACK_MODAL_CALLBACK, metadata, {COMMENT_BLOCK_ID: {COMMENT_ACTION_ID: None}}
+        FEEDBACK_MODAL_CALLBACK, metadata, {COMMENT_BLOCK_ID: {"comment": None}}
     )
     typed, empty = (b["view"] for b in seen.bodies["view_submission"])
     assert (Vote("a1", "down"), "the flag is gone") == (

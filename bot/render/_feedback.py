@@ -34,7 +34,7 @@ ACTION_FEEDBACK = "answer_feedback"
 ACTION_FEEDBACK_COMMENT = "feedback_comment"
 FEEDBACK_MODAL_CALLBACK = "feedback_comment"
 COMMENT_BLOCK_ID = "comment"
-COMMENT_ACTION_ID = "comment"
+_COMMENT_ACTION_ID = "comment"
 MAX_COMMENT_CHARS = 300
 ACTION_SHARE = "share_answer"
 SHARED_QUESTION_CHARS = 300
@@ -54,7 +54,7 @@ def _note(text: str, emoji: str = "") -> Message:
     return {"text": text, "blocks": [context(f"{emoji} {text}" if emoji else text)]}
 
 
-def encode_vote(answer_id: str, vote: VoteKind) -> str:
+def _encode_vote(answer_id: str, vote: VoteKind) -> str:
     """The value of a feedback button: `fb1:<vote>:<answer id>`."""
     if not _ANSWER_ID_RE.fullmatch(answer_id) or vote not in ("up", "down"):
         raise InvalidInput("Cannot make feedback buttons for that answer.")
@@ -76,8 +76,8 @@ def _feedback_button(text: str, value: str, label: str) -> dict[str, Any]:
 
 def feedback_block_for(answer_id: str) -> Block:
     """Slack's 👍 / 👎 `feedback_buttons` in a `context_actions` block."""
-    up = _feedback_button("👍", encode_vote(answer_id, "up"), "Mark this reply as helpful")
-    down = encode_vote(answer_id, "down")
+    up = _feedback_button("👍", _encode_vote(answer_id, "up"), "Mark this reply as helpful")
+    down = _encode_vote(answer_id, "down")
     down_button = _feedback_button("👎", down, "Mark this reply as wrong or unhelpful")
     element: Block = {"type": "feedback_buttons", "action_id": ACTION_FEEDBACK}
     element |= {"positive_button": up, "negative_button": down_button}
@@ -89,7 +89,9 @@ def render_feedback_thanks(vote: Vote) -> Message:
     if vote.vote == "up":
         return _note("Thanks for the feedback — glad it helped.", ":thumbsup:")
     text = "Thanks for telling me. What was wrong? A one-line note helps fix answers like this."
-    ask = button("Say what was wrong", ACTION_FEEDBACK_COMMENT, encode_vote(vote.answer_id, "down"))
+    ask = button(
+        "Say what was wrong", ACTION_FEEDBACK_COMMENT, _encode_vote(vote.answer_id, "down")
+    )
     return {
         "text": text,
         "blocks": [section(f":thumbsdown: {text}"), actions([ask], block_id="feedback_more")],
@@ -109,7 +111,7 @@ def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
         "label": plain_text_object("What was wrong?", 2000),
         "element": {
             "type": "plain_text_input",
-            "action_id": COMMENT_ACTION_ID,
+            "action_id": _COMMENT_ACTION_ID,
             "multiline": False,
             "max_length": MAX_COMMENT_CHARS,
             "placeholder": plain_text_object("e.g. the gcloud command has changed", 150),
@@ -121,7 +123,7 @@ def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
         "title": plain_text_object("What was wrong?", 24),
         "submit": plain_text_object("Send", 24),
         "close": plain_text_object("Skip", 24),
-        "private_metadata": encode_vote(vote.answer_id, vote.vote),
+        "private_metadata": _encode_vote(vote.answer_id, vote.vote),
         "blocks": [section(intro), comment],
     }
 
@@ -139,11 +141,11 @@ def comment_from_view(view: object) -> str:
     """The comment typed into the modal, one line of at most 300 characters (Slack enforces
     `max_length` in its client only)."""
     values = _dict(_dict(_dict(view).get("state")).get("values"))
-    value = _dict(_dict(values.get(COMMENT_BLOCK_ID)).get(COMMENT_ACTION_ID)).get("value")
+    value = _dict(_dict(values.get(COMMENT_BLOCK_ID)).get(_COMMENT_ACTION_ID)).get("value")
     return truncate(one_line(value), MAX_COMMENT_CHARS) if isinstance(value, str) else ""
 
 
-def share_value(answer_id: str) -> str:
+def _share_value(answer_id: str) -> str:
     if not _ANSWER_ID_RE.fullmatch(answer_id):
         raise InvalidInput("Cannot make a Share button for that answer.")
     return f"share1:{answer_id}"
@@ -170,7 +172,7 @@ def render_private_answer(body: Message, question: str, answer_id: str | None) -
     if answer_id is None:
         tail = [context(":lock: Only you can see this answer.")]
     else:
-        share = button("Share in channel", ACTION_SHARE, share_value(answer_id), primary=True)
+        share = button("Share in channel", ACTION_SHARE, _share_value(answer_id), primary=True)
         tail = [
             context(":lock: Only you can see this answer. Share it if it helps the channel."),
             actions([share], block_id=ACTION_SHARE),

@@ -1,6 +1,6 @@
-"""Text to checkable pieces: Markdown fences and inline spans, shell lines to commands, code
-lines to tokens, and the placeholder rules both sides are compared with. Regexes only (no
-per-character Python loops): the pages side runs over up to 20 whole documents per check."""
+"""Text to checkable pieces (fences, inline spans, shell commands, code tokens) and the
+placeholder rules both sides are compared with. Regexes, no per-character loops: a check
+reads up to 20 whole pages."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ _FLAG_RE = re.compile(r"^--?[A-Za-z][\w.-]*")
 _CODE_TOKEN_RE = re.compile(
     r"\"(?:[^\"\\]|\\.)*\"?|'(?:[^'\\]|\\.)*'?|`[^`]*`?|[A-Za-z_$][\w$]*|\d[\w.]*|\S"
 )
-_IDENT_RE = re.compile(r"^[A-Za-z_$][\w$]*$")
+IDENT_RE = re.compile(r"^[A-Za-z_$][\w$]*$")
 
 _WRAPPED_RE = re.compile(
     r"^(?:<[^<>]+>|\{\{?[^{}]+\}?\}|\[[A-Z_ -]+\]|\$\{?[A-Za-z_]\w*\}?|%\w+%)$"
@@ -63,10 +63,8 @@ _REGION_RE = re.compile(
 _SEGMENT_SPLIT_RE = re.compile(r"[/?&=]")
 
 
-# --- placeholders ----------------------------------------------------------------------------
 def is_placeholder(token: str) -> bool:
-    """A value a reader is meant to replace (`PROJECT_ID`, `<name>`, `${REGION}`), or one an
-    example made up (`my-project`, `us-central1`, `gs://example-bucket`)."""
+    """A value to replace (`PROJECT_ID`, `<name>`, `${REGION}`) or made up (`my-project`)."""
     return bool(
         _WRAPPED_RE.match(token)
         or (_CAPS_RE.match(token) and not token.startswith("-"))
@@ -89,9 +87,8 @@ def _is_path(token: str) -> bool:
 
 
 def value_ok(a: str, d: str) -> bool:
-    """Whether the answer's word `a` can stand where a page has `d`: the same, or a
-    placeholder on either side; paths and URLs segment by segment (`gs://my-bucket/x` for
-    `gs://BUCKET_NAME/OBJECT`, but not `…/regions/…` for `…/locations/…`)."""
+    """Whether the answer's `a` can stand for a page's `d`: paths segment by segment
+    (`gs://my-bucket/x` for `gs://BUCKET_NAME/OBJECT`, not `…/regions/…` for `…/locations/…`)."""
     if a == d:
         return True
     if _is_path(a) or _is_path(d):
@@ -102,11 +99,8 @@ def value_ok(a: str, d: str) -> bool:
     return _part_ok(a, d)
 
 
-# --- Markdown ----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Fence:
-    """A fenced block: its info word, its lines, and the text offsets it spans."""
-
     lang: str
     lines: tuple[str, ...]
     start: int
@@ -119,8 +113,7 @@ def _fence(text: str, opened: re.Match[str], end: int) -> Fence:
 
 
 def fences(text: str) -> list[Fence]:
-    """The fenced blocks of `text`, which starts with a newline. A block closes at a fence
-    at least as long, without an info word; an unclosed one runs to the end."""
+    """`text`'s blocks (it starts with a newline); an unclosed one runs to the end."""
     out: list[Fence] = []
     opened: re.Match[str] | None = None
     for match in _FENCE_RE.finditer(text):
@@ -135,7 +128,6 @@ def fences(text: str) -> list[Fence]:
 
 
 def outside(blocks: list[Fence], starts: list[int], at: int) -> bool:
-    """Whether offset `at` is outside every block (`starts`: the blocks' starts)."""
     i = bisect_right(starts, at) - 1
     return i < 0 or at >= blocks[i].end
 
@@ -148,7 +140,6 @@ def inline_spans(text: str, blocks: list[Fence]) -> Iterator[tuple[int, str]]:
             yield span.start(), span.group(1).strip().removeprefix("$ ")
 
 
-# --- shell commands ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Command:
     """A shell command as compared: program, positional words (flag values taken by their
@@ -190,8 +181,7 @@ def flag_name(token: str) -> str:
 
 
 def parse_command(words: list[str], text: str) -> Command | None:
-    """One command from its shell words, or None when it is not one (no known CLI first
-    word, and no `--flag`)."""
+    """A command, or None for words with no known CLI first and no `--flag`."""
     while words and (words[0] in ("sudo", "time", "exec") or _ASSIGNMENT_RE.match(words[0])):
         words = words[1:]
     if not words:
@@ -199,7 +189,7 @@ def parse_command(words: list[str], text: str) -> Command | None:
     program = words[0].removeprefix("./")
     if program not in KNOWN_CLIS:
         has_flags = any(w.startswith("--") and len(w) > 2 for w in words[1:])
-        if not has_flags or not _IDENT_RE.match(program.replace("-", "_")):
+        if not has_flags or not IDENT_RE.match(program.replace("-", "_")):
             return None
     path: list[str] = []
     loose: list[str] = []
@@ -246,13 +236,11 @@ def looks_like_command(text: str) -> bool:
     return " --" in f" {text}" and bool(_FLAG_RE.search(text))
 
 
-# --- code lines ----------------------------------------------------------------------------------
 _COMMENT_STARTS = ("#", "//", "/*", "*", "--", "<!--")
 
 
 def code_tokens(line: str) -> tuple[str, ...] | None:
-    """A code line's tokens (strings kept whole; trailing comments dropped), or None when
-    the line is too slight to check (a brace, a comment, a bare name)."""
+    """A code line's tokens, or None for a line too slight to check (a brace, a comment)."""
     stripped = line.strip()
     if not stripped or stripped.startswith(_COMMENT_STARTS):
         return None
@@ -261,7 +249,7 @@ def code_tokens(line: str) -> tuple[str, ...] | None:
         if tok == "#" or (tok == "/" and i + 1 < len(tokens) and tokens[i + 1] == "/"):
             tokens = tokens[:i]
             break
-    if len(tokens) < 3 or sum(1 for t in tokens if _IDENT_RE.match(t)) < 1:
+    if len(tokens) < 3 or sum(1 for t in tokens if IDENT_RE.match(t)) < 1:
         return None
     return tuple(tokens)
 
@@ -287,34 +275,25 @@ def code_token_ok(a: str, d: str) -> bool:
     if a0.isdigit() and d0.isdigit():
         return True
     # PROJECT_ID as a bare name in the page, a value in the answer
-    return bool(_CAPS_RE.match(d) and "_" in d and (_IDENT_RE.match(a) or a0 in "\"'"))
+    return bool(_CAPS_RE.match(d) and "_" in d and (IDENT_RE.match(a) or a0 in "\"'"))
 
 
 def identifiers(tokens: tuple[str, ...]) -> list[str]:
     """The names a code line uses (calls and attributes first, as a reader looks for)."""
-    names = [t for t in tokens if _IDENT_RE.match(t) and not _CAPS_RE.match(t)]
+    names = [t for t in tokens if IDENT_RE.match(t) and not _CAPS_RE.match(t)]
     calls = [t for i, t in enumerate(tokens[:-1]) if tokens[i + 1] == "(" and t in names]
     return list(dict.fromkeys([*calls, *names]))
 
 
-def word_pattern(word: str) -> re.Pattern[str]:
-    """`word` followed by no more of a word (`--x` also as `--no-x`; a full stop may follow);
-    what comes before is checked by `has_word`."""
-    if word.startswith("--"):
-        body = "--(?:no-)?" + re.escape(word[2:].removeprefix("no-"))
-    else:
-        body = re.escape(word)
-    return re.compile(body + r"(?![\w-]|\.\w)")
-
-
 def has_word(text: str, word: str) -> bool:
-    """Whether `text` has `word` as a whole word (not inside `gs://a-word` or `x.word`)."""
-    probe = word[2:].removeprefix("no-") if word.startswith("--") else word
+    """`word` whole in `text` (not in `gs://a-word` or `x.word`; `--x` also as `--no-x`)."""
+    flag = word.startswith("--")
+    probe = word[2:].removeprefix("no-") if flag else word
     if probe not in text:
         return False  # the usual case for a word no page has: one substring search
-    for match in word_pattern(word).finditer(text):
-        at = match.start()
-        before = text[at - 1] if at else " "
+    body = "--(?:no-)?" + re.escape(probe) if flag else re.escape(word)
+    for match in re.finditer(body + r"(?![\w-]|\.\w)", text):
+        before = text[match.start() - 1] if match.start() else " "
         if not (before.isalnum() or before in "_.-"):
             return True
     return False

@@ -1,16 +1,7 @@
-"""The composition root: one place that builds every part, in order, and closes them in
-reverse (an `AsyncExitStack`). `serve`, the CLI and the tests all build here.
-
-    async with open_core(settings) as core:      # the CLI: store + docs service
-        await core.service.ask("…")
-    async with open_bot(settings) as bot:        # serve and the tests: + Slack and health
-        ...
-    async with open_state(settings) as store:    # `feedback export`, `report`: reads only
-        await feedback_log(settings, store).votes()
-
-Nothing is contacted while building: the store may open a file or a connection pool, the
-docs service and Slack's client connect on first use.
-"""
+"""The composition root: builds every part in order and closes them in reverse. `open_core`
+(the CLI: store and docs service), `open_bot` (serve, tests: plus Slack and health),
+`open_state` (the commands that read what the bot recorded). Nothing is contacted while
+building; no part but this one reads `Settings` for another."""
 
 from __future__ import annotations
 
@@ -23,7 +14,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from bot.configs import slack_config, upstream_config
 from bot.feedback import FeedbackLog
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
@@ -40,7 +30,7 @@ from bot.store import (
     shared_by_replicas,
     state_file,
 )
-from bot.upstream import GoogleDocsService, build_service
+from bot.upstream import GoogleDocsService
 
 logger = logging.getLogger(__name__)
 
@@ -53,27 +43,20 @@ if TYPE_CHECKING:  # the CLI never loads the Slack side
 
 @dataclass(frozen=True)
 class Core:
-    """What every command needs: settings, metrics, the state store and the docs service."""
-
     settings: Settings
     metrics: Metrics
-    #: bounded calls, counted for /metrics; per-process state while the store is down
     store: ResilientStore
     service: GoogleDocsService
-    #: the per-day counters behind `gdocs-bot report`
-    tally: DailyTally
+    tally: DailyTally  # the per-day counters behind `gdocs-bot report`
     #: a look-only command did not create the missing SQLite file (per-process state)
     state_file_missing: bool = False
 
 
 @dataclass(frozen=True)
 class Bot:
-    """The Slack bot's parts, on top of the core (the runtime adds serving and signals)."""
-
     core: Core
     client: AsyncWebClient
     app: AsyncApp
-    #: what the listeners share
     deps: SlackDeps
     readiness: Readiness
 
@@ -100,13 +83,9 @@ async def open_core(
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     create_state_file: bool = True,
 ) -> AsyncIterator[Core]:
-    """Build the store and the docs service; close them (service first) on exit.
-
-    StoreConfigError when STATE_URL cannot work (a wrong URL or password, a file that is not
-    a database). A store that does not answer yet (Redis down) is not fatal: the bot starts
-    on per-process state. `clock` (aware UTC) and `sleep` (the quota's wait) are for tests.
-    `create_state_file=False` (commands that only look): a missing SQLite file is not created.
-    """
+    """The store and the docs service, closed in reverse. StoreConfigError when STATE_URL
+    cannot work; a store that does not answer yet (Redis down) leaves per-process state.
+    `create_state_file=False` (commands that only look): a missing SQLite file stays missing."""
     metrics = Metrics() if metrics is None else metrics
     path = state_file(_state_url(settings))
     missing = not create_state_file and path is not None and not path.exists()
@@ -120,8 +99,8 @@ async def open_core(
         tally = DailyTally(
             store, retention_days=settings.feedback_retention_days, clock=clock or _utc_now
         )
-        service = build_service(
-            upstream_config(settings),
+        service = GoogleDocsService(
+            settings,
             store=store,
             metrics=metrics,
             clock=clock,
@@ -150,7 +129,7 @@ async def open_bot(
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> AsyncIterator[Bot]:
     """The core, Slack's Web API client, the listeners' dependencies, the Bolt app and the
-    readiness state. Building it makes no Slack call."""
+    readiness state; no Slack call."""
     from bot.slack.app import build_bolt_app, build_web_client
 
     async with AsyncExitStack() as stack:
@@ -176,9 +155,8 @@ async def open_bot(
 
 @asynccontextmanager
 async def open_state(settings: Settings) -> AsyncIterator[Store]:
-    """The store STATE_URL names, as it is (no per-process fallback, no per-call timeout):
-    for the commands that read what the bot recorded, a store that does not answer is an
-    error (StoreError), never an empty result."""
+    """The store STATE_URL names, without per-process fallback or timeout: to a command that
+    reads what the bot recorded, a store that does not answer is an error, not an empty result."""
     store = await open_store(
         _state_url(settings), prefix=settings.state_prefix, max_entries=settings.cache_max_entries
     )
@@ -203,18 +181,31 @@ def _slack_deps(
     clock: Callable[[], datetime] | None,
     docs_status: DocsStatus,
 ) -> SlackDeps:
-    """What the listeners share, built on the core (nothing is contacted)."""
     from bot.serving.inflight import InFlight
     from bot.slack.boundary import Boundary
-    from bot.slack.deps import SlackDeps
+    from bot.slack.deps import SlackConfig, SlackDeps
     from bot.slack.flows.routing import Router
     from bot.slack.memory.channels import ChannelSettingsStore
     from bot.slack.memory.recent import RecentQuestions
     from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
-    from bot.slack.work.stops import ActiveStreams, StopMarks
+    from bot.slack.work.stops import ActiveStreams
     from bot.slack.work.worklog import WorkLog
 
-    config = slack_config(settings)
+    config = SlackConfig(
+        socket_mode=settings.socket_mode,
+        signing_secret=reveal(settings.slack_signing_secret) or "",
+        doc_file_threshold_chars=settings.doc_file_threshold_chars,
+        rate_limit_per_user_per_minute=settings.rate_limit_per_user_per_minute,
+        work_recovery_seconds=settings.work_recovery_seconds,
+        document_ttl_seconds=settings.cache_document_ttl_seconds,
+        thread_followups=settings.thread_followups,
+        answer_min_words=settings.answer_min_words,
+        route_pay_questions=settings.route_pay_questions,
+        channel_settings_admins_only=settings.channel_settings_admins_only,
+        answer_channels=settings.answer_channel_ids,
+        channel_settings_retention_seconds=settings.channel_settings_retention_days * 86400.0,
+        stream_answers=settings.stream_answers,
+    )
     now = clock or _utc_now
     store, metrics = core.store, core.metrics
     inflight = InFlight()
@@ -249,7 +240,7 @@ def _slack_deps(
         ),
         tally=core.tally,
         # on memory:// and SQLite a Stop is always local
-        streams=ActiveStreams(StopMarks(store, shared=shared_by_replicas(store))),
+        streams=ActiveStreams(store, shared=shared_by_replicas(store)),
     )
 
 
@@ -262,8 +253,6 @@ def _state_url(settings: Settings) -> str:
 
 
 async def _open_resilient_store(settings: Settings, metrics: Metrics) -> ResilientStore:
-    """The store the bot runs on: each call bounded and counted and, while the store does
-    not answer, per-process state."""
     url, prefix = _state_url(settings), settings.state_prefix
     try:
         primary = await open_store(url, prefix=prefix, max_entries=settings.cache_max_entries)

@@ -1,13 +1,6 @@
-"""Liveness, readiness and metrics over HTTP, in Socket Mode and HTTP mode alike.
-
-- `GET /healthz`: 200 while the event loop answers.
-- `GET /readyz`: 200 only when Slack is usable (auth.test passed; in Socket Mode the
-  WebSocket is connected) and the Developer Knowledge server answered recently (a background
-  probe keeps that fresh); otherwise 503 naming the part that is not ready. The store's health
-  is in the body but never makes the bot unready: an outage degrades to per-process state.
-- `GET /metrics`: Prometheus text, after `refresh` has set the gauges that live in the
-  shared store (answers left), bounded by REFRESH_SECONDS.
-"""
+"""`GET /healthz` (200 while the loop answers), `GET /readyz` (200 when Slack is usable and
+Developer Knowledge answered recently, else 503 naming what is not; the store is reported but
+never makes the bot unready: an outage degrades to per-process state), `GET /metrics`."""
 
 from __future__ import annotations
 
@@ -134,7 +127,7 @@ class Readiness:
     def dk_status(self) -> tuple[bool, str]:
         """(ready, detail) of Developer Knowledge for the Home tab ("" while ready)."""
         ready = self.dk_ready()
-        return ready, "" if ready else self._dk_report(ready)
+        return ready, "" if ready else self._dk_report()
 
     async def slack_ready(self) -> tuple[bool, str]:
         if not self.slack_authenticated:
@@ -143,9 +136,7 @@ class Readiness:
             return False, "Socket Mode WebSocket is not connected"
         return True, "ok"
 
-    def _dk_report(self, ready: bool) -> str:
-        if ready:
-            return "ok"
+    def _dk_report(self) -> str:
         if self._probe_failed:
             return self._dk_detail
         if self.probe_count == 0:
@@ -160,55 +151,41 @@ class Readiness:
             "mode": self.mode,
             "shutting_down": self.shutting_down,
             "slack": {"ready": slack_ok, "detail": slack_detail},
-            "store": self.store.state()
-            if self.store is not None
-            else {"backend": "none", "ok": True},
+            "store": {"backend": "none", "ok": True} if self.store is None else self.store.state(),
             "developer_knowledge": {
                 "ready": dk_ok,
-                "detail": self._dk_report(dk_ok),
+                "detail": "ok" if dk_ok else self._dk_report(),
                 "tools": list(self._dk_tools),
             },
         }
 
 
-Refresh = Callable[[], Awaitable[None]]
-READINESS_KEY = web.AppKey("readiness", Readiness)
-METRICS_KEY = web.AppKey("metrics", Metrics)
-REFRESH_KEY: web.AppKey[Refresh] = web.AppKey("metrics_refresh")
-
-
-async def _healthz(request: web.Request) -> web.Response:
-    return web.json_response({"status": "ok"})
-
-
-async def _readyz(request: web.Request) -> web.Response:
-    report = await request.app[READINESS_KEY].report()
-    return web.json_response(report, status=200 if report["ready"] else 503)
-
-
-async def _metrics(request: web.Request) -> web.Response:
-    refresh = request.app.get(REFRESH_KEY)
-    if refresh is not None:
-        try:
-            async with asyncio.timeout(REFRESH_SECONDS):
-                await refresh()
-        except TimeoutError:
-            logger.info("metrics: the store-backed gauges took too long; showing the last ones")
-    body = request.app[METRICS_KEY].render()
-    # aiohttp refuses a charset inside content_type; Prometheus wants exactly this header
-    return web.Response(body=body.encode(), headers={"Content-Type": PROMETHEUS_CONTENT_TYPE})
-
-
 def build_web_app(
-    readiness: Readiness, metrics: Metrics, *, refresh: Refresh | None = None
+    readiness: Readiness, metrics: Metrics, *, refresh: Callable[[], Awaitable[None]] | None = None
 ) -> web.Application:
-    """The operational routes; the caller adds Slack's."""
+    """The operational routes; the caller adds Slack's. `refresh` sets the gauges read from
+    the store before a scrape (bounded: past REFRESH_SECONDS the last values show)."""
+
+    async def healthz(request: web.Request) -> web.Response:
+        return web.json_response({"status": "ok"})
+
+    async def readyz(request: web.Request) -> web.Response:
+        report = await readiness.report()
+        return web.json_response(report, status=200 if report["ready"] else 503)
+
+    async def prometheus(request: web.Request) -> web.Response:
+        if refresh is not None:
+            try:
+                async with asyncio.timeout(REFRESH_SECONDS):
+                    await refresh()
+            except TimeoutError:
+                logger.info("metrics: the store-backed gauges took too long; showing the last ones")
+        # aiohttp refuses a charset inside content_type; Prometheus wants exactly this header
+        body = metrics.render().encode()
+        return web.Response(body=body, headers={"Content-Type": PROMETHEUS_CONTENT_TYPE})
+
     app = web.Application(client_max_size=1024 * 1024)
-    app[READINESS_KEY] = readiness
-    app[METRICS_KEY] = metrics
-    if refresh is not None:
-        app[REFRESH_KEY] = refresh
-    app.router.add_get("/healthz", _healthz)
-    app.router.add_get("/readyz", _readyz)
-    app.router.add_get("/metrics", _metrics)
+    app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
+    app.router.add_get("/metrics", prometheus)
     return app

@@ -1,8 +1,5 @@
 """Work in flight, so a graceful shutdown can stop taking new work and finish what it has.
-
-Listeners acknowledge Slack and hand their work to `spawn`/`start`: the HTTP response (or
-Socket Mode ack) goes back at once, without Bolt's 10 ms polling for `ack()`.
-"""
+Listeners hand their work to `spawn`/`start`: the ack goes back without Bolt's 10 ms polling."""
 
 from __future__ import annotations
 
@@ -12,8 +9,6 @@ from typing import Any
 
 
 class InFlight:
-    """The answers being worked on; `drain()` waits for them, bounded."""
-
     def __init__(self) -> None:
         self.accepting = True
         #: strong references: the event loop keeps only weak ones to running tasks

@@ -1,15 +1,7 @@
-"""`gdocs-bot serve`: run the bot until SIGTERM/SIGINT, then shut down gracefully.
-
-Start-up: settings problems (exit 2) → the HTTP server on HOST:PORT (/healthz, /readyz,
-/metrics; POST /slack/events in HTTP mode) → a background probe of Developer Knowledge →
-Slack auth.test (bad token: exit 2; unreachable: retries, then exit 1) → in Socket Mode, the
-WebSocket.
-
-The first signal: /readyz turns 503, Socket Mode stops receiving, HTTP requests are still
-acknowledged (the listeners tell the user to retry: a 503 would make Slack retry into a
-stopping process), answers in flight get SHUTDOWN_GRACE_SECONDS, then everything closes and
-the exit status is 0. A second signal skips the wait.
-"""
+"""`gdocs-bot serve`: settings checked (exit 2), HTTP on HOST:PORT, Slack auth.test (bad
+token: exit 2; unreachable: exit 1), Socket Mode's WebSocket. The first SIGTERM/SIGINT turns
+/readyz 503 and gives answers in flight SHUTDOWN_GRACE_SECONDS (exit 0); a second one skips
+the wait. HTTP requests are still acknowledged meanwhile: a 503 makes Slack retry."""
 
 from __future__ import annotations
 
@@ -36,9 +28,8 @@ if TYPE_CHECKING:  # Socket Mode's client is imported only when SOCKET_MODE is o
 
 logger = logging.getLogger(__name__)
 
-#: Python's 700 allocations a pass rescans the questions in flight (young objects living a
-#: second or two) for nothing: at 50,000 CPU per question fell 10-20 %, peak RSS did not move
-#: (measured at 2fc0001 under a burst of 200 questions)
+#: at Python's 700 allocations a pass rescans the questions in flight (young objects living
+#: a second or two) for nothing: at 50,000 CPU per question fell 10-20 %
 SERVE_GC_THRESHOLDS = (50_000, 20, 100)
 
 #: how long the first Socket Mode connection may take before start-up gives up
@@ -62,8 +53,8 @@ def serve(settings: Settings) -> int:
 
 
 def _cap_malloc_arenas(arenas: int = 2) -> None:
-    """glibc gives each allocating thread an arena of its own (up to 8 per core); the bot's
-    few helper threads need two. About 2 MB less peak RSS (measured). glibc only."""
+    """glibc gives each allocating thread an arena (up to 8 per core); the bot's few threads
+    need two: about 2 MB less peak RSS."""
     if not sys.platform.startswith("linux"):
         return
     import ctypes
@@ -89,8 +80,6 @@ def _loop_factory(settings: Settings) -> Callable[[], asyncio.AbstractEventLoop]
 
 
 class _Runtime:
-    """One run of the bot: builds it (`open_bot`), serves it, and closes it in reverse."""
-
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.stop = asyncio.Event()
@@ -138,8 +127,7 @@ class _Runtime:
         if not settings.socket_mode:
             web_app.add_routes([slack_events_route(bot.app)])
         await self._listen(web_app, stack)
-        # start-up ran without the garbage collector (bot.cli): what it built stays
-        gc.freeze()
+        gc.freeze()  # start-up ran without the garbage collector (bot.cli)
         gc.set_threshold(*SERVE_GC_THRESHOLDS)
         gc.enable()
         # Google is probed in the background: a slow upstream never holds start-up
@@ -158,9 +146,7 @@ class _Runtime:
         # work a stopped process had acknowledged is finished now, and looked for from now on
         recovery = asyncio.create_task(run_recovery(bot.deps, bot.client), name="work-recovery")
         stack.push_async_callback(_cancel, recovery)
-        # everything built so far lives as long as the process: keep it out of the garbage
-        # collector's full passes, which otherwise rescan it while answers are being built
-        gc.freeze()
+        gc.freeze()  # what lives as long as the process: out of the collector's full passes
         logger.info("ready", extra={"mode": readiness.mode})
 
     async def _listen(self, web_app: web.Application, stack: AsyncExitStack) -> None:
@@ -192,8 +178,7 @@ class _Runtime:
     async def _connect_socket(self, bot: Bot, api_url: str, stack: AsyncExitStack) -> None:
         app_token = reveal(self.settings.slack_app_token) or ""
         # opening the URL ourselves turns a bad app token into one clear line (the SDK would
-        # log a stack trace and retry forever); the handler then connects to that URL, and
-        # reconnects (through the same web client, so SLACK_API_URL) on its own
+        # log a stack trace and retry forever); the handler reconnects on its own
         url = await open_socket_url(bot.client, app_token, api_url=api_url, stop=self.stop)
         from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 

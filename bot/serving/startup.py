@@ -24,12 +24,10 @@ TOKEN_ERRORS = frozenset(
 )
 #: attempts (each already retried by the client's handlers); then the platform restarts us
 ATTEMPTS = 2
-FIRST_PAUSE_SECONDS = 1.0
+PAUSE_SECONDS = 1.0
 
 
 class StartupError(Exception):
-    """Start-up cannot go on: one line for the operator, and the exit status."""
-
     def __init__(self, message: str, exit_code: int) -> None:
         super().__init__(message)
         self.message = message
@@ -45,10 +43,15 @@ async def _call_slack(
     api_url: str,
     stop: asyncio.Event,
 ) -> Any:
-    """Run one Web API call; retry outages with backoff, refuse bad tokens at once."""
-    pause = FIRST_PAUSE_SECONDS
+    """Run one Web API call; retry an outage after a pause, refuse a bad token at once."""
     last = ""
-    for attempt in range(1, ATTEMPTS + 1):
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            logger.warning("cannot reach Slack (%s); retrying in %gs", last, PAUSE_SECONDS)
+            with suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), PAUSE_SECONDS)
+            if stop.is_set():
+                break
         try:
             return await call()
         except SlackApiError as exc:
@@ -62,16 +65,8 @@ async def _call_slack(
             last = f"{error} (HTTP {exc.response.status_code})"
         except SLACK_UNREACHABLE as exc:
             last = type(exc).__name__
-        if stop.is_set() or attempt == ATTEMPTS:  # after a signal, no retry to announce
+        if stop.is_set():  # after a signal, no retry to announce
             break
-        logger.warning(
-            "cannot reach Slack (%s); retrying in %gs", last, pause, extra={"attempt": attempt}
-        )
-        with suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), pause)
-        if stop.is_set():
-            break
-        pause *= 2
     if stop.is_set():
         raise StartupError("stopped while waiting for Slack", 0)
     raise StartupError(

@@ -140,5 +140,5 @@ def test_gauges_render_their_latest_value_and_counters_add_up() -> None:
     assert "# TYPE gdocs_answers_left_today gauge" in text
     assert {(): 47} == _values(text, "gdocs_answers_left_today")
     assert {_labels(limit="minute"): 2} == _values(text, "gdocs_quota_refusals_total")
-    assert metrics.gauge_value("gdocs_answers_left_today") == 47
+    assert metrics.registry.get_sample_value("gdocs_answers_left_today") == 47
     assert all(_SAMPLE.match(line) for line in text.splitlines() if not line.startswith("#"))

@@ -57,7 +57,7 @@ async def test_a_redis_outage_is_served_locally_and_the_store_is_used_again_afte
         # the circuit: one failed call reached the server, the others went straight to
         # per-process state
         assert 1 == metrics.counter_value("gdocs_store_errors_total")
-        assert 0 == metrics.gauge_value("gdocs_store_up", backend="redis")
+        assert 0 == metrics.registry.get_sample_value("gdocs_store_up", {"backend": "redis"})
         assert 1 == len(_store_logs(caplog, logging.WARNING))
         state = store.state()
         assert (state["backend"], state["ok"]) == ("redis", False)
@@ -69,7 +69,7 @@ async def test_a_redis_outage_is_served_locally_and_the_store_is_used_again_afte
         await store.set("answer:after", "shared again", TEXT, ttl=60)
         assert "shared again" == await other.get("answer:after", TEXT)
         assert store.state()["ok"] is True
-        assert 1 == metrics.gauge_value("gdocs_store_up", backend="redis")
+        assert 1 == metrics.registry.get_sample_value("gdocs_store_up", {"backend": "redis"})
         assert 1 == len(_store_logs(caplog, logging.INFO))
         assert 1 == len(_store_logs(caplog, logging.WARNING))
     finally:

@@ -44,7 +44,6 @@ class _RequestIdFilter(logging.Filter):
 
 
 def secrets_of(settings: Settings) -> list[str]:
-    """The configured secret values of `settings`."""
     values = (
         settings.slack_bot_token,
         settings.slack_signing_secret,
@@ -102,9 +101,7 @@ class JsonFormatter(logging.Formatter):
         }
         for key, value in extra_fields(record).items():
             entry.setdefault(key, value)
-        if record.exc_info and not record.exc_text:
-            record.exc_text = self.formatException(record.exc_info)
-        if record.exc_text:
+        if record.exc_text:  # RedactionFilter formatted the traceback
             entry["exception"] = record.exc_text
         if record.stack_info:
             entry["stack"] = record.stack_info
@@ -125,19 +122,16 @@ class TextFormatter(logging.Formatter):
 
 
 class _StderrHandler(logging.StreamHandler[Any]):
-    """Writes to whatever `sys.stderr` is at the time (it may be swapped, e.g. by pytest)."""
-
     def __init__(self) -> None:
         logging.Handler.__init__(self)
 
     @property
-    def stream(self) -> Any:
+    def stream(self) -> Any:  # whatever `sys.stderr` is now (pytest swaps it)
         return sys.stderr
 
 
 def configure_logging(settings: Settings) -> None:
-    """Install the stderr handler (text or JSON, redacted) on the root logger, in place of
-    its own earlier one."""
+    """The root logger's stderr handler (text or JSON, redacted), in place of an earlier one."""
     handler = _StderrHandler()
     handler.setFormatter(JsonFormatter() if settings.log_format == "json" else TextFormatter())
     handler.addFilter(_RequestIdFilter())

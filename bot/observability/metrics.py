@@ -1,9 +1,7 @@
-"""The bot's Prometheus metrics: one `Metrics` per bot, on its own `CollectorRegistry` (no
-globals: tests build several bots in one process)."""
+"""The bot's Prometheus metrics, on a `CollectorRegistry` of its own (no globals: tests build
+several bots in one process)."""
 
 from __future__ import annotations
-
-import threading
 
 import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -17,11 +15,8 @@ LATENCY_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 
 class Metrics:
-    """Counters, gauges and the upstream latency histogram; `render()` gives the text."""
-
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
-        self._lock = threading.Lock()
         self._counters: dict[str, Counter] = {}
         self._gauges: dict[str, Gauge] = {}
         GCCollector(registry=self.registry)  # python_gc_collections_total and others
@@ -33,24 +28,18 @@ class Metrics:
             registry=self.registry,
         )
 
-    def _counter(self, name: str, help_text: str, labels: tuple[str, ...]) -> Counter:
-        with self._lock:
-            if name not in self._counters:
-                self._counters[name] = Counter(name, help_text, labels, registry=self.registry)
-            return self._counters[name]
-
+    # called on the event loop's thread only: the first use registers without a lock
     def count(self, name: str, help_text: str, amount: float = 1.0, **labels: str) -> None:
         """Add to counter `name` (created with `help_text` and these label names on first use)."""
-        counter = self._counter(name, help_text, tuple(sorted(labels)))
+        if name not in self._counters:
+            self._counters[name] = Counter(name, help_text, sorted(labels), registry=self.registry)
+        counter = self._counters[name]
         (counter.labels(**labels) if labels else counter).inc(amount)
 
     def set_gauge(self, name: str, help_text: str, value: float, **labels: str) -> None:
-        with self._lock:
-            if name not in self._gauges:
-                self._gauges[name] = Gauge(
-                    name, help_text, tuple(sorted(labels)), registry=self.registry
-                )
-            gauge = self._gauges[name]
+        if name not in self._gauges:
+            self._gauges[name] = Gauge(name, help_text, sorted(labels), registry=self.registry)
+        gauge = self._gauges[name]
         (gauge.labels(**labels) if labels else gauge).set(value)
 
     def request(self, kind: str, outcome: str) -> None:
@@ -82,9 +71,6 @@ class Metrics:
             for sample in family.samples
             if sample.name == name and labels.items() <= sample.labels.items()
         )
-
-    def gauge_value(self, name: str, **labels: str) -> float | None:
-        return self.registry.get_sample_value(name, labels)
 
     def render(self) -> str:
         return generate_latest(self.registry).decode()

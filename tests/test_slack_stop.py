@@ -46,10 +46,10 @@ class StopReads:
 
 
 def count_stop_reads(bot: SlackBot) -> StopReads:
-    marks = bot.deps.streams.marks
-    assert marks is not None
-    counted = StopReads(marks.store)
-    marks.store = counted  # type: ignore[assignment]
+    streams = bot.deps.streams
+    assert streams.store is not None
+    counted = StopReads(streams.store)
+    streams.store = counted  # type: ignore[assignment]
     return counted
 
 
@@ -113,8 +113,7 @@ async def test_a_marker_left_before_an_append_stops_the_stream_there(
             running_bot(dk_server, fake=fake, state_url=redis_server.url, stream_answers=True) as a,
             running_bot(dk_server, fake=fake, state_url=redis_server.url, stream_answers=True) as b,
         ):
-            assert a.deps.streams.marks is not None
-            a.deps.streams.marks.poll_seconds = 600.0
+            a.deps.streams.poll_seconds = 600.0
             reads = count_stop_reads(a)
             await a.mention(QUESTION, ts="1710000000.002300")
             await _until(lambda: dk_server.answers_held == 1)

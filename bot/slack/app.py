@@ -25,8 +25,7 @@ from bot.slack.listeners.commands import handle_command
 from bot.slack.listeners.events import handle_question
 from bot.slack.listeners.shortcuts import handle_shortcut
 from bot.slack.memory.state import delivery_key
-from bot.slack.work.durable import without_stale_response_url
-from bot.slack.work.worklog import WorkRecord
+from bot.slack.work.worklog import WorkRecord, without_stale_response_url
 from bot.store import StoreError
 
 logger = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from bot.slack.flows.routing import Route
 from bot.slack.flows.sharing import PrivateAnswers, answer_privately
 from bot.slack.memory.recent import RecentQuestions
 from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
-from bot.slack.work.durable import delivering
+from bot.slack.work.worklog import delivering
 from bot.store import Op, Store, StoreError
 from bot.verify import count_commands
 

@@ -16,7 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import keys, render
 from bot.channels import Followups
 from bot.quota import AnswerQuota, next_pacific_midnight, pacific_day
-from bot.report import WeekSummary, Window, aggregate, collect, week_summary
+from bot.report import Report, Window, aggregate, collect
 from bot.slack.boundary import Outcome
 from bot.slack.delivery.posting import why
 from bot.slack.delivery.replies import Reply
@@ -134,7 +134,7 @@ class Home:
         return Outcome(route="prompts", outcome="ok")
 
 
-async def this_week(store: Store, now: datetime, per_day: int) -> WeekSummary | None:
+async def this_week(store: Store, now: datetime, per_day: int) -> Report | None:
     until = date.fromisoformat(pacific_day(now))
     window = Window(until - timedelta(days=WEEK_DAYS - 1), until)
     if isinstance(store, ResilientStore):
@@ -148,7 +148,7 @@ async def this_week(store: Store, now: datetime, per_day: int) -> WeekSummary | 
     except (StoreError, TimeoutError) as exc:
         logger.info("weekly summary not read: %s", getattr(exc, "message", "timed out"))
         return None
-    return week_summary(aggregate(collected, window, quota_per_day=per_day))
+    return aggregate(collected, window, quota_per_day=per_day)
 
 
 async def report_summary(

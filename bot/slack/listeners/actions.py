@@ -33,8 +33,7 @@ from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.pages import FIRST_PAGE
 from bot.slack.flows.sharing import share
 from bot.slack.memory.state import delivery_key
-from bot.slack.work.durable import action_payload, track
-from bot.slack.work.worklog import WorkRecord
+from bot.slack.work.worklog import WorkRecord, track
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +47,19 @@ def is_doc_click(body: dict[str, Any]) -> bool:
     return isinstance(action_id, str) and any(
         a == action_id if isinstance(a, str) else a.fullmatch(action_id) for a in _DOC_ACTIONS
     )
+
+
+def action_payload(body: dict[str, Any]) -> dict[str, Any]:
+    """What the work record keeps of a doc click."""
+    message = _dict(body.get("message"))
+    return {
+        "actions": body.get("actions") if isinstance(body.get("actions"), list) else [],
+        "container": _dict(body.get("container")),
+        "channel": _dict(body.get("channel")),
+        "user": _dict(body.get("user")),
+        "message": {k: message[k] for k in ("ts", "thread_ts") if isinstance(message.get(k), str)},
+        "response_url": body.get("response_url"),
+    }
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:

@@ -13,19 +13,21 @@ from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.routing import channel_words, with_channel_privacy
 from bot.slack.memory.state import delivery_key
-from bot.slack.work.durable import command_payload, track
-from bot.slack.work.worklog import WorkRecord
+from bot.slack.work.worklog import WorkRecord, track
 from bot.text import clean_text
 
 #: how long the acknowledgement waits for the work's first reply (progress, help, a refusal)
 #: to carry it; Slack gives up after 3 s
 FIRST_REPLY_WITHIN = 2.0
+#: what the work record keeps of a command
+_KEPT = ("command", "text", "channel_id", "user_id", "response_url", "team_id")
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_command(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         # recorded before the acknowledgement: a crash after it loses nothing
-        record = await deps.work.accept("command", command_payload(body), key=delivery_key(body))
+        kept = {k: body[k] for k in _KEPT if isinstance(body.get(k), str)}
+        record = await deps.work.accept("command", kept, key=delivery_key(body))
         once = OnceAck(ack)
         if record is None:  # its work is recorded already (and being answered)
             duplicate(deps.metrics)

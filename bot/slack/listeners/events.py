@@ -25,12 +25,13 @@ from bot.slack.flows.routing import (
 )
 from bot.slack.flows.unfurl import unfurl
 from bot.slack.memory.state import delivery_key
-from bot.slack.work.durable import event_payload, streamed, track
 from bot.slack.work.stops import slack_time
-from bot.slack.work.worklog import WorkRecord
+from bot.slack.work.worklog import WorkRecord, streamed, track
 
 #: what a DM's status says for a route (help and quota never show one)
 _WORK_KINDS: tuple[WorkKind, ...] = ("answer", "search", "pay", "doc")
+#: what the work record keeps of an event
+_KEPT = ("type", "channel", "channel_type", "user", "text", "ts", "thread_ts", "team")
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -118,7 +119,8 @@ async def _accept(
 ) -> None:
     if not isinstance(event.get("team"), str) and isinstance(body.get("team_id"), str):
         event = {**event, "team": body["team_id"]}  # a stream in a channel names the team
-    payload = event_payload(event, bot_user_id)
+    kept = {k: event[k] for k in _KEPT if isinstance(event.get(k), str)}
+    payload = {"event": kept, "bot_user_id": bot_user_id}
     record = await deps.work.accept(kind, payload, key=delivery_key(body))
     await ack()
     if record is None:

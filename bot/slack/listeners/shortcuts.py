@@ -17,8 +17,7 @@ from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.routing import strip_mention, with_channel_privacy, with_root_context
 from bot.slack.memory.state import delivery_key
-from bot.slack.work.durable import shortcut_payload, streamed, track
-from bot.slack.work.worklog import WorkRecord
+from bot.slack.work.worklog import WorkRecord, streamed, track
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +36,24 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             deps.inflight.spawn(handle_shortcut(deps, client, payload, record=record))
 
     app.message_shortcut("ask_gdocs")(on_ask)
+
+
+def shortcut_payload(body: dict[str, Any], bot_user_id: str | None) -> dict[str, Any]:
+    """What the work record keeps of a shortcut."""
+    message = _dict(body.get("message"))
+    kept = ("ts", "thread_ts", "text", "user")
+    return {
+        "channel": _dict(body.get("channel")).get("id"),
+        "user": _dict(body.get("user")).get("id"),
+        "message": {k: message[k] for k in kept if isinstance(message.get(k), str)},
+        "response_url": body.get("response_url"),
+        "team": _dict(body.get("team")).get("id"),
+        "bot_user_id": bot_user_id,
+    }
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _str(found: object) -> str | None:

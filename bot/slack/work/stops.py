@@ -33,41 +33,6 @@ def slack_time(value: object) -> float | None:
 
 
 @dataclass
-class StopMarks:
-    store: Store
-    #: False: the store is this process's own (memory://, SQLite): nothing to read or write
-    shared: bool
-    poll_seconds: float = POLL_SECONDS
-    ttl: float = MARK_TTL_SECONDS
-    clock: Callable[[], float] = field(default=time.time)
-
-    async def mark(self, channel: str, thread_ts: str, pressed_at: float | None) -> bool:
-        """Leave a marker; False when there is no shared store or it failed."""
-        if not self.shared:
-            return False
-        at = pressed_at if pressed_at is not None else self.clock()
-        try:
-            await self.store.set(keys.STOP.key(channel, thread_ts), repr(at), TEXT, self.ttl)
-        except StoreError as exc:
-            logger.info("could not pass a Stop on to the other replicas: %s", exc.message)
-            return False
-        return True
-
-    async def pressed(self, channel: str, thread_ts: str, since: float | None) -> bool:
-        """Was Stop pressed elsewhere after `since`? A failing store reads as no."""
-        try:
-            found = await self.store.get(keys.STOP.key(channel, thread_ts), TEXT)
-        except StoreError:
-            return False
-        at = slack_time(found)
-        return at is not None and (since is None or at >= since)
-
-    async def clear(self, channel: str, thread_ts: str) -> None:
-        with contextlib.suppress(StoreError):
-            await self.store.delete(keys.STOP.key(channel, thread_ts))
-
-
-@dataclass
 class _Active:
     task: asyncio.Task[Outcome]
     stream: StreamReply
@@ -78,7 +43,14 @@ class _Active:
 
 @dataclass
 class ActiveStreams:
-    marks: StopMarks | None = None
+    """The streamed answers in flight here, and the Stop markers shared with other replicas."""
+
+    store: Store | None = None
+    #: False: the store is this process's own (memory://, SQLite): a Stop is always local
+    shared: bool = False
+    poll_seconds: float = POLL_SECONDS
+    ttl: float = MARK_TTL_SECONDS
+    clock: Callable[[], float] = field(default=time.time)
     _active: dict[tuple[str, str], _Active] = field(default_factory=dict)
 
     async def run(self, stream: StreamReply, work: Awaitable[Outcome], route: str) -> Outcome:
@@ -100,8 +72,9 @@ class ActiveStreams:
                     return outcome
                 # Stop pressed, but a callee absorbed the cancellation: end it all the same
             await stream.stop_by_person()
-            if active.marked and self.marks is not None:
-                await self.marks.clear(*key)
+            if active.marked and self.store is not None:
+                with contextlib.suppress(StoreError):
+                    await self.store.delete(keys.STOP.key(*key))
             return Outcome(route=route, outcome="stopped")
         finally:
             if watcher is not None:
@@ -119,18 +92,37 @@ class ActiveStreams:
         return active.stream
 
     async def relay(self, channel: str, thread_ts: str, pressed_at: float | None) -> bool:
-        return self.marks is not None and await self.marks.mark(channel, thread_ts, pressed_at)
+        """Leave a marker for the other replicas; False when not shared or it failed."""
+        if self.store is None or not self.shared:
+            return False
+        at = pressed_at if pressed_at is not None else self.clock()
+        try:
+            await self.store.set(keys.STOP.key(channel, thread_ts), repr(at), TEXT, self.ttl)
+        except StoreError as exc:
+            logger.info("could not pass a Stop on to the other replicas: %s", exc.message)
+            return False
+        return True
+
+    async def pressed(self, channel: str, thread_ts: str, since: float | None) -> bool:
+        """Was Stop pressed elsewhere after `since`? A failing store reads as no."""
+        if self.store is None:
+            return False
+        try:
+            found = await self.store.get(keys.STOP.key(channel, thread_ts), TEXT)
+        except StoreError:
+            return False
+        at = slack_time(found)
+        return at is not None and (since is None or at >= since)
 
     def _watch(self, key: tuple[str, str], active: _Active) -> asyncio.Task[None] | None:
-        marks = self.marks
-        if marks is None or not marks.shared:
+        if self.store is None or not self.shared:
             return None
         since = slack_time(active.stream.inner.message_ts)
 
         async def stopped_elsewhere() -> bool:
             if active.stream.stopped:
                 return True
-            if not await marks.pressed(*key, since):
+            if not await self.pressed(*key, since):
                 return False
             active.marked = True
             self.stop(*key)
@@ -143,7 +135,7 @@ class ActiveStreams:
         async def poll() -> None:
             while not active.task.done():
                 # the work's end is the event waited for; the poll period its timeout
-                await asyncio.wait({active.task}, timeout=marks.poll_seconds)
+                await asyncio.wait({active.task}, timeout=self.poll_seconds)
                 # a reply that shows no stream (declined, refused, ended) has no Stop button
                 if not active.task.done() and active.stream.streaming:
                     await stopped_elsewhere()

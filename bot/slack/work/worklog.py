@@ -1,7 +1,7 @@
 """Work in flight, durably: each request's record (`work:<id>`) and its lease (`lease:<id>`,
-the owner, also the delivery's claim) are one write before Slack's ack. The reply turns the
-lease into a "done" marker against late retries; work whose lease expired is taken over by
-one replica; records past `max_age` are dropped and counted."""
+the owner, also the delivery's claim) are one write before Slack's ack. The first reply turns
+the lease into a "done" marker (with the question's writes in the same batch); work whose
+lease expired is taken over by one replica and its reply carries the restart note."""
 
 from __future__ import annotations
 
@@ -11,21 +11,27 @@ import socket
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
+from slack_sdk.errors import SlackApiError
 
 from bot import keys
 from bot.observability.metrics import Metrics
-from bot.store import TEXT, ModelCodec, Op, Store
+from bot.render import Message, with_restart_note
+from bot.slack.delivery.posting import CANNOT_POST
+from bot.slack.delivery.replies import Reply, SlackReply
+from bot.slack.delivery.streams import StreamReply
+from bot.store import TEXT, ModelCodec, Op, Store, StoreError
 
 logger = logging.getLogger(__name__)
 
-#: how many unfinished records one scan looks at
 SCAN_LIMIT = 500
-#: finished work remembered in process, so a record whose delete was lost is not answered
-#: again
+#: finished here lately: not taken over again if its delete was lost in an outage
 MAX_REMEMBERED_IDS = 10_000
 _RECOVERED = "gdocs_work_recovered_total"
 _DROPPED = "gdocs_work_dropped_total"
@@ -66,7 +72,6 @@ class WorkLog:
         self._clock = clock
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._mine: dict[str, WorkRecord] = {}
-        #: finished here lately: not taken over again if its delete was lost in an outage
         self._finished: OrderedDict[str, None] = OrderedDict()
 
     @property
@@ -78,15 +83,13 @@ class WorkLog:
         return len(self._mine)
 
     async def claim(self, key: str) -> bool:
-        """Claim a delivery that records no work: False when it was claimed before (a retry
-        of one being worked on, or answered within `done_seconds`)."""
+        """Claim a delivery that records no work: False for a retry."""
         return await self._store.add(keys.LEASE.key(key), self.owner, TEXT, self._lease)
 
     async def accept(
         self, kind: str, payload: dict[str, Any], *, key: str | None
     ) -> WorkRecord | None:
-        """The delivery's lease (`key`: event or trigger id) and its record in one batch,
-        before the ack; None when that delivery's work is recorded already (a retry)."""
+        """The delivery's lease and its record in one batch, before the ack; None: a retry."""
         record = WorkRecord(
             id=key or uuid.uuid4().hex, kind=kind, payload=payload, accepted_at=self._clock()
         )
@@ -108,8 +111,7 @@ class WorkLog:
         return record
 
     async def still_mine(self, record: WorkRecord) -> bool:
-        """Whether this process still holds the work's lease (False: another took it over;
-        this one must not answer twice); renews the lease."""
+        """Renew the lease; False when another process took the work over."""
         if record.id not in self._mine:
             return False
         lease = keys.LEASE.key(record.id)
@@ -120,7 +122,6 @@ class WorkLog:
         return await self._store.add(lease, self.owner, TEXT, self._lease)
 
     async def note_reply(self, record: WorkRecord, ts: str) -> None:
-        """Keep the reply's ts with the work: a process taking it over finishes that message."""
         mine = self._mine.get(record.id)
         if mine is None:
             return
@@ -129,8 +130,8 @@ class WorkLog:
         await self._store.set(keys.WORK.key(record.id), noted, RECORD_CODEC, self._max_age + 60)
 
     async def finish(self, record: WorkRecord, also: Sequence[Op] = ()) -> list[object]:
-        """Forget the work, its lease now the "done" marker; `also`: the question's other
-        writes, in the same batch (their results are returned)."""
+        """Forget the work, its lease now the "done" marker; `also` (the question's writes,
+        whose results are returned) in the same batch."""
         if self._mine.pop(record.id, None) is None:
             return await self._store.batch(also) if also else []
         self._remember_finished(record.id)
@@ -151,7 +152,6 @@ class WorkLog:
             self._mine.pop(record.id, None)
 
     async def release_all(self) -> int:
-        """At shutdown: unfinished work left with its lease released, for the next process."""
         left = list(self._mine.values())
         self._mine.clear()
         for record in left:
@@ -202,3 +202,127 @@ class WorkLog:
     def _count(self, name: str, help_text: str, **labels: str) -> None:
         if self._metrics is not None:
             self._metrics.count(name, help_text, 1.0, **labels)
+
+
+def without_stale_response_url(record: WorkRecord, now: float) -> dict[str, Any]:
+    """The record's payload, without a response_url Slack no longer takes (30 minutes)."""
+    payload = dict(record.payload)
+    if now - record.accepted_at > 30 * 60:
+        payload["response_url"] = None
+    return payload
+
+
+Writes = Callable[[str | None], Sequence[Op]]
+
+
+@dataclass
+class Staged:
+    writes: Writes
+    results: list[object] | None = None
+    ops: list[Op] = field(default_factory=list)
+
+    async def write(self, store: Store, ts: str | None) -> list[object]:
+        if self.results is None:
+            self.ops = list(self.writes(ts))
+            self.results = await store.batch(self.ops) if self.ops else []
+        return self.results
+
+
+_PENDING: ContextVar[Staged | None] = ContextVar("gdocs_after_answer", default=None)
+
+
+@contextmanager
+def delivering(writes: Writes) -> Iterator[Staged]:
+    """Within the block, the next finished work record carries `writes` in its batch."""
+    staged = Staged(writes)
+    token = _PENDING.set(staged)
+    try:
+        yield staged
+    finally:
+        _PENDING.reset(token)
+
+
+class TrackedReply:
+    """A `Reply` under a work record: silent when another process took the work over."""
+
+    def __init__(self, inner: Reply, log: WorkLog, record: WorkRecord, *, resumed: bool) -> None:
+        self.inner, self._log, self._record, self._resumed = inner, log, record, resumed
+        self._delivered = False
+        self.client, self.channel, self.user = inner.client, inner.channel, inner.user
+        self.response_url = inner.response_url
+        self.progress = getattr(inner, "progress", None)
+        self.start_progress = inner.start_progress
+        self.update_progress = inner.update_progress
+        self.finish = inner.finish
+
+    @property
+    def thread_ts(self) -> str | None:  # a stream's changes once it started
+        return self.inner.thread_ts
+
+    async def notify_asker(self, msg: Message) -> None:
+        await self._final(self.inner.notify_asker, msg)
+
+    async def notify_thread(self, msg: Message) -> None:
+        await self._final(self.inner.notify_thread, msg)
+
+    async def deliver(self, msg: Message) -> str | None:
+        ts = await self._final(self.inner.deliver, msg)
+        return ts if isinstance(ts, str) else None
+
+    async def post_visibly(self, msg: Message) -> str | None:
+        # None: nothing was shown, so nothing is delivered yet
+        ts = await self._final(self.inner.post_visibly, msg, shown=lambda ts: ts is not None)
+        return ts if isinstance(ts, str) else None
+
+    async def _final(
+        self,
+        send: Callable[[Message], Awaitable[Any]],
+        msg: Message,
+        *,
+        shown: Callable[[Any], bool] = lambda _: True,
+    ) -> Any:
+        if self._delivered:
+            return await send(msg)
+        if not await self._log.still_mine(self._record):
+            logger.info("another process took this work over; not answering twice")
+            return None
+        try:
+            sent = await send(with_restart_note(msg) if self._resumed else msg)
+        except SlackApiError as exc:
+            if exc.response.get("error") not in CANNOT_POST or self.response_url:
+                raise
+            # resumed past its response_url, and the bot may not post there: nowhere to go
+            await self._log.drop(self._record, "cannot_post")
+            return None
+        if shown(sent):
+            self._delivered = True
+            staged = _PENDING.get()
+            if staged is None or staged.results is not None:
+                await self._log.finish(self._record)
+            else:
+                staged.ops = list(staged.writes(sent if isinstance(sent, str) else None))
+                staged.results = await self._log.finish(self._record, staged.ops)
+        return sent
+
+
+def track(log: WorkLog, reply: Reply, record: WorkRecord | None, *, resumed: bool) -> Reply:
+    return reply if record is None else TrackedReply(reply, log, record, resumed=resumed)
+
+
+def streamed(
+    log: WorkLog, inner: SlackReply, *, team: str | None, record: WorkRecord | None, resumed: bool
+) -> StreamReply:
+    """`inner` streamed, its ts kept with the work: resumed work finishes that message."""
+
+    async def keep_ts(ts: str) -> None:
+        if record is None:
+            return
+        try:
+            await log.note_reply(record, ts)
+        except StoreError as exc:  # a restart would post anew: worse, not broken
+            logger.info("could not keep the stream's ts with its work: %s", exc.message)
+
+    existing = record.reply_ts if record is not None and resumed else None
+    return StreamReply(
+        inner, team_id=team, existing_ts=existing, resumed=resumed, on_started=keep_ts
+    )

@@ -11,7 +11,7 @@ from typing import Literal
 import pytest
 
 from bot.errors import QuotaExceeded
-from bot.quota import SLOT_MARGIN_SECONDS, UNKNOWN_SIGNAL, AnswerQuota, QuotaConfig, Refusal
+from bot.quota import SLOT_MARGIN_SECONDS, AnswerQuota, QuotaConfig, Refusal
 from bot.store import MemoryStore
 from bot.upstream import McpClient
 from tests.fakes.dk_client import dk_client
@@ -55,7 +55,7 @@ class Asker:
         try:
             await self.client.call_tool("answer_query", {"query": question})
         except QuotaExceeded as exc:
-            await self.quota.refused(exc.signal or UNKNOWN_SIGNAL, user)
+            await self.quota.refused(exc.signal, user)
             return "search"
         return "answer"
 

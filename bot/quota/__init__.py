@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bot.quota._ledger import UNKNOWN_SIGNAL as UNKNOWN_SIGNAL
 from bot.quota._ledger import AnswerQuota as AnswerQuota
 from bot.quota._ledger import Tally as Tally
 from bot.quota._model import PACIFIC as PACIFIC

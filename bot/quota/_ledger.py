@@ -1,6 +1,5 @@
-"""The answer_query governor: a ledger of calls per minute, per Pacific day and per person, and
-the pauses Google's 429s impose, all in the shared `Store` (replicas and restarts share
-them)."""
+"""The answer_query governor: calls per minute, per Pacific day and per person, and the pauses
+Google's 429s impose, kept in the shared `Store` (replicas and restarts share them)."""
 
 from __future__ import annotations
 
@@ -41,9 +40,6 @@ Tally = Callable[[str], Awaitable[None]]
 TALLY_MADE = "answer_query:made"
 TALLY_REFUSED = "answer_query:refused"
 
-#: what a QuotaExceeded without a signal means
-UNKNOWN_SIGNAL = QuotaSignal("unknown")
-
 #: the longest pause a minute or unknown 429 can cause, whatever its retry delay says
 MAX_SHORT_PAUSE_SECONDS = 900.0
 #: a pause is never shorter than this, so a slot "about to free" is not hammered
@@ -71,19 +67,16 @@ class AnswerQuota:
         self._clock = clock
         self._metrics = metrics
         self._sleep = sleep
-        #: told of each call made and each the server refused, for `gdocs-bot report`
         self._tally = tally
         self._store_down = False
 
     async def acquire(self, user: str | None) -> Permit | Refusal:
         """May one answer_query call for `user` go out now? A Permit has counted it."""
-        now = self._now()
-        day = pacific_day(now)
         try:
-            decision = await self._decide(now, day, user)
+            decision = await self._decide(self._now(), user)
         except StoreError as exc:
             self._store_failed(exc)
-            decision = Permit(user=user, day=day, counted=False)
+            decision = Permit(counted=False)
         else:
             self._store_down = False
         if isinstance(decision, Permit) and self._tally is not None:
@@ -109,11 +102,11 @@ class AnswerQuota:
             await abandonable(partial(self._sleep, pause))
             waited += pause
 
-    async def _decide(self, now: datetime, day: str, user: str | None) -> Permit | Refusal:
+    async def _decide(self, now: datetime, user: str | None) -> Permit | Refusal:
         pause = await self._pause(now)
         if pause is not None:
             return self._refusal(pause.kind, pause.until, now, pause.limit_value)
-        reset = next_pacific_midnight(now)
+        reset, day = next_pacific_midnight(now), pacific_day(now)
         ttl = day_ttl(now, reset)
         user_key = self._user_key(day, user)
         counted = [key for key in (user_key, day_key(day)) if key is not None]
@@ -126,16 +119,14 @@ class AnswerQuota:
         if self.config.per_day and used.get(day_key(day), 0) > self.config.per_day:
             await self._give_back(counted, ttl)
             return Refusal("day", reset, limit_value=self.config.per_day)
-        if self.config.per_minute:
-            stamp = now.timestamp()
-            limit = self.config.per_minute
-            wait = await self._store.hit(MINUTE_KEY, limit, LEDGER_WINDOW_SECONDS, stamp)
-            if wait is not None:
-                await self._give_back(counted, ttl)
-                until = now + timedelta(seconds=wait)
-                return self._refusal("minute", until, now, self.config.per_minute)
-            return Permit(user=user, day=day, stamp=stamp)
-        return Permit(user=user, day=day)
+        if not self.config.per_minute:
+            return Permit()
+        stamp, limit = now.timestamp(), self.config.per_minute
+        wait = await self._store.hit(MINUTE_KEY, limit, LEDGER_WINDOW_SECONDS, stamp)
+        if wait is None:
+            return Permit(stamp=stamp)
+        await self._give_back(counted, ttl)
+        return self._refusal("minute", now + timedelta(seconds=wait), now, limit)
 
     async def user_spent(self, user: str | None) -> Refusal | None:
         """Refusal("user", reset) when `user` has used today's allowance (nothing counted)."""
@@ -161,12 +152,14 @@ class AnswerQuota:
         return Refusal(kind, until, wait, limit_value=size)
 
     async def refused(
-        self, signal: QuotaSignal, user: str | None, permit: Permit | None = None
+        self, signal: QuotaSignal | None, user: str | None, permit: Permit | None = None
     ) -> Pause:
         """Follow the server's 429: pause answer_query (minute: its retry delay or the window;
-        day: until Pacific midnight, the day spent; unknown: a short pause)."""
-        now = self._now()
-        await self.tally_refused()
+        day: until Pacific midnight, the day spent; unknown: a short pause); told not to
+        pause (`skip_until_reset` off), only say until when."""
+        now, signal = self._now(), signal or QuotaSignal("unknown")
+        if self._tally is not None:
+            await self._tally(TALLY_REFUSED)
         if self._metrics is not None:
             self._metrics.count(
                 "gdocs_quota_refusals_total",
@@ -174,8 +167,10 @@ class AnswerQuota:
                 limit=signal.limit,
             )
         fallback = now + timedelta(seconds=signal.retry_after or self.config.unknown_pause_seconds)
-        if signal.limit == "day":
+        if signal.limit == "day" and self.config.skip_until_reset:
             fallback = next_pacific_midnight(now)
+        if not self.config.skip_until_reset:  # the next question tries answer_query again
+            return Pause(signal.limit, fallback, signal.limit_value)
         try:
             until = await self._pause_until(signal, now)
             pause = Pause(signal.limit, until, signal.limit_value)
@@ -197,11 +192,6 @@ class AnswerQuota:
             return Pause(signal.limit, fallback, signal.limit_value)
         await self.publish()
         return pause
-
-    async def tally_refused(self) -> None:
-        """Count one answer_query call the server refused (also for a bot told not to pause)."""
-        if self._tally is not None:
-            await self._tally(TALLY_REFUSED)
 
     async def _pause_until(self, signal: QuotaSignal, now: datetime) -> datetime:
         if signal.limit == "day":
@@ -327,6 +317,6 @@ class AnswerQuota:
                 await self._store.incr(key, 1, ttl)  # never below zero (a day that turned)
 
     def _store_failed(self, exc: StoreError) -> None:
-        if not self._store_down:
+        if not self._store_down:  # once an outage, not once a question
             logger.warning("quota ledger unavailable (%s); the server decides alone", exc.message)
         self._store_down = True

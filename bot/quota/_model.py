@@ -37,22 +37,14 @@ class QuotaConfig:
     unknown_pause_seconds: float = 60.0
     #: how long "no pause" read from the store is trusted (0: read before every call)
     pause_check_seconds: float = 0.0
-
-    def __post_init__(self) -> None:
-        for name in ("per_minute", "per_day", "per_user_per_day"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be 0 or more")
-        if self.wait_seconds < 0 or self.unknown_pause_seconds <= 0:
-            raise ValueError("wait_seconds must be >= 0 and unknown_pause_seconds > 0")
+    #: after a 429, search instead of answer_query until the limit resets
+    skip_until_reset: bool = True
 
 
 @dataclass(frozen=True)
 class Permit:
-    """answer_query may go out now; the call is counted (unless `counted` is False: the
-    ledger was unreachable and the server decides alone)."""
+    """answer_query may go out now, counted (`counted` False: the ledger was unreachable)."""
 
-    user: str | None
-    day: str
     counted: bool = True
     #: the permit's time in the minute window (seconds since the epoch; None: not recorded)
     stamp: float | None = None

@@ -7,14 +7,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from bot import keys, verify
 from bot.errors import GdocsError, InvalidInput, QuotaExceeded
 from bot.models import Answer, Fallback, Reference, SearchHit, Verification
 from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref, uri_for_name
 from bot.observability.metrics import Metrics
-from bot.quota import UNKNOWN_SIGNAL, AnswerQuota, Pause, Permit, Refusal
+from bot.quota import AnswerQuota, Refusal
 from bot.settings import Settings
 from bot.store import ModelCodec, Store, StoreError
 from bot.text import clean_query
@@ -100,7 +100,7 @@ class Answering:
             data = await self._dk.call_tool(tool, {"query": query})
         except QuotaExceeded as exc:
             logger.warning("answer_query is out of quota (%s); answering with search", exc)
-            pause = await self._refused(exc, asker, decision)
+            pause = await self._quota.refused(exc.signal, asker, decision)
             # the server's own number when it gave one: it may not be the bot's setting
             return await self._instead(query, pause.kind, pause.until, pause.limit_value)
         out = parse_output(AnswerQueryOutput, data, server=self._dk.server.key, tool=tool)
@@ -118,16 +118,6 @@ class Answering:
             references=references,
             tool=tool,
         )
-
-    async def _refused(self, exc: QuotaExceeded, asker: str | None, permit: Permit) -> Pause:
-        signal = exc.signal or UNKNOWN_SIGNAL
-        if (
-            not self._settings.answer_quota_skip_until_reset
-        ):  # told not to pause: the next question tries
-            await self._quota.tally_refused()
-            until = signal.retry_after or self._quota.config.unknown_pause_seconds
-            return Pause(signal.limit, self._clock() + timedelta(seconds=until), signal.limit_value)
-        return await self._quota.refused(signal, asker, permit)
 
     async def _instead(self, query: str, limit: str, until: datetime, size: int | None) -> Answer:
         """Search, with a note saying which limit (of `size` answers) and until when."""

@@ -102,6 +102,7 @@ class GoogleDocsService:
             per_user_per_day=settings.answer_quota_per_user_per_day,
             wait_seconds=settings.answer_quota_wait_seconds,
             pause_check_seconds=settings.answer_quota_pause_check_seconds,
+            skip_until_reset=settings.answer_quota_skip_until_reset,
         )
         self.quota = AnswerQuota(
             store, quota, clock=clock, metrics=metrics, sleep=sleep, tally=tally

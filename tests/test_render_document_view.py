@@ -13,9 +13,7 @@ from bot.render import (
     ACTION_NEXT_PAGE,
     decode_page_value,
     document_file,
-    document_filename,
     document_page_spans,
-    document_pages,
     render_document_file_intro,
     render_document_page,
     wants_file,
@@ -23,6 +21,7 @@ from bot.render import (
 from tests.test_render_support import (
     assert_no_live_markup,
     assert_valid_message,
+    document_pages,
     is_subsequence,
     mrkdwn_texts,
     non_space,
@@ -72,7 +71,7 @@ def test_an_empty_document_still_has_one_page_saying_so() -> None:
     """An empty document renders as a valid message that says it is empty."""
     doc = _doc("")
     assert [""] == document_pages(doc)
-    message = render_document_page(doc, 1)
+    message = render_document_page(doc, 1, pages=document_pages(doc))
     assert_valid_message(message)
     assert "_This document is empty._" in mrkdwn_texts(message)
 
@@ -154,7 +153,7 @@ def test_many_rules_do_not_exceed_fifty_blocks() -> None:
 def test_page_one_has_the_title_header_and_source_link() -> None:
     """The first page names the document and links to it; its own `# Title` is not repeated."""
     doc = _doc(_sections(10, 300))
-    message = render_document_page(doc, 1)
+    message = render_document_page(doc, 1, pages=document_pages(doc))
     assert_valid_message(message)
     assert {
         "type": "header",
@@ -188,14 +187,15 @@ def test_pages_show_their_number_and_a_next_page_button_until_the_last() -> None
 def test_later_pages_name_the_document_they_continue() -> None:
     """Without the header, a later page still says which document it belongs to."""
     doc = _doc(_sections(30, 250))
-    message = render_document_page(doc, 2)
+    message = render_document_page(doc, 2, pages=document_pages(doc))
     assert "Create buckets · Page 2 of" in mrkdwn_texts(message)[-1]
     assert "header" not in [b["type"] for b in message["blocks"]]
 
 
 def test_a_long_title_is_cut_to_the_header_limit() -> None:
     """Header text stops at 150 characters, ending in "…"."""
-    message = render_document_page(_doc("text", title="Very long title " * 20), 1)
+    doc = _doc("text", title="Very long title " * 20)
+    message = render_document_page(doc, 1, pages=document_pages(doc))
     assert_valid_message(message)
     header = message["blocks"][0]["text"]["text"]
     assert len(header) <= 150
@@ -206,22 +206,25 @@ def test_a_hostile_title_is_harmless_everywhere() -> None:
     """A title is plain text in the header and escaped in mrkdwn."""
     doc = _doc(_sections(30, 250), title="<!channel> & <@U1>")
     for number in (1, 2):
-        message = render_document_page(doc, number)
+        message = render_document_page(doc, number, pages=document_pages(doc))
         assert_valid_message(message)
         assert_no_live_markup(message, [doc.content, doc.uri], base_url=doc.uri)
-    assert "<!channel> & <@U1>" == render_document_page(doc, 1)["blocks"][0]["text"]["text"]
+    assert (
+        "<!channel> & <@U1>"
+        == render_document_page(doc, 1, pages=document_pages(doc))["blocks"][0]["text"]["text"]
+    )
 
 
 def test_a_document_without_a_title_is_named_after_its_page() -> None:
     """The last part of the name stands in for a missing title."""
-    message = render_document_page(_doc("text", title=""), 1)
+    message = render_document_page(_doc("text", title=""), 1, pages=["text"])
     assert "creating-buckets" == message["blocks"][0]["text"]["text"]
 
 
 def test_a_document_whose_name_cannot_be_encoded_has_no_next_button() -> None:
     """A button the bot would refuse on the way back is not offered."""
     doc = _doc(_sections(30, 250), name="not a valid name")
-    message = render_document_page(doc, 1)
+    message = render_document_page(doc, 1, pages=document_pages(doc))
     assert_valid_message(message)
     assert "actions" not in [b["type"] for b in message["blocks"]]
 
@@ -230,12 +233,13 @@ def test_a_document_whose_name_cannot_be_encoded_has_no_next_button() -> None:
 def test_a_page_that_does_not_exist_is_invalid_input(page: int) -> None:
     """A forged or stale page number gets a clear message."""
     with pytest.raises(InvalidInput, match="1 page"):
-        render_document_page(_doc("short"), page)
+        render_document_page(_doc("short"), page, pages=["short"])
 
 
 def test_relative_links_in_a_document_point_at_its_site() -> None:
     """`[x](/storage/docs/naming)` links to the page on the document's own host."""
-    message = render_document_page(_doc("See [naming](/storage/docs/naming)."), 1)
+    text = "See [naming](/storage/docs/naming)."
+    message = render_document_page(_doc(text), 1, pages=[text])
     assert "See <https://docs.cloud.google.com/storage/docs/naming|naming>." in mrkdwn_texts(
         message
     )
@@ -292,7 +296,7 @@ def test_file_intro_of_a_huge_first_section_stays_short() -> None:
 )
 def test_document_filenames_are_safe_and_readable(name: str, expected: str) -> None:
     """The upload's filename comes from the page name, with only safe characters."""
-    assert expected == document_filename(name)
+    assert expected == document_file(Document(name=name, uri="https://x.example/", content="x"))[0]
 
 
 def test_document_file_has_title_source_and_the_whole_markdown() -> None:

@@ -23,7 +23,6 @@ from bot.render import (
     ACTION_SHOW_DOC_PREFIX,
     Message,
     decode_page_value,
-    encode_page_value,
     error_sentence,
     notice,
     render_error,
@@ -189,7 +188,7 @@ NAME = f"documents/{HOST}/storage/docs/creating-buckets"
 @pytest.mark.parametrize("page", [1, 2, 9999, 10_000])
 def test_page_values_round_trip(page: int) -> None:
     """What a "Next page" button carries decodes to the same document and page."""
-    value = encode_page_value(NAME, page)
+    value = _page_value(NAME, page)
     assert len(value) <= 2000
     assert (NAME, page) == decode_page_value(value)
 
@@ -197,7 +196,7 @@ def test_page_values_round_trip(page: int) -> None:
 def test_page_value_of_a_longest_name_fits_a_button() -> None:
     """Even a 500-character name stays under Slack's 2000-character value limit."""
     name = f"documents/{HOST}/" + "a" * (500 - len(f"documents/{HOST}/"))
-    assert len(encode_page_value(name, 10_000)) <= 2000
+    assert len(_page_value(name, 10_000)) <= 2000
 
 
 @pytest.mark.parametrize(
@@ -232,11 +231,9 @@ def test_forged_page_values_are_rejected(value: str) -> None:
     assert "button" in caught.value.message
 
 
-@pytest.mark.parametrize(("name", "page"), [("not-a-name", 1), (NAME, 0), (NAME, 10_001)])
-def test_encoding_an_impossible_page_value_fails(name: str, page: int) -> None:
-    """The bot never makes a button it would itself refuse."""
-    with pytest.raises(InvalidInput):
-        encode_page_value(name, page)
+def _page_value(name: str, page: int) -> str:
+    """What a "Next page" button carries (as render_document_page makes it)."""
+    return json.dumps({"n": name, "p": page}, separators=(",", ":"))
 
 
 def test_action_constants_are_the_agreed_ids() -> None:

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from bot.models import Answer, Document, Fallback, Reference, SearchHit
 from bot.render import (
     document_page_spans,
-    document_pages,
     markdown_to_blocks,
     render_answer,
     render_document_page,
@@ -23,6 +22,7 @@ from bot.render import (
 from tests.test_render_support import (
     assert_no_live_markup,
     assert_valid_message,
+    document_pages,
     is_subsequence,
     mrkdwn_texts,
     non_space,

@@ -14,8 +14,8 @@ from urllib.parse import urljoin
 
 from slack_sdk.models.blocks import Block
 
-from bot.models import Answer
-from bot.render import Message, render_answer, render_private_answer
+from bot.models import Answer, Document
+from bot.render import Message, document_page_spans, render_answer, render_private_answer
 from bot.text import strip_controls
 from tests.fakes.slack_checks import check_block
 
@@ -217,3 +217,7 @@ def share_value(answer_id: str) -> str:
     """The value of the Share button under a private answer kept as `answer_id`."""
     private = render_private_answer({"text": "a", "blocks": []}, "q", answer_id)
     return str(private["blocks"][-1]["elements"][0]["value"])
+
+
+def document_pages(doc: Document) -> list[str]:
+    return [span.text(doc.content) for span in document_page_spans(doc)]

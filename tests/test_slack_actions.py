@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bot.models import Document
-from bot.render import document_file, encode_page_value
+from bot.render import document_file
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import ASKER, SlackBot, running_bot
 
@@ -149,7 +149,7 @@ async def test_a_page_past_the_end_is_explained(docs_server: FakeDeveloperKnowle
     """A stale Next page value beyond the last page gets a private note."""
     async with running_bot(docs_server) as bot:
         await bot.action(
-            {"action_id": "doc_next_page", "value": encode_page_value(BUCKETS, 7)},
+            {"action_id": "doc_next_page", "value": f'{{"n":"{BUCKETS}","p":7}}'},
             message_ts=ANSWER_TS,
         )
         [note] = await bot.fake.await_calls("chat.postEphemeral")

@@ -9,7 +9,6 @@ from bot.render._actions import ACTION_SHOW_DOC_PREFIX as ACTION_SHOW_DOC_PREFIX
 from bot.render._actions import CORPUS_HOSTS as CORPUS_HOSTS
 from bot.render._actions import decode_page_value as decode_page_value
 from bot.render._actions import doc_name_for_url as doc_name_for_url
-from bot.render._actions import encode_page_value as encode_page_value
 from bot.render._actions import render_unfurl as render_unfurl
 from bot.render._answer import answer_parts as answer_parts
 from bot.render._answer import render_answer as render_answer
@@ -18,9 +17,7 @@ from bot.render._answer import render_help as render_help
 from bot.render._answer import render_progress as render_progress
 from bot.render._documents import PageSpan as PageSpan
 from bot.render._documents import document_file as document_file
-from bot.render._documents import document_filename as document_filename
 from bot.render._documents import document_page_spans as document_page_spans
-from bot.render._documents import document_pages as document_pages
 from bot.render._documents import render_document_file_intro as render_document_file_intro
 from bot.render._documents import render_document_page as render_document_page
 from bot.render._documents import wants_file as wants_file

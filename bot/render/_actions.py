@@ -46,12 +46,6 @@ DESCRIPTION_CHARS = 300
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-def encode_page_value(name: str, page: int) -> str:
-    if not is_valid_name(name) or not 1 <= page <= MAX_PAGE:
-        raise InvalidInput("Cannot page through that document.")
-    return json.dumps({"n": name, "p": page}, separators=(",", ":"), ensure_ascii=True)
-
-
 def decode_page_value(value: str) -> tuple[str, int]:
     """`(name, page)` from a button value; InvalidInput for anything we did not produce."""
     if not isinstance(value, str) or len(value) > MAX_BUTTON_VALUE_CHARS:
@@ -117,7 +111,7 @@ def show_doc_actions(docs: list[tuple[str, str]], *, max_chars: int = 3000) -> B
 def next_page_actions(name: str, page: int, pages: int) -> Block | None:
     if not is_valid_name(name) or not 1 <= page <= min(pages, MAX_PAGE):
         return None
-    value = encode_page_value(name, page)
+    value = json.dumps({"n": name, "p": page}, separators=(",", ":"), ensure_ascii=True)
     more = button(f"Next page ({page} of {pages})", ACTION_NEXT_PAGE, value, primary=True)
     return actions([more], block_id="doc_pages")
 

@@ -43,20 +43,14 @@ def doc_title(doc: Document) -> str:
     return title or doc.name.rstrip("/").rsplit("/", 1)[-1] or "Document"
 
 
-def document_page_spans(doc: Document, *, max_chars: int = PAGE_CHARS) -> list[PageSpan]:
+def document_page_spans(doc: Document) -> list[PageSpan]:
     """Page i is `spans[i].text(doc.content)`; each page's rendering fits one message."""
-    if max_chars < 1000:
-        raise ValueError("max_chars must be at least 1000")
 
     def fits(page: str) -> bool:
         blocks = markdown_to_blocks(page, max_chars=SECTION_CHARS, base_url=doc.uri)
-        return len(blocks) <= _PAGE_BODY_BLOCKS and blocks_chars(blocks) <= max_chars
+        return len(blocks) <= _PAGE_BODY_BLOCKS and blocks_chars(blocks) <= PAGE_CHARS
 
-    return page_spans(doc.content, max_chars=max_chars, fits=fits)
-
-
-def document_pages(doc: Document, *, max_chars: int = PAGE_CHARS) -> list[str]:
-    return [span.text(doc.content) for span in document_page_spans(doc, max_chars=max_chars)]
+    return page_spans(doc.content, max_chars=PAGE_CHARS, fits=fits)
 
 
 def _without_title_heading(page: str, title: str) -> str:
@@ -71,9 +65,8 @@ def _source_line(doc: Document) -> Block:
     return context(f"Source: {link(doc.uri, display_url(doc.uri))}")
 
 
-def render_document_page(doc: Document, page: int, *, pages: list[str] | None = None) -> Message:
+def render_document_page(doc: Document, page: int, *, pages: list[str]) -> Message:
     """Page `page` (from 1), with "Page i of n" and a "Next page" button while there is one."""
-    pages = pages if pages is not None else document_pages(doc)
     total = len(pages)
     if not 1 <= page <= total or page > MAX_PAGE:
         raise InvalidInput(f"That document has {total} page{'s' if total != 1 else ''}.")
@@ -131,16 +124,12 @@ def render_document_file_intro(doc: Document) -> Message:
     return {"text": text, "blocks": blocks}
 
 
-def document_filename(name: str) -> str:
-    """`documents/host/a/creating-buckets.html` -> `creating-buckets.md` (safe characters)."""
-    last = name.rstrip("/").rsplit("/", 1)[-1]
+def document_file(doc: Document) -> tuple[str, str]:
+    """`(filename, content)`: a title line, the source URL, then the Markdown as sent; the
+    filename is the name's last part with safe characters (`creating-buckets.md`)."""
+    last = doc.name.rstrip("/").rsplit("/", 1)[-1]
     last = re.sub(r"\.(?:html?|md|markdown)$", "", last, flags=re.IGNORECASE)
     stem = _FILENAME_RE.sub("-", last).strip(".-_")[:100].strip(".-_")
-    return f"{stem or 'document'}.md"
-
-
-def document_file(doc: Document) -> tuple[str, str]:
-    """`(filename, content)`: a title line, the source URL, then the Markdown as sent."""
     title = doc_title(doc)
     content = doc.content
     first, _, rest = content.lstrip().partition("\n")
@@ -150,7 +139,7 @@ def document_file(doc: Document) -> tuple[str, str]:
     else:
         head, body = f"# {title}", content
     text = f"{head}\n\nSource: {doc.uri}\n\n{body}"
-    return document_filename(doc.name), text if text.endswith("\n") else text + "\n"
+    return f"{stem or 'document'}.md", text if text.endswith("\n") else text + "\n"
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from bot.render._text import (
 from bot.text import one_line, truncate
 
 if TYPE_CHECKING:
-    from bot.report import WeekSummary
+    from bot.report import Report
 
 MAX_RECENT = 10
 _ACTION_ASK_AGAIN_PREFIX = "ask_again:"
@@ -189,25 +189,26 @@ class HomeInput:
     #: THREAD_FOLLOWUPS, what a channel without its own `followups` follows
     default_followups: Followups = "asker"
     #: shown to workspace admins only
-    week: WeekSummary | None = None
+    week: Report | None = None
 
 
-def _week_lines(week: WeekSummary) -> tuple[str, str]:
-    share = f"{round(100 * week.generated / week.questions)} %" if week.questions else "–"
+def _week_lines(week: Report) -> tuple[str, str]:
+    t = week.total
+    share = f"{round(100 * t.generated / t.questions)} %" if t.questions else "–"
     figures = (
-        f"*{week.questions}* questions · *{share}* got a generated answer · "
-        f"{week.search_only} search results only · {week.unanswered} no answer"
+        f"*{t.questions}* questions · *{share}* got a generated answer · "
+        f"{t.search_only} search results only · {t.unanswered} no answer"
     )
     if not week.gaps:
         return figures, "*Top gaps:* none this week."
     gaps = "\n".join(
-        f"{i}. {escape_truncated(topic, 80, at_word=True)} ({count}×)"
-        for i, (topic, count) in enumerate(week.gaps, start=1)
+        f"{i}. {escape_truncated(g.topic, 80, at_word=True)} ({g.count}×)"
+        for i, g in enumerate(week.gaps[:3], start=1)
     )
     return figures, f"*Top gaps* (search only, no hit, 👎, unverified commands)\n{gaps}"
 
 
-def _week_blocks(week: WeekSummary, command: str) -> list[Block]:
+def _week_blocks(week: Report, command: str) -> list[Block]:
     figures, gaps = _week_lines(week)
     about = (
         f"{week.since} to {week.until}, Pacific days. Only admins see this. "
@@ -216,7 +217,7 @@ def _week_blocks(week: WeekSummary, command: str) -> list[Block]:
     return [header("This week"), section(figures), section(gaps), context(about), divider()]
 
 
-def render_week_report(week: WeekSummary) -> Message:
+def render_week_report(week: Report) -> Message:
     """The private reply to `/gdocs report`."""
     figures, gaps = _week_lines(week)
     blocks = [
@@ -225,7 +226,7 @@ def render_week_report(week: WeekSummary) -> Message:
         section(gaps),
         context("The whole picture: `gdocs-bot report --format html` where the bot runs."),
     ]
-    text = f"This week ({week.since} to {week.until}): {week.questions} questions"
+    text = f"This week ({week.since} to {week.until}): {week.total.questions} questions"
     return {"text": text, "blocks": blocks}
 
 

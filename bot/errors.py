@@ -1,9 +1,5 @@
-"""One exception tree for everything that can go wrong talking to the documentation servers.
-
-Every error has a `code` and either `facts` (a `Reason` and the details a sentence needs) or
-a presenter's finished one-line `message`; `bot.render.error_sentence` writes the
-words a user reads, `str(error)` is a short technical description for logs.
-"""
+"""The errors of talking to the documentation servers. Each has a `code` and either `facts`
+(from which `bot.render.error_sentence` writes the user's words) or a finished `message`."""
 
 from __future__ import annotations
 
@@ -93,8 +89,6 @@ class ErrorFacts:
 
 
 class GdocsError(Exception):
-    """Base of every error the bot reports to a user."""
-
     code: ErrorCode = ErrorCode.PROTOCOL
 
     def __init__(

@@ -39,46 +39,37 @@ class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
 
-class AboutAnswer(_Record):
-    """What the eval set and `gdocs-bot report` need of an answer (nothing about who asked)."""
-
+class AboutAnswer(_Record):  # what the eval set and the report need (nothing of who asked)
     answer_id: str
     question: str
-    #: "answer", "search" or "pay"
-    kind: str
+    kind: str  # "answer", "search" or "pay"
     tool: str | None = None
     answer: str = ""
     references: tuple[str, ...] = ()
     channel: str | None = None
-    #: the answer message's ts (None when it went ephemerally)
-    ts: str | None = None
-    #: the route the question took ("answer", "search", "pay")
-    route: str | None = None
+    ts: str | None = None  # the answer message's (None: it went ephemerally)
+    route: str | None = None  # "answer", "search", "pay"
     #: why the result is not what was asked for: "answer_quota:<limit>", "no_answer_tool",
     #: "pay_not_configured" (None: it is)
     fallback: str | None = None
     #: how a kept result was reused: "exact", "normalised", "shared"; None: computed for it
     reuse: str | None = None
-    #: how many search hits a search reply had (0: nothing found)
-    hits: int = 0
+    hits: int = 0  # in a search reply
     #: its commands checked against the cited pages (`checks_summary`); None: no code
     checks: dict[str, Any] | None = None
 
 
 class AnswerRecord(AboutAnswer):
-    #: the thread the answer is in (None: top level of the channel or DM)
-    thread_ts: str | None = None
+    thread_ts: str | None = None  # None: top level of the channel or DM
     asker: str | None = None
     posted_at: datetime
 
 
 class VoteRecord(AboutAnswer):
-    #: when the vote was given (aware UTC)
-    time: datetime
+    time: datetime  # aware UTC
     vote: VoteKind
     voter: str
-    #: the "what was wrong?" line, "" when none was given
-    comment: str = ""
+    comment: str = ""  # the "what was wrong?" line
 
 
 _ABOUT_FIELDS: set[str] = set(AboutAnswer.model_fields)

@@ -1,11 +1,5 @@
 """Every key family the bot keeps in the state store: its prefix, what it holds and how long
-it is kept. tests/test_keys.py holds SECURITY.md's table of what is stored to this list.
-
-    key = keys.PROFILE.key(user)             # "profile:U123"
-
-The store adds STATE_PREFIX in front and bounds each family by CACHE_MAX_ENTRIES in memory
-and SQLite.
-"""
+it is kept (tests/test_keys.py holds SECURITY.md's table to this list)."""
 
 from __future__ import annotations
 
@@ -19,8 +13,7 @@ class KeyFamily:
     #: the setting or constant its TTL comes from, as SECURITY.md says it
     retention: str
 
-    def key(self, *parts: str) -> str:
-        """`prefix` then the parts, colon-separated: `THREAD.key("C1", "171.2")`."""
+    def key(self, *parts: str) -> str:  # THREAD.key("C1", "171.2") == "thread:C1:171.2"
         return self.prefix + ":".join(parts)
 
 

@@ -1,5 +1,5 @@
 """The result models shared by the docs service, the renderer, the CLI and the Slack app:
-pure data, no I/O, no words for users (render/ writes those)."""
+pure data, no words for users."""
 
 from __future__ import annotations
 
@@ -101,8 +101,6 @@ class Answer(_Model):
 
 
 class ServerStatus(_Model):
-    """What `check` and `/readyz` report about one MCP server."""
-
     model_config = ConfigDict(frozen=True, extra="ignore", arbitrary_types_allowed=True)
     server: Literal["developer_knowledge", "pay"]
     url: str

@@ -1,8 +1,5 @@
-"""The one redactor: configured secret values and anything shaped like a credential become
-`[redacted]`, in logs and upstream error messages alike. Shapes: Slack tokens, Google API
-keys, OAuth access and refresh tokens, `Bearer …`, PEM private keys, Slack response URLs and
-the password in a `redis://` URL. `redact_url` shows STATE_URL safely.
-"""
+"""The one redactor, for logs and upstream error messages alike: configured secret values and
+anything shaped like a credential become `[redacted]`."""
 
 from __future__ import annotations
 

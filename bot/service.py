@@ -1,5 +1,4 @@
-"""What the CLI and the Slack app ask of the documentation servers
-(`bot.upstream.GoogleDocsService` implements it). Errors are `bot.errors.GdocsError`."""
+"""What the CLI and the Slack app ask of the documentation servers (`GoogleDocsService`)."""
 
 from __future__ import annotations
 
@@ -35,7 +34,6 @@ class DocsService(Protocol):
 
     async def status(self) -> list[ServerStatus]: ...
 
-    def recently_healthy(self, within_seconds: float = 300.0) -> bool:
-        """True when the DK server answered anything recently."""
+    def recently_healthy(self, within_seconds: float = 300.0) -> bool: ...
 
     async def aclose(self) -> None: ...

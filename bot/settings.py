@@ -16,8 +16,6 @@ DEFAULT_PAY_URL = "https://paydeveloper.googleapis.com/mcp"
 
 
 class Settings(BaseSettings):
-    """Every setting, named as its environment variable (case-insensitive)."""
-
     model_config = SettingsConfigDict(
         env_file=".env",
         env_file_encoding="utf-8",
@@ -39,7 +37,6 @@ class Settings(BaseSettings):
     pay_mcp_url: AnyHttpUrl = AnyHttpUrl(DEFAULT_PAY_URL)
     #: end-to-end bound of one upstream call, retries included
     mcp_timeout_seconds: float = Field(30.0, gt=0, le=600)
-    #: per server
     mcp_max_concurrency: int = Field(32, ge=1, le=1000)
     #: retries of 503/504/connection errors, within the timeout
     mcp_max_retries: int = Field(3, ge=0, le=10)
@@ -75,8 +72,7 @@ class Settings(BaseSettings):
     #: (search_documents, not the scarce answer_query)
     answer_min_words: int = Field(4, ge=0, le=50)
     route_pay_questions: bool = True
-    #: 0 = unlimited
-    rate_limit_per_user_per_minute: int = Field(10, ge=0)
+    rate_limit_per_user_per_minute: int = Field(10, ge=0)  # 0 = unlimited
     dedupe_ttl_seconds: float = Field(600, gt=0)
     #: longer documents are uploaded as a Markdown file instead of paged messages
     doc_file_threshold_chars: int = Field(20000, ge=1000)
@@ -106,7 +102,7 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_format: Literal["text", "json"] = "text"
     shutdown_grace_seconds: float = Field(10.0, ge=0, le=300)
-    #: uvloop: ~20 % less CPU per question (bench/RESULTS.md); asyncio where it is missing
+    #: asyncio's own where uvloop is missing
     event_loop: Literal["uvloop", "asyncio"] = "uvloop"
     readiness_probe_seconds: float = Field(60.0, ge=0.5, le=3600)
 

@@ -361,8 +361,8 @@ def test_every_event_and_scope_says_what_needs_it() -> None:
 
 # --- agent view, Home tab and link previews --------------------------------------------------
 def test_agent_view_prompts_and_description_are_the_bots_own() -> None:
-    """The Messages tab's description and prompts are the texts the bot sends itself
-    (bot/render/_agent.py), within Slack's limits: ≤ 300 characters, ≤ 4 prompts."""
+    """The Messages tab's prompts are the ones the bot sends itself (`suggested_prompts`);
+    both keep within Slack's limits: a description ≤ 300 characters, ≤ 4 prompts."""
     agent_view = _manifest()["features"]["agent_view"]
     assert len(agent_view["agent_description"]) <= 300
     assert suggested_prompts() == agent_view["suggested_prompts"]

@@ -8,9 +8,8 @@ from typing import NamedTuple, TypedDict, Unpack
 
 from bot.errors import ErrorCode, GdocsError
 from bot.models import Answer, SearchHit
-from bot.render._actions import show_doc_actions
+from bot.render._buttons import feedback_block_for, show_doc_actions
 from bot.render._convert import FENCE_OPEN_RE
-from bot.render._feedback import feedback_block_for
 from bot.render._inline import plain_text
 from bot.render._markdown import cut_source, markdown_to_blocks
 from bot.render._marks import marked_pieces, summary_line

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from bot.errors import InvalidInput
 from bot.models import Document
-from bot.render._actions import MAX_PAGE, next_page_actions
+from bot.render._buttons import MAX_PAGE, next_page_actions
 from bot.render._convert import ATX_RE, FENCE_OPEN_RE, HR_RE, closes_fence, is_delimiter_row
 from bot.render._inline import plain_text
 from bot.render._markdown import cut_source, markdown_to_blocks

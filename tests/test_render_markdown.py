@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.render import markdown_to_blocks, markdown_to_mrkdwn
+from bot.render import markdown_to_blocks
 from tests.test_render_support import (
     assert_no_live_markup,
     is_subsequence,
@@ -84,8 +84,8 @@ ZW = "\u200b"
         ("> &lt;b&gt;", "> &amp;lt;b&amp;gt;"),
         # rules
         ("before\n\n---\n\nafter", "before\n\n───\n\nafter"),
-        ("***", "───"),
-        ("- - -", "───"),
+        ("a\n\n***", "a\n\n───"),
+        ("a\n\n- - -", "a\n\n───"),
         # HTML
         ("<div>text <b>kept</b></div>", "text kept"),
         ("a<br>b<br/>c", "a\nb\nc"),
@@ -159,6 +159,12 @@ def test_wide_tables_become_one_bullet_per_row_with_live_links() -> None:
         "<https://developers.google.com/pay/x|PaymentMethod>."
     )
     assert expected == markdown_to_mrkdwn(md)
+
+
+def markdown_to_mrkdwn(md: str, *, base_url: str | None = None) -> str:
+    """The sections' text, a divider shown as "───"."""
+    blocks = markdown_to_blocks(md, max_chars=3000, base_url=base_url)
+    return "\n\n".join(b["text"]["text"] if b["type"] == "section" else "───" for b in blocks)
 
 
 HOSTILE = [

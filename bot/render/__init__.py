@@ -50,7 +50,6 @@ from bot.render._home import render_week_report as render_week_report
 from bot.render._inline import inline_mrkdwn as inline_mrkdwn
 from bot.render._inline import plain_text as plain_text
 from bot.render._markdown import markdown_to_blocks as markdown_to_blocks
-from bot.render._markdown import markdown_to_mrkdwn as markdown_to_mrkdwn
 from bot.render._marks import CheckRow as CheckRow
 from bot.render._marks import answer_markdown as answer_markdown
 from bot.render._marks import check_table as check_table

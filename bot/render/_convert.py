@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Literal
 
 from bot.render._inline import inline_mrkdwn, plain_text
@@ -13,7 +12,6 @@ from bot.render._text import escape
 
 #: Slack ends a code block at any ``` run; a zero-width space keeps one inside the block
 _FENCE_RUN_RE = re.compile(r"`{3,}")
-DIVIDER_TEXT = "───"
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,18 +29,9 @@ def text_part(lines: list[str], *, tight: bool = False, code: bool = False) -> P
 
 
 def part_text(part: Part) -> str:
-    if part.kind == "divider":
-        return DIVIDER_TEXT
     if part.kind == "code":
         return "```\n" + "\n".join(part.lines) + "\n```"
     return "\n".join(part.lines)
-
-
-def join_parts(parts: list[Part]) -> str:
-    out = part_text(parts[0]) if parts else ""
-    for before, part in pairwise(parts):
-        out += ("\n" if before.tight else "\n\n") + part_text(part)
-    return out
 
 
 _DELIMITER_CELL_RE = re.compile(r"^\s*:?-+:?\s*$")

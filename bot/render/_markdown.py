@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from bot.render._convert import Part, join_parts, part_text, to_parts
+from bot.render._convert import Part, part_text, to_parts
 from bot.render._text import SECTION_CHARS, Block, divider, section
 
 #: markup the renderer wrote (a link, a mention, an entity), never cut inside; linear
@@ -22,10 +22,6 @@ def cut_source(md: str, limit: int) -> tuple[str, int]:
     cut = md.rfind("\n", limit * 3 // 4, limit)
     cut = cut if cut > 0 else limit
     return md[:cut], len(md) - cut
-
-
-def markdown_to_mrkdwn(md: str, *, base_url: str | None = None) -> str:
-    return join_parts(to_parts(md, base_url))
 
 
 def markdown_to_blocks(

@@ -54,12 +54,10 @@ from bot.render._marks import CheckRow as CheckRow
 from bot.render._marks import answer_markdown as answer_markdown
 from bot.render._marks import check_table as check_table
 from bot.render._marks import documents_markdown as documents_markdown
-from bot.render._marks import mark_lines as mark_lines
 from bot.render._marks import missing_tools_detail as missing_tools_detail
 from bot.render._marks import quota_detail as quota_detail
 from bot.render._marks import quota_unknown_detail as quota_unknown_detail
 from bot.render._marks import store_detail as store_detail
-from bot.render._marks import summary_line as summary_line
 from bot.render._notices import AUTHORIZE_FAILED as AUTHORIZE_FAILED
 from bot.render._notices import error_sentence as error_sentence
 from bot.render._notices import fallback_note as fallback_note
@@ -88,7 +86,6 @@ from bot.render._stream import verify_summary as verify_summary
 from bot.render._stream import verify_title as verify_title
 from bot.render._stream import wait_title as wait_title
 from bot.render._text import Message as Message
-from bot.render._text import blocks_chars as blocks_chars
 from bot.render._text import escape as escape
 from bot.render._text import escape_truncated as escape_truncated
 from bot.render._text import is_http_url as is_http_url

@@ -54,7 +54,7 @@ def _warning(check: SnippetCheck, terminal: bool) -> str:
     return f"⚠ {shown} {are} not in the cited pages — {CHECK}"
 
 
-def mark_lines(checks: list[SnippetCheck], *, terminal: bool = False) -> list[str]:
+def _mark_lines(checks: list[SnippetCheck], *, terminal: bool = False) -> list[str]:
     """The lines under one block: where its commands were found, then what is not."""
     lines: list[str] = []
     for check in checks:
@@ -101,7 +101,7 @@ def marked_pieces(
     start = 0
     for anchor in sorted(a for a in groups if 0 <= a < len(lines)):
         pieces.append(
-            ("\n".join(lines[start : anchor + 1]), mark_lines(groups[anchor], terminal=terminal))
+            ("\n".join(lines[start : anchor + 1]), _mark_lines(groups[anchor], terminal=terminal))
         )
         start = anchor + 1
     rest = "\n".join(lines[start:])

@@ -144,22 +144,15 @@ def render_answer(answer: Answer, **asked: Unpack[Asked]) -> Message:
     return {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
 
 
-def answer_parts(
-    answer: Answer,
-    *,
-    asker: str | None = None,
-    question: str | None = None,
-    tz: str | None = None,
-    now: datetime | None = None,
-    feedback_id: str | None = None,
-    about: str | None = None,
-) -> AnswerParts:
+def answer_parts(answer: Answer, **asked: Unpack[Asked]) -> AnswerParts:
+    asker, question = asked.get("asker"), asked.get("question")
     if asker and question is None:
         question = answer.query
-    asked = _asked(asker, question, about)
-    head = [section(asked)] if asked else []
+    said = _asked(asker, question, asked.get("about"))
+    head = [section(said)] if said else []
     if answer.fallback:
-        note = escape_truncated(one_line(fallback_note(answer.fallback, tz=tz, now=now)), 600)
+        note = fallback_note(answer.fallback, tz=asked.get("tz"), now=asked.get("now"))
+        note = escape_truncated(one_line(note), 600)
         head += [context(note)] if note else []
     tail: list[Block] = []
     summary = summary_line(answer.verification) if answer.kind == "answer" else None
@@ -175,7 +168,7 @@ def answer_parts(
     buttons = show_doc_actions(cited)
     if buttons:
         tail.append(buttons)
-    if feedback_id is not None:
+    if (feedback_id := asked.get("feedback_id")) is not None:
         tail.append(feedback_block_for(feedback_id))
 
     text = _fallback_text(answer, question)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 from bot.models import Answer, Fallback, Verification
 from bot.render._answer import AnswerParts
@@ -203,14 +203,9 @@ _LOADING: dict[WorkKind, list[str]] = {
 }
 
 
-class SuggestedPrompt(TypedDict):
-    title: str
-    message: str
-
-
-def suggested_prompts() -> list[SuggestedPrompt]:
+def suggested_prompts() -> list[dict[str, str]]:
     """The prompts for setSuggestedPrompts (a fresh list: callers may change it)."""
-    return [SuggestedPrompt(title=title, message=text) for title, text in SUGGESTED_PROMPTS]
+    return [{"title": title, "message": text} for title, text in SUGGESTED_PROMPTS]
 
 
 def assistant_status(kind: WorkKind = "answer") -> str:

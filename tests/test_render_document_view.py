@@ -16,7 +16,6 @@ from bot.render import (
     document_page_spans,
     render_document_file_intro,
     render_document_page,
-    wants_file,
 )
 from tests.test_render_support import (
     assert_no_live_markup,
@@ -243,15 +242,6 @@ def test_relative_links_in_a_document_point_at_its_site() -> None:
     assert "See <https://docs.cloud.google.com/storage/docs/naming|naming>." in mrkdwn_texts(
         message
     )
-
-
-@pytest.mark.parametrize(
-    ("length", "threshold", "expected"),
-    [(100, 1000, False), (1000, 1000, False), (1001, 1000, True)],
-)
-def test_wants_file_above_the_threshold(length: int, threshold: int, expected: bool) -> None:
-    """Long documents go out as a file instead of many pages."""
-    assert expected == wants_file(_doc("x" * length), threshold)
 
 
 def test_file_intro_shows_title_link_first_section_and_says_a_file_follows() -> None:

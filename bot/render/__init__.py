@@ -35,7 +35,6 @@ from bot.render._documents import document_file as document_file
 from bot.render._documents import document_page_spans as document_page_spans
 from bot.render._documents import render_document_file_intro as render_document_file_intro
 from bot.render._documents import render_document_page as render_document_page
-from bot.render._documents import wants_file as wants_file
 from bot.render._home import ASK_AGAIN_ACTION_RE as ASK_AGAIN_ACTION_RE
 from bot.render._home import MAX_HOME_CHANNELS as MAX_HOME_CHANNELS
 from bot.render._home import ChannelLine as ChannelLine

@@ -89,10 +89,6 @@ def render_document_page(doc: Document, page: int, *, pages: list[str]) -> Messa
     return {"text": text, "blocks": blocks}
 
 
-def wants_file(doc: Document, threshold_chars: int) -> bool:
-    return len(doc.content) > threshold_chars
-
-
 def first_section(markdown: str) -> str:
     """Everything up to the first heading that follows some text (not in code blocks)."""
     seen_text = False

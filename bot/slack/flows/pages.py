@@ -23,7 +23,6 @@ from bot.render import (
     notice,
     render_document_file_intro,
     render_document_page,
-    wants_file,
 )
 from bot.service import DocsService
 from bot.slack.delivery.posting import payload, why
@@ -63,7 +62,7 @@ class Pages:
         """Post page `page` (a long document's first showing as a file when it can); "ok",
         or "upload_failed" (the pages went instead)."""
         outcome = "ok"
-        if page == FIRST_PAGE and wants_file(doc, self.file_threshold_chars):
+        if page == FIRST_PAGE and len(doc.content) > self.file_threshold_chars:
             shown, outcome = await self._show_as_file(reply, doc)
             if shown:
                 return outcome

@@ -20,7 +20,7 @@ from bot.serving.health import (
     Readiness,
     build_web_app,
 )
-from bot.serving.startup import StartupError, check_bot_token, open_socket_url
+from bot.serving.runtime import StartupError, check_bot_token, open_socket_url
 from tests.fakes.slack_api import FakeSlack
 
 
@@ -250,7 +250,7 @@ async def test_a_refused_bot_token_is_a_config_error_naming_the_setting(
     """auth.test refusing the token: exit 2, naming SLACK_BOT_TOKEN and Slack's reason."""
     slack.fail("auth.test", error)
     with pytest.raises(StartupError) as caught:
-        await check_bot_token(_client(slack), api_url=slack.url, stop=asyncio.Event())
+        await check_bot_token(_client(slack), stop=asyncio.Event())
     assert 2 == caught.value.exit_code
     assert "SLACK_BOT_TOKEN" in caught.value.message
     assert error in caught.value.message
@@ -261,7 +261,7 @@ async def test_a_slack_outage_is_retried_then_given_up_with_exit_1(slack: FakeSl
     """5xx from Slack: retried, then exit 1 naming SLACK_API_URL."""
     slack.server_error("auth.test", status=503, times=5)
     with pytest.raises(StartupError) as caught:
-        await check_bot_token(_client(slack), api_url=slack.url, stop=asyncio.Event())
+        await check_bot_token(_client(slack), stop=asyncio.Event())
     assert 1 == caught.value.exit_code
     assert "SLACK_API_URL" in caught.value.message
     assert 2 == len(slack.calls_to("auth.test"))
@@ -270,7 +270,7 @@ async def test_a_slack_outage_is_retried_then_given_up_with_exit_1(slack: FakeSl
 async def test_a_passing_outage_does_not_stop_start_up(slack: FakeSlack) -> None:
     """One 503, then success: start-up goes on with the bot's identity."""
     slack.server_error("auth.test", status=503, times=1)
-    identity = await check_bot_token(_client(slack), api_url=slack.url, stop=asyncio.Event())
+    identity = await check_bot_token(_client(slack), stop=asyncio.Event())
     assert "UBOT" == identity["user_id"]
 
 
@@ -283,10 +283,10 @@ async def test_stopping_during_the_retry_pause_ends_start_up_quietly(
     stop = asyncio.Event()
     stop.set()
     with (
-        caplog.at_level(logging.WARNING, logger="bot.serving.startup"),
+        caplog.at_level(logging.WARNING, logger="bot.serving.runtime"),
         pytest.raises(StartupError) as caught,
     ):
-        await check_bot_token(_client(slack), api_url=slack.url, stop=stop)
+        await check_bot_token(_client(slack), stop=stop)
     assert 0 == caught.value.exit_code
     assert 1 == len(slack.calls_to("auth.test"))
     assert "retrying" not in caplog.text
@@ -297,9 +297,7 @@ async def test_socket_url_comes_from_apps_connections_open_with_the_app_token(
 ) -> None:
     """The WebSocket URL is asked of SLACK_API_URL with the xapp token."""
     slack.socket_url = "ws://127.0.0.1:1/link"
-    url = await open_socket_url(
-        _client(slack), "xapp-1-A1-2-abcdef", api_url=slack.url, stop=asyncio.Event()
-    )
+    url = await open_socket_url(_client(slack), "xapp-1-A1-2-abcdef", stop=asyncio.Event())
     assert "ws://127.0.0.1:1/link" == url
     (call,) = slack.calls_to("apps.connections.open")
     assert "Bearer xapp-1-A1-2-abcdef" == call.headers["authorization"]
@@ -309,6 +307,6 @@ async def test_a_refused_app_token_names_slack_app_token(slack: FakeSlack) -> No
     """apps.connections.open refusing the token: exit 2 naming SLACK_APP_TOKEN."""
     slack.fail("apps.connections.open", "invalid_auth")
     with pytest.raises(StartupError) as caught:
-        await open_socket_url(_client(slack), "xapp-1-x", api_url=slack.url, stop=asyncio.Event())
+        await open_socket_url(_client(slack), "xapp-1-x", stop=asyncio.Event())
     assert 2 == caught.value.exit_code
     assert "SLACK_APP_TOKEN" in caught.value.message

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bot.feedback import FeedbackLog
 from bot.observability.metrics import Metrics
@@ -62,12 +62,11 @@ class Bot:
 
     async def refresh_metrics(self) -> None:
         """Before each /metrics scrape: the quota's gauges, the garbage collector's thresholds."""
-        thresholds = gc.get_threshold()
-        for generation in range(len(thresholds)):
+        for generation, threshold in enumerate(gc.get_threshold()):
             self.core.metrics.set_gauge(
                 "python_gc_threshold",
                 "Garbage collector threshold, per generation (0 for all: it is off).",
-                thresholds[generation] if gc.isenabled() else 0,
+                threshold if gc.isenabled() else 0,
                 generation=str(generation),
             )
         await self.deps.quota.publish()
@@ -87,7 +86,7 @@ async def open_core(
     cannot work; a store that does not answer yet (Redis down) leaves per-process state.
     `create_state_file=False` (commands that only look): a missing SQLite file stays missing."""
     metrics = Metrics() if metrics is None else metrics
-    path = state_file(_state_url(settings))
+    path = state_file(settings.state_url.get_secret_value())
     missing = not create_state_file and path is not None and not path.exists()
     async with AsyncExitStack() as stack:
         if missing:
@@ -109,35 +108,18 @@ async def open_core(
             tally=tally.count,
         )
         stack.push_async_callback(service.aclose)
-        yield Core(
-            settings=settings,
-            metrics=metrics,
-            store=store,
-            service=service,
-            tally=tally,
-            state_file_missing=missing,
-        )
+        yield Core(settings, metrics, store, service, tally, state_file_missing=missing)
 
 
 @asynccontextmanager
-async def open_bot(
-    settings: Settings,
-    *,
-    metrics: Metrics | None = None,
-    clock: Callable[[], datetime] | None = None,
-    backoff_base: float = 0.5,
-    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
-) -> AsyncIterator[Bot]:
-    """The core, Slack's Web API client, the listeners' dependencies, the Bolt app and the
-    readiness state; no Slack call."""
+async def open_bot(settings: Settings, **options: Any) -> AsyncIterator[Bot]:
+    """The core (`options`: open_core's), Slack's Web API client, the listeners' dependencies,
+    the Bolt app and the readiness state; no Slack call."""
     from bot.slack.app import build_bolt_app, build_web_client
 
     async with AsyncExitStack() as stack:
-        core = await stack.enter_async_context(
-            open_core(
-                settings, metrics=metrics, clock=clock, backoff_base=backoff_base, sleep=sleep
-            )
-        )
+        core = await stack.enter_async_context(open_core(settings, **options))
+        clock = options.get("clock")
         client = build_web_client(reveal(settings.slack_bot_token), str(settings.slack_api_url))
         stack.push_async_callback(_close_session, client)
         readiness = Readiness(
@@ -158,7 +140,9 @@ async def open_state(settings: Settings) -> AsyncIterator[Store]:
     """The store STATE_URL names, without per-process fallback or timeout: to a command that
     reads what the bot recorded, a store that does not answer is an error, not an empty result."""
     store = await open_store(
-        _state_url(settings), prefix=settings.state_prefix, max_entries=settings.cache_max_entries
+        settings.state_url.get_secret_value(),
+        prefix=settings.state_prefix,
+        max_entries=settings.cache_max_entries,
     )
     try:
         yield store
@@ -185,9 +169,13 @@ def _slack_deps(
     from bot.slack.boundary import Boundary
     from bot.slack.deps import SlackConfig, SlackDeps
     from bot.slack.flows.routing import Router
-    from bot.slack.memory.channels import ChannelSettingsStore
-    from bot.slack.memory.recent import RecentQuestions
-    from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
+    from bot.slack.memory import (
+        ChannelSettingsStore,
+        RateLimiter,
+        RecentQuestions,
+        ThreadMemory,
+        UserProfiles,
+    )
     from bot.slack.work.stops import ActiveStreams
     from bot.slack.work.worklog import WorkLog
 
@@ -248,12 +236,8 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _state_url(settings: Settings) -> str:
-    return settings.state_url.get_secret_value()
-
-
 async def _open_resilient_store(settings: Settings, metrics: Metrics) -> ResilientStore:
-    url, prefix = _state_url(settings), settings.state_prefix
+    url, prefix = settings.state_url.get_secret_value(), settings.state_prefix
     try:
         primary = await open_store(url, prefix=prefix, max_entries=settings.cache_max_entries)
     except StoreUnavailable as exc:

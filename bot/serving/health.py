@@ -55,7 +55,7 @@ class Readiness:
         self.socket_connected: Callable[[], Awaitable[bool]] | None = None
         self.shutting_down = False
         self._probe_failed = False
-        self._dk_detail = "not checked yet"
+        self._dk_detail = ""
         self._dk_tools: tuple[str, ...] = ()
         self.probe_count = 0
 
@@ -64,7 +64,6 @@ class Readiness:
         return self.probe_interval * WINDOW_FACTOR
 
     async def probe(self) -> None:
-        """Ask both servers for their tools: did Developer Knowledge answer?"""
         started = self._clock()
         try:
             # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow the cancellation
@@ -104,8 +103,7 @@ class Readiness:
         return min(self.probe_interval, UNHEALTHY_PROBE_SECONDS)
 
     async def run_probes(self) -> None:
-        """Probe until cancelled: Developer Knowledge every `probe_interval` (every few
-        seconds while it is down), the store every few seconds."""
+        """Probe Developer Knowledge (more often while it is down) and the store until cancelled."""
         await asyncio.gather(self._probe_upstream(), self._probe_store())
 
     async def _probe_upstream(self) -> None:
@@ -125,9 +123,14 @@ class Readiness:
         return not self._probe_failed and self.service.recently_healthy(self.window_seconds)
 
     def dk_status(self) -> tuple[bool, str]:
-        """(ready, detail) of Developer Knowledge for the Home tab ("" while ready)."""
-        ready = self.dk_ready()
-        return ready, "" if ready else self._dk_report()
+        """(ready, why not) of Developer Knowledge, for /readyz and the Home tab."""
+        if self.dk_ready():
+            return True, ""
+        if self._probe_failed:
+            return False, self._dk_detail
+        if self.probe_count == 0:
+            return False, "not checked yet"
+        return False, f"no answer in the last {self.window_seconds:g}s"
 
     async def slack_ready(self) -> tuple[bool, str]:
         if not self.slack_authenticated:
@@ -136,16 +139,9 @@ class Readiness:
             return False, "Socket Mode WebSocket is not connected"
         return True, "ok"
 
-    def _dk_report(self) -> str:
-        if self._probe_failed:
-            return self._dk_detail
-        if self.probe_count == 0:
-            return "not checked yet"
-        return f"no answer in the last {self.window_seconds:g}s"
-
     async def report(self) -> dict[str, Any]:
         slack_ok, slack_detail = await self.slack_ready()
-        dk_ok = self.dk_ready()
+        dk_ok, dk_detail = self.dk_status()
         return {
             "ready": slack_ok and dk_ok and not self.shutting_down,
             "mode": self.mode,
@@ -154,7 +150,7 @@ class Readiness:
             "store": {"backend": "none", "ok": True} if self.store is None else self.store.state(),
             "developer_knowledge": {
                 "ready": dk_ok,
-                "detail": "ok" if dk_ok else self._dk_report(),
+                "detail": dk_detail or "ok",
                 "tools": list(self._dk_tools),
             },
         }

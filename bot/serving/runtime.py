@@ -1,7 +1,7 @@
-"""`gdocs-bot serve`: settings checked (exit 2), HTTP on HOST:PORT, Slack auth.test (bad
-token: exit 2; unreachable: exit 1), Socket Mode's WebSocket. The first SIGTERM/SIGINT turns
-/readyz 503 and gives answers in flight SHUTDOWN_GRACE_SECONDS (exit 0); a second one skips
-the wait. HTTP requests are still acknowledged meanwhile: a 503 makes Slack retry."""
+"""`gdocs-bot serve`: settings checked (exit 2), HTTP on HOST:PORT, Slack auth.test (a bad
+token: exit 2, naming the setting; unreachable: exit 1), Socket Mode's WebSocket. The first
+SIGTERM/SIGINT turns /readyz 503 and gives answers in flight SHUTDOWN_GRACE_SECONDS (exit 0),
+a second skips the wait; HTTP requests are still acknowledged (a 503 makes Slack retry)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,20 @@ import gc
 import logging
 import signal
 import sys
-from collections.abc import Callable
-from contextlib import AsyncExitStack
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack, suppress
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.observability.logging import configure_logging
 from bot.serving.assembly import Bot, open_bot
 from bot.serving.health import build_web_app
-from bot.serving.startup import StartupError, check_bot_token, open_socket_url
 from bot.settings import Settings, reveal
+from bot.slack.failures import SLACK_UNREACHABLE
 from bot.store import StoreConfigError
 
 if TYPE_CHECKING:  # Socket Mode's client is imported only when SOCKET_MODE is on
@@ -34,6 +37,21 @@ SERVE_GC_THRESHOLDS = (50_000, 20, 100)
 
 #: how long the first Socket Mode connection may take before start-up gives up
 SOCKET_CONNECT_TIMEOUT_SECONDS = 30.0
+#: Slack's answers that mean "this token will never work": fix the setting, don't retry
+TOKEN_ERRORS = frozenset(
+    {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
+    | {"not_allowed_token_type", "invalid_token"}
+)
+#: attempts (each already retried by the client's handlers); then the platform restarts us
+ATTEMPTS = 2
+PAUSE_SECONDS = 1.0
+
+
+class StartupError(Exception):
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
 
 
 def serve(settings: Settings) -> int:
@@ -63,8 +81,7 @@ def _cap_malloc_arenas(arenas: int = 2) -> None:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return
-    m_arena_max = -8  # glibc's M_ARENA_MAX
-    mallopt(m_arena_max, arenas)
+    mallopt(-8, arenas)  # -8: glibc's M_ARENA_MAX
 
 
 def _loop_factory(settings: Settings) -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -134,15 +151,14 @@ class _Runtime:
         probes = asyncio.create_task(readiness.run_probes(), name="readiness-probes")
         stack.push_async_callback(_cancel, probes)
 
-        api_url = str(settings.slack_api_url)
-        identity = await check_bot_token(bot.client, api_url=api_url, stop=self.stop)
+        identity = await check_bot_token(bot.client, stop=self.stop)
         logger.info(
             "authenticated to Slack",
             extra={"bot_user_id": identity.get("user_id"), "team": identity.get("team")},
         )
         readiness.slack_authenticated = True
         if settings.socket_mode:
-            await self._connect_socket(bot, api_url, stack)
+            await self._connect_socket(bot, stack)
         # work a stopped process had acknowledged is finished now, and looked for from now on
         recovery = asyncio.create_task(run_recovery(bot.deps, bot.client), name="work-recovery")
         stack.push_async_callback(_cancel, recovery)
@@ -175,11 +191,11 @@ class _Runtime:
             extra={"port": port, "event_loop": loop},
         )
 
-    async def _connect_socket(self, bot: Bot, api_url: str, stack: AsyncExitStack) -> None:
+    async def _connect_socket(self, bot: Bot, stack: AsyncExitStack) -> None:
         app_token = reveal(self.settings.slack_app_token) or ""
         # opening the URL ourselves turns a bad app token into one clear line (the SDK would
         # log a stack trace and retry forever); the handler reconnects on its own
-        url = await open_socket_url(bot.client, app_token, api_url=api_url, stop=self.stop)
+        url = await open_socket_url(bot.client, app_token, stop=self.stop)
         from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
         socket = AsyncSocketModeHandler(bot.app, app_token, web_client=bot.client)
@@ -212,7 +228,12 @@ class _Runtime:
         count = inflight.count
         if count:
             logger.info("finishing %d answer(s) in flight", count, extra={"inflight": count})
-        if not await self._drain(bot):
+        drain = asyncio.ensure_future(inflight.drain(self.settings.shutdown_grace_seconds))
+        forced = asyncio.ensure_future(self.force.wait())  # a second signal
+        done, _ = await asyncio.wait({drain, forced}, return_when=asyncio.FIRST_COMPLETED)
+        forced.cancel()
+        drain.cancel()  # nothing when it is done
+        if drain not in done or not drain.result():
             logger.warning(
                 "answers still in flight after the grace period",
                 extra={"inflight": inflight.count},
@@ -222,17 +243,76 @@ class _Runtime:
         if left:
             logger.info("left %d unfinished answer(s) for the next process", left)
 
-    async def _drain(self, bot: Bot) -> bool:
-        grace = self.settings.shutdown_grace_seconds
-        drain = asyncio.ensure_future(bot.deps.inflight.drain(grace))
-        forced = asyncio.ensure_future(self.force.wait())
-        done, _ = await asyncio.wait({drain, forced}, return_when=asyncio.FIRST_COMPLETED)
-        forced.cancel()
-        drain.cancel()  # nothing when it is done
-        return drain in done and drain.result()
-
 
 async def _cancel(task: asyncio.Task[Any]) -> None:
     task.cancel()
     # bounded: a probe stuck in a library must not hold the exit
     await asyncio.wait({task}, timeout=5)
+
+
+async def _call_slack(
+    call: Callable[[], Awaitable[Any]],
+    *,
+    what: str,
+    setting: str,
+    hint: str,
+    api_url: str,
+    stop: asyncio.Event,
+) -> Any:
+    """Run one Web API call; retry an outage after a pause, refuse a bad token at once."""
+    last = ""
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            logger.warning("cannot reach Slack (%s); retrying in %gs", last, PAUSE_SECONDS)
+            with suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), PAUSE_SECONDS)
+            if stop.is_set():
+                break
+        try:
+            return await call()
+        except SlackApiError as exc:
+            error = str(exc.response.get("error", "unknown_error"))
+            if error in TOKEN_ERRORS:
+                raise StartupError(
+                    f"Slack refused {setting} ({error}) on {what}: {hint}", 2
+                ) from None
+            if exc.response.status_code < 500 and error != "ratelimited":
+                raise StartupError(f"Slack {what} failed: {error}", 1) from None
+            last = f"{error} (HTTP {exc.response.status_code})"
+        except SLACK_UNREACHABLE as exc:
+            last = type(exc).__name__
+        if stop.is_set():  # after a signal, no retry to announce
+            break
+    if stop.is_set():
+        raise StartupError("stopped while waiting for Slack", 0)
+    raise StartupError(
+        f"cannot reach Slack at {api_url} ({last}) after {ATTEMPTS} attempts; "
+        "check SLACK_API_URL and the network",
+        1,
+    )
+
+
+async def check_bot_token(client: AsyncWebClient, *, stop: asyncio.Event) -> dict[str, Any]:
+    """auth.test with the bot token; the bot's identity on success."""
+    response = await _call_slack(
+        client.auth_test,
+        what="auth.test",
+        setting="SLACK_BOT_TOKEN",
+        hint="set it to the app's Bot User OAuth Token (xoxb-…) and reinstall the app if needed",
+        api_url=client.base_url,
+        stop=stop,
+    )
+    return dict(response.data) if isinstance(response.data, dict) else {}
+
+
+async def open_socket_url(client: AsyncWebClient, app_token: str, *, stop: asyncio.Event) -> str:
+    """apps.connections.open with the app-level token: the WebSocket URL to connect to."""
+    response = await _call_slack(
+        partial(client.apps_connections_open, app_token=app_token),
+        what="apps.connections.open",
+        setting="SLACK_APP_TOKEN",
+        hint="set it to an app-level token (xapp-…) with the connections:write scope",
+        api_url=client.base_url,
+        stop=stop,
+    )
+    return str(response["url"])

@@ -6,7 +6,6 @@ from bot.quota._ledger import AnswerQuota as AnswerQuota
 from bot.quota._ledger import Tally as Tally
 from bot.quota._model import PACIFIC as PACIFIC
 from bot.quota._model import SLOT_MARGIN_SECONDS as SLOT_MARGIN_SECONDS
-from bot.quota._model import Limit as Limit
 from bot.quota._model import Pause as Pause
 from bot.quota._model import Permit as Permit
 from bot.quota._model import QuotaConfig as QuotaConfig

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
@@ -37,8 +37,6 @@ logger = logging.getLogger(__name__)
 
 #: counts one event by name (never raises): `bot.report.tally.DailyTally.count`
 Tally = Callable[[str], Awaitable[None]]
-TALLY_MADE = "answer_query:made"
-TALLY_REFUSED = "answer_query:refused"
 
 #: the longest pause a minute or unknown 429 can cause, whatever its retry delay says
 MAX_SHORT_PAUSE_SECONDS = 900.0
@@ -65,7 +63,7 @@ class AnswerQuota:
         #: until when "no pause" read from the store is trusted (`pause_check_seconds`)
         self._no_pause_until: datetime | None = None
         self._clock = clock
-        self._metrics = metrics
+        self._metrics = metrics or Metrics()
         self._sleep = sleep
         self._tally = tally
         self._store_down = False
@@ -73,21 +71,21 @@ class AnswerQuota:
     async def acquire(self, user: str | None) -> Permit | Refusal:
         """May one answer_query call for `user` go out now? A Permit has counted it."""
         try:
-            decision = await self._decide(self._now(), user)
+            decision = await self._decide(self._clock(), user)
         except StoreError as exc:
             self._store_failed(exc)
             decision = Permit(counted=False)
         else:
             self._store_down = False
         if isinstance(decision, Permit) and self._tally is not None:
-            await self._tally(TALLY_MADE)
+            await self._tally("answer_query:made")
         return decision
 
     async def acquire_waiting(
-        self, user: str | None, *, on_wait: Callable[[Refusal], Awaitable[None]] | None = None
+        self, user: str | None, *, on_wait: Callable[[float], Awaitable[None]] | None = None
     ) -> Permit | Refusal:
-        """`acquire`, waiting (at most `wait_seconds` in all) when the minute opens soon;
-        `on_wait` runs before each wait (to tell the asker why)."""
+        """`acquire`, waiting (`wait_seconds` at most) for a minute that opens soon; `on_wait`
+        is told each wait's seconds first (to tell the asker why)."""
         waited = 0.0
         while True:
             decision = await self.acquire(user)
@@ -97,7 +95,7 @@ class AnswerQuota:
             if waited + pause > self.config.wait_seconds:
                 return decision
             if on_wait is not None:
-                await on_wait(decision)
+                await on_wait(decision.wait)
             # a shared answer whose askers all left (Stop) gives the wait up: no call for nobody
             await abandonable(partial(self._sleep, pause))
             waited += pause
@@ -105,9 +103,8 @@ class AnswerQuota:
     async def _decide(self, now: datetime, user: str | None) -> Permit | Refusal:
         pause = await self._pause(now)
         if pause is not None:
-            return self._refusal(pause.kind, pause.until, now, pause.limit_value)
-        reset, day = next_pacific_midnight(now), pacific_day(now)
-        ttl = day_ttl(now, reset)
+            return self._refusal(pause.kind, pause.until, pause.limit_value)
+        reset, day, ttl = next_pacific_midnight(now), pacific_day(now), day_ttl(now)
         user_key = self._user_key(day, user)
         counted = [key for key in (user_key, day_key(day)) if key is not None]
         # the person's and the day's counts in one round trip
@@ -126,28 +123,25 @@ class AnswerQuota:
         if wait is None:
             return Permit(stamp=stamp)
         await self._give_back(counted, ttl)
-        return self._refusal("minute", now + timedelta(seconds=wait), now, limit)
+        return self._refusal("minute", now + timedelta(seconds=wait), limit)
 
     async def user_spent(self, user: str | None) -> Refusal | None:
         """Refusal("user", reset) when `user` has used today's allowance (nothing counted)."""
-        now = self._now()
+        now = self._clock()
         key = self._user_key(pacific_day(now), user)
         if key is None:
             return None
-        reset = next_pacific_midnight(now)
         try:
-            used = await self._store.incr(key, 0, day_ttl(now, reset))
+            used = await self._store.incr(key, 0, day_ttl(now))
         except StoreError as exc:
             self._store_failed(exc)
             return None
         if used < self.config.per_user_per_day:
             return None
-        return Refusal("user", reset, limit_value=self.config.per_user_per_day)
+        return Refusal("user", next_pacific_midnight(now), limit_value=self.config.per_user_per_day)
 
-    def _refusal(
-        self, kind: PauseKind, until: datetime, now: datetime, size: int | None
-    ) -> Refusal:
-        remaining = max(0.0, (until - now).total_seconds())
+    def _refusal(self, kind: PauseKind, until: datetime, size: int | None) -> Refusal:
+        remaining = max(0.0, (until - self._clock()).total_seconds())
         wait = remaining if kind == "minute" and remaining <= self.config.wait_seconds else None
         return Refusal(kind, until, wait, limit_value=size)
 
@@ -157,39 +151,38 @@ class AnswerQuota:
         """Follow the server's 429: pause answer_query (minute: its retry delay or the window;
         day: until Pacific midnight, the day spent; unknown: a short pause); told not to
         pause (`skip_until_reset` off), only say until when."""
-        now, signal = self._now(), signal or QuotaSignal("unknown")
+        now, signal = self._clock(), signal or QuotaSignal("unknown")
         if self._tally is not None:
-            await self._tally(TALLY_REFUSED)
-        if self._metrics is not None:
-            self._metrics.count(
-                "gdocs_quota_refusals_total",
-                "answer_query calls the server refused (429), by limit.",
-                limit=signal.limit,
-            )
-        fallback = now + timedelta(seconds=signal.retry_after or self.config.unknown_pause_seconds)
-        if signal.limit == "day" and self.config.skip_until_reset:
-            fallback = next_pacific_midnight(now)
+            await self._tally("answer_query:refused")
+        self._metrics.count(
+            "gdocs_quota_refusals_total",
+            "answer_query calls the server refused (429), by limit.",
+            limit=signal.limit,
+        )
+        until = now + timedelta(seconds=signal.retry_after or self.config.unknown_pause_seconds)
+        pause = Pause(signal.limit, until, signal.limit_value)
         if not self.config.skip_until_reset:  # the next question tries answer_query again
-            return Pause(signal.limit, fallback, signal.limit_value)
+            return pause
         try:
-            until = await self._pause_until(signal, now)
-            pause = Pause(signal.limit, until, signal.limit_value)
+            pause = Pause(signal.limit, await self._pause_until(signal, now), signal.limit_value)
             await self._extend_pause(pause, now)
-            reset = next_pacific_midnight(now)
-            day = pacific_day(now)
+            day, ttl = pacific_day(now), day_ttl(now)
             user_key = self._user_key(day, user)
             # the refused call is the person's no more; a spent day stays spent for the team
             keys = [user_key] if user_key else []
-            if signal.limit == "day":
-                await self._spend_day(day, signal, day_ttl(now, reset))
+            if signal.limit == "day":  # the day count goes up to the limit
+                target = self.config.per_day or signal.limit_value or 0
+                used = await self._store.incr(day_key(day), 0, ttl)
+                if used < target:
+                    await self._store.incr(day_key(day), target - used, ttl)
             else:
                 keys.append(day_key(day))
-            await self._give_back(keys, day_ttl(now, reset))
+            await self._give_back(keys, ttl)
             if permit is not None and permit.stamp is not None:
                 await self._store.unhit(MINUTE_KEY, permit.stamp)
         except StoreError as exc:
             self._store_failed(exc)
-            return Pause(signal.limit, fallback, signal.limit_value)
+            return pause
         await self.publish()
         return pause
 
@@ -212,11 +205,8 @@ class AnswerQuota:
 
     async def _extend_pause(self, pause: Pause, now: datetime) -> None:
         """Set the pause unless a longer one is active (compare-and-set: replicas race)."""
-        value = {
-            "kind": pause.kind,
-            "until": pause.until.timestamp(),
-            "limit_value": pause.limit_value,
-        }
+        value: dict[str, Any] = {"kind": pause.kind, "until": pause.until.timestamp()}
+        value["limit_value"] = pause.limit_value
         ttl = max(MIN_PAUSE_SECONDS, (pause.until - now).total_seconds())
         try:
             for _ in range(_CAS_TRIES):
@@ -232,20 +222,10 @@ class AnswerQuota:
         finally:
             self._no_pause_until = None  # the next call reads the pause as it stands now
 
-    async def _spend_day(self, day: str, signal: QuotaSignal, ttl: float) -> None:
-        """The server says the day is spent: the day count goes up to the limit."""
-        target = self.config.per_day or signal.limit_value or 0
-        used = await self._store.incr(day_key(day), 0, ttl)
-        if used < target:
-            await self._store.incr(day_key(day), target - used, ttl)
-
     async def state(self, user: str | None) -> QuotaState:
         """The team's and `user`'s answers left, the minute, the pause and the next reset."""
-        now = self._now()
-        cfg = self.config
-        day = pacific_day(now)
-        reset = next_pacific_midnight(now)
-        ttl = day_ttl(now, reset)
+        now, cfg = self._clock(), self.config
+        day, ttl = pacific_day(now), day_ttl(now)
         pause = await self._pause(now)
         # incr by 0 is the store's one typed read of a counter
         used = await self._store.incr(day_key(day), 0, ttl)
@@ -271,30 +251,25 @@ class AnswerQuota:
             user_used_today=None if user_used is None else max(0, user_used),
             user_left_today=user_left,
             pause=pause,
-            next_reset=reset,
+            next_reset=next_pacific_midnight(now),
         )
 
     async def publish(self) -> None:
         """Set the /metrics gauges (answers left today, this minute) from the ledger; run
         before each scrape too, so every replica reports the team's numbers."""
-        if self._metrics is None or not (self.config.per_day or self.config.per_minute):
+        if not (self.config.per_day or self.config.per_minute):
             return  # no team limit: no gauge to show, nothing to read
         try:
             state = await self.state(None)
         except StoreError:
             return
-        help_day = "Generated answers (answer_query) left today, by the bot's ledger."
-        help_minute = "Generated answers (answer_query) left in the current minute."
-        if state.left_today is not None:
-            self._metrics.set_gauge("gdocs_answers_left_today", help_day, state.left_today)
-        if state.left_this_minute is not None:
-            self._metrics.set_gauge(
-                "gdocs_answers_left_this_minute", help_minute, state.left_this_minute
-            )
-
-    def _now(self) -> datetime:
-        now = self._clock()
-        return now if now.tzinfo is not None else now.replace(tzinfo=UTC)
+        for name, value, what in (  # gdocs_answers_left_today, gdocs_answers_left_this_minute
+            ("today", state.left_today, "left today, by the bot's ledger"),
+            ("this_minute", state.left_this_minute, "left in the current minute"),
+        ):
+            if value is not None:
+                help_ = f"Generated answers (answer_query) {what}."
+                self._metrics.set_gauge(f"gdocs_answers_left_{name}", help_, value)
 
     def _user_key(self, day: str, user: str | None) -> str | None:
         if not user or not self.config.per_user_per_day:

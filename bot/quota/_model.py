@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Literal
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from bot import keys
@@ -16,8 +16,7 @@ _PAUSE_KINDS: dict[str, PauseKind] = {"minute": "minute", "day": "day", "unknown
 PACIFIC = ZoneInfo("America/Los_Angeles")
 
 WINDOW_SECONDS = 60.0
-#: a minute slot is freed this long after Google's 60 s: Google counts a call from its
-#: arrival, a few ms after the ledger's permit (measured in the day scenario, bench/day.py)
+#: a minute slot frees this long after Google's 60 s: Google counts a call from its arrival
 SLOT_MARGIN_SECONDS = 1.0
 LEDGER_WINDOW_SECONDS = WINDOW_SECONDS + SLOT_MARGIN_SECONDS
 PAUSE_KEY = keys.QUOTA.key("pause")
@@ -52,8 +51,7 @@ class Permit:
 
 @dataclass(frozen=True)
 class Refusal:
-    """Not now: which limit, until when, and (minute only) how long to wait when the window
-    opens within `wait_seconds`."""
+    """Not now: which limit, until when, and (a minute opening soon) how long to wait."""
 
     limit: Limit
     until: datetime
@@ -72,8 +70,7 @@ class Pause:
 
 @dataclass(frozen=True)
 class QuotaState:
-    """Where the team stands, for `/gdocs quota`, `gdocs-bot check`, App Home and /metrics.
-    `*_left_*` are None when the bot does not enforce that limit (or no user was given)."""
+    """Where the team stands; `*_left_*` are None for a limit not enforced (or no user given)."""
 
     per_minute: int
     per_day: int
@@ -94,21 +91,19 @@ def day_key(day: str) -> str:
     return keys.QUOTA.key("day", day)
 
 
-def day_ttl(now: datetime, reset: datetime) -> float:
+def day_ttl(now: datetime) -> float:
     """A day's counters outlive its reset by a day (for `gdocs-bot check` after midnight)."""
-    return (reset - now).total_seconds() + 86_400.0
+    return (next_pacific_midnight(now) - now).total_seconds() + 86_400.0
 
 
-def read_pause(value: object) -> Pause | None:
+def read_pause(value: Any) -> Pause | None:
     """A stored pause, or None for anything unreadable (another version wrote it)."""
-    if not isinstance(value, dict):
-        return None
-    kind, until = _PAUSE_KINDS.get(str(value.get("kind"))), value.get("until")
-    if kind is None or not isinstance(until, int | float) or isinstance(until, bool):
+    try:
+        kind, until = _PAUSE_KINDS[value["kind"]], datetime.fromtimestamp(value["until"], UTC)
+    except (TypeError, KeyError, ValueError, OverflowError, OSError):
         return None
     size = value.get("limit_value")
-    known = isinstance(size, int) and not isinstance(size, bool) and size > 0
-    return Pause(kind, datetime.fromtimestamp(until, UTC), size if known else None)
+    return Pause(kind, until, size if isinstance(size, int) and size > 0 else None)
 
 
 def minute_room(
@@ -128,8 +123,7 @@ def minute_room(
     return 0, datetime.fromtimestamp(frees, UTC)
 
 
-def _pacific_date(now: datetime) -> date:
-    """The Pacific calendar day `now` falls in (a naive `now` is UTC)."""
+def _pacific_date(now: datetime) -> date:  # a naive `now` is UTC
     return (now if now.tzinfo is not None else now.replace(tzinfo=UTC)).astimezone(PACIFIC).date()
 
 

@@ -88,12 +88,7 @@ class Answering:
         tool = (await self._documents.tools())["answer"]
         if tool is None:
             return await self.search(query, Fallback(reason="no_answer_tool"))
-
-        async def waiting(refusal: Refusal) -> None:
-            if on_wait is not None and refusal.wait is not None:
-                await on_wait(refusal.wait)
-
-        decision = await self._quota.acquire_waiting(asker, on_wait=waiting)
+        decision = await self._quota.acquire_waiting(asker, on_wait=on_wait)
         if isinstance(decision, Refusal):
             return await self._instead(query, decision.limit, decision.until, decision.limit_value)
         try:

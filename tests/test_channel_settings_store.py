@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from bot.channels import ChannelSettings
-from bot.slack.memory.channels import ChannelSettingsStore
+from bot.slack.memory import ChannelSettingsStore
 from bot.store import JSON, MemoryStore, StoreError
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.redis_server import RedisServer

@@ -12,7 +12,7 @@ import pytest
 
 from bot.feedback import AnswerRecord, FeedbackLog, answer_record
 from bot.models import Answer, Reference, SearchHit
-from bot.slack.memory.recent import MAX_RECENT_CHARS, RecentQuestions
+from bot.slack.memory import MAX_RECENT_CHARS, RecentQuestions
 from bot.store import SqliteStore
 
 START = datetime(2026, 11, 3, 15, 30, tzinfo=UTC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.slack.memory.recent import RecentQuestions
+from bot.slack.memory import RecentQuestions
 from bot.store import MemoryStore
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

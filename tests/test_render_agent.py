@@ -12,7 +12,7 @@ from bot.render import (
     suggested_prompts,
 )
 from bot.settings import Settings
-from bot.slack.flows.routing import route_text
+from bot.slack.flows.routing import Router
 
 KINDS = ["answer", "search", "pay", "doc"]
 
@@ -44,10 +44,7 @@ def test_each_prompt_goes_where_its_title_promises() -> None:
     defaults = Settings.model_fields
     words = defaults["answer_min_words"].default
     pay = defaults["route_pay_questions"].default
-    routes = {
-        p["title"]: route_text(p["message"], answer_min_words=words, route_pay_questions=pay).kind
-        for p in suggested_prompts()
-    }
+    routes = {p["title"]: Router(words, pay).route(p["message"]).kind for p in suggested_prompts()}
     assert "search" == routes.pop("Search the docs")
     assert "pay" == routes.pop("Google Pay on a website")
     assert set(routes.values()) == {"answer"}

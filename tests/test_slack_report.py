@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.render import render_home
-from bot.slack.memory.state import UserProfile
+from bot.slack.memory import UserProfile
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import SlackBot, running_bot
 from tests.test_slack_home import published_home, texts
@@ -109,7 +109,7 @@ async def test_a_profile_kept_before_admins_were_asked_is_asked_again(
 
 
 def _profile_codec() -> Any:
-    from bot.slack.memory.state import PROFILE_CODEC
+    from bot.slack.memory import PROFILE_CODEC
 
     return PROFILE_CODEC
 

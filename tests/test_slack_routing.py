@@ -8,17 +8,16 @@ from hypothesis import strategies as st
 
 from bot.slack.flows.routing import (
     Route,
+    Router,
     clean_text,
     is_follow_up,
-    route_in_thread,
-    route_text,
     strip_mention,
     with_thread_context,
 )
 
 
 def route(text: str, *, min_words: int = 4, pay: bool = True) -> Route:
-    return route_text(text, answer_min_words=min_words, route_pay_questions=pay)
+    return Router(min_words, pay).route(text)
 
 
 @pytest.mark.parametrize(
@@ -152,7 +151,7 @@ def test_route_in_thread_carries_the_threads_question_into_follow_ups(
     earlier: str | None, text: str, expected: Route
 ) -> None:
     """A follow-up is sent with the thread's earlier question; anything else as typed."""
-    assert expected == route_in_thread(text, earlier, answer_min_words=4, route_pay_questions=True)
+    assert expected == Router(4, True).route_in_thread(text, earlier)
 
 
 def test_with_thread_context_leaves_standalone_questions_alone() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.render import render_rate_limited
-from bot.slack.memory.state import (
+from bot.slack.memory import (
     RateLimiter,
     ThreadMemory,
     ThreadTopic,

@@ -24,7 +24,7 @@ from bot.slack.listeners.actions import handle_doc_click, is_doc_click
 from bot.slack.listeners.commands import handle_command
 from bot.slack.listeners.events import handle_question
 from bot.slack.listeners.shortcuts import handle_shortcut
-from bot.slack.memory.state import delivery_key
+from bot.slack.memory import delivery_key
 from bot.slack.work.worklog import WorkRecord, without_stale_response_url
 from bot.store import StoreError
 
@@ -35,15 +35,12 @@ WEB_API_TIMEOUT_SECONDS = 30
 
 
 class _NoRequestBodies(logging.Filter):
-    """Bolt logs request bodies (user text) at INFO/WARNING for a bad signature or a request
-    no listener takes; keep the first words, drop the body."""
-
-    _PREFIXES = ("Invalid request signature detected", "Unhandled request")
+    """Bolt logs request bodies (user text) for a bad signature or an unhandled request."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno > logging.DEBUG:
             message = record.getMessage()
-            for prefix in self._PREFIXES:
+            for prefix in ("Invalid request signature detected", "Unhandled request"):
                 if message.startswith(prefix):
                     record.msg, record.args = f"{prefix} (body not logged)", None
         return True
@@ -57,9 +54,8 @@ def _bolt_logger() -> logging.Logger:
 
 
 def build_web_client(token: str | None, api_url: str) -> AsyncWebClient:
-    """The bot's Web API client: retries 429 (Retry-After), 500/503 and connection errors.
-    Inside a running loop it gets one pooled aiohttp session (closed by its owner), also
-    used for `response_url` posts: without it every call opens a new TLS connection."""
+    """The bot's Web API client, retrying 429, 500/503 and connection errors; in a running
+    loop with one pooled session (closed by its owner), also for `response_url` posts."""
     session = None
     try:
         asyncio.get_running_loop()
@@ -77,8 +73,7 @@ def build_web_client(token: str | None, api_url: str) -> AsyncWebClient:
 
 
 def claims_with_its_record(body: dict[str, Any]) -> bool:
-    """Whether this delivery's listener claims it with its work record (`WorkLog.accept`),
-    so the middleware must not claim it first."""
+    """Whether the listener claims this delivery with its work record (`WorkLog.accept`)."""
     if isinstance(body.get("command"), str) or body.get("type") == "message_action":
         return True
     event = body.get("event")
@@ -107,9 +102,7 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
     ) -> BoltResponse | None:
         key = delivery_key(body)
         if key is None or claims_with_its_record(body):
-            # the listener claims the delivery and records its work in one store write
-            # (`WorkLog.accept`); a message it ignores needs no claim
-            await next_()
+            await next_()  # a message the listener ignores needs no claim
             return None
         if not await deps.work.claim(key):
             duplicate(deps.metrics)
@@ -128,9 +121,9 @@ _CHUNK = 64 * 1024
 
 
 def slack_events_route(app: AsyncApp, *, max_body_bytes: int = 1_000_000) -> web.RouteDef:
-    """`web.post("/slack/events", …)` serving `app`. Before Bolt checks the signature, a
-    body over the cap is a 413 (unread), one that is not UTF-8 or not parseable a 400, a
-    timestamp that is not a number a 401: none of it reaches a listener."""
+    """`web.post("/slack/events", …)` serving `app`. Before Bolt checks the signature: a body
+    over the cap is a 413 (unread), one not UTF-8 or not parseable a 400, a bad timestamp a
+    401."""
 
     async def slack_events(request: web.Request) -> web.StreamResponse:
         body = await _read_capped(request, max_body_bytes)
@@ -173,10 +166,9 @@ async def _read_capped(request: web.Request, limit: int) -> bytes | None:
         chunks.append(chunk)
 
 
-# --- recovery: on start-up and every WORK_RECOVERY_SECONDS each replica renews its leases
-# and takes over unfinished work whose lease expired (one taker among replicas)
+# --- recovery: work whose lease expired is taken over (one taker among replicas)
 async def resume(deps: SlackDeps, client: AsyncWebClient, record: WorkRecord) -> None:
-    """Finish one taken-over piece of work as its listener would have, with the note."""
+    """Finish taken-over work as its listener would have, with the restart note."""
     payload = without_stale_response_url(record, time.time())
     logger.info(
         "finishing work a stopped process had accepted",
@@ -202,15 +194,6 @@ async def resume(deps: SlackDeps, client: AsyncWebClient, record: WorkRecord) ->
         await deps.work.drop(record, "unknown_kind")
 
 
-async def recover_once(deps: SlackDeps, client: AsyncWebClient) -> int:
-    """Renew this process's leases and take over orphaned work; how much was taken."""
-    await deps.work.renew_all()
-    orphans = await deps.work.claim_orphans()
-    for record in orphans:
-        deps.inflight.spawn(resume(deps, client, record))
-    return len(orphans)
-
-
 async def run_recovery(deps: SlackDeps, client: AsyncWebClient) -> None:
     """Forever (cancelled at shutdown): leases renewed every third of their length, orphans
     looked for every WORK_RECOVERY_SECONDS, the first time at once."""
@@ -220,11 +203,11 @@ async def run_recovery(deps: SlackDeps, client: AsyncWebClient) -> None:
     loop = asyncio.get_running_loop()
     while True:
         try:
+            await deps.work.renew_all()
             if loop.time() >= next_scan and deps.inflight.accepting:
-                await recover_once(deps, client)
+                for record in await deps.work.claim_orphans():
+                    deps.inflight.spawn(resume(deps, client, record))
                 next_scan = loop.time() + scan_every
-            else:
-                await deps.work.renew_all()
         except StoreError as exc:  # a raw store failing: try again next round
             logger.info("work recovery skipped a round: %s", exc.message)
         await asyncio.sleep(min(renew_every, scan_every))

@@ -7,7 +7,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from bot.observability.logging import start_request
@@ -72,26 +72,19 @@ class Boundary:
                 outcome = await job()
         except Exception:  # the boundary: a bug becomes a polite message and one log entry
             logger.exception("slack %s failed", kind)
-            await _notify_safely(notify)
+            try:
+                await notify(notice("internal_error"))
+            except Exception:  # the boundary: nothing more we can tell the user
+                logger.exception("could not tell the user about a failure")
         finally:
-            _log_outcome(kind, request_id, outcome, started)
+            latency_ms = round((time.perf_counter() - started) * 1000)
+            logger.info(
+                "slack %s handled",
+                kind,
+                extra={"request_id": request_id, "kind": kind, "latency_ms": latency_ms}
+                | asdict(outcome),
+            )
             self._metrics.request(kind, outcome.outcome)
-
-
-def _log_outcome(kind: str, request_id: str, outcome: Outcome, started: float) -> None:
-    logger.info(
-        "slack %s handled",
-        kind,
-        extra={
-            "request_id": request_id,
-            "kind": kind,
-            "route": outcome.route,
-            "server": outcome.server,
-            "tool": outcome.tool,
-            "latency_ms": round((time.perf_counter() - started) * 1000),
-            "outcome": outcome.outcome,
-        },
-    )
 
 
 def ignored(metrics: Metrics, kind: str, why: str) -> None:
@@ -103,13 +96,6 @@ def ignored(metrics: Metrics, kind: str, why: str) -> None:
 def duplicate(metrics: Metrics) -> None:
     logger.info("duplicate delivery ignored", extra={"kind": "dedupe", "outcome": "duplicate"})
     metrics.request("dedupe", "duplicate")
-
-
-async def _notify_safely(notify: Notify) -> None:
-    try:
-        await notify(notice("internal_error"))
-    except Exception:  # the boundary: nothing more we can tell the user
-        logger.exception("could not tell the user about a failure")
 
 
 async def say_nothing(msg: Message) -> None:

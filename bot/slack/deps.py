@@ -21,9 +21,13 @@ from bot.slack.flows.pages import Pages
 from bot.slack.flows.routing import Router
 from bot.slack.flows.settings import ChannelCommand
 from bot.slack.flows.sharing import PrivateAnswers
-from bot.slack.memory.channels import ChannelSettingsStore
-from bot.slack.memory.recent import RecentQuestions
-from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
+from bot.slack.memory import (
+    ChannelSettingsStore,
+    RateLimiter,
+    RecentQuestions,
+    ThreadMemory,
+    UserProfiles,
+)
 from bot.slack.work.stops import ActiveStreams
 from bot.slack.work.worklog import WorkLog
 from bot.store import Store

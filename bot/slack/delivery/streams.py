@@ -1,6 +1,6 @@
 """A threaded answer streamed with a task timeline (`chat.startStream`/`appendStream`/
-`stopStream`). `StreamReply` wraps a thread reply and is never worse than it: a refused
-start leaves the answer to it, a stream that ended early is finished by `chat.update`."""
+`stopStream`), never worse than the thread reply it wraps: a refused start leaves the answer
+to it, a stream that ended early is finished by `chat.update`."""
 
 from __future__ import annotations
 
@@ -92,8 +92,17 @@ class StreamReply(Progress):
     _tasks: int = 0
     _staged: render.StreamedAnswer | None = None
     _progress_msg: render.Message | None = None
+    client: AsyncWebClient = field(init=False)
+    channel: str = field(init=False)
+    user: str | None = field(init=False)
+    response_url: str | None = field(init=False)
+    stream_thread: str = field(init=False)
 
     def __post_init__(self) -> None:
+        inner = self.inner
+        self.client, self.user, self.response_url = inner.client, inner.user, inner.response_url
+        self.channel = inner.channel or ""
+        self.stream_thread = inner.thread_ts or inner.message_ts or ""
         if self.existing_ts:  # open still, or gone: the first call says which
             self._state, self._ts = "open", self.existing_ts
 
@@ -102,36 +111,12 @@ class StreamReply(Progress):
         return self
 
     @property
-    def client(self) -> AsyncWebClient:
-        return self.inner.client
-
-    @property
-    def channel(self) -> str:
-        return self.inner.channel or ""
-
-    @property
-    def user(self) -> str | None:
-        return self.inner.user
-
-    @property
-    def response_url(self) -> str | None:
-        return self.inner.response_url
-
-    @property
     def thread_ts(self) -> str | None:
         return self.stream_thread if self._ts else self.inner.thread_ts
 
     @property
-    def stream_thread(self) -> str:
-        return self.inner.thread_ts or self.inner.message_ts or ""
-
-    @property
     def streaming(self) -> bool:
         return self._state == "open"
-
-    @property
-    def ts(self) -> str | None:
-        return self._ts
 
     def decline(self) -> None:
         if self._state == "idle":

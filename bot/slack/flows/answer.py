@@ -24,8 +24,7 @@ from bot.slack.flows.home import report_summary
 from bot.slack.flows.pages import FIRST_PAGE, Pages, render_off_loop
 from bot.slack.flows.routing import Route
 from bot.slack.flows.sharing import PrivateAnswers, answer_privately
-from bot.slack.memory.recent import RecentQuestions
-from bot.slack.memory.state import RateLimiter, ThreadMemory, UserProfiles
+from bot.slack.memory import RateLimiter, RecentQuestions, ThreadMemory, UserProfiles
 from bot.slack.work.worklog import delivering
 from bot.store import Op, Store, StoreError
 from bot.verify import count_commands

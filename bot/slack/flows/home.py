@@ -21,9 +21,7 @@ from bot.slack.boundary import Outcome
 from bot.slack.delivery.posting import why
 from bot.slack.delivery.replies import Reply
 from bot.slack.failures import SLACK_CALL_FAILURES
-from bot.slack.memory.channels import ChannelSettingsStore
-from bot.slack.memory.recent import RecentQuestions
-from bot.slack.memory.state import UserProfiles
+from bot.slack.memory import ChannelSettingsStore, RecentQuestions, UserProfiles
 from bot.store import TEXT, ResilientStore, Store, StoreError
 
 logger = logging.getLogger(__name__)

@@ -74,34 +74,18 @@ def strip_mention(text: str, bot_user_id: str | None) -> str:
     return clean_text(re.sub(r"[ \t]{2,}", " ", without))
 
 
-def words(text: str) -> list[str]:
-    return _WORD_RE.findall(text.lower())
-
-
 def is_question(text: str, *, answer_min_words: int) -> bool:
     """True for something answer_query should answer; False for a keyword lookup."""
     if "?" in text or "？" in text:
         return True
-    found = words(text)
+    found = _WORD_RE.findall(text.lower())
     if found and found[0] in QUESTION_WORDS:
         return True
     return len(found) >= answer_min_words
 
 
-def route_text(text: str, *, answer_min_words: int, route_pay_questions: bool) -> Route:
-    """The route for a `/gdocs` text, a mention (bot id stripped) or a DM."""
-    return Router(answer_min_words, route_pay_questions).route(text)
-
-
-def route_in_thread(
-    text: str, earlier: str | None, *, answer_min_words: int, route_pay_questions: bool
-) -> Route:
-    """Like `route_text`, but a follow-up in a known thread carries the thread's question."""
-    return Router(answer_min_words, route_pay_questions).route_in_thread(text, earlier)
-
-
 def channel_words(text: str) -> str | None:
-    """The words after `channel` in `/gdocs channel …` (the channel's settings), else None."""
+    """The words after `channel` in `/gdocs channel …`, else None."""
     first, _, rest = clean_text(text).partition(" ")
     return rest.strip() if first.lower() == "channel" else None
 
@@ -132,7 +116,7 @@ def with_root_context(root: str | None, text: str) -> str:
 
 def is_follow_up(text: str) -> bool:
     """A short text that opens like a follow-up or refers back ("what about in Go?")."""
-    found = words(text)
+    found = _WORD_RE.findall(text.lower())
     if not found or len(found) > FOLLOW_UP_MAX_WORDS:
         return False
     lowered = " ".join(found) + " "
@@ -154,6 +138,7 @@ class Router:
     route_pay_questions: bool = True
 
     def route(self, text: str) -> Route:
+        """The route for a `/gdocs` text, a mention (bot id stripped) or a DM."""
         text = clean_text(text)
         first, _, rest = text.partition(" ")
         keyword, rest = first.lower(), rest.strip()
@@ -173,6 +158,7 @@ class Router:
         return self._free(clean_text(text))
 
     def route_in_thread(self, text: str, earlier: str | None) -> Route:
+        """`route`, but a follow-up in a known thread carries the thread's question."""
         route = self.route(text)
         if route.kind == "help" or route.query != clean_text(text):
             return route  # help, or an explicit `search`/`pay`/`doc`/`ask`: taken as typed
@@ -191,8 +177,7 @@ class Router:
 
 
 # --- which channel messages the bot answers without a mention: a person's new message,
-# mentioning nobody, reading as a question; dropped here without a call. The reasons are
-# fixed words for the DEBUG log, never the message text.
+# mentioning nobody, reading as a question. The reasons are fixed words for the DEBUG log.
 
 FollowupPolicy = Literal["asker", "anyone", "off"]
 
@@ -208,7 +193,6 @@ def addresses_someone(text: str) -> bool:
 
 
 def reads_as_question(text: str) -> bool:
-    """A question mark, or a first word that asks ("how", "can", "does", "show", …)."""
     return is_question(text, answer_min_words=sys.maxsize)
 
 
@@ -220,10 +204,10 @@ def _str(event: dict[str, Any], name: str) -> str | None:
 def why_not_a_follow_up(
     event: dict[str, Any], bot_user_id: str | None, policy: FollowupPolicy
 ) -> str | None:
-    """Why this is not a follow-up (None: it may be one; the thread's record decides)."""
+    """Why this is not a follow-up (None: it may be one)."""
     if policy == "off":
         return "thread follow-ups are off"
-    why = _why_not_a_person(event, bot_user_id)
+    why = why_not_a_person(event, bot_user_id)
     if why is None and is_top_level(event):
         return "not a reply in a thread"
     return why or _why_not_asked(event)
@@ -235,10 +219,10 @@ def is_top_level(event: dict[str, Any]) -> bool:
 
 
 def why_not_an_auto_question(event: dict[str, Any], bot_user_id: str | None) -> str | None:
-    return _why_not_a_person(event, bot_user_id) or _why_not_asked(event)
+    return why_not_a_person(event, bot_user_id) or _why_not_asked(event)
 
 
-def _why_not_a_person(event: dict[str, Any], bot_user_id: str | None) -> str | None:
+def why_not_a_person(event: dict[str, Any], bot_user_id: str | None) -> str | None:
     user = _str(event, "user")
     if "subtype" in event or _str(event, "bot_id") or user is None or user == bot_user_id:
         return "not a person's new message"

@@ -19,8 +19,7 @@ from bot.channels import (
 )
 from bot.slack.boundary import Outcome
 from bot.slack.delivery.replies import Reply
-from bot.slack.memory.channels import ChannelSettingsStore
-from bot.slack.memory.state import UserProfiles
+from bot.slack.memory import ChannelSettingsStore, UserProfiles
 from bot.store import StoreError
 
 logger = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from bot.errors import InvalidInput
 from bot.slack.boundary import Outcome
 from bot.slack.delivery import posting
 from bot.slack.delivery.replies import Reply
-from bot.slack.memory.state import ThreadMemory
+from bot.slack.memory import ThreadMemory
 from bot.store import AdapterCodec, Store
 
 SHARE_TTL_SECONDS = 3600

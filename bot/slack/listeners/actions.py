@@ -32,7 +32,7 @@ from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.pages import FIRST_PAGE
 from bot.slack.flows.sharing import share
-from bot.slack.memory.state import delivery_key
+from bot.slack.memory import delivery_key
 from bot.slack.work.worklog import WorkRecord, track
 
 logger = logging.getLogger(__name__)

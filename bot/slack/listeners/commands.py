@@ -12,7 +12,7 @@ from bot.slack.delivery.posting import OnceAck
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.routing import channel_words, with_channel_privacy
-from bot.slack.memory.state import delivery_key
+from bot.slack.memory import delivery_key
 from bot.slack.work.worklog import WorkRecord, track
 from bot.text import clean_text
 

@@ -20,11 +20,12 @@ from bot.slack.flows.routing import (
     is_top_level,
     strip_mention,
     why_not_a_follow_up,
+    why_not_a_person,
     why_not_an_auto_question,
     with_channel_privacy,
 )
 from bot.slack.flows.unfurl import unfurl
-from bot.slack.memory.state import delivery_key
+from bot.slack.memory import delivery_key
 from bot.slack.work.stops import slack_time
 from bot.slack.work.worklog import WorkRecord, streamed, track
 
@@ -39,7 +40,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
     ) -> None:
         event = body.get("event") or {}
-        if _not_a_person_asking(event, context):
+        if why_not_a_person(event, context.bot_user_id):
             await ack()
             ignored(deps.metrics, "mention", "not a person's new message")
             return
@@ -52,7 +53,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         if event.get("channel_type") in THREAD_CHANNEL_TYPES:
             await _hear_in_channel(deps, ack, body, client, event, context.bot_user_id)
             return
-        if event.get("channel_type") != "im" or _not_a_person_asking(event, context):
+        if event.get("channel_type") != "im" or why_not_a_person(event, context.bot_user_id):
             await ack()
             why = "not a direct message" if event.get("channel_type") != "im" else "not a person"
             ignored(deps.metrics, "dm", why)
@@ -130,17 +131,6 @@ async def _accept(
         deps.inflight.spawn(job)
 
 
-def _not_a_person_asking(event: dict[str, Any], context: AsyncBoltContext) -> bool:
-    return (
-        "subtype" in event
-        or bool(event.get("bot_id"))
-        or not isinstance(event.get("user"), str)
-        or event.get("user") == context.bot_user_id
-        or not isinstance(event.get("channel"), str)
-        or not isinstance(event.get("ts"), str)
-    )
-
-
 async def _hear_in_channel(
     deps: SlackDeps,
     ack: AsyncAck,
@@ -152,7 +142,7 @@ async def _hear_in_channel(
     """A question in an answer channel, or a follow-up in the bot's thread: answered in
     its thread; anything else dropped (only what passes the pure checks reads the store)."""
     top_level = is_top_level(event)
-    why = await (_why_not_auto if top_level else _why_not_follow_up)(deps, event, bot_user_id)
+    why = await _why_not_heard(deps, event, bot_user_id, top_level)
     if why is not None:
         await ack()
         ignored(deps.metrics, "thread", why)
@@ -161,26 +151,22 @@ async def _hear_in_channel(
     await _accept(deps, ack, body, client, event, bot_user_id, kind=kind)
 
 
-async def _why_not_auto(
-    deps: SlackDeps, event: dict[str, Any], bot_user_id: str | None
+async def _why_not_heard(
+    deps: SlackDeps, event: dict[str, Any], bot_user_id: str | None, top_level: bool
 ) -> str | None:
-    why = why_not_an_auto_question(event, bot_user_id)
-    if why is None and (await deps.channels.get(event["channel"])).mode != "auto":
-        why = "not a reply in a thread (and not an answer channel)"
-    return why
-
-
-async def _why_not_follow_up(
-    deps: SlackDeps, event: dict[str, Any], bot_user_id: str | None
-) -> str | None:
+    if top_level:
+        why = why_not_an_auto_question(event, bot_user_id)
+        if why is None and (await deps.channels.get(event["channel"])).mode != "auto":
+            why = "not a reply in a thread (and not an answer channel)"
+        return why
     why = why_not_a_follow_up(event, bot_user_id, "anyone")
     if why is not None:
         return why
-    # the channel may override THREAD_FOLLOWUPS: read only for a possible follow-up
+    # the channel may override THREAD_FOLLOWUPS
     policy = (await deps.channels.get(event["channel"])).followups or deps.config.thread_followups
     if policy == "off":
         return "thread follow-ups are off"
-    topic = await deps.threads.topic(event["channel"], event["thread_ts"])  # one store read
+    topic = await deps.threads.topic(event["channel"], event["thread_ts"])
     if topic is None:
         return "not a thread the bot answered in"
     if policy == "asker" and topic.asker != event.get("user"):

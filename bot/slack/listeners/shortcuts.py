@@ -16,7 +16,7 @@ from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.routing import strip_mention, with_channel_privacy, with_root_context
-from bot.slack.memory.state import delivery_key
+from bot.slack.memory import delivery_key
 from bot.slack.work.worklog import WorkRecord, streamed, track
 
 logger = logging.getLogger(__name__)

@@ -10,7 +10,6 @@ import os
 import socket
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -33,8 +32,6 @@ logger = logging.getLogger(__name__)
 SCAN_LIMIT = 500
 #: finished here lately: not taken over again if its delete was lost in an outage
 MAX_REMEMBERED_IDS = 10_000
-_RECOVERED = "gdocs_work_recovered_total"
-_DROPPED = "gdocs_work_dropped_total"
 
 
 class WorkRecord(BaseModel):
@@ -64,19 +61,13 @@ class WorkLog:
         metrics: Metrics | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self._store = store
-        self._lease = lease_seconds
-        self._max_age = max_age_seconds
-        self._done = done_seconds
-        self._metrics = metrics
-        self._clock = clock
+        self._store, self._metrics, self._clock = store, metrics, clock
+        self.lease_seconds = self._lease = lease_seconds
+        self._max_age, self._done = max_age_seconds, done_seconds
+        self._keep = max_age_seconds + 60  # a scan still sees a record too old, and counts it
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._mine: dict[str, WorkRecord] = {}
-        self._finished: OrderedDict[str, None] = OrderedDict()
-
-    @property
-    def lease_seconds(self) -> float:
-        return self._lease
+        self._finished: dict[str, None] = {}
 
     @property
     def owned(self) -> int:
@@ -94,12 +85,10 @@ class WorkLog:
             id=key or uuid.uuid4().hex, kind=kind, payload=payload, accepted_at=self._clock()
         )
         lease, work = keys.LEASE.key(record.id), keys.WORK.key(record.id)
-        # the record outlives max_age by a little, so a scan sees it and counts the drop
-        keep = self._max_age + 60
         leased, recorded = await self._store.batch(
             [
                 Op.add(lease, self.owner, TEXT, self._lease),
-                Op.add(work, record, RECORD_CODEC, keep, only_if=0),
+                Op.add(work, record, RECORD_CODEC, self._keep, only_if=0),
             ]
         )
         if not leased:
@@ -127,7 +116,7 @@ class WorkLog:
             return
         noted = mine.model_copy(update={"reply_ts": ts})
         self._mine[record.id] = noted
-        await self._store.set(keys.WORK.key(record.id), noted, RECORD_CODEC, self._max_age + 60)
+        await self._store.set(keys.WORK.key(record.id), noted, RECORD_CODEC, self._keep)
 
     async def finish(self, record: WorkRecord, also: Sequence[Op] = ()) -> list[object]:
         """Forget the work, its lease now the "done" marker; `also` (the question's writes,
@@ -173,10 +162,11 @@ class WorkLog:
                 continue
             if await self._store.add(keys.LEASE.key(record.id), self.owner, TEXT, self._lease):
                 taken = record.model_copy(update={"takeovers": record.takeovers + 1})
-                await self._store.set(key, taken, RECORD_CODEC, self._max_age + 60)
+                await self._store.set(key, taken, RECORD_CODEC, self._keep)
                 self._mine[record.id] = taken
                 claimed.append(taken)
-                self._count(_RECOVERED, "Unfinished work taken over from a process that died.")
+                help_text = "Unfinished work taken over from a process that died."
+                self._count("gdocs_work_recovered_total", help_text)
         return claimed
 
     async def drop(self, record: WorkRecord, reason: str) -> None:
@@ -192,12 +182,13 @@ class WorkLog:
             reason,
             extra={"work_id": record.id, "kind": record.kind, "outcome": f"dropped_{reason}"},
         )
-        self._count(_DROPPED, "Unfinished work given up on, by reason.", reason=reason)
+        help_text = "Unfinished work given up on, by reason."
+        self._count("gdocs_work_dropped_total", help_text, reason=reason)
 
     def _remember_finished(self, work_id: str) -> None:
         self._finished[work_id] = None
-        while len(self._finished) > MAX_REMEMBERED_IDS:
-            self._finished.popitem(last=False)
+        if len(self._finished) > MAX_REMEMBERED_IDS:  # the oldest goes
+            del self._finished[next(iter(self._finished))]
 
     def _count(self, name: str, help_text: str, **labels: str) -> None:
         if self._metrics is not None:

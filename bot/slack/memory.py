@@ -1,21 +1,24 @@
-"""The Slack side's small state in the store: delivery keys, per-user rate windows
-(`rate:<user>`), people's profiles (`profile:<user>`), thread topics (`thread:<ch>:<ts>`)."""
+"""What the Slack side keeps in the store: delivery keys, per-user rate windows (`rate:`),
+profiles (`profile:`), thread topics (`thread:`), channel settings (`channel:`, read as the
+defaults when the store does not answer) and each person's last questions (`recent:`)."""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import keys
+from bot.channels import ChannelSettings
 from bot.slack.failures import SLACK_CALL_FAILURES
-from bot.store import AdapterCodec, Op, Store
-from bot.text import is_language_tag
+from bot.store import AdapterCodec, Op, Store, StoreError
+from bot.text import is_language_tag, one_line
 
 logger = logging.getLogger(__name__)
 
@@ -158,3 +161,117 @@ class ThreadMemory:
         """The write recording a new thread's question and asker, for a batch."""
         topic = ThreadTopic(question, asker)
         return Op.set(keys.THREAD.key(channel, thread_ts), topic, _TOPIC, self._ttl)
+
+
+_CHANNEL = AdapterCodec(TypeAdapter(ChannelSettings))
+
+
+class ChannelSettingsStore:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        answer_channels: frozenset[str] = frozenset(),
+        retention_seconds: float = 365 * 86400,
+    ) -> None:
+        self._store = store
+        #: ANSWER_CHANNELS: answer channels by configuration, whatever is stored
+        self.answer_channels = answer_channels
+        self._retention = retention_seconds
+
+    def is_fixed_auto(self, channel: str) -> bool:
+        return channel in self.answer_channels
+
+    async def get(self, channel: str) -> ChannelSettings:
+        """What applies in `channel` now (ANSWER_CHANNELS included). Never raises."""
+        try:
+            found = await self.stored(channel)
+        except StoreError:
+            found = ChannelSettings()
+        return self._effective(channel, found)
+
+    async def stored(self, channel: str) -> ChannelSettings:
+        """What is stored for `channel` (not ANSWER_CHANNELS)."""
+        found = await self._store.get(keys.CHANNEL.key(channel), _CHANNEL)
+        return found if found is not None else ChannelSettings()
+
+    async def save(self, channel: str, settings: ChannelSettings) -> None:
+        """Store `settings` for `channel` (StoreError when the store does not take it)."""
+        key = keys.CHANNEL.key(channel)
+        if settings.is_default:
+            await self._store.delete(key)
+        else:
+            await self._store.set(key, settings, _CHANNEL, self._retention)
+
+    async def of_many(self, channels: Iterable[str]) -> dict[str, ChannelSettings]:
+        """The channels among `channels` that have settings (stored or ANSWER_CHANNELS)."""
+        ids = list(dict.fromkeys(channels))
+        if not ids:
+            return {}
+        try:
+            found = await self._store.get_many([keys.CHANNEL.key(c) for c in ids], _CHANNEL)
+        except StoreError:
+            found = [None] * len(ids)
+        return {
+            channel: self._effective(channel, settings or ChannelSettings())
+            for channel, settings in zip(ids, found, strict=True)
+            if settings is not None or self.is_fixed_auto(channel)
+        }
+
+    def _effective(self, channel: str, settings: ChannelSettings) -> ChannelSettings:
+        return replace(settings, mode="auto") if self.is_fixed_auto(channel) else settings
+
+
+MAX_RECENT = 10
+MAX_RECENT_CHARS = 500
+RECENT_TTL_SECONDS = 30 * 86_400.0
+#: compare-and-set attempts when two questions of one person land at once
+_CAS_TRIES = 3
+
+
+class Asked(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    at: datetime
+
+
+_RECENT = AdapterCodec(TypeAdapter(list[Asked]))
+
+
+class RecentQuestions:
+    """Who asked what lately; a nicety, so a store failure only costs the history."""
+
+    def __init__(self, store: Store, clock: Callable[[], datetime]) -> None:
+        self._store = store
+        self._clock = clock
+
+    async def remember(self, user: str, question: str) -> None:
+        """`question` first in `user`'s list (an earlier copy of it moves up, not twice)."""
+        text = one_line(question, MAX_RECENT_CHARS)
+        if not text:
+            return
+        asked, key = Asked(text=text, at=self._clock()), keys.RECENT.key(user)
+        try:
+            for _ in range(_CAS_TRIES):
+                current = await self._store.get(key, _RECENT)
+                others = [a for a in current or [] if a.text != text]
+                updated = [asked, *others][:MAX_RECENT]
+                if current is None:
+                    written = await self._store.add(key, updated, _RECENT, RECENT_TTL_SECONDS)
+                else:
+                    written = await self._store.replace(
+                        key, current, updated, _RECENT, RECENT_TTL_SECONDS
+                    )
+                if written:
+                    return
+        except StoreError as exc:
+            logger.info("recent questions not kept: %s", exc.message)
+
+    async def of(self, user: str) -> list[Asked]:
+        """`user`'s recent questions, newest first ([] when none, or the store fails)."""
+        try:
+            return (await self._store.get(keys.RECENT.key(user), _RECENT) or [])[:MAX_RECENT]
+        except StoreError as exc:
+            logger.info("recent questions unavailable: %s", exc.message)
+            return []

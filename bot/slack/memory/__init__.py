@@ -1,1 +1,0 @@
-"""What the Slack side keeps in the store: rate windows, profiles, threads, channel settings."""

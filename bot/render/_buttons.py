@@ -28,7 +28,6 @@ from bot.render._text import (
     is_http_url,
     link,
     mention,
-    option,
     plain_text_object,
     section,
 )
@@ -83,7 +82,8 @@ def _buttons_first(valid: list[tuple[str, str]]) -> tuple[list[tuple[str, str]],
             break
         chosen.add(doc[0])
     rest = [d for d in valid if d[0] not in chosen and len(d[0]) <= MAX_OPTION_VALUE_CHARS]
-    return [doc for doc in valid if doc[0] in chosen], [option(t, n) for n, t in rest[:100]]
+    options = [{"text": plain_text_object(t, 75), "value": n} for n, t in rest[:100]]
+    return [doc for doc in valid if doc[0] in chosen], options
 
 
 def show_doc_actions(docs: list[tuple[str, str]], *, max_chars: int = 3000) -> Block | None:

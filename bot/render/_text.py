@@ -48,7 +48,6 @@ def escape(text: str) -> str:
 
 
 def is_http_url(url: str) -> bool:
-    """An absolute http(s) URL with a host and no whitespace or control characters."""
     if not url or _NOT_IN_URL.search(url) is not None:
         return False
     try:
@@ -70,8 +69,7 @@ def display_url(url: str) -> str:
 
 
 def _clean_label(label: str) -> str:
-    label = strip_controls(label.replace("\r", " ").replace("\n", " ").replace("\t", " "))
-    return " ".join(label.split()).replace("|", _PIPE_STANDIN)
+    return one_line(label.replace("\r", " ")).replace("|", _PIPE_STANDIN)
 
 
 def spoofs_host(label: str, url: str, *, cleaned: bool = False) -> bool:
@@ -154,10 +152,6 @@ def button(text: str, action_id: str, value: str, *, primary: bool = False) -> B
     element: Block = {"type": "button", "text": plain_text_object(text, 75)}
     element |= {"action_id": action_id, "value": value}
     return element | {"style": "primary"} if primary else element
-
-
-def option(text: str, value: str) -> Block:
-    return {"text": plain_text_object(text, 75), "value": value}
 
 
 def actions(elements: list[Block], block_id: str | None = None) -> Block:

@@ -4,6 +4,7 @@ the renderers escape what people typed."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, date, datetime
 
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.feedback import AnswerRecord, VoteRecord
+from bot.render import render_week_report
 from bot.report import (
     Collected,
     Window,
@@ -19,10 +21,9 @@ from bot.report import (
     answered_counts,
     classify,
     render_html,
+    render_json,
     render_md,
-    report_object,
     topic_of,
-    week_summary,
     without_people,
 )
 
@@ -137,7 +138,7 @@ def test_days_come_from_the_counters_and_only_the_windows_days() -> None:
         report.total.questions,
         report.total.generated,
         report.total.search_only,
-        report.total.answer_query_made,
+        report.total.answer_query["made"],
     )
     assert 0 == report.days[0].questions
 
@@ -166,7 +167,7 @@ def test_gaps_are_grouped_by_topic_most_frequent_first() -> None:
     assert ["list bucket", "deploy to cloud run", "qqqzzz"] == [g.topic for g in report.gaps]
     assert {"search_only": 2, "thumbs_down": 1} == gaps["list bucket"].reasons
     assert ("Needs @someone's command",) == gaps["list bucket"].comments
-    assert ("x --y",) == gaps["deploy to cloud run"].flagged
+    assert ("x --y",) == gaps["deploy to cloud run"].flagged_commands
     assert "firestore pricing" not in gaps
 
 
@@ -209,11 +210,14 @@ def test_the_week_summary_has_the_top_three_gaps() -> None:
         for n, name in enumerate(["alpha", "alpha", "alpha", "beta", "beta", "gamma", "delta"])
     )
     counters = (("2026-12-01", "questions", 7), ("2026-12-01", "generated", 0))
-    week = week_summary(aggregate(Collected(answers, (), counters), WEEK, quota_per_day=50))
+    week = render_week_report(aggregate(Collected(answers, (), counters), WEEK, quota_per_day=50))
 
-    assert 7 == week.questions
+    assert week["text"].endswith(": 7 questions")
     # equal counts in alphabetical order: delta before gamma
-    assert (("gap alpha", 3), ("gap beta", 2), ("gap delta", 1)) == week.gaps
+    shown = str(week["blocks"])
+    assert shown.index("1. gap alpha (3×)") < shown.index("2. gap beta (2×)")
+    assert shown.index("2. gap beta (2×)") < shown.index("3. gap delta (1×)")
+    assert "gamma" not in shown
 
 
 HOSTILE = '<script>alert("x")</script> & <img src=x onerror=1> `code` | pipe'
@@ -233,7 +237,7 @@ def test_renderers_escape_what_people_typed() -> None:
     assert "\\| pipe" in md
     assert "\\<script\\>" in md
     assert not re.search(r"(?<!\\)<", md)  # every < is escaped
-    assert [HOSTILE] == report_object(report)["gaps"][0]["comments"]  # JSON keeps it as is
+    assert [HOSTILE] == json.loads(render_json(report))["gaps"][0]["comments"]  # kept as is
 
 
 @settings(max_examples=60, deadline=None)

@@ -10,12 +10,10 @@ from bot.report.aggregate import aggregate as aggregate
 from bot.report.aggregate import collect as collect
 from bot.report.aggregate import topic_of as topic_of
 from bot.report.aggregate import without_people as without_people
-from bot.report.model import WeekSummary as WeekSummary
-from bot.report.model import week_summary as week_summary
 from bot.report.render import render_json as render_json
 from bot.report.render import render_md as render_md
-from bot.report.render import report_object as report_object
 from bot.report.render_html import render_html as render_html
 from bot.report.tally import DailyTally as DailyTally
+from bot.report.tally import Report as Report
 from bot.report.tally import answered_counts as answered_counts
 from bot.report.tally import classify as classify

@@ -1,6 +1,5 @@
-"""The report: `collect` reads the store (answer records, votes, per-day counters, each read
-bounded; a store that does not answer raises StoreError: a report is never made of nothing),
-`aggregate` makes the report from that (pure, no clock)."""
+"""The report: `collect` reads the store (bounded reads; a store that does not answer raises
+StoreError: a report is never made of nothing), `aggregate` makes the report (pure, no clock)."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from typing import Any
 from bot.feedback import ANSWER_PREFIX, EXPORT_LIMIT, VOTE_PREFIX, AnswerRecord, VoteRecord
 from bot.quota import pacific_day
 from bot.report import tally
-from bot.report.model import GAP_REASONS, DayRow, GapRow, PageRow, Report, TopicRow, VoteRow
+from bot.report.tally import GAP_WORDS, DayRow, GapRow, PageRow, Report, TopicRow, VoteRow
 from bot.store import JSON, ModelCodec, Store
 from bot.text import strip_controls, truncate
 from bot.upstream import question_key
@@ -54,10 +53,9 @@ async def collect(store: Store, *, limit: int = EXPORT_LIMIT) -> Collected:
     votes = [vote for _, vote in await store.scan(VOTE_PREFIX, _VOTE, limit)]
     counters: list[tuple[str, str, int]] = []
     for key, value in await store.scan(tally.PREFIX, JSON, COUNTER_LIMIT):
-        parsed = tally.parse_key(key)
-        if parsed is None or isinstance(value, bool) or not isinstance(value, int):
-            continue  # another version's key, or not a counter
-        counters.append((*parsed, value))
+        day, _, name = key.removeprefix(tally.PREFIX).partition(":")
+        if len(day) == 10 and name and isinstance(value, int) and not isinstance(value, bool):
+            counters.append((day, name, value))  # else another version's key, or no counter
     return Collected(tuple(answers), tuple(votes), tuple(counters))
 
 
@@ -116,15 +114,16 @@ def aggregate(
 
 
 def _day_row(day: str, c: Counter[str]) -> DayRow:
+    why = {w: c[f"search:{w}"] for w in tally.SEARCH_WHY}
     return DayRow(
         day=day,
         questions=c[tally.QUESTIONS],
         generated=c[tally.GENERATED],
-        search_why={why: c[f"search:{why}"] for why in tally.SEARCH_WHY},
+        search_only=sum(why.values()),
+        search_only_why=why,
         failed=c[tally.FAILED],
         rate_limited=c[tally.RATE_LIMITED],
-        answer_query_made=c[tally.ANSWER_QUERY_MADE],
-        answer_query_refused=c[tally.ANSWER_QUERY_REFUSED],
+        answer_query={"made": c[tally.ANSWER_QUERY_MADE], "refused": c[tally.ANSWER_QUERY_REFUSED]},
         reuse={kind: c[f"reuse:{kind}"] for kind in tally.REUSE_KINDS},
     )
 
@@ -156,15 +155,10 @@ def _gap_reasons(record: AnswerRecord) -> list[str]:
         reasons.append("search_only")
     if record.kind != "answer" and record.hits == 0:
         reasons.append("no_hit")
-    if _count(record.checks, "not_found") > 0:
+    not_found = (record.checks or {}).get("not_found")  # a count, if the summary is sound
+    if isinstance(not_found, int) and not isinstance(not_found, bool) and not_found > 0:
         reasons.append("not_found")
     return reasons
-
-
-def _count(checks: dict[str, Any] | None, name: str) -> int:
-    """One count of a verified-answers summary (0 when absent or not a count)."""
-    value = (checks or {}).get(name)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _flagged(checks: dict[str, Any] | None) -> list[str]:
@@ -200,10 +194,10 @@ def _gaps(answers: list[AnswerRecord], votes: list[VoteRecord]) -> tuple[GapRow,
         GapRow(
             topic=t,
             count=events[t],
-            reasons={r: reasons[t][r] for r in GAP_REASONS if reasons[t][r]},
+            reasons={r: reasons[t][r] for r in GAP_WORDS if reasons[t][r]},
             example=example[t],
             comments=tuple(dict.fromkeys(comments[t]))[:MAX_COMMENTS],
-            flagged=tuple(dict.fromkeys(flagged[t]))[:MAX_COMMENTS],
+            flagged_commands=tuple(dict.fromkeys(flagged[t]))[:MAX_COMMENTS],
         )
         for t in _ranked(events)
     )

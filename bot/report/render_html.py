@@ -6,18 +6,8 @@ from __future__ import annotations
 
 from html import escape
 
-from bot.report.model import Report
-from bot.report.render import (
-    DAY_NUMERIC,
-    Table,
-    channels_table,
-    days_table,
-    gaps_table,
-    pages_table,
-    share,
-    topics_table,
-    votes_table,
-)
+from bot.report.render import Table, day_cells, share, tables
+from bot.report.tally import Report
 
 CHART_HEIGHT = 200
 #: the plot's width to fill (bars are 6 to 60 px wide, so a long window scrolls)
@@ -105,7 +95,6 @@ def _bars_chart(report: Report, label: str, stacks: list[list[tuple[str, int, st
 
 
 def questions_chart(report: Report) -> str:
-    """Questions per day, stacked: generated, search only, no answer (failed, rate limited)."""
     stacks = [
         [
             ("gen", d.generated, "generated"),
@@ -118,23 +107,22 @@ def questions_chart(report: Report) -> str:
 
 
 def quota_chart(report: Report) -> str:
-    """answer_query calls made per day against the daily quota (a dashed line)."""
     limit = report.quota_per_day or "unlimited"
     stacks = [
-        [("quota", d.answer_query_made, f"of {limit} made, {d.answer_query_refused} refused")]
+        [("quota", d.answer_query["made"], f"of {limit} made, {d.answer_query['refused']} refused")]
         for d in report.days
     ]
     return _bars_chart(report, "answer_query calls per day against the daily quota", stacks)
 
 
-def _table(table: Table, numeric: set[int]) -> str:
+def _table(table: Table) -> str:
     head, rows = table
     th = "".join(f"<th>{_e(h)}</th>" for h in head)
     trs = []
-    for row in rows:
+    for row in rows:  # counts right-aligned
         tds = "".join(
-            f'<td class="n">{_e(c)}</td>' if i in numeric else f"<td>{_e(c)}</td>"
-            for i, c in enumerate(row)
+            f'<td class="n">{_e(c)}</td>' if isinstance(c, int) else f"<td>{_e(c)}</td>"
+            for c in row
         )
         trs.append(f"<tr>{tds}</tr>")
     if not trs:
@@ -149,8 +137,8 @@ def _cards(report: Report) -> str:
         ("generated answers", f"{t.generated} ({share(t.generated, t.questions)})"),
         ("search only", t.search_only),
         ("no answer", t.unanswered),
-        ("answer_query made", t.answer_query_made),
-        ("refused by Google", t.answer_query_refused),
+        ("answer_query made", t.answer_query["made"]),
+        ("refused by Google", t.answer_query["refused"]),
         ("reused answers", sum(t.reuse.values())),
         ("channels", report.channels),
     ]
@@ -161,19 +149,23 @@ def _cards(report: Report) -> str:
     return f'<div class="cards">{shown}</div>'
 
 
-def _quota_legend(limit: int) -> list[tuple[str, str]]:
-    made = ("quota", "answer_query calls made")
-    if not limit:
-        return [made, ("none", "the bot sets no daily limit")]
-    return [made, ("limit", f"the daily quota: {limit} (ANSWER_QUOTA_PER_DAY)")]
-
-
 def _legend(items: list[tuple[str, str]]) -> str:
     spans = "".join(f'<span><i class="{c}"></i>{_e(w)}</span>' for c, w in items)
     return f'<p class="legend muted">{spans}</p>'
 
 
+_TITLES = {"gaps": "Gaps: where the docs fall short", "topics": "Top topics",
+           "pages": "Most cited pages", "votes": "Votes", "days": "Per day",
+           "channels": "Answers by channel"}  # fmt: skip
+
+
 def render_html(report: Report) -> str:
+    limit = ("none", "the bot sets no daily limit")
+    if report.quota_per_day:
+        limit = ("limit", f"the daily quota: {report.quota_per_day} (ANSWER_QUOTA_PER_DAY)")
+    shown = tables(report)
+    head, days = shown["days"]
+    shown["days"] = (head, [*days, day_cells(report.total)])
     sections = [
         f"<h1>What the team asks: {_e(report.since)} to {_e(report.until)}</h1>",
         '<p class="muted">gdocs-bot report. Days are Pacific days (the answer quota\'s).</p>',
@@ -182,21 +174,12 @@ def render_html(report: Report) -> str:
         _legend([("gen", "generated"), ("search", "search only"), ("fail", "no answer")]),
         questions_chart(report),
         "<h2>Generated answers against the daily quota</h2>",
-        _legend(_quota_legend(report.quota_per_day)),
+        _legend([("quota", "answer_query calls made"), limit]),
         quota_chart(report),
-        "<h2>Gaps: where the docs fall short</h2>",
-        _table(gaps_table(report), {1}),
-        "<h2>Top topics</h2>",
-        _table(topics_table(report), {1, 2, 3}),
-        "<h2>Most cited pages</h2>",
-        _table(pages_table(report), {1, 2}),
-        "<h2>Votes</h2>",
-        _table(votes_table(report), {1, 2}),
-        "<h2>Per day</h2>",
-        _table(days_table(report, with_total=True), DAY_NUMERIC),
     ]
-    if report.by_channel is not None:
-        sections += ["<h2>Answers by channel</h2>", _table(channels_table(report.by_channel), {1})]
+    for key, title in _TITLES.items():
+        if key in shown:
+            sections += [f"<h2>{title}</h2>", _table(shown[key])]
     title = f"gdocs-bot report {report.since} to {report.until}"
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -1,10 +1,11 @@
-"""Per-day counters for `gdocs-bot report`, written by the bot as it works, and how one answered
-question is classified (shared by the bot and the report, so both say the same)."""
+"""The report's figures: the per-day counters the bot writes as it works, how an answered
+question is classified (the bot and the report say the same), and the rows a report shows."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
@@ -37,6 +38,91 @@ REUSE_KINDS: Final = ("exact", "normalised", "shared")
 _QUOTA = {"minute": "quota_minute", "day": "quota_day", "user": "quota_user"}
 
 
+GAP_WORDS = {
+    "search_only": "search only",
+    "no_hit": "no hit",
+    "thumbs_down": "voted down",
+    "not_found": "a command not in the cited pages",
+}
+
+
+@dataclass(frozen=True)
+class DayRow:
+    """One Pacific day (or the window's total, day "total"), as the JSON report has it."""
+
+    day: str
+    questions: int
+    generated: int
+    search_only: int
+    #: by why (SEARCH_WHY)
+    search_only_why: dict[str, int]
+    failed: int
+    rate_limited: int
+    #: calls "made" and "refused"
+    answer_query: dict[str, int]
+    reuse: dict[str, int]
+
+    @property
+    def unanswered(self) -> int:
+        """Questions that got neither an answer nor search results (an error, a rate limit)."""
+        return self.failed + self.rate_limited
+
+
+@dataclass(frozen=True)
+class TopicRow:
+    topic: str
+    asked: int
+    generated: int
+    search_only: int
+    #: the latest wording asked (no mentions, cut short)
+    example: str
+
+
+@dataclass(frozen=True)
+class GapRow:
+    topic: str
+    count: int
+    #: gap events by reason (GAP_WORDS)
+    reasons: dict[str, int]
+    example: str
+    #: the 👎 comments given (distinct, cut short)
+    comments: tuple[str, ...] = ()
+    #: commands the verified-answers check did not find in the cited pages
+    flagged_commands: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PageRow:
+    url: str
+    cited: int
+    listed: int
+
+
+@dataclass(frozen=True)
+class VoteRow:
+    kind: str
+    up: int
+    down: int
+
+
+@dataclass(frozen=True)
+class Report:
+    since: str
+    until: str
+    #: ANSWER_QUOTA_PER_DAY (0: the bot sets no daily limit)
+    quota_per_day: int
+    days: tuple[DayRow, ...]
+    total: DayRow
+    topics: tuple[TopicRow, ...]
+    gaps: tuple[GapRow, ...]
+    pages: tuple[PageRow, ...]
+    votes: tuple[VoteRow, ...]
+    #: how many channels (and DMs) answers went to
+    channels: int
+    #: answers per channel id (DMs together as "direct messages"); None unless asked for
+    by_channel: dict[str, int] | None = None
+
+
 def classify(kind: str, fallback: str | None, route: str | None) -> str:
     """ "generated", or "search:<why>" for a search reply. `kind`: what came back (answer,
     search, pay); `fallback`: the record's label ("answer_quota:day", …); `route`: the route."""
@@ -66,27 +152,16 @@ def answered_counts(
     return names
 
 
-def tally_days(retention_days: int) -> int:
-    """How many days the counters (and the answer records they go with) are kept."""
-    return min(retention_days, VOTING_WINDOW_DAYS)
-
-
-def parse_key(key: str) -> tuple[str, str] | None:
-    """(day, name) of a counter key, None for anything else under the prefix."""
-    day, _, name = key.removeprefix(PREFIX).partition(":")
-    return (day, name) if len(day) == 10 and name else None
-
-
 class DailyTally:
     """`await tally.count("questions")`: one more on today's (Pacific) counter."""
 
     def __init__(self, store: Store, *, retention_days: int, clock: Callable[[], datetime]) -> None:
         self._store = store
         self._clock = clock
-        self.ttl = tally_days(retention_days) * DAY_SECONDS
+        # kept as long as the answer records they go with
+        self.ttl = min(retention_days, VOTING_WINDOW_DAYS) * DAY_SECONDS
 
     async def count(self, *names: str) -> None:
-        """One more on each of `names`, in one store batch."""
         if not names:
             return
         try:

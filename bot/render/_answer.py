@@ -34,7 +34,6 @@ from bot.text import one_line
 
 #: questions, snippets and titles are shown cut to this many characters
 _SHOWN_CHARS = 300
-#: a title is read no further than this
 _TITLE_SOURCE_CHARS = 2000
 #: an answer's Markdown beyond this is cut before it is converted: a message shows at most
 #: MAX_MESSAGE_CHARS, and markup that disappears is rarely two thirds of an answer
@@ -54,7 +53,6 @@ _HINTS: dict[ErrorCode, str] = {
 
 
 def _plain_summary(markdown: str, limit: int) -> str:
-    """A plain, escaped one-line summary of some Markdown, at most `limit` characters."""
     start = cut_source(markdown, max(20 * limit, 4000))[0]  # plenty to read the start from
     lines = [
         _LINE_MARKS_RE.sub("", line) for line in start.splitlines() if not FENCE_OPEN_RE.match(line)
@@ -237,7 +235,6 @@ def render_help(command: str = "/gdocs") -> Message:
 
 
 def render_error(error: GdocsError) -> Message:
-    """The error's sentence and a hint."""
     shown = escape_truncated(one_line(error_sentence(error)), 500) or "Something went wrong."
     hint = _HINTS.get(error.code) if error.code != ErrorCode.INVALID_INPUT else None
     mrkdwn = f":warning: {shown}" + (f"\n{hint}" if hint else "")

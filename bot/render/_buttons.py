@@ -48,13 +48,11 @@ _CORPUS = (
     "mapsplatform.google.com knowledge.workspace.google.com"
 )
 CORPUS_HOSTS = frozenset(_CORPUS.split())
-#: a preview's description is cut to this many characters (at a word)
 DESCRIPTION_CHARS = 300
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def decode_page_value(value: str) -> tuple[str, int]:
-    """`(name, page)` from a button value; InvalidInput for anything we did not produce."""
     if not isinstance(value, str) or len(value) > MAX_BUTTON_VALUE_CHARS:
         raise InvalidInput(forged("button"))
     try:
@@ -190,7 +188,6 @@ def _note(text: str, emoji: str = "") -> Message:
 
 
 def _encode_vote(answer_id: str, vote: VoteKind) -> str:
-    """The value of a feedback button: `fb1:<vote>:<answer id>`."""
     if not _ANSWER_ID_RE.fullmatch(answer_id) or vote not in ("up", "down"):
         raise InvalidInput("Cannot make feedback buttons for that answer.")
     return f"fb1:{vote}:{answer_id}"
@@ -268,7 +265,6 @@ def _dict(value: object) -> dict[str, Any]:
 
 
 def vote_from_view(view: object) -> Vote:
-    """The vote a submitted modal is about (its private_metadata); InvalidInput otherwise."""
     return decode_vote(_dict(view).get("private_metadata"))
 
 
@@ -287,7 +283,6 @@ def _share_value(answer_id: str) -> str:
 
 
 def decode_share_value(value: object) -> str:
-    """The answer id a "Share in channel" click asks for; InvalidInput for anything else."""
     match = _SHARE_RE.fullmatch(value) if isinstance(value, str) and len(value) <= 80 else None
     if match is None:
         raise InvalidInput(forged("Share button"))

@@ -165,23 +165,13 @@ class _Unit:
     paragraph: bool  # a blank line precedes it: a good place to start a page
 
 
-def _lines(source: str) -> list[tuple[int, int]]:
-    spans, pos = [], 0
-    while pos < len(source):
-        nl = source.find("\n", pos)
-        end = len(source) if nl < 0 else nl + 1
-        spans.append((pos, end))
-        pos = end
-    return spans
-
-
 def scan_units(source: str, max_table_prefix: int) -> list[_Unit]:
     """One unit per line (a table's header and delimiter lines together), with context."""
     units: list[_Unit] = []
     fence: str | None = None
     table: str | None = None
     blank_before = True
-    lines = _lines(source)
+    lines = [m.span() for m in re.finditer(r"[^\n]*\n|[^\n]+\Z", source)]
     i = 0
     while i < len(lines):
         start, end = lines[i]

@@ -239,7 +239,6 @@ def _encode_ask_again(question: str) -> str:
 
 
 def decode_ask_again(value: object) -> str:
-    """The question an "Ask again" click asks; InvalidInput for anything we did not make."""
     if not isinstance(value, str) or len(value) > MAX_BUTTON_VALUE_CHARS:
         raise InvalidInput(forged("Ask again button"))
     question = value.removeprefix(_ASK_PREFIX)

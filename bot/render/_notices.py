@@ -258,10 +258,8 @@ def _headed(msg: Message, note: str, joint: str) -> Message:
 
 
 def with_restart_note(msg: Message) -> Message:
-    """`msg` for work finished after a restart, opening with a short apology."""
     return _headed(msg, RESTART_NOTE, " ")
 
 
 def with_not_in_channel_hint(msg: Message) -> Message:
-    """`msg` (an answer shown only to the asker) preceded by the "invite the bot" hint."""
     return _headed(msg, NOT_IN_CHANNEL_HINT, "\n")

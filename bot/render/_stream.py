@@ -53,11 +53,9 @@ def wait_title(seconds: float) -> str:
 def fallback_title(fallback: Fallback) -> str | None:
     if fallback.reason != "answer_quota":
         return None
-    if fallback.limit == "minute":
-        return task_text("Generated answers are busy this minute — searching instead")
-    if fallback.limit == "user":
-        return task_text("Your generated answers are used up today — searching instead")
-    return task_text("Generated answers are used up today — searching instead")
+    whose = "Your generated" if fallback.limit == "user" else "Generated"
+    spent = "busy this minute" if fallback.limit == "minute" else "used up today"
+    return task_text(f"{whose} answers are {spent} — searching instead")
 
 
 def verify_title(commands: int) -> str:

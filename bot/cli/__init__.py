@@ -1,10 +1,6 @@
-"""The `gdocs-bot` console script and `python -m bot`.
-
-The garbage collector is off during start-up: it would rescan the ~600 modules' classes,
-schemas and the Slack app, none of them garbage, for 7-10 % of start-up's CPU (measured).
-`serve` turns it back on once it listens (after `gc.freeze`), other commands once their
-arguments are read.
-"""
+"""The `gdocs-bot` console script and `python -m bot`. The garbage collector is off during
+start-up (rescanning ~600 modules' classes cost 7-10 % of start-up's CPU, measured): `serve`
+turns it back on once it listens (after `gc.freeze`), other commands once their options are read."""
 
 import gc
 

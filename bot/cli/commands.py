@@ -9,21 +9,33 @@ import asyncio
 import gc
 import json
 import logging
+import re
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.errors import ConfigError, GdocsError, InvalidInput
+from bot.feedback import VoteKind, export_object, since_start
 from bot.models import Answer
 from bot.names import normalize_doc_ref
+from bot.quota import pacific_day
 from bot.render import answer_markdown, documents_markdown, error_sentence, fallback_note
 from bot.settings import Settings, load_settings
 from bot.store import StoreConfigError, StoreError
 from bot.text import terminal_safe
 
+if TYPE_CHECKING:
+    from bot.report import Window
+
 logger = logging.getLogger("bot.cli")
 
 #: commands that read or cache but record nothing the bot needs later
 _LOOK_ONLY = frozenset({"check", "search", "pay", "doc"})
+#: a report's days unless --since says
+REPORT_DAYS = 7
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_VOTES: dict[str, VoteKind] = {"up": "up", "down": "down"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,26 +166,80 @@ def _answer_json(answer: Answer, now: datetime) -> dict[str, object]:
 
 
 def _stored(args: argparse.Namespace, settings: Settings) -> int:
-    """`feedback export` and `report`: what the bot recorded, to stdout or `--out`."""
-    from bot.cli.stored import export_votes, report_request, report_text
-
+    """`feedback export` and `report`: what the bot recorded (in the store STATE_URL names, as
+    `serve` does), never calling Slack or Google; a store that does not answer is exit 1."""
     if args.command == "feedback":
-        text = asyncio.run(export_votes(settings, args.since, args.vote))
-        sys.stdout.write(text)
+        sys.stdout.write(asyncio.run(_export_votes(settings, args.since, args.vote)))
         return 0
-    request = report_request(
-        args.since, args.until, args.format, args.out, args.by_channel, now=datetime.now(UTC)
-    )
-    text = asyncio.run(report_text(settings, request))
-    if request.out is None:
+    fmt = (args.format or "md").strip().lower()
+    if fmt not in ("md", "json", "html"):
+        raise InvalidInput(f"--format takes md, json or html, not {(args.format or '')[:40]!r}")
+    last = _day("--until", args.until) or date.fromisoformat(pacific_day(datetime.now(UTC)))
+    first = _day("--since", args.since) or last - timedelta(days=REPORT_DAYS - 1)
+    if first > last:
+        raise InvalidInput(f"--since ({first}) is after --until ({last})")
+    from bot.report import MAX_WINDOW_DAYS, Window
+
+    if (last - first).days + 1 > MAX_WINDOW_DAYS:
+        raise InvalidInput(f"a report covers at most {MAX_WINDOW_DAYS} days")
+    out = Path(args.out) if args.out else None
+    if out is not None and out.is_dir():
+        raise InvalidInput(f"--out names a directory, not a file: {args.out[:80]}")
+    text = asyncio.run(_report(settings, Window(first, last), fmt, args.by_channel))
+    if out is None:
         sys.stdout.write(terminal_safe(text))
         return 0
     try:
-        request.out.write_text(text, encoding="utf-8")
+        out.write_text(text, encoding="utf-8")
     except OSError as exc:
-        _fail(f"cannot write {request.out}: {exc.strerror or type(exc).__name__}")
+        _fail(f"cannot write {out}: {exc.strerror or type(exc).__name__}")
         return 1
     return 0
+
+
+def _day(option: str, text: str | None) -> date | None:
+    if text is None:
+        return None
+    try:
+        if not _DATE_RE.fullmatch(text.strip()):
+            raise ValueError(text)
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise InvalidInput(f"{option} takes a date as YYYY-MM-DD, not {text[:40]!r}") from None
+
+
+async def _export_votes(settings: Settings, since: str | None, vote: str | None) -> str:
+    """Every vote `--since` and `--vote` keep as JSON Lines, oldest first (the eval set), never
+    who voted; non-ASCII as escapes, so nothing reaches a terminal as a control sequence."""
+    day = _day("--since", since)
+    start = since_start(day) if day is not None else None
+    kind = None
+    if vote is not None:
+        kind = _VOTES.get(vote.strip().lower())
+        if kind is None:
+            raise InvalidInput(f"--vote takes up or down, not {vote[:40]!r}")
+    from bot.serving.assembly import feedback_log, open_state
+
+    async with open_state(settings) as store:
+        votes = await feedback_log(settings, store).votes()
+    return "".join(
+        json.dumps(export_object(v), ensure_ascii=True, separators=(",", ":")) + "\n"
+        for v in votes
+        if (start is None or v.time >= start) and (kind is None or v.vote == kind)
+    )
+
+
+async def _report(settings: Settings, window: Window, fmt: str, by_channel: bool) -> str:
+    from bot.report import aggregate, collect, render_html, render_json, render_md
+    from bot.serving.assembly import open_state
+
+    async with open_state(settings) as store:
+        collected = await collect(store)
+    per_day = settings.answer_quota_per_day
+    report = aggregate(collected, window, quota_per_day=per_day, by_channel=by_channel)
+    if fmt == "json":
+        return render_json(report) + "\n"
+    return render_html(report) if fmt == "html" else render_md(report)
 
 
 def _json(value: object) -> str:

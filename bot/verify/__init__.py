@@ -115,16 +115,12 @@ class PageIndex:
             if command.program == program
         ]
 
-    def code_lines(self, key: str, size: int) -> list[tuple[tuple[str, ...], str]]:
-        """The page's code lines of `size` tokens that contain the name `key`."""
+    def code_lines(self, like: tuple[str, ...]) -> list[tuple[tuple[str, ...], str]]:
+        """The page's code lines as long as `like` that have its longest name (a quick filter)."""
+        names = [t for t in like if IDENT_RE.match(t)]
+        key = max(names, key=len) if names else like[0]
         tokens = [(code_tokens(raw), section) for raw, section in self.code if key in raw]
-        return [(t, section) for t, section in tokens if t is not None and len(t) == size]
-
-
-def key_name(tokens: tuple[str, ...]) -> str:
-    """The name a matching page line must contain (the longest one the line uses)."""
-    names = [t for t in tokens if IDENT_RE.match(t)]
-    return max(names, key=len) if names else tokens[0]
+        return [(t, section) for t, section in tokens if t is not None and len(t) == len(like)]
 
 
 def page_index(doc: Document) -> PageIndex:
@@ -243,7 +239,7 @@ def _scattered(s: Snippet, c: Command, pages: list[PageIndex]) -> SnippetCheck:
 
 
 def _line_found(tokens: tuple[str, ...], page: PageIndex) -> str | None:
-    for d, section in page.code_lines(key_name(tokens), len(tokens)):
+    for d, section in page.code_lines(tokens):
         if all(code_token_ok(a, b) for a, b in zip(tokens, d, strict=True)):
             return section
     return None

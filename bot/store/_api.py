@@ -1,7 +1,6 @@
-"""The store interface. Values are objects; a `Codec` turns them into bytes for SQLite and
-Redis. Every value has a TTL. Keys are `namespace:rest`; size bounds apply per namespace.
-`Store.batch([Op.add(...), Op.add(..., only_if=0)])` is one SQLite transaction or one Redis
-script: all of it is applied, or none."""
+"""The store interface: objects under `namespace:rest` keys, each with a TTL; a `Codec` turns
+them into bytes for SQLite and Redis. `batch([Op.add(...), Op.add(..., only_if=0)])` is one
+SQLite transaction or one Redis script: all of it is applied, or none."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
 """Single flight: identical computations in flight share one call, in this process (one
-shielded task per key: a caller leaving neither cancels nor wastes it) and, through a store
-lock `lock:<key>` whose TTL is the upstream timeout, across replicas sharing the store.
-
-`await abandonable(wait)` marks a wait before the costly call (answer_query's wait for a minute
-slot): when every caller in this process has left (a Stop), the computation ends there.
-"""
+shielded task per key) and, through a store lock `lock:<key>`, across replicas. A wait marked
+`abandonable` (for a quota slot) ends the computation once every caller has left (a Stop)."""
 
 from __future__ import annotations
 
@@ -51,9 +47,8 @@ async def abandonable(wait: Callable[[], Awaitable[object]]) -> None:
 
 
 class SharedFlight:
-    """`await flight.run(key, compute[, codec, ttl])`: one `compute()` for every caller of `key`.
-    `shared`: whether other processes use `store` (default: Redis does; memory:// and an SQLite
-    file are one bot's), so that the lock is needed."""
+    """One `compute()` for every caller of `key`; `shared`: other processes use `store`, so
+    the lock is needed (default: Redis)."""
 
     def __init__(self, store: Store, *, lock_ttl: float, shared: bool | None = None) -> None:
         self._store = store
@@ -96,8 +91,7 @@ class SharedFlight:
                         del self._flights[key]  # a caller arriving now starts afresh
 
     async def cancel(self) -> None:
-        """Cancels the computations still running and waits for them (at close: one whose
-        callers all left would go on calling upstream through a closed client)."""
+        """At close: one whose callers all left would go on through a closed client."""
         tasks = [flight.task for flight in self._flights.values()]
         for task in tasks:
             task.cancel()

@@ -56,24 +56,27 @@ class MemoryStore(Store):
         if max_entries < 1 or max_chars < 1:
             raise ValueError("max_entries and max_chars must be at least 1")
         self._max, self._max_chars, self._clock = max_entries, max_chars, clock
-        #: a sliding window is an entry too: (expires, event times, 0)
         self._spaces: dict[str, _Space] = {}
+        #: sliding windows, bounded apart from the values: (expires, event times, 0)
+        self._windows: dict[str, _Space] = {}
 
     def __len__(self) -> int:
-        return sum(len(space.entries) for space in self._spaces.values())
+        spaces = (*self._spaces.values(), *self._windows.values())
+        return sum(len(space.entries) for space in spaces)
 
     def count(self, space: str) -> int:
-        """How many keys namespace `space` holds now (values and sliding windows)."""
-        return len(self._space(space).entries)
+        """How many keys namespace `space` holds now (entries and sliding windows)."""
+        return sum(len(s[space].entries) for s in (self._spaces, self._windows) if space in s)
 
     def chars(self, space: str) -> int:
         """How many bytes the values of namespace `space` take now, encoded."""
         return self._space(space).size
 
-    def _space(self, key: str) -> _Space:
-        if (space := namespace(key)) not in self._spaces:
-            self._spaces[space] = _Space(self._max, self._max_chars)
-        return self._spaces[space]
+    def _space(self, key: str, windows: bool = False) -> _Space:
+        spaces, space = self._windows if windows else self._spaces, namespace(key)
+        if space not in spaces:
+            spaces[space] = _Space(self._max, self._max_chars)
+        return spaces[space]
 
     def _live(self, key: str) -> _Entry | None:
         space = self._space(key)
@@ -84,11 +87,11 @@ class MemoryStore(Store):
         return entry
 
     def _put(
-        self, key: str, value: Any, expires: float, size: int = 0, now: float | None = None
+        self, key: str, value: Any, expires: float, size: int = 0, windows: float | None = None
     ) -> None:
-        """`now`: a sliding window's, on the caller's clock."""
-        space = self._space(key)
-        now = self._clock() if now is None else now
+        """`windows`: a sliding window's, with the caller's `now` (windows run on its clock)."""
+        space = self._space(key, windows is not None)
+        now = self._clock() if windows is None else windows
         space.put(key, (expires, value, size))
         while (oldest := next(iter(space.entries.items()), None)) and oldest[1][0] <= now:
             space.discard(oldest[0])  # expired ones go on the way, oldest first
@@ -114,6 +117,7 @@ class MemoryStore(Store):
             return entry is None
         if op.kind == "delete":
             self._space(key).discard(key)
+            self._space(key, windows=True).discard(key)
             return None
         if op.kind == "incr":
             if entry is None or not isinstance(entry[1], int):
@@ -134,11 +138,11 @@ class MemoryStore(Store):
         events = self._events(key, window, now)
         if len(events) >= limit:
             return max(0.0, events[0] + window - now) if events else window
-        self._put(key, [*events, now], now + window, now=now)
+        self._put(key, [*events, now], now + window, windows=now)
         return None
 
     async def unhit(self, key: str, at: float) -> bool:
-        entry = self._space(key).get(key)
+        entry = self._space(key, True).get(key)
         if entry is None or at not in entry[1]:
             return False
         entry[1].remove(at)
@@ -148,7 +152,7 @@ class MemoryStore(Store):
         return self._events(key, window, now)
 
     def _events(self, key: str, window: float, now: float) -> list[float]:
-        entry = self._space(key).get(key)
+        entry = self._space(key, True).get(key)
         events: list[float] = [] if entry is None else entry[1]
         return [t for t in events if t > now - window]
 

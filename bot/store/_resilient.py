@@ -1,9 +1,6 @@
-"""A store that never fails the bot: the shared store when it answers, per-process state when not.
-
-A call that fails or takes over `timeout` is served by a local MemoryStore; the primary is then
-left alone for `retry_after` seconds. Deletes served locally are replayed on the primary once it
-is back, so work finished meanwhile does not reappear there as live.
-"""
+"""A store that never fails the bot: a call that fails or takes over `timeout` is served by a
+local MemoryStore, and the primary is left alone for `retry_after` seconds. Deletes served
+locally are replayed once it is back, so work finished meanwhile does not reappear as live."""
 
 from __future__ import annotations
 
@@ -34,8 +31,6 @@ MAX_MISSED_DELETES = 10_000
 
 
 class ResilientStore(Store):
-    """Wraps any Store; `state()` is for /readyz."""
-
     def __init__(
         self,
         primary: Store,
@@ -58,7 +53,6 @@ class ResilientStore(Store):
         self.up = True  # whether the last call reached the primary
         self._detail = "ok"
         self._retry_at = 0.0
-        self._probing = False
         self._missed: deque[Replay] = deque(maxlen=MAX_MISSED_DELETES)
         self._replaying: asyncio.Task[None] | None = None
         self.calls: Counter[str] = Counter()  # calls that went to the primary, by operation
@@ -71,8 +65,7 @@ class ResilientStore(Store):
     async def _call(
         self, op: str, call: Callable[[Store], Awaitable[R]], replay: Replay | None = None
     ) -> R:
-        if self._primary_due():
-            probe = not self.up
+        if self.up or self._clock() >= self._retry_at:
             if op != "ping":
                 self.calls[op] += 1
                 if self._metrics is not None:
@@ -87,21 +80,9 @@ class ResilientStore(Store):
             else:
                 self._succeeded()
                 return result
-            finally:
-                if probe:
-                    self._probing = False
         if replay is not None:
             self._missed.append(replay)
         return await call(self._fallback)
-
-    def _primary_due(self) -> bool:
-        # while it is down: one call at a time after `retry_after`
-        if self.up:
-            return True
-        if self._probing or self._clock() < self._retry_at:
-            return False
-        self._probing = True
-        return True
 
     def _failed(self, op: str, detail: str) -> None:
         if self._metrics is not None:
@@ -141,7 +122,7 @@ class ResilientStore(Store):
         if self._metrics is not None:
             self._metrics.set_gauge(_UP, _UP_HELP, value, backend=self.kind)
 
-    # --- Store (the single writes are batches of one: `Store`) ----------------------
+    # --- Store (the single writes are batches of one) -----------------------------------
     async def get(self, key: str, codec: Codec[T]) -> T | None:
         return await self._call("get", lambda s: s.get(key, codec))
 

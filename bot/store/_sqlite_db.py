@@ -1,9 +1,6 @@
-"""The synchronous half of the SQLite store: one connection, used by one thread only.
-
-Every write is one `BEGIN IMMEDIATE … COMMIT` (`write`). Rows carry their expiry and a write
-stamp (`touched`); past `max_entries` in a namespace the rows written longest ago go. `meta`
-holds the schema version: a file of another version is refused rather than misread.
-"""
+"""The synchronous half of the SQLite store: one connection, used by one thread only. Every
+write is one `BEGIN IMMEDIATE … COMMIT`; past `max_entries` in a namespace the rows written
+longest ago (`touched`) go. A file of another schema version is refused, not misread."""
 
 from __future__ import annotations
 

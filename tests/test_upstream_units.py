@@ -77,7 +77,7 @@ async def _retry(outcomes: list[Exception | str], *, retries: int, timeline: _Ti
         client = McpClient(
             _CTX,
             "http://127.0.0.1:9/mcp",
-            http,
+            lambda: http,
             ApiKeyAuth(None),
             max_response_bytes=10_000,
             max_concurrency=1,

@@ -44,7 +44,6 @@ _META = "io.modelcontextprotocol/"
 _CLIENT_INFO = {"name": "gdocs-bot", "version": bot.__version__}
 _USER_AGENT = f"gdocs-bot/{bot.__version__}"
 _ERROR_BODY_LIMIT = 64 * 1024
-_MAX_TOOL_PAGES = 10
 
 _T = TypeVar("_T")
 
@@ -54,7 +53,7 @@ class McpClient:
         self,
         server: ServerContext,
         url: str,
-        http: httpx.AsyncClient | Callable[[], httpx.AsyncClient],
+        http: Callable[[], httpx.AsyncClient],
         auth: Auth,
         *,
         max_response_bytes: int,
@@ -62,22 +61,22 @@ class McpClient:
         max_retries: int,
         backoff_base: float,
         backoff_cap: float = 8.0,
-        on_answer: Callable[[], None] | None = None,
         metrics: Metrics | None = None,
     ) -> None:
         self.server = server
         self.url = url
-        self._http = http if callable(http) else lambda: http
+        self._http = http
         self._auth = auth
         self._limit = max_response_bytes
         self._retries = max_retries
         self._backoff = (backoff_base, backoff_cap)
-        self._on_answer = on_answer or (lambda: None)
         self._metrics = metrics or Metrics()
         self._semaphore = asyncio.Semaphore(max_concurrency)
         self._ids = itertools.count(1)
         #: the revision spoken (None until known); in the 2025 lifecycle, with `_session`
         self.protocol_version: str | None = None
+        #: when the server last answered (time.monotonic()), even if to refuse
+        self.answered_at: float | None = None
         self._legacy = False
         self._session: str | None = None
         self._init_lock = asyncio.Lock()
@@ -85,8 +84,8 @@ class McpClient:
         self._tools_lock = asyncio.Lock()
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        """A tool's structured output (dict), or the typed error its result reports; measured
-        as one upstream call (retries included) with its outcome."""
+        """A tool's structured output, or the typed error its result reports; measured as one
+        upstream call (retries included)."""
         params = {"name": name, "arguments": arguments}
         started, outcome = time.perf_counter(), "cancelled"
         try:
@@ -102,22 +101,15 @@ class McpClient:
             self._metrics.upstream(self.server.key, name, outcome, seconds)
 
     async def list_tools(self, *, refresh: bool = False) -> list[ToolInfo]:
-        """tools/list, all pages, fetched once and kept (unless `refresh`)."""
+        """tools/list (its first page: Google's servers list a handful), fetched once and kept
+        (unless `refresh`)."""
         async with self._tools_lock:
             if self._tools is None or refresh:
-                tools: list[ToolInfo] = []
-                params: dict[str, Any] = {}
-                for _ in range(_MAX_TOOL_PAGES):
-                    call = functools.partial(self._request, "tools/list", params, "")
-                    data = await self._retrying(call)
-                    page = parse_output(
-                        ListToolsOutput, data, server=self.server.key, tool="tools/list"
-                    )
-                    tools.extend(page.tools)
-                    if not page.nextCursor:
-                        break
-                    params = {"cursor": page.nextCursor}
-                self._tools = tools
+                data = await self._retrying(functools.partial(self._request, "tools/list", {}, ""))
+                tools = parse_output(
+                    ListToolsOutput, data, server=self.server.key, tool="tools/list"
+                )
+                self._tools = tools.tools
             return list(self._tools)
 
     async def _retrying(self, operation: Callable[[], Awaitable[_T]]) -> _T:
@@ -248,7 +240,7 @@ class McpClient:
                 "POST", self.url, json=body, headers=headers
             ) as response:
                 if response.status_code < 500:  # it answered, even if to refuse: it is up
-                    self._on_answer()
+                    self.answered_at = time.monotonic()
                 yield response
         except httpx.HTTPError as exc:
             raise _transport_error(self.server, exc) from None

@@ -96,7 +96,6 @@ _JOBS = {
     "get_one": ("get_document",),
     "answer": ("answer_query",),
 }
-_USUAL = {job: None if job == "get_one" else names[0] for job, names in _JOBS.items()}
 
 
 def find_tools(names: Sequence[str]) -> dict[str, str | None]:
@@ -121,19 +120,9 @@ class DocumentFetcher:
         self._metrics = metrics
         self._flight = flight
         self._ttl = ttl
-        self._assumed: dict[str, str | None] | None = None
 
     async def tools(self) -> dict[str, str | None]:
-        if self._assumed is not None:
-            return self._assumed
-        try:
-            return find_tools([t.name for t in await self._dk.list_tools()])
-        except ProtocolError:
-            # a server that cannot list its tools may still answer calls: assume today's
-            # names, and do not ask again on every call
-            logger.warning("tools/list failed on %s; assuming the usual tool names", self._dk.url)
-            self._assumed = _USUAL
-            return _USUAL
+        return find_tools([t.name for t in await self._dk.list_tools()])
 
     async def get(self, names: list[str]) -> dict[str, Document]:
         """Documents by name (valid, unique), from the store or fetched."""

@@ -109,7 +109,6 @@ class ToolInfo(Output):
 
 class ListToolsOutput(Output):
     tools: list[ToolInfo]
-    nextCursor: str | None = None
 
 
 _M = TypeVar("_M", bound=Output)

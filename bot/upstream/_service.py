@@ -69,7 +69,6 @@ class GoogleDocsService:
         self._auths = [dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth]
         self._client: httpx.AsyncClient | None = None
         self._closed = False
-        self._answered_at: float | None = None
         # the credentials the clients hold (an OAuth token changes): asked for on every use
         redact = Redactor(current=lambda: [*dk_auth.secrets(), *pay_auth.secrets()])
 
@@ -90,7 +89,6 @@ class GoogleDocsService:
                 max_concurrency=settings.mcp_max_concurrency,
                 max_retries=settings.mcp_max_retries,
                 backoff_base=backoff_base,
-                on_answer=self._answered if dk else None,
                 metrics=metrics,
             )
 
@@ -116,9 +114,6 @@ class GoogleDocsService:
         self._work = Answering(
             settings, self._dk, self._pay, self._documents, self.quota, store, metrics, clock
         )
-
-    def _answered(self) -> None:
-        self._answered_at = time.monotonic()
 
     def _http(self) -> httpx.AsyncClient:
         if self._closed:
@@ -196,7 +191,7 @@ class GoogleDocsService:
         return [await dk, ServerStatus(server="pay", url=self._pay.url, ok=False, detail=why)]
 
     def recently_healthy(self, within_seconds: float = 300.0) -> bool:
-        at = self._answered_at
+        at = self._dk.answered_at
         return at is not None and time.monotonic() - at <= within_seconds
 
     async def aclose(self) -> None:

@@ -31,7 +31,7 @@ async def dk_client(server: FakeDeveloperKnowledge) -> AsyncIterator[McpClient]:
         yield McpClient(
             dk_context(),
             server.url,
-            http,
+            lambda: http,
             ApiKeyAuth("test-key"),
             max_response_bytes=1_000_000,
             max_concurrency=4,

@@ -4,7 +4,7 @@ text between constructs is escaped, and only `link()` may produce `<…>` markup
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from typing import NamedTuple
 from urllib.parse import urljoin
@@ -161,18 +161,6 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"  # what `\w` matches in a str pattern
 
 
-class _Positions:
-    __slots__ = ("_at", "_positions")
-
-    def __init__(self, positions: list[int]) -> None:
-        self._positions = positions
-        self._at = 0
-
-    def first_from(self, x: int) -> int | None:
-        self._at = bisect_left(self._positions, x, self._at)
-        return self._positions[self._at] if self._at < len(self._positions) else None
-
-
 class _CodeRuns:
     def __init__(self, text: str) -> None:
         self.runs = [(m.start(), m.end()) for m in re.finditer(r"`+", text)]
@@ -180,15 +168,11 @@ class _CodeRuns:
         for start, end in self.runs:
             self.by_length.setdefault(end - start, []).append(start)
         self.lengths = sorted(self.by_length)
-        self.cursor = {length: 0 for length in self.lengths}
         self.run_at = 0
 
     def _next_of_length(self, length: int, after: int) -> int | None:
         starts = self.by_length[length]
-        at = self.cursor[length]
-        while at < len(starts) and starts[at] <= after:
-            at += 1
-        self.cursor[length] = at
+        at = bisect_right(starts, after)
         return starts[at] if at < len(starts) else None
 
     def span(self, pos: int) -> tuple[int, int, int] | int:
@@ -213,7 +197,7 @@ class _CodeRuns:
 class _Scanner:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.closers: dict[str, _Positions] = {}
+        self.closers: dict[str, list[int]] = {}
         self.tails: dict[int, re.Match[str] | None] = {}
         self.code: _CodeRuns | None = None
 
@@ -221,9 +205,9 @@ class _Scanner:
         positions = self.closers.get(marker)
         if positions is None:
             found = [m.start() for m in _CLOSERS[marker].finditer(self.text)]
-            positions = self.closers[marker] = _Positions(found)
-        at = positions.first_from(low)
-        return at if at is not None and at <= low - 1 + reach else None
+            positions = self.closers[marker] = found
+        at = bisect_left(positions, low)
+        return positions[at] if at < len(positions) and positions[at] <= low - 1 + reach else None
 
     def tail(self, pos: int) -> re.Match[str] | None:
         if pos not in self.tails:

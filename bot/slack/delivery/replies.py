@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import render
 from bot.render import CLEARED_STATUS, Message, WorkKind, assistant_status, loading_messages
 from bot.slack.delivery import posting
 from bot.slack.delivery.posting import OnceAck
@@ -23,31 +26,50 @@ PROGRESS_REACTION = "mag"
 Where = Literal["command", "thread", "dm", "click", "direct"]
 
 
-class Reply(Protocol):
-    """`notify_asker`: the asker alone sees it; `notify_thread`: the conversation does;
-    `deliver`: the answer's ts (None: ephemeral); `post_visibly`: None when the bot may not."""
+@dataclass
+class Step:
+    title: str
+    output: str | None = None
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    status: Literal["complete", "error"] = "complete"
+    task_id: str = ""
+    closed: bool = False
 
-    @property
-    def client(self) -> AsyncWebClient: ...
-    @property
-    def channel(self) -> str | None: ...
-    @property
-    def user(self) -> str | None: ...
-    @property
-    def response_url(self) -> str | None: ...
-    @property
-    def thread_ts(self) -> str | None: ...
-    async def start_progress(self, msg: Message) -> None: ...
-    async def update_progress(self, msg: Message) -> None: ...
-    async def notify_asker(self, msg: Message) -> None: ...
-    async def notify_thread(self, msg: Message) -> None: ...
-    async def deliver(self, msg: Message) -> str | None: ...
-    async def post_visibly(self, msg: Message) -> str | None: ...
-    async def finish(self) -> None: ...
+
+class Progress:
+    """Steps on a reply that shows no timeline: nothing is sent (StreamReply shows them)."""
+
+    def decline(self) -> None:  # no timeline: a whole page, a private answer
+        pass
+
+    def stage(self, answer: render.StreamedAnswer) -> None:  # what `deliver` streams
+        pass
+
+    @asynccontextmanager
+    async def step(self, title: str) -> AsyncIterator[Step]:
+        opened = await self.open_step(title)
+        try:
+            yield opened
+        except BaseException:
+            await self.close_step(opened, "error")
+            raise
+        await self.close_step(opened, opened.status)
+
+    async def open_step(self, title: str) -> Step:
+        return Step(title)
+
+    async def close_step(self, step: Step, status: str) -> None:
+        pass
+
+
+NO_PROGRESS = Progress()
 
 
 @dataclass
 class SlackReply:
+    """`notify_asker`: the asker alone sees it; `notify_thread`: the conversation does;
+    `deliver`: the answer's ts (None: ephemeral); `post_visibly`: None when the bot may not."""
+
     client: AsyncWebClient
     where: Where
     channel: str | None
@@ -63,10 +85,7 @@ class SlackReply:
     _progress_gone: bool = field(default=False, repr=False)
     _progress_ts: str | None = field(default=None, repr=False)
     _answered_in_thread: bool = field(default=False, repr=False)
-
-    def __post_init__(self) -> None:
-        if self.where == "direct" and self.channel is None:
-            self.channel = self.user  # then the DM's id Slack answers with
+    progress: Progress = field(default=NO_PROGRESS, init=False, repr=False)
 
     async def start_progress(self, msg: Message) -> None:
         if self.where == "command":
@@ -193,11 +212,9 @@ class SlackReply:
 
     async def _react(self, *, add: bool) -> None:
         where = {"channel": self.channel or "", "timestamp": self.message_ts or ""}
+        call = self.client.reactions_add if add else self.client.reactions_remove
         try:
-            if add:
-                await self.client.reactions_add(name=PROGRESS_REACTION, **where)
-            else:
-                await self.client.reactions_remove(name=PROGRESS_REACTION, **where)
+            await call(name=PROGRESS_REACTION, **where)
         except SLACK_CALL_FAILURES as exc:
             logger.debug("reaction %s failed: %s", "add" if add else "remove", type(exc).__name__)
 
@@ -226,7 +243,7 @@ class SlackReply:
         )
 
     async def _post_direct(self, msg: Message) -> str | None:
-        """Posted with the user id as channel: Slack answers with the DM's id, kept."""
+        """Posted with the user id as channel (Ask again): Slack answers with the DM's id."""
         if not self.channel:
             return None
         response = await self.client.chat_postMessage(

@@ -7,8 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -16,63 +15,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import render
 from bot.slack.delivery.posting import why as _why
-from bot.slack.delivery.replies import SlackReply
+from bot.slack.delivery.replies import Progress, SlackReply, Step
 from bot.slack.failures import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
 
 State = Literal["idle", "open", "gone", "classic"]
-OnStarted = Callable[[str], Awaitable[None]]
-#: True when Stop was pressed for this work on another replica (it then cancels the work)
-StopCheck = Callable[[], Awaitable[bool]]
-
-
-@dataclass
-class Step:
-    title: str
-    output: str | None = None
-    sources: list[dict[str, Any]] = field(default_factory=list)
-    status: Literal["complete", "error"] = "complete"
-    task_id: str = ""
-    closed: bool = False
-
-
-class Progress:
-    """Steps on a reply that shows no timeline: nothing is sent (StreamReply shows them)."""
-
-    @property
-    def streaming(self) -> bool:
-        return False
-
-    def decline(self) -> None:  # no timeline: a whole page, a private answer
-        pass
-
-    def stage(self, answer: render.StreamedAnswer) -> None:  # what `deliver` streams
-        pass
-
-    @asynccontextmanager
-    async def step(self, title: str) -> AsyncIterator[Step]:
-        opened = await self.open_step(title)
-        try:
-            yield opened
-        except BaseException:
-            await self.close_step(opened, "error")
-            raise
-        await self.close_step(opened, opened.status)
-
-    async def open_step(self, title: str) -> Step:
-        return Step(title)
-
-    async def close_step(self, step: Step, status: str) -> None:
-        pass
-
-
-NO_PROGRESS = Progress()
-
-
-def progress_of(reply: object) -> Progress:
-    found = getattr(reply, "progress", None)
-    return found if isinstance(found, Progress) else NO_PROGRESS
 
 
 @dataclass
@@ -83,10 +31,10 @@ class StreamReply(Progress):
     #: the message of an earlier stream of this work (a restart finishes that one)
     existing_ts: str | None = None
     resumed: bool = False
-    on_started: OnStarted | None = None
+    on_started: Callable[[str], Awaitable[None]] | None = None
     stopped: bool = False
     #: asked before each Slack call on an open stream: Stop pressed on another replica?
-    stop_check: StopCheck | None = None
+    stop_check: Callable[[], Awaitable[bool]] | None = None
     _state: State = "idle"
     _ts: str | None = None
     _tasks: int = 0
@@ -190,9 +138,6 @@ class StreamReply(Progress):
         chunks = [{"type": "markdown_text", "text": render.STOPPED_TEXT}]
         if self._state == "open" and await self._stop(chunks=chunks):
             return
-        await self.session_idle()
-
-    async def session_idle(self) -> None:
         try:
             await self.client.agents_sessions_setStatus(
                 channel_id=self.channel, status="active", thread_ts=self.stream_thread

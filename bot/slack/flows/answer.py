@@ -18,14 +18,13 @@ from bot.quota import AnswerQuota
 from bot.report import DailyTally, answered_counts, tally
 from bot.service import DocsService
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
-from bot.slack.delivery.replies import Reply
-from bot.slack.delivery.streams import Progress, Step, progress_of
+from bot.slack.delivery.replies import Progress, Step
 from bot.slack.flows.home import report_summary
 from bot.slack.flows.pages import FIRST_PAGE, Pages, render_off_loop
 from bot.slack.flows.routing import Route
 from bot.slack.flows.sharing import PrivateAnswers, answer_privately
 from bot.slack.memory import RateLimiter, RecentQuestions, ThreadMemory, UserProfiles
-from bot.slack.work.worklog import delivering
+from bot.slack.work.worklog import Reply, delivering
 from bot.store import Op, Store, StoreError
 from bot.verify import count_commands
 
@@ -80,7 +79,7 @@ class Answers:
                     await self.tally.count(tally.QUESTIONS, tally.RATE_LIMITED)
                 return Outcome(route=route.kind, outcome="rate_limited")
         if route.kind == "doc" or route.private:
-            progress_of(reply).decline()  # a whole page, or an answer for the asker alone
+            reply.progress.decline()  # a whole page, or an answer for the asker alone
         await reply.start_progress(render.render_progress(question))
         pay = route.kind == "pay" and self.service.pay_configured
         server = "pay" if pay else DEVELOPER_KNOWLEDGE
@@ -150,7 +149,7 @@ class Answers:
             about=about,
         )
         msg: render.Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
-        progress_of(reply).stage(render.streamed_answer(result, parts))
+        reply.progress.stage(render.streamed_answer(result, parts))
         topic = route.topic or route.query
 
         def writes(ts: str | None) -> list[Op]:
@@ -189,7 +188,7 @@ class Answers:
 
     async def _ask(self, reply: Reply, route: Route) -> Answer:
         """The upstream call as a step (a quota wait its own), then the commands' check."""
-        progress = progress_of(reply)
+        progress = reply.progress
         async with progress.step(render.step_title(route.kind)) as step:
             result = await self._call(reply, route, progress)
             step.sources = render.task_sources(result)

@@ -18,8 +18,8 @@ from bot.channels import (
     parse_channel_request,
 )
 from bot.slack.boundary import Outcome
-from bot.slack.delivery.replies import Reply
 from bot.slack.memory import ChannelSettingsStore, UserProfiles
+from bot.slack.work.worklog import Reply
 from bot.store import StoreError
 
 logger = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ from bot import keys, render
 from bot.errors import InvalidInput
 from bot.slack.boundary import Outcome
 from bot.slack.delivery import posting
-from bot.slack.delivery.replies import Reply
 from bot.slack.memory import ThreadMemory
+from bot.slack.work.worklog import Reply
 from bot.store import AdapterCodec, Store
 
 SHARE_TTL_SECONDS = 3600

@@ -27,13 +27,13 @@ from bot.slack.boundary import (
     say_nothing,
 )
 from bot.slack.delivery import posting
-from bot.slack.delivery.replies import Reply, SlackReply
+from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
 from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.pages import FIRST_PAGE
 from bot.slack.flows.sharing import share
 from bot.slack.memory import delivery_key
-from bot.slack.work.worklog import WorkRecord, track
+from bot.slack.work.worklog import Reply, WorkRecord, track
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         if not isinstance(user, str) or not user:
             ignored(deps.metrics, "home_action", "no user")
             return
-        reply = SlackReply(client, "direct", None, user)
+        reply = SlackReply(client, "direct", user, user)  # the DM's id once posted
 
         async def job() -> Outcome:
             try:

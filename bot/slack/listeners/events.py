@@ -15,6 +15,7 @@ from bot.render import WorkKind
 from bot.slack.boundary import Outcome, duplicate, ignored, say_nothing
 from bot.slack.delivery.replies import SlackReply, Where
 from bot.slack.deps import SlackDeps
+from bot.slack.flows.pages import unfurl
 from bot.slack.flows.routing import (
     THREAD_CHANNEL_TYPES,
     is_top_level,
@@ -24,7 +25,6 @@ from bot.slack.flows.routing import (
     why_not_an_auto_question,
     with_channel_privacy,
 )
-from bot.slack.flows.unfurl import unfurl
 from bot.slack.memory import delivery_key
 from bot.slack.work.stops import slack_time
 from bot.slack.work.worklog import WorkRecord, streamed, track

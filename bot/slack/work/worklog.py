@@ -23,7 +23,7 @@ from bot import keys
 from bot.observability.metrics import Metrics
 from bot.render import Message, with_restart_note
 from bot.slack.delivery.posting import CANNOT_POST
-from bot.slack.delivery.replies import Reply, SlackReply
+from bot.slack.delivery.replies import SlackReply
 from bot.slack.delivery.streams import StreamReply
 from bot.store import TEXT, ModelCodec, Op, Store, StoreError
 
@@ -234,14 +234,16 @@ def delivering(writes: Writes) -> Iterator[Staged]:
 
 
 class TrackedReply:
-    """A `Reply` under a work record: silent when another process took the work over."""
+    """A reply under a work record: silent when another process took the work over."""
 
-    def __init__(self, inner: Reply, log: WorkLog, record: WorkRecord, *, resumed: bool) -> None:
+    def __init__(
+        self, inner: SlackReply | StreamReply, log: WorkLog, record: WorkRecord, *, resumed: bool
+    ) -> None:
         self.inner, self._log, self._record, self._resumed = inner, log, record, resumed
         self._delivered = False
         self.client, self.channel, self.user = inner.client, inner.channel, inner.user
         self.response_url = inner.response_url
-        self.progress = getattr(inner, "progress", None)
+        self.progress = inner.progress
         self.start_progress = inner.start_progress
         self.update_progress = inner.update_progress
         self.finish = inner.finish
@@ -296,7 +298,13 @@ class TrackedReply:
         return sent
 
 
-def track(log: WorkLog, reply: Reply, record: WorkRecord | None, *, resumed: bool) -> Reply:
+#: what the flows answer through
+Reply = SlackReply | StreamReply | TrackedReply
+
+
+def track(
+    log: WorkLog, reply: SlackReply | StreamReply, record: WorkRecord | None, *, resumed: bool
+) -> Reply:
     return reply if record is None else TrackedReply(reply, log, record, resumed=resumed)
 
 

@@ -47,7 +47,7 @@ class ResilientStore(Store):
         self._fallback = MemoryStore(max_entries=2_000, max_chars=2_000_000)
         self._timeout = timeout
         self._retry_after = retry_after
-        self._metrics = metrics
+        self._metrics = metrics or Metrics()  # none given: counted where nobody looks
         self._url = redact_url(url if url is not None else f"{primary.kind}://")
         self._clock = clock
         self.up = True  # whether the last call reached the primary
@@ -68,8 +68,7 @@ class ResilientStore(Store):
         if self.up or self._clock() >= self._retry_at:
             if op != "ping":
                 self.calls[op] += 1
-                if self._metrics is not None:
-                    self._metrics.count(_CALLS, _CALLS_HELP, op=op)
+                self._metrics.count(_CALLS, _CALLS_HELP, op=op)
             try:
                 async with asyncio.timeout(self._timeout):
                     result = await call(self.primary)
@@ -85,8 +84,7 @@ class ResilientStore(Store):
         return await call(self._fallback)
 
     def _failed(self, op: str, detail: str) -> None:
-        if self._metrics is not None:
-            self._metrics.count(_ERRORS, _ERRORS_HELP, op=op, backend=self.kind)
+        self._metrics.count(_ERRORS, _ERRORS_HELP, op=op, backend=self.kind)
         self._retry_at = self._clock() + self._retry_after
         self._detail = detail
         if self.up:
@@ -119,8 +117,7 @@ class ResilientStore(Store):
             self._replaying = None
 
     def _gauge(self, value: int) -> None:
-        if self._metrics is not None:
-            self._metrics.set_gauge(_UP, _UP_HELP, value, backend=self.kind)
+        self._metrics.set_gauge(_UP, _UP_HELP, value, backend=self.kind)
 
     # --- Store (the single writes are batches of one) -----------------------------------
     async def get(self, key: str, codec: Codec[T]) -> T | None:

@@ -1,6 +1,6 @@
-"""Developer Knowledge documents: which tool does which job (names have changed over time),
-pages fetched 20 at a time (or one by one where only `get_document` exists) and kept in the
-store (`doc:<name>`, `title:<name>`), titles for references and hits, and the tools' outputs."""
+"""The tools' calls and outputs: which Developer Knowledge tool does which job (names have
+changed over time), answers and searches with titled references, pages fetched 20 at a time
+and kept in the store (`doc:<name>`, `title:<name>`), and the Pay search."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from urllib.parse import unquote, urlsplit
 
 from bot import keys
-from bot.errors import ErrorFacts, GdocsError, NotFound, ProtocolError, Reason
-from bot.models import Document
-from bot.names import MAX_NAMES_PER_CALL, uri_for_name
+from bot.errors import ErrorFacts, GdocsError, InvalidInput, NotFound, ProtocolError, Reason
+from bot.models import Answer, Document, Fallback, Reference, SearchHit
+from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref, uri_for_name
 from bot.observability.metrics import Metrics
 from bot.store import TEXT, ModelCodec, Op, SharedFlight, Store
 from bot.text import collapse_whitespace, truncate
@@ -89,6 +89,13 @@ def snippet(text: str, limit: int = 500) -> str:
     return truncate(collapse_whitespace(_HEADING.sub("", text)), limit, at_word=True)
 
 
+def name_for(ref: str) -> str | None:
+    try:
+        return normalize_doc_ref(ref)
+    except InvalidInput:
+        return None
+
+
 #: which tool does each job, by the names servers have used (the first is today's)
 _JOBS = {
     "search": ("search_documents", "search_document_chunks"),
@@ -136,6 +143,42 @@ class DocumentFetcher:
         if missing:
             found.update(await self._flight.run("\n".join(missing), lambda: self._fetch(missing)))
         return found
+
+    async def answer(self, tool: str, query: str) -> Answer:
+        data = await self._dk.call_tool(tool, {"query": query})
+        out = parse_output(AnswerQueryOutput, data, server=self._dk.server.key, tool=tool)
+        names = [n for n in dict.fromkeys(map(name_for, out.references)) if n is not None]
+        titles = await self.titles(names)
+        references = tuple(
+            Reference(name=name, uri=uri, title=titles.get(name) or title_from_uri(uri))
+            for name in names
+            for uri in [uri_for_name(name)]
+        )
+        return Answer(
+            query=query, kind="answer", text=out.answerText, references=references, tool=tool
+        )
+
+    async def search(self, query: str, fallback: Fallback | None = None) -> Answer:
+        tool = (await self.tools())["search"] or "search_documents"
+        data = await self._dk.call_tool(tool, {"query": query})
+        out = parse_output(SearchDocumentsOutput, data, server=self._dk.server.key, tool=tool)
+        chunks = {}
+        for chunk in out.results:
+            name = name_for(chunk.parent)
+            if name is not None and name not in chunks:
+                chunks[name] = chunk  # the best-ranked chunk of each document
+        titles = await self.titles(list(chunks))
+        hits = tuple(
+            SearchHit(
+                title=titles.get(name) or title_from_uri(uri),
+                uri=uri,
+                snippet=snippet(chunk.content),
+                name=name,
+            )
+            for name, chunk in chunks.items()
+            for uri in [uri_for_name(name)]
+        )
+        return Answer(query=query, kind="search", hits=hits, fallback=fallback, tool=tool)
 
     async def titles(self, names: list[str]) -> dict[str, str]:
         """Titles of the documents that could be had in time; never fails the caller."""
@@ -206,3 +249,22 @@ class DocumentFetcher:
         if isinstance(data, dict) and isinstance(data.get("document"), dict):
             data = data["document"]  # the document itself, or wrapped as {"document": …}
         return parse_output(DocumentOutput, data, server=self._dk.server.key, tool=tool)
+
+
+async def pay_search(pay: McpClient, query: str, language: str | None) -> Answer:
+    tool = "search_documentation"
+    arguments = {"userQuery": query} | ({"languageCode": language} if language else {})
+    data = await pay.call_tool(tool, arguments)
+    out = parse_output(SearchDocumentationOutput, data, server=pay.server.key, tool=tool)
+    hits: dict[str, SearchHit] = {}
+    for result in out.results:
+        if result.uri in hits or not result.uri.startswith(("https://", "http://")):
+            continue
+        hits[result.uri] = SearchHit(
+            title=result.title or title_from_uri(result.uri),
+            uri=result.uri,
+            snippet=snippet(result.content),
+            # Pay pages are in the Developer Knowledge corpus too: "Show full doc" works
+            name=name_for(result.uri),
+        )
+    return Answer(query=query, kind="pay", hits=tuple(hits.values()), tool=tool)

@@ -1,9 +1,11 @@
-"""GoogleDocsService: `bot.service.DocsService` over the Developer Knowledge and
-Pay MCP servers, wired as config -> credentials -> one httpx client -> two MCP clients."""
+"""GoogleDocsService: `bot.service.DocsService` over the Developer Knowledge and Pay MCP
+servers: a generated answer (within answer_query's quota, else search with a `Fallback` saying
+why and until when), a search, a Pay search, pages, and the check of an answer's commands."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -13,24 +15,31 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from bot import keys
-from bot.errors import GdocsError, ServerKey
-from bot.models import Answer, Document, Fallback, ServerStatus
-from bot.names import normalize_doc_ref
+from bot import keys, verify
+from bot.errors import GdocsError, InvalidInput, QuotaExceeded, ServerKey
+from bot.models import Answer, Document, Fallback, ServerStatus, Verification
+from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref
 from bot.observability.metrics import Metrics
-from bot.quota import AnswerQuota, QuotaConfig, Tally
+from bot.quota import AnswerQuota, QuotaConfig, Refusal, Tally
 from bot.redact import Redactor
 from bot.settings import Settings, reveal
-from bot.store import MemoryStore, SharedFlight, Store
+from bot.store import MemoryStore, ModelCodec, SharedFlight, Store, StoreError
 from bot.text import clean_language, clean_query
-from bot.upstream._answering import ANSWER, Answering, OnWait
 from bot.upstream._auth import ApiKeyAuth, Auth, OAuth
 from bot.upstream._client import McpClient
-from bot.upstream._documents import DocumentFetcher, deadline, normalise
+from bot.upstream._documents import DocumentFetcher, deadline, name_for, normalise, pay_search
 from bot.upstream._errors import ServerContext
 from bot.upstream._question_key import question_key
 
+logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
+#: told how long the answer waits for a per-minute slot, before it waits
+OnWait = Callable[[float], Awaitable[None]]
+ANSWER = ModelCodec(Answer)
+_SNIPPETS_HELP = (
+    "Commands and code blocks of generated answers checked against their cited pages, by "
+    "result (found, partly, not_found, unchecked)."
+)
 
 
 class GoogleDocsService:
@@ -50,7 +59,7 @@ class GoogleDocsService:
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         tally: Tally | None = None,
     ) -> None:
-        clock = clock or (lambda: datetime.now(UTC))
+        self._clock = clock = clock or (lambda: datetime.now(UTC))
         self._settings = settings
         self._timeout = timeout = settings.mcp_timeout_seconds
         self._metrics = metrics = Metrics() if metrics is None else metrics
@@ -111,9 +120,6 @@ class GoogleDocsService:
         self._documents = DocumentFetcher(
             self._dk, store, metrics, self._flights, ttl=settings.cache_document_ttl_seconds
         )
-        self._work = Answering(
-            settings, self._dk, self._pay, self._documents, self.quota, store, metrics, clock
-        )
 
     def _http(self) -> httpx.AsyncClient:
         if self._closed:
@@ -145,11 +151,35 @@ class GoogleDocsService:
                 limit_value=spent.limit_value or None,
             )
             return answer.model_copy(update={"fallback": fallback})
-        compute = partial(self._bounded, self._dk.server, self._work.answer, query, asker, on_wait)
+        compute = partial(self._bounded, self._dk.server, self._answer, query, asker, on_wait)
         return await self._shared(key, query, compute)
 
     async def verify(self, answer: Answer) -> Answer:
-        return await self._work.verify(answer) if self._settings.verify_answers else answer
+        """`answer` with its `verification` (unchanged when it has one, or is no generated
+        answer); kept with the answer in the store and counted in `gdocs_snippets_total`."""
+        if answer.kind != "answer" or answer.verification is not None or answer.fallback:
+            return answer
+        if not self._settings.verify_answers:
+            return answer
+        if verify.count_commands(answer.text) == 0:
+            result = Verification(status="checked")  # nothing to look up: no call
+        else:
+            result = await self._check(answer)
+        for name in ("found", "partly", "not_found", "unchecked"):
+            if count := result.count(name):
+                self._metrics.count("gdocs_snippets_total", _SNIPPETS_HELP, count, result=name)
+        checked = answer.model_copy(update={"verification": result})
+        seconds = self._keep_for(checked)
+        # a cached answer is not kept again: that would stretch its TTL
+        if result.status == "checked" and seconds > 0 and not answer.cached:
+            try:
+                query = clean_query(answer.query, self._settings.max_query_chars)
+                await self._store.set(
+                    keys.ANSWER.key(question_key(query)), checked, ANSWER, seconds
+                )
+            except (StoreError, InvalidInput) as exc:
+                logger.info("checked answer not cached: %s", exc)
+        return checked
 
     async def search(self, query: str) -> Answer:
         text = clean_query(query, self._settings.max_query_chars)
@@ -157,7 +187,7 @@ class GoogleDocsService:
         cached = await self._cached(key, text)
         if cached is not None:
             return cached
-        compute = partial(self._bounded, self._dk.server, self._work.search, text)
+        compute = partial(self._bounded, self._dk.server, self._documents.search, text)
         return await self._shared(key, text, compute)
 
     async def pay(self, query: str, language: str | None = None) -> Answer:
@@ -170,7 +200,7 @@ class GoogleDocsService:
         cached = await self._cached(key, text)
         if cached is not None:
             return cached
-        compute = partial(self._bounded, self._pay.server, self._work.pay_search, text, tag)
+        compute = partial(self._bounded, self._pay.server, pay_search, self._pay, text, tag)
         return await self._shared(key, text, compute)
 
     async def docs(self, names: list[str]) -> list[Document]:
@@ -224,17 +254,21 @@ class GoogleDocsService:
             return await compute()
 
         # the caller read `key` just before (a miss): the flight need not read it again
-        answer = await self._flights.run(key, computing, ANSWER, self._work.keep_for, checked=True)
+        answer = await self._flights.run(key, computing, ANSWER, self._keep_for, checked=True)
         if not computed:  # another request's call (here or on another replica) answered it
             answer = answer.model_copy(update={"reuse": "shared"})
         # each asker sees their own wording (keys ignore case, spacing and filler words)
         return answer if answer.query == query else answer.model_copy(update={"query": query})
 
     async def _bounded(
-        self, server: ServerContext, work: Callable[..., Awaitable[_T]], *args: object
+        self,
+        server: ServerContext,
+        work: Callable[..., Awaitable[_T]],
+        *args: object,
+        timeout: float | None = None,
     ) -> _T:
-        """`work` within MCP_TIMEOUT_SECONDS end to end, retries included."""
-        timeout = self._timeout
+        """`work` within `timeout` (MCP_TIMEOUT_SECONDS) end to end, retries included."""
+        timeout = timeout or self._timeout
         token = deadline.set(asyncio.get_running_loop().time() + timeout)
         try:
             async with asyncio.timeout(timeout):
@@ -258,3 +292,56 @@ class GoogleDocsService:
         return ServerStatus(
             server=server, url=client.url, ok=error is None, tools=tools, detail=detail, error=error
         )
+
+    def _keep_for(self, answer: Answer) -> float:
+        """Seconds a result is worth keeping (0: not at all). A quota fallback is kept no
+        longer than the quota stays spent, and one person's allowance is theirs alone."""
+        fallback = answer.fallback
+        if answer.kind == "answer":
+            return self._settings.cache_answer_ttl_seconds
+        if fallback is None or fallback.reason != "answer_quota":
+            return self._settings.cache_search_ttl_seconds
+        if fallback.limit == "user" or fallback.until is None:
+            return 0.0
+        left = (fallback.until - self._clock()).total_seconds()
+        return max(0.0, min(self._settings.cache_search_ttl_seconds, left))
+
+    async def _answer(self, query: str, asker: str | None, on_wait: OnWait | None) -> Answer:
+        """answer_query when the quota allows it, else search with a fallback."""
+        tool = (await self._documents.tools())["answer"]
+        if tool is None:
+            return await self._documents.search(query, Fallback(reason="no_answer_tool"))
+        decision = await self.quota.acquire_waiting(asker, on_wait=on_wait)
+        if isinstance(decision, Refusal):
+            return await self._instead(query, decision.limit, decision.until, decision.limit_value)
+        try:
+            return await self._documents.answer(tool, query)
+        except QuotaExceeded as exc:
+            logger.warning("answer_query is out of quota (%s); answering with search", exc)
+            pause = await self.quota.refused(exc.signal, asker, decision)
+            # the server's own number when it gave one: it may not be the bot's setting
+            return await self._instead(query, pause.kind, pause.until, pause.limit_value)
+
+    async def _instead(self, query: str, limit: str, until: datetime, size: int | None) -> Answer:
+        """Search, with a note saying which limit (of `size` answers) and until when."""
+        self._metrics.quota_fallback()
+        fallback = Fallback(
+            reason="answer_quota", limit=limit, until=until, limit_value=size or None
+        )
+        return await self._documents.search(query, fallback)
+
+    async def _check(self, answer: Answer) -> Verification:
+        names = [n for n in dict.fromkeys(name_for(r.name) for r in answer.references) if n]
+        if not names:
+            return verify.unchecked(answer.text)
+        timeout = self._settings.verify_timeout_seconds
+        get, wanted = self._documents.get, names[:MAX_NAMES_PER_CALL]
+        try:
+            found = await self._bounded(self._dk.server, get, wanted, timeout=timeout)
+        except GdocsError as exc:
+            # the answer is worth more than its marks: it goes out, marked "not checked"
+            logger.info("answer not checked: %s", type(exc).__name__)
+            return verify.unchecked(answer.text)
+        pages = [found[name] for name in names[:MAX_NAMES_PER_CALL]]
+        # CPU over up to 20 whole pages: in a worker thread, so the acks never wait for it
+        return await asyncio.to_thread(verify.check_answer, answer.text, pages)

@@ -4,7 +4,6 @@ SQLite transaction or one Redis script: all of it is applied, or none."""
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -47,14 +46,6 @@ class TextCodec:
         return raw.decode("utf-8")
 
 
-class JsonCodec:
-    def encode(self, value: Any) -> bytes:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
-
-    def decode(self, raw: bytes) -> Any:
-        return json.loads(raw)
-
-
 @dataclass(frozen=True)
 class AdapterCodec(Generic[T]):
     """Any type pydantic can validate, as JSON."""
@@ -76,7 +67,7 @@ def ModelCodec(model: type[M]) -> AdapterCodec[M]:
 
 
 TEXT = TextCodec()
-JSON = JsonCodec()
+JSON: AdapterCodec[Any] = AdapterCodec(TypeAdapter(Any))  # compact JSON, as json.dumps wrote
 
 
 def decoded(codec: Codec[T], raw: bytes | None) -> T | None:

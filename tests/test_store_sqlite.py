@@ -127,8 +127,8 @@ async def test_expired_rows_are_swept_from_the_file(tmp_path: Path) -> None:
         await store.aclose()
 
 
-async def test_a_long_backlog_of_expired_rows_is_swept_batch_after_batch(tmp_path: Path) -> None:
-    """More expired rows than one batch: each following write sweeps another batch."""
+async def test_a_long_backlog_of_expired_rows_is_swept(tmp_path: Path) -> None:
+    """Many expired rows: the writes after the sweep interval leave none of them."""
     clock = FakeClock()
     store = await _open(tmp_path / "s.db", clock, sweep_every=60)
     try:

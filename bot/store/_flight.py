@@ -134,10 +134,8 @@ class SharedFlight:
                 await self._store.delete_if(_LOCK + key, owner, TEXT)
                 return stored
             waited = True
-            delay = 0.025
             while loop.time() < give_up:  # until the result appears or the lock goes
-                await asyncio.sleep(min(delay, max(0.0, give_up - loop.time())))
-                delay = min(delay * 2, 0.2)
+                await asyncio.sleep(0.05)
                 if (found := await self._store.get(key, codec)) is not None:
                     return found
                 if await self._store.get(_LOCK + key, TEXT) is None:

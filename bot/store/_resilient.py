@@ -58,8 +58,7 @@ class ResilientStore(Store):
         self.calls: Counter[str] = Counter()  # calls that went to the primary, by operation
         self._gauge(1)
 
-    def state(self) -> dict[str, object]:
-        """For /readyz: backend, URL (password hidden), ok, detail."""
+    def state(self) -> dict[str, object]:  # for /readyz
         return {"backend": self.kind, "url": self._url, "ok": self.up, "detail": self._detail}
 
     async def _call(

@@ -34,7 +34,6 @@ _SCHEMA = [
 _INTEGER = re.compile(rb"-?[0-9]{1,18}")
 #: bytes the WAL file is cut back to when it starts over (PRAGMA journal_size_limit)
 JOURNAL_SIZE_LIMIT = 4 << 20
-SWEEP_BATCH = 500
 _TABLES = {"entries": "value", "windows": "events"}
 _LIVE = "SELECT value, expires FROM entries WHERE key = ? AND expires > ?"
 _PUT = """INSERT INTO {0} (key, ns, {1}, expires, touched) VALUES (?, ?, ?, ?, ?)
@@ -142,16 +141,9 @@ class Db:
         self._rows[table, ns] = rows
 
     def _sweep(self, now: float) -> None:
-        deleted = [
-            self._conn.execute(
-                f"DELETE FROM {table} WHERE key IN (SELECT key FROM {table}"
-                f" INDEXED BY {table}_order WHERE expires <= ? LIMIT ?)",
-                (now, SWEEP_BATCH),
-            ).rowcount
-            for table in _TABLES
-        ]
-        # a full batch: more are waiting, and the next write sweeps again
-        self._next_sweep = now if max(deleted) >= SWEEP_BATCH else now + self._sweep_every
+        for table in _TABLES:  # at most CACHE_MAX_ENTRIES rows a family: one statement each
+            self._conn.execute(f"DELETE FROM {table} WHERE expires <= ?", (now,))
+        self._next_sweep = now + self._sweep_every
 
     # --- entries (the writes run inside `write`) -------------------------------------------
     def get_many(self, keys: Sequence[str], now: float) -> dict[str, bytes]:

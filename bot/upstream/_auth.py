@@ -10,16 +10,17 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import httpx
 
 from bot.errors import AuthError, ErrorFacts, Reason
+from bot.settings import Settings
 from bot.upstream._errors import AuthKind, Transient
 
 SCOPE = "https://www.googleapis.com/auth/cloud-platform"
+_REFRESH_MARGIN_SECONDS = 300.0
 
 
 class ApiKeyAuth:
@@ -42,20 +43,11 @@ class ApiKeyAuth:
 class OAuth:
     kind: AuthKind = "oauth"
 
-    def __init__(
-        self,
-        credentials_file: Path | None,
-        project: str | None,
-        *,
-        timeout: float,
-        clock: Callable[[], datetime],
-        refresh_margin: float = 300.0,
-    ) -> None:
-        self._file = credentials_file
-        self._project = project
+    def __init__(self, settings: Settings, clock: Callable[[], datetime]) -> None:
+        self._file = settings.google_application_credentials
+        self._project = settings.google_cloud_project
         self._clock = clock
-        self._margin = refresh_margin
-        self._http = httpx.Client(timeout=timeout)
+        self._http = httpx.Client(timeout=settings.mcp_timeout_seconds)
         self._credentials: Any = None
         self._lock = asyncio.Lock()
 
@@ -86,7 +78,7 @@ class OAuth:
         if not creds.token or creds.expiry is None:
             return not creds.token
         now = self._clock().astimezone(UTC).replace(tzinfo=None)
-        return bool((creds.expiry - now).total_seconds() <= self._margin)
+        return bool((creds.expiry - now).total_seconds() <= _REFRESH_MARGIN_SECONDS)
 
     def _load(self) -> Any:
         import google.auth

@@ -65,13 +65,8 @@ class GoogleDocsService:
         self._metrics = metrics = Metrics() if metrics is None else metrics
         self._store = store = MemoryStore() if store is None else store
         self.pay_configured = settings.google_oauth_configured
-        oauth = None
-        if self.pay_configured:  # never probe ADC/the metadata server otherwise
-            credentials, project = (
-                settings.google_application_credentials,
-                settings.google_cloud_project,
-            )
-            oauth = OAuth(credentials, project, timeout=timeout, clock=clock)
+        # never probe ADC/the metadata server unless OAuth is configured
+        oauth = OAuth(settings, clock) if self.pay_configured else None
         api_key = reveal(settings.google_api_key)
         dk_auth: Auth = oauth if api_key is None and oauth else ApiKeyAuth(api_key)
         pay_auth: Auth = oauth or ApiKeyAuth(None)  # Pay takes OAuth only
@@ -103,7 +98,7 @@ class GoogleDocsService:
 
         self._dk = client("developer_knowledge", str(settings.developer_knowledge_mcp_url), dk_auth)
         self._pay = client("pay", str(settings.pay_mcp_url), pay_auth)
-        quota = QuotaConfig(
+        limits = QuotaConfig(
             per_minute=settings.answer_quota_per_minute,
             per_day=settings.answer_quota_per_day,
             per_user_per_day=settings.answer_quota_per_user_per_day,
@@ -112,7 +107,7 @@ class GoogleDocsService:
             skip_until_reset=settings.answer_quota_skip_until_reset,
         )
         self.quota = AnswerQuota(
-            store, quota, clock=clock, metrics=metrics, sleep=sleep, tally=tally
+            store, limits, clock=clock, metrics=metrics, sleep=sleep, tally=tally
         )
         # identical work in flight shares one call: in this process, and (answers) across
         # replicas; a replica dying while it computes holds the others back no longer
@@ -142,22 +137,15 @@ class GoogleDocsService:
             return cached
         spent = await self.quota.user_spent(asker)
         if spent is not None:  # this person's allowance, not the team's: not shared
-            self._metrics.quota_fallback()
-            answer = await self.search(query)
-            fallback = Fallback(
-                reason="answer_quota",
-                limit="user",
-                until=spent.until,
-                limit_value=spent.limit_value or None,
-            )
-            return answer.model_copy(update={"fallback": fallback})
+            fallback = self._quota_fallback("user", spent.until, spent.limit_value)
+            return (await self.search(query)).model_copy(update={"fallback": fallback})
         compute = partial(self._bounded, self._dk.server, self._answer, query, asker, on_wait)
         return await self._shared(key, query, compute)
 
     async def verify(self, answer: Answer) -> Answer:
         """`answer` with its `verification` (unchanged when it has one, or is no generated
         answer); kept with the answer in the store and counted in `gdocs_snippets_total`."""
-        if answer.kind != "answer" or answer.verification is not None or answer.fallback:
+        if answer.kind != "answer" or answer.verification or answer.fallback:
             return answer
         if not self._settings.verify_answers:
             return answer
@@ -313,22 +301,21 @@ class GoogleDocsService:
             return await self._documents.search(query, Fallback(reason="no_answer_tool"))
         decision = await self.quota.acquire_waiting(asker, on_wait=on_wait)
         if isinstance(decision, Refusal):
-            return await self._instead(query, decision.limit, decision.until, decision.limit_value)
+            fallback = self._quota_fallback(decision.limit, decision.until, decision.limit_value)
+            return await self._documents.search(query, fallback)
         try:
             return await self._documents.answer(tool, query)
         except QuotaExceeded as exc:
             logger.warning("answer_query is out of quota (%s); answering with search", exc)
             pause = await self.quota.refused(exc.signal, asker, decision)
             # the server's own number when it gave one: it may not be the bot's setting
-            return await self._instead(query, pause.kind, pause.until, pause.limit_value)
+            fallback = self._quota_fallback(pause.kind, pause.until, pause.limit_value)
+            return await self._documents.search(query, fallback)
 
-    async def _instead(self, query: str, limit: str, until: datetime, size: int | None) -> Answer:
-        """Search, with a note saying which limit (of `size` answers) and until when."""
+    def _quota_fallback(self, limit: str, until: datetime, size: int | None) -> Fallback:
+        """Search instead: which limit (of `size` answers) and until when."""
         self._metrics.quota_fallback()
-        fallback = Fallback(
-            reason="answer_quota", limit=limit, until=until, limit_value=size or None
-        )
-        return await self._documents.search(query, fallback)
+        return Fallback(reason="answer_quota", limit=limit, until=until, limit_value=size or None)
 
     async def _check(self, answer: Answer) -> Verification:
         names = [n for n in dict.fromkeys(name_for(r.name) for r in answer.references) if n]

@@ -86,7 +86,6 @@ from bot.render._stream import verify_title as verify_title
 from bot.render._stream import wait_title as wait_title
 from bot.render._text import Message as Message
 from bot.render._text import escape as escape
-from bot.render._text import escape_truncated as escape_truncated
 from bot.render._text import is_http_url as is_http_url
 from bot.render._text import link as link
 from bot.render._text import mention as mention

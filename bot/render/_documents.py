@@ -257,11 +257,9 @@ def page_spans(source: str, *, max_chars: int, fits: Callable[[str], bool]) -> l
 def _presplit(source: str, units: list[_Unit], max_chars: int) -> list[_Unit]:
     """Lines longer than half a page cut, so fitting a page never re-renders a huge line."""
     out: list[_Unit] = []
-    pending = list(reversed(units))
-    while pending:
-        unit = pending.pop()
+    for unit in units:
         if unit.end - unit.start > max_chars // 2:
-            pending.extend(reversed(split_unit(source, unit)))
+            out += _presplit(source, split_unit(source, unit), max_chars)
         else:
             out.append(unit)
     return out

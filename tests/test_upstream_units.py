@@ -23,7 +23,7 @@ from bot.upstream import (
 
 # --- retry backoff ---------------------------------------------------------------------
 class _Timeline:
-    """What `_retrying` did, in order: ("call",), ("jitter", low, high), ("sleep", seconds).
+    """What `_request` did, in order: ("call",), ("jitter", low, high), ("sleep", seconds).
 
     Stands in for `random.uniform` (answering the window's upper bound, so the delays are
     the windows themselves) and for `asyncio.sleep` (recording instead of waiting)."""
@@ -62,11 +62,11 @@ _CTX = ServerContext(
 
 
 async def _retry(outcomes: list[Exception | str], *, retries: int, timeline: _Timeline) -> str:
-    """Run `McpClient._retrying` (base 0.5 s, cap 3 s) over an operation that raises or
-    returns each of `outcomes` in turn."""
+    """Run `McpClient._request` (base 0.5 s, cap 3 s) over attempts that raise or return each
+    of `outcomes` in turn."""
     pending = list(outcomes)
 
-    async def operation() -> str:
+    async def attempt(*_: object) -> str:
         timeline.events.append(("call",))
         outcome = pending.pop(0)
         if isinstance(outcome, Exception):
@@ -85,7 +85,8 @@ async def _retry(outcomes: list[Exception | str], *, retries: int, timeline: _Ti
             backoff_base=0.5,
             backoff_cap=3.0,
         )
-        return await client._retrying(operation)
+        client._attempt = attempt  # type: ignore[method-assign,assignment]
+        return await client._request("tools/list", {}, "")  # type: ignore[return-value]
 
 
 def _transient() -> Exception:

@@ -36,9 +36,6 @@ class ApiKeyAuth:
     def secrets(self) -> list[str]:
         return list(self._headers.values())
 
-    def close(self) -> None:
-        return None
-
 
 class OAuth:
     kind: AuthKind = "oauth"

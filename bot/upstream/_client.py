@@ -1,23 +1,18 @@
-"""A client for one MCP server over Streamable HTTP, on a shared `httpx.AsyncClient`.
-
-Every request first goes out in the 2026-07-28 form (no handshake; `MCP-Protocol-Version`,
-`Mcp-Method`, `Mcp-Name` headers, the `_meta` envelope). A -32022 refusal listing a revision of
-ours is retried in it; any other refusal gets the 2025 lifecycle (initialize, `Mcp-Session-Id`,
-initialize again once when the session expires), kept for the client's life.
-"""
+"""A client for one MCP server over Streamable HTTP. Requests go out in the 2026-07-28 form
+(no handshake; revision headers, the `_meta` envelope); a -32022 refusal listing a revision of
+ours is retried in it, any other refusal switches to the 2025 lifecycle (initialize, session)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import itertools
 import json
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import httpx
 
@@ -44,8 +39,6 @@ _META = "io.modelcontextprotocol/"
 _CLIENT_INFO = {"name": "gdocs-bot", "version": bot.__version__}
 _USER_AGENT = f"gdocs-bot/{bot.__version__}"
 _ERROR_BODY_LIMIT = 64 * 1024
-
-_T = TypeVar("_T")
 
 
 class McpClient:
@@ -89,7 +82,7 @@ class McpClient:
         params = {"name": name, "arguments": arguments}
         started, outcome = time.perf_counter(), "cancelled"
         try:
-            result = await self._retrying(lambda: self._request("tools/call", params, name))
+            result = await self._request("tools/call", params, name)
             payload = _payload(result, self.server, name)
             outcome = "ok"
             return payload
@@ -105,17 +98,18 @@ class McpClient:
         (unless `refresh`)."""
         async with self._tools_lock:
             if self._tools is None or refresh:
-                data = await self._retrying(functools.partial(self._request, "tools/list", {}, ""))
+                data = await self._request("tools/list", {}, "")
                 tools = parse_output(
                     ListToolsOutput, data, server=self.server.key, tool="tools/list"
                 )
                 self._tools = tools.tools
             return list(self._tools)
 
-    async def _retrying(self, operation: Callable[[], Awaitable[_T]]) -> _T:
+    async def _request(self, method: str, params: dict[str, Any], tool: str) -> dict[str, Any]:
+        """The result of one request, tried again (with backoff) while it fails transiently."""
         for attempt in itertools.count():
             try:
-                return await operation()
+                return await self._attempt(method, params, tool)
             except Transient as exc:
                 if attempt >= self._retries:
                     raise
@@ -126,7 +120,7 @@ class McpClient:
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")
 
-    async def _request(self, method: str, params: dict[str, Any], tool: str) -> dict[str, Any]:
+    async def _attempt(self, method: str, params: dict[str, Any], tool: str) -> dict[str, Any]:
         async with self._semaphore:
             if not self._legacy:
                 try:

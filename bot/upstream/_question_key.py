@@ -1,9 +1,6 @@
 """One cache key for questions that differ only in form (the rule is in the README): case,
-Unicode forms, spacing, invisible characters and punctuation around words do not count; simple
-plurals count as the singular; the fillers below go. "How do I create a Cloud Storage bucket?"
-and "how to create cloud storage buckets" share a key; "create a bucket" / "delete a bucket",
-"Python 3.11" / "Python 3.12" never do: only form is dropped, never a verb, a name or a number.
-"""
+Unicode forms, spacing, invisible characters, punctuation around words, simple plurals and
+filler phrases do not count; a verb, a name or a number always does."""
 
 from __future__ import annotations
 

@@ -70,7 +70,7 @@ class GoogleDocsService:
         api_key = reveal(settings.google_api_key)
         dk_auth: Auth = oauth if api_key is None and oauth else ApiKeyAuth(api_key)
         pay_auth: Auth = oauth or ApiKeyAuth(None)  # Pay takes OAuth only
-        self._auths = [dk_auth] if dk_auth is pay_auth else [dk_auth, pay_auth]
+        self._oauth = oauth
         self._client: httpx.AsyncClient | None = None
         self._closed = False
         # the credentials the clients hold (an OAuth token changes): asked for on every use
@@ -220,8 +220,8 @@ class GoogleDocsService:
         await self._flights.cancel()
         if self._client is not None:
             await self._client.aclose()
-        for auth in self._auths:
-            auth.close()
+        if self._oauth is not None:
+            self._oauth.close()
 
     async def _cached(self, key: str, query: str) -> Answer | None:
         cached = await self._store.get(key, ANSWER)

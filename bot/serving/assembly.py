@@ -27,7 +27,6 @@ from bot.store import (
     StoreUnavailable,
     open_store,
     redis_store,
-    shared_by_replicas,
     state_file,
 )
 from bot.upstream import GoogleDocsService
@@ -227,8 +226,8 @@ def _slack_deps(
             retention_seconds=config.channel_settings_retention_seconds,
         ),
         tally=core.tally,
-        # on memory:// and SQLite a Stop is always local
-        streams=ActiveStreams(store, shared=shared_by_replicas(store)),
+        # only replicas on one Redis share a Stop: on memory:// and SQLite it is always local
+        streams=ActiveStreams(store, shared=store.kind == "redis"),
     )
 
 
@@ -246,8 +245,7 @@ async def _open_resilient_store(settings: Settings, metrics: Metrics) -> Resilie
         primary = redis_store(url, prefix=prefix)
     if not isinstance(primary, MemoryStore):
         logger.info("state store: %s", redact_url(url), extra={"store": primary.kind})
-    timeout = settings.state_timeout_seconds
-    return ResilientStore(primary, timeout=timeout, metrics=metrics, url=url)
+    return ResilientStore(primary, timeout=settings.state_timeout_seconds, metrics=metrics, url=url)
 
 
 async def _close_session(client: AsyncWebClient) -> None:

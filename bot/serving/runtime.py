@@ -23,7 +23,7 @@ from bot.observability.logging import configure_logging
 from bot.serving.assembly import Bot, open_bot
 from bot.serving.health import build_web_app
 from bot.settings import Settings, reveal
-from bot.slack.failures import SLACK_UNREACHABLE
+from bot.slack import SLACK_UNREACHABLE
 from bot.store import StoreConfigError
 
 if TYPE_CHECKING:  # Socket Mode's client is imported only when SOCKET_MODE is on
@@ -50,8 +50,7 @@ PAUSE_SECONDS = 1.0
 class StartupError(Exception):
     def __init__(self, message: str, exit_code: int) -> None:
         super().__init__(message)
-        self.message = message
-        self.exit_code = exit_code
+        self.message, self.exit_code = message, exit_code
 
 
 def serve(settings: Settings) -> int:

@@ -20,7 +20,6 @@ from bot.store._api import Store as Store
 from bot.store._api import StoreConfigError as StoreConfigError
 from bot.store._api import StoreError as StoreError
 from bot.store._api import StoreUnavailable as StoreUnavailable
-from bot.store._api import shared_by_replicas as shared_by_replicas
 from bot.store._flight import SharedFlight as SharedFlight
 from bot.store._flight import abandonable as abandonable
 from bot.store._memory import Clock

@@ -82,11 +82,6 @@ def namespace(key: str) -> str:
     return key.split(":", 1)[0]
 
 
-def shared_by_replicas(store: Store) -> bool:
-    """Whether other bot processes share `store` (Redis; an SQLite file is one bot's)."""
-    return store.kind == "redis"
-
-
 OpKind = Literal["set", "add", "replace", "delete", "delete_if", "incr"]
 _CONDITIONS = frozenset({"add", "replace", "delete_if"})
 

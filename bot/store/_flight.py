@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from bot import keys
-from bot.store._api import TEXT, Codec, Op, Store, T, shared_by_replicas
+from bot.store._api import TEXT, Codec, Op, Store, T
 
 _LOCK = keys.LOCK.prefix
 #: how long to keep a result: seconds, or a function of the result
@@ -52,7 +52,8 @@ class SharedFlight:
 
     def __init__(self, store: Store, *, lock_ttl: float, shared: bool | None = None) -> None:
         self._store = store
-        self._shared = shared_by_replicas(store) if shared is None else shared
+        # other bot processes share a Redis store; an SQLite file is one bot's
+        self._shared = store.kind == "redis" if shared is None else shared
         self._lock_ttl = lock_ttl
         self._flights: dict[str, _Flight] = {}
 

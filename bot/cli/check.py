@@ -130,7 +130,7 @@ async def _slack_row(settings: Settings) -> CheckRow:
     from slack_sdk.errors import SlackApiError
     from slack_sdk.web.async_client import AsyncWebClient
 
-    from bot.slack.failures import SLACK_UNREACHABLE
+    from bot.slack import SLACK_UNREACHABLE
 
     client = AsyncWebClient(token=token, base_url=api_url, timeout=10)
     try:

@@ -16,7 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import keys
 from bot.channels import ChannelSettings
-from bot.slack.failures import SLACK_CALL_FAILURES
+from bot.slack import SLACK_CALL_FAILURES
 from bot.store import AdapterCodec, Op, Store, StoreError
 from bot.text import is_language_tag, one_line
 

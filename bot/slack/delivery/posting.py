@@ -19,7 +19,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.render import Message, with_not_in_channel_hint
-from bot.slack.failures import SLACK_CALL_FAILURES
+from bot.slack import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import render
 from bot.render import CLEARED_STATUS, Message, WorkKind, assistant_status, loading_messages
+from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.delivery import posting
 from bot.slack.delivery.posting import OnceAck
-from bot.slack.failures import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from typing import Any, Literal
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import render
+from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.delivery.posting import why as _why
 from bot.slack.delivery.replies import Progress, SlackReply, Step
-from bot.slack.failures import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
 

@@ -17,9 +17,9 @@ from bot import keys, render
 from bot.channels import Followups
 from bot.quota import AnswerQuota, next_pacific_midnight, pacific_day
 from bot.report import Report, Window, aggregate, collect
+from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.boundary import Outcome
 from bot.slack.delivery.posting import why
-from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.memory import ChannelSettingsStore, RecentQuestions, UserProfiles
 from bot.slack.work.worklog import Reply
 from bot.store import TEXT, ResilientStore, Store, StoreError

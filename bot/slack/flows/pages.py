@@ -31,9 +31,9 @@ from bot.render import (
     render_unfurl,
 )
 from bot.service import DocsService
+from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.posting import payload, why
-from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.work.worklog import Reply
 from bot.store import TEXT, AdapterCodec, Store
 

@@ -75,12 +75,8 @@ class ChannelCommand:
         if self.admins_only:
             admin = await self.profiles.is_admin(reply.client, user)
             if not admin:
-                refusal = (
-                    render.notice("channel_role_unknown")
-                    if admin is None
-                    else render.notice("channel_admins_only")
-                )
-                await reply.notify_asker(refusal)
+                refusal = "channel_role_unknown" if admin is None else "channel_admins_only"
+                await reply.notify_asker(render.notice(refusal))
                 return Outcome(route="channel", outcome="refused")
         changed = request.apply(current)
         if changed == current:

@@ -43,15 +43,13 @@ _CODEC = AdapterCodec(TypeAdapter(PrivateAnswer))
 
 
 class PrivateAnswers:
-    """Private answers waiting to be shared, in the store."""
-
     def __init__(self, store: Store, ttl_seconds: float = SHARE_TTL_SECONDS) -> None:
         self._store = store
         self.ttl_seconds = ttl_seconds
 
-    async def keep(self, answer: PrivateAnswer) -> str:
+    async def keep(self, answer: PrivateAnswer, answer_id: str | None = None) -> str:
         """Store the answer; its id (URL-safe, unguessable, fits the button's value)."""
-        answer_id = secrets.token_urlsafe(12)
+        answer_id = answer_id or secrets.token_urlsafe(12)
         await self._store.set(keys.SHARE.key(answer_id), answer, _CODEC, self.ttl_seconds)
         return answer_id
 
@@ -62,9 +60,6 @@ class PrivateAnswers:
         if found is None or not await self._store.delete_if(key, found, _CODEC):
             return None
         return found
-
-    async def put_back(self, answer_id: str, answer: PrivateAnswer) -> None:
-        await self._store.set(keys.SHARE.key(answer_id), answer, _CODEC, self.ttl_seconds)
 
 
 async def answer_privately(
@@ -99,7 +94,7 @@ async def share(
         await reply.notify_asker(render.render_share_expired(int(answers.ttl_seconds // 60)))
         return Outcome(route="share", outcome="expired")
     if kept.asker != reply.user:  # Slack shows the button to the asker alone
-        await answers.put_back(answer_id, kept)
+        await answers.keep(kept, answer_id)
         await reply.notify_asker(render.notice("share_forged"))
         return Outcome(route="share", outcome="invalid_input")
     shared = render.render_shared_answer(kept.body(), kept.asker, kept.question)
@@ -110,7 +105,7 @@ async def share(
         )
     finally:
         if ts is None:  # not posted: the asker may invite the bot and press Share again
-            await answers.put_back(answer_id, kept)
+            await answers.keep(kept, answer_id)
     if ts is None:
         await reply.notify_asker(render.notice("share_not_in_channel"))
         return Outcome(route="share", outcome="not_in_channel")

@@ -17,6 +17,7 @@ from bot.errors import GdocsError, InvalidInput, NotFound
 from bot.feedback import AnswerRecord, FeedbackLog
 from bot.names import is_valid_name
 from bot.observability.metrics import Metrics
+from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.boundary import (
     DEVELOPER_KNOWLEDGE,
     Job,
@@ -29,7 +30,6 @@ from bot.slack.boundary import (
 from bot.slack.delivery import posting
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
-from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.pages import FIRST_PAGE
 from bot.slack.flows.sharing import share
 from bot.slack.memory import delivery_key

@@ -211,8 +211,6 @@ async def handle_question(
         else:  # `/gdocs channel private on`
             route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
         answering = deps.answers(reply, route, question=text, name_asker=False)
-        if stream is None:
-            return await answering
         return await deps.streams.run(stream, answering, route.kind)
 
     await deps.boundary(kind, job, reply.notify_thread)

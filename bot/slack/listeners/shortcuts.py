@@ -11,10 +11,10 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import notice
+from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.boundary import Outcome, duplicate
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
-from bot.slack.failures import SLACK_CALL_FAILURES
 from bot.slack.flows.routing import strip_mention, with_channel_privacy, with_root_context
 from bot.slack.memory import delivery_key
 from bot.slack.work.worklog import WorkRecord, streamed, track
@@ -103,8 +103,6 @@ async def handle_shortcut(
         route = deps.router.route_message(with_root_context(root, text))
         route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
         answering = deps.answers(reply, route, question=text, name_asker=True, about=author)
-        if stream is None:
-            return await answering
         return await deps.streams.run(stream, answering, route.kind)
 
     await deps.boundary("shortcut", job, reply.notify_thread)

@@ -1,1 +1,0 @@
-"""Durable work: requests recorded before the ack, tracked replies, takeover after a crash, Stop."""

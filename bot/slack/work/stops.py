@@ -53,7 +53,12 @@ class ActiveStreams:
     clock: Callable[[], float] = field(default=time.time)
     _active: dict[tuple[str, str], _Active] = field(default_factory=dict)
 
-    async def run(self, stream: StreamReply, work: Awaitable[Outcome], route: str) -> Outcome:
+    async def run(
+        self, stream: StreamReply | None, work: Awaitable[Outcome], route: str
+    ) -> Outcome:
+        """`work`, stopped by the Stop button of `stream` (None: not streamed)."""
+        if stream is None:
+            return await work
         key = (stream.channel, stream.stream_thread)
         task = asyncio.ensure_future(work)
         active = _Active(task, stream)

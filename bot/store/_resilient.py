@@ -56,7 +56,7 @@ class ResilientStore(Store):
         self._missed: deque[Replay] = deque(maxlen=MAX_MISSED_DELETES)
         self._replaying: asyncio.Task[None] | None = None
         self.calls: Counter[str] = Counter()  # calls that went to the primary, by operation
-        self._gauge(1)
+        self._metrics.set_gauge(_UP, _UP_HELP, 1, backend=self.kind)
 
     def state(self) -> dict[str, object]:  # for /readyz
         return {"backend": self.kind, "url": self._url, "ok": self.up, "detail": self._detail}
@@ -88,7 +88,7 @@ class ResilientStore(Store):
         self._detail = detail
         if self.up:
             self.up = False
-            self._gauge(0)
+            self._metrics.set_gauge(_UP, _UP_HELP, 0, backend=self.kind)
             logger.warning(
                 "state store %s is unavailable (%s): using per-process state until it is back",
                 self._url,
@@ -98,7 +98,7 @@ class ResilientStore(Store):
     def _succeeded(self) -> None:
         if not self.up:
             self.up, self._detail = True, "ok"
-            self._gauge(1)
+            self._metrics.set_gauge(_UP, _UP_HELP, 1, backend=self.kind)
             logger.info("state store %s is back: shared state again", self._url)
         if self._missed and self._replaying is None:
             self._replaying = asyncio.ensure_future(self._replay())
@@ -114,9 +114,6 @@ class ResilientStore(Store):
                 self._missed.popleft()
         finally:
             self._replaying = None
-
-    def _gauge(self, value: int) -> None:
-        self._metrics.set_gauge(_UP, _UP_HELP, value, backend=self.kind)
 
     # --- Store (the single writes are batches of one) -----------------------------------
     async def get(self, key: str, codec: Codec[T]) -> T | None:

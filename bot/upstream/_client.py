@@ -28,7 +28,6 @@ from bot.upstream._errors import (
     ToolInfo,
     Transient,
     VersionRefused,
-    parse_output,
 )
 
 logger = logging.getLogger(__name__)
@@ -99,10 +98,7 @@ class McpClient:
         async with self._tools_lock:
             if self._tools is None or refresh:
                 data = await self._request("tools/list", {}, "")
-                tools = parse_output(
-                    ListToolsOutput, data, server=self.server.key, tool="tools/list"
-                )
-                self._tools = tools.tools
+                self._tools = self.server.parse(ListToolsOutput, data, "tools/list").tools
             return list(self._tools)
 
     async def _request(self, method: str, params: dict[str, Any], tool: str) -> dict[str, Any]:
@@ -184,7 +180,7 @@ class McpClient:
         retry: bool = False,
     ) -> tuple[dict[str, Any], httpx.Headers]:
         """POST one request; its result and the response headers, or a typed error."""
-        request_id = next(self._ids)
+        request_id, tool = next(self._ids), tool or method
         headers = await self._headers(session, modern or self.protocol_version)
         if modern:
             headers["Mcp-Method"] = method
@@ -195,21 +191,16 @@ class McpClient:
         body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         async with self._post(body, headers) as response:
             if not response.is_success:
-                raw = await self._read(response, _ERROR_BODY_LIMIT)
-                if response.status_code == 404 and retry and session:
+                raw, status = await self._read(response, _ERROR_BODY_LIMIT), response.status_code
+                if status == 404 and retry and session:
                     raise SessionExpired()
+                after = response.headers.get("retry-after")
                 raise self.server.from_http(
-                    response.status_code,
-                    raw,
-                    tool=tool or method,
-                    modern=bool(modern),
-                    retry_after=response.headers.get("retry-after"),
+                    status, raw, tool=tool, modern=modern, retry_after=after
                 )
             message = await self._message(response, request_id)
         if "error" in message:
-            raise self.server.from_rpc_error(
-                message["error"], tool=tool or method, modern=bool(modern)
-            )
+            raise self.server.from_rpc_error(message["error"], tool=tool, modern=modern)
         result = message.get("result")
         if not isinstance(result, dict):
             raise self.server.protocol("a response without a result")

@@ -19,7 +19,7 @@ from bot.observability.metrics import Metrics
 from bot.store import TEXT, ModelCodec, Op, SharedFlight, Store
 from bot.text import collapse_whitespace, truncate
 from bot.upstream._client import McpClient
-from bot.upstream._errors import Output, parse_output
+from bot.upstream._errors import Output
 
 logger = logging.getLogger(__name__)
 
@@ -146,7 +146,7 @@ class DocumentFetcher:
 
     async def answer(self, tool: str, query: str) -> Answer:
         data = await self._dk.call_tool(tool, {"query": query})
-        out = parse_output(AnswerQueryOutput, data, server=self._dk.server.key, tool=tool)
+        out = self._dk.server.parse(AnswerQueryOutput, data, tool)
         names = [n for n in dict.fromkeys(map(name_for, out.references)) if n is not None]
         titles = await self.titles(names)
         references = tuple(
@@ -161,7 +161,7 @@ class DocumentFetcher:
     async def search(self, query: str, fallback: Fallback | None = None) -> Answer:
         tool = (await self.tools())["search"] or "search_documents"
         data = await self._dk.call_tool(tool, {"query": query})
-        out = parse_output(SearchDocumentsOutput, data, server=self._dk.server.key, tool=tool)
+        out = self._dk.server.parse(SearchDocumentsOutput, data, tool)
         chunks = {}
         for chunk in out.results:
             name = name_for(chunk.parent)
@@ -235,7 +235,7 @@ class DocumentFetcher:
 
     async def _get_batch(self, tool: str, names: list[str]) -> list[DocumentOutput]:
         data = await self._dk.call_tool(tool, {"names": names})
-        out = parse_output(GetDocumentsOutput, data, server=self._dk.server.key, tool=tool)
+        out = self._dk.server.parse(GetDocumentsOutput, data, tool)
         by_name = {doc.name: doc for doc in out.documents}
         if all(name in by_name for name in names):
             return [by_name[name] for name in names]
@@ -248,14 +248,14 @@ class DocumentFetcher:
         data = await self._dk.call_tool(tool, {"name": name})
         if isinstance(data, dict) and isinstance(data.get("document"), dict):
             data = data["document"]  # the document itself, or wrapped as {"document": …}
-        return parse_output(DocumentOutput, data, server=self._dk.server.key, tool=tool)
+        return self._dk.server.parse(DocumentOutput, data, tool)
 
 
 async def pay_search(pay: McpClient, query: str, language: str | None) -> Answer:
     tool = "search_documentation"
     arguments = {"userQuery": query} | ({"languageCode": language} if language else {})
     data = await pay.call_tool(tool, arguments)
-    out = parse_output(SearchDocumentationOutput, data, server=pay.server.key, tool=tool)
+    out = pay.server.parse(SearchDocumentationOutput, data, tool)
     hits: dict[str, SearchHit] = {}
     for result in out.results:
         if result.uri in hits or not result.uri.startswith(("https://", "http://")):

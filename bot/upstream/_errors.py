@@ -114,17 +114,6 @@ class ListToolsOutput(Output):
 _M = TypeVar("_M", bound=Output)
 
 
-def parse_output(model: type[_M], data: object, *, server: ServerKey, tool: str) -> _M:
-    """`data` as `model`, or ProtocolError naming the first field that is wrong."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors(include_input=False, include_url=False)[0]
-        detail = f"{'.'.join(str(p) for p in first['loc']) or 'result'}: {first['msg']}"
-        facts = ErrorFacts(Reason.UNREADABLE_RESULT, server=server, tool=tool, detail=detail)
-        raise ProtocolError(facts=facts) from None
-
-
 class Transient(Unavailable):
     """503/504/502, connection refused or reset: worth another try."""
 
@@ -177,13 +166,23 @@ class ServerContext:
     def protocol(self, why: str) -> ProtocolError:
         return ProtocolError(facts=self.facts(Reason.UNREADABLE, detail=why))
 
+    def parse(self, model: type[_M], data: object, tool: str) -> _M:
+        """`data` as `model`, or ProtocolError naming the first field that is wrong."""
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors(include_input=False, include_url=False)[0]
+            detail = f"{'.'.join(str(p) for p in first['loc']) or 'result'}: {first['msg']}"
+            facts = ErrorFacts(Reason.UNREADABLE_RESULT, server=self.key, tool=tool, detail=detail)
+            raise ProtocolError(facts=facts) from None
+
     def from_http(
         self,
         status: int,
         body: bytes,
         *,
         tool: str,
-        modern: bool = False,
+        modern: bool | str = False,
         retry_after: str | None = None,
     ) -> Exception:
         """The error for a non-2xx HTTP answer (VersionRefused is a signal)."""
@@ -202,7 +201,7 @@ class ServerContext:
             return known
         return self._refused(text) if status == 400 else self.protocol(f"HTTP {status}")
 
-    def from_rpc_error(self, error: object, *, tool: str, modern: bool) -> Exception:
+    def from_rpc_error(self, error: object, *, tool: str, modern: bool | str) -> Exception:
         if not isinstance(error, dict):
             return self.protocol("malformed JSON-RPC error")
         code, data = error.get("code"), error.get("data")

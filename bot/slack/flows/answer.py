@@ -24,7 +24,7 @@ from bot.slack.flows.pages import FIRST_PAGE, Pages, render_off_loop
 from bot.slack.flows.routing import Route
 from bot.slack.flows.sharing import PrivateAnswers, answer_privately
 from bot.slack.memory import RateLimiter, RecentQuestions, ThreadMemory, UserProfiles
-from bot.slack.work.worklog import Reply, delivering
+from bot.slack.work.worklog import Reply, Staged, TrackedReply
 from bot.store import Op, Store, StoreError
 from bot.verify import count_commands
 
@@ -172,9 +172,10 @@ class Answers:
         if reply.channel and reply.thread_ts:
             # remembered before the post: a follow-up sent the moment the answer shows finds it
             await self.threads.remember(reply.channel, reply.thread_ts, topic, reply.user)
-        with delivering(writes) as staged:
-            posted_ts = await reply.deliver(msg)
-        await staged.write(self.store, posted_ts)  # unless the done batch took them
+        staged = Staged(writes)
+        if isinstance(reply, TrackedReply):  # in the work's "done" batch
+            reply.staged = staged
+        await staged.write(self.store, await reply.deliver(msg))  # unless the batch took them
 
     async def _quota_status(self, reply: Reply) -> Outcome:
         try:

@@ -10,10 +10,8 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -118,18 +116,17 @@ class WorkLog:
         self._mine[record.id] = noted
         await self._store.set(keys.WORK.key(record.id), noted, RECORD_CODEC, self._keep)
 
-    async def finish(self, record: WorkRecord, also: Sequence[Op] = ()) -> list[object]:
-        """Forget the work, its lease now the "done" marker; `also` (the question's writes,
-        whose results are returned) in the same batch."""
-        if self._mine.pop(record.id, None) is None:
-            return await self._store.batch(also) if also else []
-        self._remember_finished(record.id)
-        ops = [
-            Op.delete(keys.WORK.key(record.id)),
-            Op.replace(keys.LEASE.key(record.id), self.owner, "done", TEXT, self._done),
-            *also,
-        ]
-        return (await self._store.batch(ops))[2 : 2 + len(also)]
+    async def finish(self, record: WorkRecord, also: Sequence[Op] = ()) -> None:
+        """Forget the work, its lease now the "done" marker; `also` (the question's writes)
+        in the same batch."""
+        ops: list[Op] = []
+        if self._mine.pop(record.id, None) is not None:
+            self._remember_finished(record.id)
+            lease = keys.LEASE.key(record.id)
+            ops = [Op.delete(keys.WORK.key(record.id))]
+            ops.append(Op.replace(lease, self.owner, "done", TEXT, self._done))
+        if ops or also:
+            await self._store.batch([*ops, *also])
 
     async def renew_all(self) -> None:
         for record in list(self._mine.values()):
@@ -208,29 +205,20 @@ Writes = Callable[[str | None], Sequence[Op]]
 
 @dataclass
 class Staged:
+    """An answer's writes: in its work's "done" batch when that comes with the answer."""
+
     writes: Writes
-    results: list[object] | None = None
-    ops: list[Op] = field(default_factory=list)
+    done: bool = False
 
-    async def write(self, store: Store, ts: str | None) -> list[object]:
-        if self.results is None:
-            self.ops = list(self.writes(ts))
-            self.results = await store.batch(self.ops) if self.ops else []
-        return self.results
+    async def write(self, store: Store, ts: str | None) -> None:
+        if ops := self.take(ts):
+            await store.batch(ops)
 
-
-_PENDING: ContextVar[Staged | None] = ContextVar("gdocs_after_answer", default=None)
-
-
-@contextmanager
-def delivering(writes: Writes) -> Iterator[Staged]:
-    """Within the block, the next finished work record carries `writes` in its batch."""
-    staged = Staged(writes)
-    token = _PENDING.set(staged)
-    try:
-        yield staged
-    finally:
-        _PENDING.reset(token)
+    def take(self, ts: str | None) -> Sequence[Op]:
+        if self.done:
+            return ()
+        self.done = True
+        return self.writes(ts)
 
 
 class TrackedReply:
@@ -241,6 +229,7 @@ class TrackedReply:
     ) -> None:
         self.inner, self._log, self._record, self._resumed = inner, log, record, resumed
         self._delivered = False
+        self.staged: Staged | None = None
         self.client, self.channel, self.user = inner.client, inner.channel, inner.user
         self.response_url = inner.response_url
         self.progress = inner.progress
@@ -289,12 +278,9 @@ class TrackedReply:
             return None
         if shown(sent):
             self._delivered = True
-            staged = _PENDING.get()
-            if staged is None or staged.results is not None:
-                await self._log.finish(self._record)
-            else:
-                staged.ops = list(staged.writes(sent if isinstance(sent, str) else None))
-                staged.results = await self._log.finish(self._record, staged.ops)
+            staged = self.staged
+            also = staged.take(sent if isinstance(sent, str) else None) if staged else ()
+            await self._log.finish(self._record, also)
         return sent
 
 

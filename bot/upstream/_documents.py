@@ -148,15 +148,8 @@ class DocumentFetcher:
         data = await self._dk.call_tool(tool, {"query": query})
         out = self._dk.server.parse(AnswerQueryOutput, data, tool)
         names = [n for n in dict.fromkeys(map(name_for, out.references)) if n is not None]
-        titles = await self.titles(names)
-        references = tuple(
-            Reference(name=name, uri=uri, title=titles.get(name) or title_from_uri(uri))
-            for name in names
-            for uri in [uri_for_name(name)]
-        )
-        return Answer(
-            query=query, kind="answer", text=out.answerText, references=references, tool=tool
-        )
+        refs = tuple(Reference(name=n, uri=u, title=t) for n, u, t in await self._titled(names))
+        return Answer(query=query, kind="answer", text=out.answerText, references=refs, tool=tool)
 
     async def search(self, query: str, fallback: Fallback | None = None) -> Answer:
         tool = (await self.tools())["search"] or "search_documents"
@@ -167,18 +160,17 @@ class DocumentFetcher:
             name = name_for(chunk.parent)
             if name is not None and name not in chunks:
                 chunks[name] = chunk  # the best-ranked chunk of each document
-        titles = await self.titles(list(chunks))
         hits = tuple(
-            SearchHit(
-                title=titles.get(name) or title_from_uri(uri),
-                uri=uri,
-                snippet=snippet(chunk.content),
-                name=name,
-            )
-            for name, chunk in chunks.items()
-            for uri in [uri_for_name(name)]
+            SearchHit(title=t, uri=u, snippet=snippet(chunks[n].content), name=n)
+            for n, u, t in await self._titled(list(chunks))
         )
         return Answer(query=query, kind="search", hits=hits, fallback=fallback, tool=tool)
+
+    async def _titled(self, names: list[str]) -> list[tuple[str, str, str]]:
+        """(name, URI, title) of each document, the title made from the URI when unknown."""
+        titles = await self.titles(names)
+        pairs = [(n, uri_for_name(n)) for n in names]
+        return [(n, u, titles.get(n) or title_from_uri(u)) for n, u in pairs]
 
     async def titles(self, names: list[str]) -> dict[str, str]:
         """Titles of the documents that could be had in time; never fails the caller."""

@@ -18,7 +18,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.render import Message, with_not_in_channel_hint
+from bot.render import Message
 from bot.slack import SLACK_CALL_FAILURES
 
 logger = logging.getLogger(__name__)
@@ -107,52 +107,30 @@ async def respond(
     return True
 
 
-async def post(
-    client: AsyncWebClient, *, channel: str, msg: Message, thread_ts: str | None = None
-) -> str:
-    response = await client.chat_postMessage(
-        channel=channel, thread_ts=thread_ts, unfurl_links=False, unfurl_media=False, **payload(msg)
-    )
-    return str(response.get("ts", ""))
-
-
 async def post_visibly(
-    client: AsyncWebClient, *, channel: str, msg: Message, thread_ts: str | None = None
+    client: AsyncWebClient,
+    *,
+    channel: str,
+    msg: Message,
+    thread_ts: str | None = None,
+    strict: bool = False,
 ) -> str | None:
-    """`post`, or None when the bot may not post there."""
+    """chat.postMessage's ts; None when the bot may not post there (`strict`: raise)."""
     try:
-        return await post(client, channel=channel, msg=msg, thread_ts=thread_ts)
+        response = await client.chat_postMessage(
+            channel=channel,
+            thread_ts=thread_ts,
+            unfurl_links=False,
+            unfurl_media=False,
+            **payload(msg),
+        )
     except SlackApiError as exc:
         error = exc.response.get("error")
-        if error not in CANNOT_POST:
+        if strict or error not in CANNOT_POST:
             raise
         logger.info("cannot post in channel (%s)", error)
         return None
-
-
-async def post_or_fallback(
-    client: AsyncWebClient,
-    *,
-    channel: str | None,
-    msg: Message,
-    response_url: str | None,
-    thread_ts: str | None = None,
-    replace_original: bool = False,
-) -> str | None:
-    """Post visibly, else to the asker ephemerally with the hint to invite the bot (None)."""
-    if channel and not response_url:
-        return await post(client, channel=channel, msg=msg, thread_ts=thread_ts)
-    if channel:
-        ts = await post_visibly(client, channel=channel, msg=msg, thread_ts=thread_ts)
-        if ts is not None:
-            return ts
-    await respond(
-        response_url,
-        with_not_in_channel_hint(msg),
-        replace_original=replace_original,
-        session=client.session,
-    )
-    return None
+    return str(response.get("ts", ""))
 
 
 async def post_ephemeral(

@@ -156,15 +156,14 @@ class SlackReply:
             return None
         await self._status_settled()
         replace = self.where == "command" and await self._progress_posted()
-        ts = await posting.post_or_fallback(
-            self.client,
-            channel=self.channel,
-            msg=msg,
-            response_url=self.response_url,
-            thread_ts=self.thread_ts,
-            replace_original=replace,
-        )
-        if ts is None:
+        ts = None
+        if self.channel:
+            strict = not self.response_url  # nowhere else to go: the caller decides
+            ts = await posting.post_visibly(
+                self.client, channel=self.channel, msg=msg, thread_ts=self.thread_ts, strict=strict
+            )
+        if ts is None:  # to the asker alone, with the hint to invite the bot
+            await self._respond(render.with_not_in_channel_hint(msg), replace_original=replace)
             self._progress_gone = self._progress_gone or replace
         return ts
 

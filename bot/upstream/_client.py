@@ -81,8 +81,7 @@ class McpClient:
         params = {"name": name, "arguments": arguments}
         started, outcome = time.perf_counter(), "cancelled"
         try:
-            result = await self._request("tools/call", params, name)
-            payload = _payload(result, self.server, name)
+            payload = _payload(await self._request("tools/call", params, name), self.server, name)
             outcome = "ok"
             return payload
         except GdocsError as exc:

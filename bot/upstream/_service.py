@@ -132,8 +132,7 @@ class GoogleDocsService:
     ) -> Answer:
         query = clean_query(question, self._settings.max_query_chars)
         key = keys.ANSWER.key(question_key(query))
-        cached = await self._cached(key, query)
-        if cached is not None:
+        if (cached := await self._cached(key, query)) is not None:
             return cached
         spent = await self.quota.user_spent(asker)
         if spent is not None:  # this person's allowance, not the team's: not shared
@@ -172,11 +171,8 @@ class GoogleDocsService:
     async def search(self, query: str) -> Answer:
         text = clean_query(query, self._settings.max_query_chars)
         key = keys.SEARCH.key(normalise(text))
-        cached = await self._cached(key, text)
-        if cached is not None:
-            return cached
         compute = partial(self._bounded, self._dk.server, self._documents.search, text)
-        return await self._shared(key, text, compute)
+        return await self._cached(key, text) or await self._shared(key, text, compute)
 
     async def pay(self, query: str, language: str | None = None) -> Answer:
         text = clean_query(query, self._settings.max_query_chars)
@@ -185,11 +181,8 @@ class GoogleDocsService:
             answer = await self.search(text)
             return answer.model_copy(update={"fallback": Fallback(reason="pay_not_configured")})
         key = keys.PAY.key((tag or "").casefold(), normalise(text))
-        cached = await self._cached(key, text)
-        if cached is not None:
-            return cached
         compute = partial(self._bounded, self._pay.server, pay_search, self._pay, text, tag)
-        return await self._shared(key, text, compute)
+        return await self._cached(key, text) or await self._shared(key, text, compute)
 
     async def docs(self, names: list[str]) -> list[Document]:
         wanted = [normalize_doc_ref(name) for name in names]
@@ -200,9 +193,9 @@ class GoogleDocsService:
         return [found[name] for name in wanted]
 
     async def status(self) -> list[ServerStatus]:
-        dk = self._status("developer_knowledge", self._dk)
+        dk = self._status(self._dk)
         if self.pay_configured:
-            return list(await asyncio.gather(dk, self._status("pay", self._pay)))
+            return list(await asyncio.gather(dk, self._status(self._pay)))
         # Pay takes OAuth only: without it nothing is worth a round trip to Google
         why = "not configured: tool calls need OAuth "
         why += "(GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_CLOUD_PROJECT)"
@@ -266,19 +259,18 @@ class GoogleDocsService:
         finally:
             deadline.reset(token)
 
-    async def _status(self, server: ServerKey, client: McpClient) -> ServerStatus:
+    async def _status(self, client: McpClient) -> ServerStatus:
         tools: tuple[str, ...] = ()
         error: GdocsError | None = None
         try:
-            async with asyncio.timeout(self._timeout):
-                tools = tuple(sorted(t.name for t in await client.list_tools(refresh=True)))
+            listed = await self._bounded(client.server, partial(client.list_tools, refresh=True))
+            tools = tuple(sorted(t.name for t in listed))
         except GdocsError as exc:
             error = exc
-        except TimeoutError:
-            error = client.server.timeout_error()
         detail = str(error) if error else f"MCP {client.protocol_version}"
+        server, ok = client.server.key, error is None
         return ServerStatus(
-            server=server, url=client.url, ok=error is None, tools=tools, detail=detail, error=error
+            server=server, url=client.url, ok=ok, tools=tools, detail=detail, error=error
         )
 
     def _keep_for(self, answer: Answer) -> float:

@@ -76,21 +76,14 @@ class SlackDeps:
     boundary: Boundary
     channels: ChannelSettingsStore
     tally: DailyTally
-    streams: ActiveStreams = field(default_factory=lambda: ActiveStreams())
-
-    @cached_property
-    def pages(self) -> Pages:
-        config = self.config
-        return Pages(
-            self.service, self.store, config.doc_file_threshold_chars, config.document_ttl_seconds
-        )
-
-    @cached_property
-    def private(self) -> PrivateAnswers:
-        return PrivateAnswers(self.store)
+    streams: ActiveStreams = field(default_factory=ActiveStreams)
 
     @cached_property
     def answers(self) -> Answers:
+        config = self.config
+        pages = Pages(
+            self.service, self.store, config.doc_file_threshold_chars, config.document_ttl_seconds
+        )
         return Answers(
             service=self.service,
             store=self.store,
@@ -101,8 +94,8 @@ class SlackDeps:
             tally=self.tally,
             feedback=self.feedback,
             quota=self.quota,
-            pages=self.pages,
-            private=self.private,
+            pages=pages,
+            private=PrivateAnswers(self.store),
             clock=self.clock,
         )
 

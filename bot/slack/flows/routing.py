@@ -179,8 +179,6 @@ class Router:
 # --- which channel messages the bot answers without a mention: a person's new message,
 # mentioning nobody, reading as a question. The reasons are fixed words for the DEBUG log.
 
-FollowupPolicy = Literal["asker", "anyone", "off"]
-
 #: `channel_type` of the message events the follow-up listener hears
 THREAD_CHANNEL_TYPES = frozenset({"channel", "group"})
 
@@ -201,25 +199,17 @@ def _str(event: dict[str, Any], name: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def why_not_a_follow_up(
-    event: dict[str, Any], bot_user_id: str | None, policy: FollowupPolicy
-) -> str | None:
+def why_not_a_follow_up(event: dict[str, Any], bot_user_id: str | None) -> str | None:
     """Why this is not a follow-up (None: it may be one)."""
-    if policy == "off":
-        return "thread follow-ups are off"
     why = why_not_a_person(event, bot_user_id)
     if why is None and is_top_level(event):
         return "not a reply in a thread"
-    return why or _why_not_asked(event)
+    return why or why_not_asked(event)
 
 
 def is_top_level(event: dict[str, Any]) -> bool:
     thread_ts = _str(event, "thread_ts")
     return thread_ts is None or thread_ts == _str(event, "ts")
-
-
-def why_not_an_auto_question(event: dict[str, Any], bot_user_id: str | None) -> str | None:
-    return why_not_a_person(event, bot_user_id) or _why_not_asked(event)
 
 
 def why_not_a_person(event: dict[str, Any], bot_user_id: str | None) -> str | None:
@@ -231,7 +221,7 @@ def why_not_a_person(event: dict[str, Any], bot_user_id: str | None) -> str | No
     return None
 
 
-def _why_not_asked(event: dict[str, Any]) -> str | None:
+def why_not_asked(event: dict[str, Any]) -> str | None:
     text = event.get("text") if isinstance(event.get("text"), str) else ""
     if addresses_someone(text or ""):
         return "mentions someone (the bot's own mentions come as app_mention)"

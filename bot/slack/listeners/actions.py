@@ -78,7 +78,11 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         await ack()
         reply = reply_for_click(client, body)
         value = _action(body).get("value")
-        run("action", partial(share, deps.private, deps.threads, reply, value), reply.notify_thread)
+        run(
+            "action",
+            partial(share, deps.answers.private, deps.threads, reply, value),
+            reply.notify_thread,
+        )
 
     async def on_ask_again(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
@@ -220,7 +224,7 @@ async def handle_doc_click(
     resumed: bool = False,
 ) -> None:
     reply = track(deps.work, reply_for_click(client, body), record, resumed=resumed)
-    pages = deps.pages
+    pages = deps.answers.pages
 
     async def job() -> Outcome:
         requested = requested_page(_action(body))

@@ -22,7 +22,7 @@ from bot.slack.flows.routing import (
     strip_mention,
     why_not_a_follow_up,
     why_not_a_person,
-    why_not_an_auto_question,
+    why_not_asked,
     with_channel_privacy,
 )
 from bot.slack.memory import delivery_key
@@ -155,11 +155,11 @@ async def _why_not_heard(
     deps: SlackDeps, event: dict[str, Any], bot_user_id: str | None, top_level: bool
 ) -> str | None:
     if top_level:
-        why = why_not_an_auto_question(event, bot_user_id)
+        why = why_not_a_person(event, bot_user_id) or why_not_asked(event)
         if why is None and (await deps.channels.get(event["channel"])).mode != "auto":
             why = "not a reply in a thread (and not an answer channel)"
         return why
-    why = why_not_a_follow_up(event, bot_user_id, "anyone")
+    why = why_not_a_follow_up(event, bot_user_id)
     if why is not None:
         return why
     # the channel may override THREAD_FOLLOWUPS

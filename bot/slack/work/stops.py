@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 
 from bot import keys
@@ -49,8 +49,6 @@ class ActiveStreams:
     #: False: the store is this process's own (memory://, SQLite): a Stop is always local
     shared: bool = False
     poll_seconds: float = POLL_SECONDS
-    ttl: float = MARK_TTL_SECONDS
-    clock: Callable[[], float] = field(default=time.time)
     _active: dict[tuple[str, str], _Active] = field(default_factory=dict)
 
     async def run(
@@ -100,9 +98,10 @@ class ActiveStreams:
         """Leave a marker for the other replicas; False when not shared or it failed."""
         if self.store is None or not self.shared:
             return False
-        at = pressed_at if pressed_at is not None else self.clock()
+        at = pressed_at if pressed_at is not None else time.time()
         try:
-            await self.store.set(keys.STOP.key(channel, thread_ts), repr(at), TEXT, self.ttl)
+            key = keys.STOP.key(channel, thread_ts)
+            await self.store.set(key, repr(at), TEXT, MARK_TTL_SECONDS)
         except StoreError as exc:
             logger.info("could not pass a Stop on to the other replicas: %s", exc.message)
             return False

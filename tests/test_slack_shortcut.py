@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from bot.slack.app import resume
-from bot.slack.listeners.shortcuts import handle_shortcut, shortcut_payload
+from bot.slack.listeners.commands import handle_shortcut, shortcut_payload
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import ASKER, running_bot
 

@@ -19,11 +19,10 @@ from bot.render import AUTHORIZE_FAILED
 from bot.slack.boundary import duplicate
 from bot.slack.delivery.posting import OnceAck, retry_handlers
 from bot.slack.deps import SlackDeps
-from bot.slack.listeners import actions, commands, events, shortcuts
+from bot.slack.listeners import actions, commands, events
 from bot.slack.listeners.actions import handle_doc_click, is_doc_click
-from bot.slack.listeners.commands import handle_command
+from bot.slack.listeners.commands import handle_command, handle_shortcut
 from bot.slack.listeners.events import handle_question
-from bot.slack.listeners.shortcuts import handle_shortcut
 from bot.slack.memory import delivery_key
 from bot.slack.work.worklog import WorkRecord, without_stale_response_url
 from bot.store import StoreError
@@ -111,7 +110,7 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
         return None
 
     app.use(drop_repeated_deliveries)
-    for listeners in (commands, shortcuts, events, actions):
+    for listeners in (commands, events, actions):
         listeners.register(app, deps)
     return app
 

@@ -1,20 +1,33 @@
-"""`/gdocs …`: answers in the channel, everything else ephemeral to the asker."""
+"""`/gdocs …` (answers in the channel, everything else ephemeral to the asker) and the
+message shortcut "Ask Google's docs" (the message, with its thread's first message as
+context, answered in its thread; where the bot may not post, to the person alone). Both are
+recorded before the acknowledgement: a crash after it loses nothing."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.render import notice
+from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.boundary import Outcome, duplicate
 from bot.slack.delivery.posting import OnceAck
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
-from bot.slack.flows.routing import channel_words, with_channel_privacy
+from bot.slack.flows.routing import (
+    channel_words,
+    strip_mention,
+    with_channel_privacy,
+    with_root_context,
+)
 from bot.slack.memory import delivery_key
-from bot.slack.work.worklog import WorkRecord, track
+from bot.slack.work.worklog import WorkRecord, streamed, track
 from bot.text import clean_text
+
+logger = logging.getLogger(__name__)
 
 #: how long the acknowledgement waits for the work's first reply (progress, help, a refusal)
 #: to carry it; Slack gives up after 3 s
@@ -25,7 +38,6 @@ _KEPT = ("command", "text", "channel_id", "user_id", "response_url", "team_id")
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_command(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        # recorded before the acknowledgement: a crash after it loses nothing
         kept = {k: body[k] for k in _KEPT if isinstance(body.get(k), str)}
         record = await deps.work.accept("command", kept, key=delivery_key(body))
         once = OnceAck(ack)
@@ -38,6 +50,19 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         await once()  # no reply in time: a bare acknowledgement (no-op once replied)
 
     app.command("/gdocs")(on_command)
+
+    async def on_ask(
+        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
+    ) -> None:
+        payload = shortcut_payload(body, context.bot_user_id)
+        record = await deps.work.accept("shortcut", payload, key=delivery_key(body))
+        await ack()
+        if record is None:
+            duplicate(deps.metrics)
+        else:
+            deps.inflight.spawn(handle_shortcut(deps, client, payload, record=record))
+
+    app.message_shortcut("ask_gdocs")(on_ask)
 
 
 async def handle_command(
@@ -79,3 +104,94 @@ async def handle_command(
     await deps.boundary("command", job, reply.notify_thread)
     if record is not None:
         await deps.work.finish(record)
+
+
+def shortcut_payload(body: dict[str, Any], bot_user_id: str | None) -> dict[str, Any]:
+    """What the work record keeps of a shortcut."""
+    message = _dict(body.get("message"))
+    kept = ("ts", "thread_ts", "text", "user")
+    return {
+        "channel": _dict(body.get("channel")).get("id"),
+        "user": _dict(body.get("user")).get("id"),
+        "message": {k: message[k] for k in kept if isinstance(message.get(k), str)},
+        "response_url": body.get("response_url"),
+        "team": _dict(body.get("team")).get("id"),
+        "bot_user_id": bot_user_id,
+    }
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(found: object) -> str | None:
+    return found if isinstance(found, str) and found else None
+
+
+async def handle_shortcut(
+    deps: SlackDeps,
+    client: AsyncWebClient,
+    payload: dict[str, Any],
+    *,
+    record: WorkRecord | None = None,
+    resumed: bool = False,
+) -> None:
+    found = payload.get("message")
+    message: dict[str, Any] = found if isinstance(found, dict) else {}
+    channel, ts = _str(payload.get("channel")), _str(message.get("ts"))
+    if channel is None or ts is None:
+        if record is not None:
+            await deps.work.drop(record, "unreadable")
+        return
+    thread = _str(message.get("thread_ts"))
+    in_reply = thread if thread is not None and thread != ts else None
+    direct = SlackReply(
+        client,
+        "thread",
+        channel,
+        _str(payload.get("user")),
+        message_ts=ts,
+        thread_ts=in_reply or ts,
+        response_url=_str(payload.get("response_url")),
+    )
+    stream = None
+    if deps.config.stream_answers:
+        team = _str(payload.get("team"))
+        stream = streamed(deps.work, direct, team=team, record=record, resumed=resumed)
+    reply = track(deps.work, stream or direct, record, resumed=resumed)
+
+    async def job() -> Outcome:
+        bot_user_id = _str(payload.get("bot_user_id"))
+        text = strip_mention(_str(message.get("text")) or "", bot_user_id)
+        author = _str(message.get("user"))
+        if not text or (author is not None and author == bot_user_id):
+            await reply.notify_asker(notice("own_answer" if text else "no_text"))
+            return Outcome(route="-", outcome="invalid_input")
+        root = await thread_root(deps, client, channel, in_reply) if in_reply else None
+        route = deps.router.route_message(with_root_context(root, text))
+        route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
+        answering = deps.answers(reply, route, question=text, name_asker=True, about=author)
+        return await deps.streams.run(stream, answering, route.kind)
+
+    await deps.boundary("shortcut", job, reply.notify_thread)
+    if record is not None:
+        await deps.work.finish(record)
+
+
+async def thread_root(
+    deps: SlackDeps, client: AsyncWebClient, channel: str, thread_ts: str
+) -> str | None:
+    """A thread's first message: what the bot remembers, else conversations.replies."""
+    known = await deps.threads.question(channel, thread_ts)
+    if known:
+        return known
+    try:
+        response = await client.conversations_replies(
+            channel=channel, ts=thread_ts, limit=1, inclusive=True
+        )
+    except SLACK_CALL_FAILURES as exc:
+        logger.info("conversations.replies failed: %s", type(exc).__name__)
+        return None
+    messages = response.get("messages")
+    first = messages[0] if isinstance(messages, list) and messages else None
+    return _str(first.get("text")) if isinstance(first, dict) else None

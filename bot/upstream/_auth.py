@@ -1,7 +1,6 @@
 """Credentials for the MCP servers: an API key header, or OAuth through google-auth (a key file
-or Application Default Credentials). google-auth is synchronous: it loads and refreshes in a
-worker thread, and is imported only when OAuth is configured (nothing probes the metadata
-server by accident)."""
+or Application Default Credentials), which loads and refreshes in a worker thread and is
+imported only when OAuth is configured (nothing probes the metadata server by accident)."""
 
 from __future__ import annotations
 
@@ -92,7 +91,7 @@ class OAuth:
             info = json.loads(self._file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             raise _auth_error(Reason.KEY_FILE_UNREADABLE, name=str(self._file)) from None
-        try:
+        try:  # the typed loader for service accounts (the generic one is deprecated for them)
             if isinstance(info, dict) and info.get("type") == "service_account":
                 return service_account.Credentials.from_service_account_info(info, scopes=[SCOPE])  # type: ignore[no-untyped-call]
             # authorized_user / external_account files (workload federation)
@@ -108,17 +107,10 @@ class OAuth:
             method: str = "GET",
             body: bytes | None = None,
             headers: Mapping[str, str] | None = None,
-            timeout: float | None = None,
             **_: Any,
         ) -> SimpleNamespace:  # google-auth's transport interface, on httpx
-            try:
-                sent = self._http.request(
-                    method,
-                    url,
-                    content=body,
-                    headers=headers,
-                    timeout=timeout or self._http.timeout,
-                )
+            try:  # within MCP_TIMEOUT_SECONDS, whatever google-auth asks
+                sent = self._http.request(method, url, content=body, headers=headers)
             except httpx.HTTPError as exc:
                 raise TransportError(type(exc).__name__) from exc  # type: ignore[no-untyped-call]
             return SimpleNamespace(status=sent.status_code, headers=sent.headers, data=sent.content)

@@ -196,8 +196,7 @@ class ServerContext:
             return self.unavailable(f"HTTP {status}", transient=status in (502, 503, 504))
         if status == 404 and not _DOC_NAME.search(text):
             return self._not_enabled()  # Google's answer on /mcp when the API is off
-        known = self._classify(text, tool, status, raw, retry_after)
-        if known is not None:
+        if known := self._classify(text, tool, status, raw, retry_after):
             return known
         return self._refused(text) if status == 400 else self.protocol(f"HTTP {status}")
 
@@ -209,8 +208,7 @@ class ServerContext:
         if code == -32022 and modern:
             return VersionRefused(data)
         text = message + (" " + json.dumps(data) if data is not None else "")
-        known = self._classify(text, tool)
-        if known is not None:
+        if known := self._classify(text, tool):
             return known
         if code == -32601:
             return self.protocol(f"it does not offer {tool or 'that method'}")
@@ -220,8 +218,7 @@ class ServerContext:
 
     def from_tool_error(self, text: str, *, tool: str) -> GdocsError:
         """A tool result with isError: true."""
-        known = self._classify(text, tool)
-        if known is not None:
+        if known := self._classify(text, tool):
             return known
         if _INVALID.search(text):
             return self._refused(text)

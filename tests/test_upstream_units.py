@@ -11,6 +11,7 @@ import pytest
 
 from bot.errors import AuthError, Unavailable
 from bot.redact import Redactor
+from bot.settings import Settings
 from bot.upstream import (
     ApiKeyAuth,
     McpClient,
@@ -79,9 +80,7 @@ async def _retry(outcomes: list[Exception | str], *, retries: int, timeline: _Ti
             "http://127.0.0.1:9/mcp",
             lambda: http,
             ApiKeyAuth(None),
-            max_response_bytes=10_000,
-            max_concurrency=1,
-            max_retries=retries,
+            Settings(mcp_max_response_bytes=10_000, mcp_max_concurrency=1, mcp_max_retries=retries),
             backoff_base=0.5,
             backoff_cap=3.0,
         )

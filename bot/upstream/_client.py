@@ -19,6 +19,7 @@ import httpx
 import bot
 from bot.errors import GdocsError
 from bot.observability.metrics import Metrics
+from bot.settings import Settings
 from bot.text import one_line
 from bot.upstream._auth import Auth
 from bot.upstream._errors import (
@@ -47,10 +48,8 @@ class McpClient:
         url: str,
         http: Callable[[], httpx.AsyncClient],
         auth: Auth,
+        settings: Settings,
         *,
-        max_response_bytes: int,
-        max_concurrency: int,
-        max_retries: int,
         backoff_base: float,
         backoff_cap: float = 8.0,
         metrics: Metrics | None = None,
@@ -59,11 +58,11 @@ class McpClient:
         self.url = url
         self._http = http
         self._auth = auth
-        self._limit = max_response_bytes
-        self._retries = max_retries
+        self._limit = settings.mcp_max_response_bytes
+        self._retries = settings.mcp_max_retries
         self._backoff = (backoff_base, backoff_cap)
         self._metrics = metrics or Metrics()
-        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self._semaphore = asyncio.Semaphore(settings.mcp_max_concurrency)
         self._ids = itertools.count(1)
         #: the revision spoken (None until known); in the 2025 lifecycle, with `_session`
         self.protocol_version: str | None = None

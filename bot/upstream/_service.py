@@ -84,16 +84,9 @@ class GoogleDocsService:
             service = host if host.endswith(".googleapis.com") else f"{default}.googleapis.com"
             setting = "DEVELOPER_KNOWLEDGE_MCP_URL" if dk else "PAY_MCP_URL"
             server = ServerContext(key, setting, service, auth.kind, timeout, redact)
+            # self._http makes the httpx client at the first call: its TLS context costs ~35 ms
             return McpClient(
-                server,
-                url,
-                self._http,  # made at the first call: its TLS context costs ~35 ms
-                auth,
-                max_response_bytes=settings.mcp_max_response_bytes,
-                max_concurrency=settings.mcp_max_concurrency,
-                max_retries=settings.mcp_max_retries,
-                backoff_base=backoff_base,
-                metrics=metrics,
+                server, url, self._http, auth, settings, backoff_base=backoff_base, metrics=metrics
             )
 
         self._dk = client("developer_knowledge", str(settings.developer_knowledge_mcp_url), dk_auth)

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 import httpx
 
 from bot.redact import Redactor
+from bot.settings import Settings
 from bot.upstream import ApiKeyAuth, McpClient, ServerContext
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 
@@ -33,8 +34,6 @@ async def dk_client(server: FakeDeveloperKnowledge) -> AsyncIterator[McpClient]:
             server.url,
             lambda: http,
             ApiKeyAuth("test-key"),
-            max_response_bytes=1_000_000,
-            max_concurrency=4,
-            max_retries=1,
+            Settings(mcp_max_response_bytes=1_000_000, mcp_max_concurrency=4, mcp_max_retries=1),
             backoff_base=0.001,
         )

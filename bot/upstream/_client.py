@@ -75,8 +75,7 @@ class McpClient:
         self._tools_lock = asyncio.Lock()
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        """A tool's structured output, or the typed error its result reports; measured as one
-        upstream call (retries included)."""
+        """A tool's structured output, or the typed error its result reports (measured)."""
         params = {"name": name, "arguments": arguments}
         started, outcome = time.perf_counter(), "cancelled"
         try:
@@ -91,8 +90,7 @@ class McpClient:
             self._metrics.upstream(self.server.key, name, outcome, seconds)
 
     async def list_tools(self, *, refresh: bool = False) -> list[ToolInfo]:
-        """tools/list (its first page: Google's servers list a handful), fetched once and kept
-        (unless `refresh`)."""
+        """tools/list's first page (Google's servers list a handful), kept unless `refresh`."""
         async with self._tools_lock:
             if self._tools is None or refresh:
                 data = await self._request("tools/list", {}, "")
@@ -267,8 +265,7 @@ class McpClient:
         return message
 
     async def _events(self, response: httpx.Response) -> AsyncIterator[str]:
-        """The data of each server-sent event (httpx splits CRLF, LF and CR lines); comments
-        and other fields are skipped; a last unfinished event is dropped."""
+        """Each server-sent event's data; other fields and an unfinished last event are dropped."""
         data: list[str] = []
         async for line in response.aiter_lines():
             if response.num_bytes_downloaded > self._limit:

@@ -84,8 +84,7 @@ def title_from_uri(uri: str) -> str:
 
 
 def snippet(text: str, limit: int = 500) -> str:
-    """One paragraph of at most `limit` characters, cut at a word; Markdown heading marks go
-    (they mean nothing once the lines are joined)."""
+    """One paragraph of at most `limit` characters cut at a word, without heading marks."""
     return truncate(collapse_whitespace(_HEADING.sub("", text)), limit, at_word=True)
 
 

@@ -1,6 +1,5 @@
-"""What a server said (HTTP status, Google error JSON, JSON-RPC error, `isError` result, a
-tool's output) as the typed errors of `bot.errors`, and which quota a 429 names. Quoted server
-text always goes through `Redactor` first."""
+"""What a server said (HTTP status, error JSON, JSON-RPC error, `isError` result, tool output)
+as the typed errors of `bot.errors`, and which quota a 429 names; quotes are redacted first."""
 
 from __future__ import annotations
 
@@ -119,8 +118,7 @@ class Transient(Unavailable):
 
 
 class VersionRefused(Exception):
-    """The server refuses the revision sent (-32022, or wants a session); `supported`: the
-    revisions it names (error.data.supported)."""
+    """The server refuses the revision sent; `supported`: the revisions it names (-32022)."""
 
     def __init__(self, data: object = None) -> None:
         super().__init__("protocol version refused")
@@ -148,13 +146,8 @@ class ServerContext:
         return one_line(self.redact(text), 160)
 
     def facts(self, reason: Reason, **details: Any) -> ErrorFacts:
-        return ErrorFacts(
-            reason,
-            server=self.key,
-            api_service=self.api_service,
-            url_setting=self.url_setting,
-            **details,
-        )
+        where: dict[str, Any] = {"server": self.key, "api_service": self.api_service}
+        return ErrorFacts(reason, url_setting=self.url_setting, **where, **details)
 
     def timeout_error(self) -> Unavailable:
         return UpstreamTimeout(facts=self.facts(Reason.TIMED_OUT, seconds=self.timeout))

@@ -1,6 +1,5 @@
-"""GoogleDocsService: `bot.service.DocsService` over the Developer Knowledge and Pay MCP
-servers: a generated answer (within answer_query's quota, else search with a `Fallback` saying
-why and until when), a search, a Pay search, pages, and the check of an answer's commands."""
+"""GoogleDocsService: `bot.service.DocsService` over the Developer Knowledge and Pay MCP servers.
+A generated answer goes out within answer_query's quota, else a search with a `Fallback`."""
 
 from __future__ import annotations
 
@@ -44,9 +43,8 @@ _SNIPPETS_HELP = (
 
 class GoogleDocsService:
     """Results are kept in the store; identical questions in flight on any replica share one
-    upstream call; answer_query goes out only within its quota. Nothing is contacted until the
-    first call. `clock` (aware UTC) and `sleep` (the quota's wait) are for tests; `tally`
-    counts answer_query calls for `gdocs-bot report`."""
+    upstream call; nothing is contacted before the first. `clock` (aware UTC) and `sleep` (the
+    quota's wait) are for tests; `tally` counts answer_query calls for `gdocs-bot report`."""
 
     def __init__(
         self,
@@ -135,11 +133,9 @@ class GoogleDocsService:
         return await self._shared(key, query, compute)
 
     async def verify(self, answer: Answer) -> Answer:
-        """`answer` with its `verification` (unchanged when it has one, or is no generated
-        answer); kept with the answer in the store and counted in `gdocs_snippets_total`."""
-        if answer.kind != "answer" or answer.verification or answer.fallback:
-            return answer
-        if not self._settings.verify_answers:
+        """A generated `answer` with its `verification`, kept in the store and counted."""
+        skip = answer.kind != "answer" or answer.verification or answer.fallback
+        if skip or not self._settings.verify_answers:
             return answer
         if verify.count_commands(answer.text) == 0:
             result = Verification(status="checked")  # nothing to look up: no call

@@ -45,13 +45,6 @@ class _NoRequestBodies(logging.Filter):
         return True
 
 
-def _bolt_logger() -> logging.Logger:
-    base = logging.getLogger("bot.slack.bolt")
-    if not any(isinstance(f, _NoRequestBodies) for f in base.filters):
-        base.addFilter(_NoRequestBodies())
-    return base
-
-
 def build_web_client(token: str | None, api_url: str) -> AsyncWebClient:
     """The bot's Web API client, retrying 429, 500/503 and connection errors; in a running
     loop with one pooled session (closed by its owner), also for `response_url` posts."""
@@ -83,8 +76,11 @@ def claims_with_its_record(body: dict[str, Any]) -> bool:
 
 def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
     """The Bolt app with every listener registered. Building it makes no Slack call."""
+    bolt_logger = logging.getLogger("bot.slack.bolt")
+    if not any(isinstance(f, _NoRequestBodies) for f in bolt_logger.filters):
+        bolt_logger.addFilter(_NoRequestBodies())
     app = AsyncApp(
-        logger=_bolt_logger(),
+        logger=bolt_logger,
         name="gdocs-bot",
         client=client,  # its token: Bolt's single-team authorization, auth.test kept once
         signing_secret=deps.config.signing_secret,

@@ -128,7 +128,8 @@ class Answers:
         about: str | None,
         counts: Sequence[str],
     ) -> None:
-        tz = await self.profiles.tz(reply.client, reply.user) if _says_when(result) else None
+        says_when = result.fallback is not None and result.fallback.until is not None
+        tz = await self.profiles.tz(reply.client, reply.user) if says_when else None
         if route.private:  # what was asked, without the `private` that asked for privacy
             body = await render_off_loop(
                 answer_size(result), render.render_answer, result, tz=tz, now=self.clock()
@@ -164,9 +165,8 @@ class Answers:
                 route=route.kind,
             )
             ops = [self.feedback.answer_op(record)]
-            root = reply.thread_ts or ts
-            if reply.channel and root and not reply.thread_ts:  # a new thread: its root is ts
-                ops.append(self.threads.op(reply.channel, root, topic, reply.user))
+            if reply.channel and ts and not reply.thread_ts:  # a new thread: its root is ts
+                ops.append(self.threads.op(reply.channel, ts, topic, reply.user))
             return ops + list(self.tally.ops(*counts))
 
         if reply.channel and reply.thread_ts:
@@ -230,10 +230,6 @@ class Answers:
         finally:
             for wait in waits:  # the wait is over once the answer (or the failure) is here
                 await progress.close_step(wait, "complete")
-
-
-def _says_when(result: Answer) -> bool:
-    return result.fallback is not None and result.fallback.until is not None
 
 
 def answer_size(answer: Answer) -> int:

@@ -248,21 +248,15 @@ class TrackedReply:
         await self._final(self.inner.notify_thread, msg)
 
     async def deliver(self, msg: Message) -> str | None:
-        ts = await self._final(self.inner.deliver, msg)
-        return ts if isinstance(ts, str) else None
+        return await self._final(self.inner.deliver, msg)
 
     async def post_visibly(self, msg: Message) -> str | None:
         # None: nothing was shown, so nothing is delivered yet
-        ts = await self._final(self.inner.post_visibly, msg, shown=lambda ts: ts is not None)
-        return ts if isinstance(ts, str) else None
+        return await self._final(self.inner.post_visibly, msg, always=False)
 
     async def _final(
-        self,
-        send: Callable[[Message], Awaitable[Any]],
-        msg: Message,
-        *,
-        shown: Callable[[Any], bool] = lambda _: True,
-    ) -> Any:
+        self, send: Callable[[Message], Awaitable[str | None]], msg: Message, *, always: bool = True
+    ) -> str | None:
         if self._delivered:
             return await send(msg)
         if not await self._log.still_mine(self._record):
@@ -276,10 +270,9 @@ class TrackedReply:
             # resumed past its response_url, and the bot may not post there: nowhere to go
             await self._log.drop(self._record, "cannot_post")
             return None
-        if shown(sent):
+        if always or sent is not None:
             self._delivered = True
-            staged = self.staged
-            also = staged.take(sent if isinstance(sent, str) else None) if staged else ()
+            also = self.staged.take(sent) if self.staged else ()
             await self._log.finish(self._record, also)
         return sent
 

@@ -203,15 +203,12 @@ def reply_for_click(
         thread_ts = thread_ts or message.get("ts")
     if container.get("is_ephemeral"):
         thread_ts = message_ts = None
+    channel = _dict(body.get("channel")).get("id") or container.get("channel_id")
     user = _dict(body.get("user")).get("id")
+    user = user if isinstance(user, str) and user else None
+    url = body.get("response_url")
     return SlackReply(
-        client,
-        "click",
-        channel=_dict(body.get("channel")).get("id") or container.get("channel_id"),
-        user=user if isinstance(user, str) and user else None,
-        response_url=body.get("response_url"),
-        thread_ts=thread_ts,
-        message_ts=message_ts,
+        client, "click", channel, user, url, thread_ts=thread_ts, message_ts=message_ts
     )
 
 

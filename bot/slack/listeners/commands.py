@@ -74,31 +74,20 @@ async def handle_command(
     record: WorkRecord | None = None,
     resumed: bool = False,
 ) -> None:
-    text = body.get("text") if isinstance(body.get("text"), str) else ""
+    text = found if isinstance(found := body.get("text"), str) else ""
     command = str(body.get("command") or "/gdocs")
-    reply = track(
-        deps.work,
-        SlackReply(
-            client,
-            "command",
-            channel=body.get("channel_id"),
-            user=body.get("user_id"),
-            response_url=body.get("response_url"),
-            ack=ack,
-        ),
-        record,
-        resumed=resumed,
-    )
-    settings_words = channel_words(text or "")
+    channel, user, url = body.get("channel_id"), body.get("user_id"), body.get("response_url")
+    direct = SlackReply(client, "command", channel, user, response_url=url, ack=ack)
+    reply = track(deps.work, direct, record, resumed=resumed)
+    settings_words = channel_words(text)
 
     async def job() -> Outcome:
         if settings_words is not None:  # `/gdocs channel …`: the channel's settings
             return await deps.channel_command(reply, settings_words, command=command)
-        route = deps.router.route(text or "")
-        channel = reply.channel
+        route = deps.router.route(text)
         if channel and not channel.startswith("D"):  # `/gdocs channel private on`
             route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
-        question = clean_text(text or "")
+        question = clean_text(text)
         return await deps.answers(reply, route, question=question, name_asker=True, command=command)
 
     await deps.boundary("command", job, reply.notify_thread)
@@ -145,14 +134,9 @@ async def handle_shortcut(
         return
     thread = _str(message.get("thread_ts"))
     in_reply = thread if thread is not None and thread != ts else None
+    user, url = _str(payload.get("user")), _str(payload.get("response_url"))
     direct = SlackReply(
-        client,
-        "thread",
-        channel,
-        _str(payload.get("user")),
-        message_ts=ts,
-        thread_ts=in_reply or ts,
-        response_url=_str(payload.get("response_url")),
+        client, "thread", channel, user, url, thread_ts=in_reply or ts, message_ts=ts
     )
     stream = None
     if deps.config.stream_answers:

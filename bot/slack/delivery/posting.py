@@ -35,6 +35,9 @@ def retry_handlers(max_retries: int = 3) -> list[AsyncRetryHandler]:
     ]
 
 
+_NO_UNFURLS: dict[str, Any] = {"unfurl_links": False, "unfurl_media": False}
+
+
 def payload(msg: Message) -> dict[str, Any]:
     return {"text": msg["text"], **({"blocks": msg["blocks"]} if msg.get("blocks") else {})}
 
@@ -61,13 +64,7 @@ class OnceAck:
             if msg is None:
                 await self._ack()
             else:
-                await self._ack(
-                    text=msg["text"],
-                    blocks=msg.get("blocks") or None,
-                    response_type="ephemeral",
-                    unfurl_links=False,
-                    unfurl_media=False,
-                )
+                await self._ack(**payload(msg), response_type="ephemeral", **_NO_UNFURLS)
         finally:
             self.done.set()
         return True
@@ -83,16 +80,13 @@ async def respond(
 ) -> bool:
     if not response_url:
         return False
-    body: dict[str, Any] = {
-        **(payload(msg) if msg is not None else {}),
-        "response_type": "ephemeral",
-    }
+    body: dict[str, Any] = {"response_type": "ephemeral"}
+    if msg is not None:
+        body |= payload(msg) | _NO_UNFURLS
     if replace_original or msg is not None:
         body["replace_original"] = replace_original
     if delete_original:
         body["delete_original"] = True
-    if msg is not None:
-        body |= {"unfurl_links": False, "unfurl_media": False}
     webhook = AsyncWebhookClient(
         url=response_url, timeout=10, retry_handlers=retry_handlers(), session=session
     )
@@ -118,11 +112,7 @@ async def post_visibly(
     """chat.postMessage's ts; None when the bot may not post there (`strict`: raise)."""
     try:
         response = await client.chat_postMessage(
-            channel=channel,
-            thread_ts=thread_ts,
-            unfurl_links=False,
-            unfurl_media=False,
-            **payload(msg),
+            channel=channel, thread_ts=thread_ts, **_NO_UNFURLS, **payload(msg)
         )
     except SlackApiError as exc:
         error = exc.response.get("error")

@@ -166,7 +166,7 @@ def _slack_deps(
 ) -> SlackDeps:
     from bot.serving.inflight import InFlight
     from bot.slack.boundary import Boundary
-    from bot.slack.deps import SlackConfig, SlackDeps
+    from bot.slack.deps import SlackDeps
     from bot.slack.flows.routing import Router
     from bot.slack.memory import (
         ChannelSettingsStore,
@@ -178,32 +178,17 @@ def _slack_deps(
     from bot.slack.work.stops import ActiveStreams
     from bot.slack.work.worklog import WorkLog
 
-    config = SlackConfig(
-        socket_mode=settings.socket_mode,
-        signing_secret=reveal(settings.slack_signing_secret) or "",
-        doc_file_threshold_chars=settings.doc_file_threshold_chars,
-        rate_limit_per_user_per_minute=settings.rate_limit_per_user_per_minute,
-        work_recovery_seconds=settings.work_recovery_seconds,
-        document_ttl_seconds=settings.cache_document_ttl_seconds,
-        thread_followups=settings.thread_followups,
-        answer_min_words=settings.answer_min_words,
-        route_pay_questions=settings.route_pay_questions,
-        channel_settings_admins_only=settings.channel_settings_admins_only,
-        answer_channels=settings.answer_channel_ids,
-        channel_settings_retention_seconds=settings.channel_settings_retention_days * 86400.0,
-        stream_answers=settings.stream_answers,
-    )
     now = clock or _utc_now
     store, metrics = core.store, core.metrics
     inflight = InFlight()
     return SlackDeps(
-        config=config,
+        settings=settings,
         service=core.service,
         metrics=metrics,
         inflight=inflight,
         store=store,
-        router=Router(config.answer_min_words, config.route_pay_questions),
-        limiter=RateLimiter(store, config.rate_limit_per_user_per_minute),
+        router=Router(settings.answer_min_words, settings.route_pay_questions),
+        limiter=RateLimiter(store, settings.rate_limit_per_user_per_minute),
         profiles=UserProfiles(store),
         threads=ThreadMemory(store),
         quota=core.service.quota,
@@ -222,8 +207,8 @@ def _slack_deps(
         boundary=Boundary(inflight=inflight, metrics=metrics),
         channels=ChannelSettingsStore(
             store,
-            answer_channels=config.answer_channels,
-            retention_seconds=config.channel_settings_retention_seconds,
+            answer_channels=settings.answer_channel_ids,
+            retention_seconds=settings.channel_settings_retention_days * 86400.0,
         ),
         tally=core.tally,
         # only replicas on one Redis share a Stop: on memory:// and SQLite it is always local

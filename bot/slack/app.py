@@ -16,6 +16,7 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import AUTHORIZE_FAILED
+from bot.settings import reveal
 from bot.slack.boundary import duplicate
 from bot.slack.delivery.posting import OnceAck, retry_handlers
 from bot.slack.deps import SlackDeps
@@ -83,9 +84,9 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
         logger=bolt_logger,
         name="gdocs-bot",
         client=client,  # its token: Bolt's single-team authorization, auth.test kept once
-        signing_secret=deps.config.signing_secret,
+        signing_secret=reveal(deps.settings.slack_signing_secret) or "",
         # Socket Mode requests are not signed (Bolt skips them anyway)
-        request_verification_enabled=not deps.config.socket_mode,
+        request_verification_enabled=not deps.settings.socket_mode,
         # listeners ack and hand their work to deps.inflight themselves: with False, Bolt
         # would poll every 10 ms for the ack (a 10 ms floor under every acknowledgement)
         process_before_response=True,
@@ -193,7 +194,7 @@ async def run_recovery(deps: SlackDeps, client: AsyncWebClient) -> None:
     """Forever (cancelled at shutdown): leases renewed every third of their length, orphans
     looked for every WORK_RECOVERY_SECONDS, the first time at once."""
     renew_every = deps.work.lease_seconds / 3
-    scan_every = deps.config.work_recovery_seconds
+    scan_every = deps.settings.work_recovery_seconds
     next_scan = 0.0
     loop = asyncio.get_running_loop()
     while True:

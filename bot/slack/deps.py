@@ -7,13 +7,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import Literal
 
 from bot.feedback import FeedbackLog
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
 from bot.report.tally import DailyTally
 from bot.service import DocsService
+from bot.settings import Settings
 from bot.slack.boundary import Boundary, InFlight
 from bot.slack.flows.answer import Answers
 from bot.slack.flows.home import DocsStatus, Home
@@ -32,33 +32,12 @@ from bot.slack.work.stops import ActiveStreams
 from bot.slack.work.worklog import WorkLog
 from bot.store import Store
 
-__all__ = ["DocsStatus", "SlackConfig", "SlackDeps"]
-
-
-@dataclass(frozen=True)
-class SlackConfig:
-    socket_mode: bool
-    signing_secret: str
-    doc_file_threshold_chars: int
-    rate_limit_per_user_per_minute: int
-    work_recovery_seconds: float
-    document_ttl_seconds: float
-    #: whose follow-ups in the bot's threads are answered without a mention
-    thread_followups: Literal["asker", "anyone", "off"] = "asker"
-    answer_min_words: int = 4
-    route_pay_questions: bool = True
-    #: only workspace admins and owners may change a channel's settings
-    channel_settings_admins_only: bool = False
-    #: channels answered without a mention whatever `/gdocs channel` says (ANSWER_CHANNELS)
-    answer_channels: frozenset[str] = frozenset()
-    channel_settings_retention_seconds: float = 365 * 86400.0
-    #: threaded answers streamed with a task timeline (STREAM_ANSWERS)
-    stream_answers: bool = True
+__all__ = ["DocsStatus", "SlackDeps"]
 
 
 @dataclass(frozen=True)
 class SlackDeps:
-    config: SlackConfig
+    settings: Settings
     service: DocsService
     metrics: Metrics
     inflight: InFlight
@@ -80,9 +59,12 @@ class SlackDeps:
 
     @cached_property
     def answers(self) -> Answers:
-        config = self.config
+        settings = self.settings
         pages = Pages(
-            self.service, self.store, config.doc_file_threshold_chars, config.document_ttl_seconds
+            self.service,
+            self.store,
+            settings.doc_file_threshold_chars,
+            settings.cache_document_ttl_seconds,
         )
         return Answers(
             service=self.service,
@@ -108,16 +90,16 @@ class SlackDeps:
             recent=self.recent,
             channels=self.channels,
             docs_status=self.docs_status,
-            default_followups=self.config.thread_followups,
+            default_followups=self.settings.thread_followups,
             clock=self.clock,
         )
 
     @cached_property
     def channel_command(self) -> ChannelCommand:
-        config = self.config
+        settings = self.settings
         return ChannelCommand(
             self.channels,
             self.profiles,
-            config.thread_followups,
-            config.channel_settings_admins_only,
+            settings.thread_followups,
+            settings.channel_settings_admins_only,
         )

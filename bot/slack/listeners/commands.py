@@ -139,7 +139,7 @@ async def handle_shortcut(
         client, "thread", channel, user, url, thread_ts=in_reply or ts, message_ts=ts
     )
     stream = None
-    if deps.config.stream_answers:
+    if deps.settings.stream_answers:
         team = _str(payload.get("team"))
         stream = streamed(deps.work, direct, team=team, record=record, resumed=resumed)
     reply = track(deps.work, stream or direct, record, resumed=resumed)

@@ -163,7 +163,7 @@ async def _why_not_heard(
     if why is not None:
         return why
     # the channel may override THREAD_FOLLOWUPS
-    policy = (await deps.channels.get(event["channel"])).followups or deps.config.thread_followups
+    policy = (await deps.channels.get(event["channel"])).followups or deps.settings.thread_followups
     if policy == "off":
         return "thread follow-ups are off"
     topic = await deps.threads.topic(event["channel"], event["thread_ts"])
@@ -198,7 +198,7 @@ async def handle_question(
     )
     team = event.get("team") if isinstance(event.get("team"), str) else None
     stream = None
-    if deps.config.stream_answers:
+    if deps.settings.stream_answers:
         stream = streamed(deps.work, direct, team=team, record=record, resumed=resumed)
     reply = track(deps.work, stream or direct, record, resumed=resumed)
 

@@ -70,27 +70,21 @@ class Home:
                 quota = "unlimited"
         except StoreError:
             left, per_day, resets_at, quota = 0, 0, next_pacific_midnight(now), "unknown"
-        tz = await self.profiles.tz(client, user)
         ready, detail = self.docs_status()
-        recent = [
-            render.RecentQuestion(asked.text, asked.at) for asked in await self.recent.of(user)
-        ]
-        channels = await self._viewer_channels(client, user)
         admin = await self.profiles.is_admin(client, user) is True
-        per_day_quota = self.quota.config.per_day
         return render.HomeInput(
             answers_left=left,
             per_day=per_day,
             resets_at=resets_at,
             now=now,
             quota=quota,
-            viewer_tz=tz,
+            viewer_tz=await self.profiles.tz(client, user),
             ready=ready,
             ready_detail=detail,
-            recent=recent,
-            channels=channels,
+            recent=[render.RecentQuestion(a.text, a.at) for a in await self.recent.of(user)],
+            channels=await self._viewer_channels(client, user),
             default_followups=self.default_followups,
-            week=await this_week(self.store, self.clock(), per_day_quota) if admin else None,
+            week=await this_week(self.store, now, self.quota.config.per_day) if admin else None,
         )
 
     async def _viewer_channels(self, client: AsyncWebClient, user: str) -> list[render.ChannelLine]:

@@ -130,8 +130,6 @@ class WorkLog:
 
     async def renew_all(self) -> None:
         for record in list(self._mine.values()):
-            if record.id not in self._mine:  # finished while the ones before were renewed
-                continue
             if await self.still_mine(record) or record.id not in self._mine:
                 continue  # kept, or finished meanwhile (its lease is the "done" marker now)
             logger.warning("lost the lease of work in flight", extra={"work_id": record.id})

@@ -111,9 +111,8 @@ class GoogleDocsService:
         if self._closed:
             raise RuntimeError("the docs service is closed")
         if self._client is None:
-            # our semaphores bound calls: no pool cap, so none waits in httpcore's quadratic queue
-            keep = 2 * self._settings.mcp_max_concurrency  # a burst's connections all stay alive
-            limits = httpx.Limits(max_connections=None, max_keepalive_connections=keep)
+            # semaphores bound calls (no cap); few idle: httpcore rescans each idle one per event
+            limits = httpx.Limits(max_connections=None, max_keepalive_connections=20)
             self._client = httpx.AsyncClient(timeout=self._timeout, limits=limits)
         return self._client
 

@@ -171,8 +171,8 @@ async def resume(deps: SlackDeps, client: AsyncWebClient, record: WorkRecord) ->
         extra={"work_id": record.id, "kind": record.kind, "takeovers": record.takeovers},
     )
     if record.kind == "command":
-        already_acked = OnceAck(None)
-        await handle_command(deps, client, payload, already_acked, record=record, resumed=True)
+        acked = OnceAck(None)  # long since
+        await handle_command(deps, client, payload, acked, record=record, resumed=True)
     elif record.kind in ("mention", "dm", "thread", "auto"):
         event: dict[str, Any] = payload.get("event") or {}
         if not isinstance(event.get("channel"), str) or not isinstance(event.get("ts"), str):

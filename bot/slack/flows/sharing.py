@@ -35,9 +35,6 @@ class PrivateAnswer:
     text: str
     blocks: list[dict[str, Any]]
 
-    def body(self) -> render.Message:
-        return {"text": self.text, "blocks": self.blocks}
-
 
 _CODEC = AdapterCodec(TypeAdapter(PrivateAnswer))
 
@@ -97,7 +94,8 @@ async def share(
         await answers.keep(kept, answer_id)
         await reply.notify_asker(render.notice("share_forged"))
         return Outcome(route="share", outcome="invalid_input")
-    shared = render.render_shared_answer(kept.body(), kept.asker, kept.question)
+    body: render.Message = {"text": kept.text, "blocks": kept.blocks}
+    shared = render.render_shared_answer(body, kept.asker, kept.question)
     ts = None
     try:
         ts = await posting.post_visibly(

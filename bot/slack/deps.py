@@ -59,13 +59,6 @@ class SlackDeps:
 
     @cached_property
     def answers(self) -> Answers:
-        settings = self.settings
-        pages = Pages(
-            self.service,
-            self.store,
-            settings.doc_file_threshold_chars,
-            settings.cache_document_ttl_seconds,
-        )
         return Answers(
             service=self.service,
             store=self.store,
@@ -76,7 +69,7 @@ class SlackDeps:
             tally=self.tally,
             feedback=self.feedback,
             quota=self.quota,
-            pages=pages,
+            pages=Pages(self.service, self.store, self.settings),
             private=PrivateAnswers(self.store),
             clock=self.clock,
         )
@@ -96,10 +89,4 @@ class SlackDeps:
 
     @cached_property
     def channel_command(self) -> ChannelCommand:
-        settings = self.settings
-        return ChannelCommand(
-            self.channels,
-            self.profiles,
-            settings.thread_followups,
-            settings.channel_settings_admins_only,
-        )
+        return ChannelCommand(self.channels, self.profiles, self.settings)

@@ -31,6 +31,7 @@ from bot.render import (
     render_unfurl,
 )
 from bot.service import DocsService
+from bot.settings import Settings
 from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.posting import payload, why
@@ -59,8 +60,7 @@ async def render_off_loop(
 class Pages:
     service: DocsService
     store: Store
-    file_threshold_chars: int
-    ttl_seconds: float
+    settings: Settings
 
     async def fetch(self, name: str) -> Document:
         return (await self.service.docs([name]))[0]
@@ -69,7 +69,7 @@ class Pages:
         """Post page `page` (a long document's first showing as a file when it can); "ok",
         or "upload_failed" (the pages went instead)."""
         outcome = "ok"
-        if page == FIRST_PAGE and len(doc.content) > self.file_threshold_chars:
+        if page == FIRST_PAGE and len(doc.content) > self.settings.doc_file_threshold_chars:
             shown, outcome = await self._show_as_file(reply, doc)
             if shown:
                 return outcome
@@ -86,7 +86,7 @@ class Pages:
         spans = await self.store.get(key, _SPANS)
         if spans is None:  # cutting renders every page to measure it
             spans = await render_off_loop(len(doc.content), document_page_spans, doc)
-            await self.store.set(key, spans, _SPANS, self.ttl_seconds)
+            await self.store.set(key, spans, _SPANS, self.settings.cache_document_ttl_seconds)
         return [span.text(doc.content) for span in spans]
 
     async def _show_as_file(self, reply: Reply, doc: Document) -> tuple[bool, str]:

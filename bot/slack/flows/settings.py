@@ -13,10 +13,10 @@ from bot.channels import (
     ChangeSetting,
     ChannelSettings,
     ChannelUsage,
-    Followups,
     ShowSettings,
     parse_channel_request,
 )
+from bot.settings import Settings
 from bot.slack.boundary import Outcome
 from bot.slack.memory import ChannelSettingsStore, UserProfiles
 from bot.slack.work.worklog import Reply
@@ -29,9 +29,7 @@ logger = logging.getLogger(__name__)
 class ChannelCommand:
     channels: ChannelSettingsStore
     profiles: UserProfiles
-    #: THREAD_FOLLOWUPS, shown as the default
-    default_followups: Followups
-    admins_only: bool
+    settings: Settings  # THREAD_FOLLOWUPS (the default shown), CHANNEL_SETTINGS_ADMINS_ONLY
 
     async def __call__(self, reply: Reply, words: str, *, command: str) -> Outcome:
         """Answer `/gdocs channel <words>` through the command's `reply`."""
@@ -52,7 +50,7 @@ class ChannelCommand:
             shown = render.render_channel_settings(
                 channel,
                 current,
-                default_followups=self.default_followups,
+                default_followups=self.settings.thread_followups,
                 fixed_auto=self.channels.is_fixed_auto(channel),
                 command=command,
             )
@@ -72,7 +70,7 @@ class ChannelCommand:
         if request.field == "mode" and self.channels.is_fixed_auto(channel):
             await reply.notify_asker(render.notice("channel_fixed", command))
             return Outcome(route="channel", outcome="refused")
-        if self.admins_only:
+        if self.settings.channel_settings_admins_only:
             admin = await self.profiles.is_admin(reply.client, user)
             if not admin:
                 refusal = "channel_role_unknown" if admin is None else "channel_admins_only"

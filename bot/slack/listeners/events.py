@@ -49,16 +49,24 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_message(
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
     ) -> None:
-        event = body.get("event") or {}
+        event, bot_user_id = body.get("event") or {}, context.bot_user_id
+        # a question in an answer channel, a follow-up in the bot's thread, or a DM; only
+        # what passes the pure checks reads the store
         if event.get("channel_type") in THREAD_CHANNEL_TYPES:
-            await _hear_in_channel(deps, ack, body, client, event, context.bot_user_id)
-            return
-        if event.get("channel_type") != "im" or why_not_a_person(event, context.bot_user_id):
+            top_level = is_top_level(event)
+            kind = "auto" if top_level else "thread"
+            why = await _why_not_heard(deps, event, bot_user_id, top_level)
+        else:
+            kind, why = "dm", None
+            if event.get("channel_type") != "im":
+                why = "not a direct message"
+            elif why_not_a_person(event, bot_user_id):
+                why = "not a person"
+        if why is not None:
             await ack()
-            why = "not a direct message" if event.get("channel_type") != "im" else "not a person"
-            ignored(deps.metrics, "dm", why)
+            ignored(deps.metrics, "dm" if kind == "dm" else "thread", why)
             return
-        await _accept(deps, ack, body, client, event, context.bot_user_id, kind="dm")
+        await _accept(deps, ack, body, client, event, bot_user_id, kind=kind)
 
     async def on_stopped(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
@@ -129,26 +137,6 @@ async def _accept(
     else:
         job = handle_question(deps, client, event, bot_user_id, kind=kind, record=record)
         deps.inflight.spawn(job)
-
-
-async def _hear_in_channel(
-    deps: SlackDeps,
-    ack: AsyncAck,
-    body: dict[str, Any],
-    client: AsyncWebClient,
-    event: dict[str, Any],
-    bot_user_id: str | None,
-) -> None:
-    """A question in an answer channel, or a follow-up in the bot's thread: answered in
-    its thread; anything else dropped (only what passes the pure checks reads the store)."""
-    top_level = is_top_level(event)
-    why = await _why_not_heard(deps, event, bot_user_id, top_level)
-    if why is not None:
-        await ack()
-        ignored(deps.metrics, "thread", why)
-        return
-    kind = "auto" if top_level else "thread"
-    await _accept(deps, ack, body, client, event, bot_user_id, kind=kind)
 
 
 async def _why_not_heard(

@@ -25,7 +25,7 @@ from bot.slack.listeners.actions import handle_doc_click, is_doc_click
 from bot.slack.listeners.commands import handle_command, handle_shortcut
 from bot.slack.listeners.events import handle_question
 from bot.slack.memory import delivery_key
-from bot.slack.work.worklog import WorkRecord, without_stale_response_url
+from bot.slack.work.worklog import WorkRecord
 from bot.store import StoreError
 
 logger = logging.getLogger(__name__)
@@ -165,7 +165,9 @@ async def _read_capped(request: web.Request, limit: int) -> bytes | None:
 # --- recovery: work whose lease expired is taken over (one taker among replicas)
 async def resume(deps: SlackDeps, client: AsyncWebClient, record: WorkRecord) -> None:
     """Finish taken-over work as its listener would have, with the restart note."""
-    payload = without_stale_response_url(record, time.time())
+    payload = dict(record.payload)
+    if time.time() - record.accepted_at > 30 * 60:  # Slack no longer takes its response_url
+        payload["response_url"] = None
     logger.info(
         "finishing work a stopped process had accepted",
         extra={"work_id": record.id, "kind": record.kind, "takeovers": record.takeovers},

@@ -181,9 +181,7 @@ class SlackReply:
         if self.where == "command":
             if await self._progress_posted():
                 self._progress_gone = True
-                await posting.respond(
-                    self.response_url, delete_original=True, session=self.client.session
-                )
+                await self._respond(None, delete_original=True)
             return
         signal, self._signal = self._signal, None
         if signal is None or self.where == "direct":
@@ -204,10 +202,8 @@ class SlackReply:
         if self.where == "dm" and self._signal is not None:
             await self._signal
 
-    async def _respond(self, msg: Message, *, replace_original: bool = False) -> bool:
-        return await posting.respond(
-            self.response_url, msg, replace_original=replace_original, session=self.client.session
-        )
+    async def _respond(self, msg: Message | None, **how: bool) -> bool:
+        return await posting.respond(self.response_url, msg, session=self.client.session, **how)
 
     async def _react(self, *, add: bool) -> None:
         where = {"channel": self.channel or "", "timestamp": self.message_ts or ""}

@@ -76,13 +76,9 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
     async def on_share(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        reply = reply_for_click(client, body)
-        value = _action(body).get("value")
-        run(
-            "action",
-            partial(share, deps.answers.private, deps.threads, reply, value),
-            reply.notify_thread,
-        )
+        reply, value = reply_for_click(client, body), _action(body).get("value")
+        job = partial(share, deps.answers.private, deps.threads, reply, value)
+        run("action", job, reply.notify_thread)
 
     async def on_ask_again(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
@@ -106,10 +102,8 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_vote(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
         reply = reply_for_click(client, body, in_place=True)
-        value = _action(body).get("value")
-        run(
-            "feedback", partial(vote, deps.feedback, deps.metrics, reply, value), reply.notify_asker
-        )
+        job = partial(vote, deps.feedback, deps.metrics, reply, _action(body).get("value"))
+        run("feedback", job, reply.notify_asker)
 
     async def on_comment_button(
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient

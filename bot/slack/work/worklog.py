@@ -190,14 +190,6 @@ class WorkLog:
             self._metrics.count(name, help_text, 1.0, **labels)
 
 
-def without_stale_response_url(record: WorkRecord, now: float) -> dict[str, Any]:
-    """The record's payload, without a response_url Slack no longer takes (30 minutes)."""
-    payload = dict(record.payload)
-    if now - record.accepted_at > 30 * 60:
-        payload["response_url"] = None
-    return payload
-
-
 Writes = Callable[[str | None], Sequence[Op]]
 
 

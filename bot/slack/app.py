@@ -128,20 +128,15 @@ def slack_events_route(app: AsyncApp, *, max_body_bytes: int = 1_000_000) -> web
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
         if timestamp and not timestamp.strip().isdigit():
             return web.json_response({"error": "invalid request"}, status=401)
+        headers: Any = request.headers
         try:
             text = body.decode("utf-8")
-            bolt_request = AsyncBoltRequest(
-                body=text,
-                query=request.query_string,
-                headers=request.headers,  # type: ignore[arg-type]
-            )
+            bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=headers)
         except (ValueError, TypeError, AttributeError, KeyError, IndexError):
-            # not UTF-8, not JSON/form, or a shape Bolt cannot read: not from Slack
+            bolt_request = None  # not UTF-8, not JSON/form, or a shape Bolt cannot read
+        if bolt_request is None or not isinstance(bolt_request.body, dict):
             return web.json_response({"error": "malformed request"}, status=400)
-        if not isinstance(bolt_request.body, dict):
-            return web.json_response({"error": "malformed request"}, status=400)
-        bolt_response = await app.async_dispatch(bolt_request)
-        return await to_aiohttp_response(bolt_response)
+        return await to_aiohttp_response(await app.async_dispatch(bolt_request))
 
     return web.post(EVENTS_PATH, slack_events)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import JSON, TEXT, Op, SqliteStore, StoreConfigError, open_store
+from bot.store import JSON, TEXT, Op, ResilientStore, SqliteStore, StoreConfigError, open_store
 from tests.store_backends import FakeClock
 
 pytestmark = pytest.mark.timeout(60)
@@ -231,6 +231,26 @@ async def test_a_file_locked_by_another_process_is_refused(tmp_path: Path) -> No
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+async def test_a_lock_held_by_another_process_stalls_a_write_briefly_and_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    """The calls run on the event loop: a write waiting for another process's lock gives up
+    within a quarter of a second, and the bot keeps the value in per-process state."""
+    store = ResilientStore(await _open(tmp_path / "state.db"), timeout=5)
+    holder = sqlite3.connect(tmp_path / "state.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        started = asyncio.get_running_loop().time()
+        await store.set("answer:q", "kept", TEXT, 60)
+        assert asyncio.get_running_loop().time() - started < 1.0
+        assert not store.up
+        assert await store.get("answer:q", TEXT) == "kept"
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+        await store.aclose()
 
 
 async def test_a_file_from_a_newer_version_is_refused(tmp_path: Path) -> None:

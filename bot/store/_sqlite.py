@@ -1,15 +1,17 @@
-"""`sqlite:///…`: the default store. One connection on one worker thread (`Db`), WAL; a
-write returns once committed, so it survives a crash or `kill -9` of the bot."""
+"""`sqlite:///…`: the default store. One connection (`Db`), WAL; a write returns once
+committed, so it survives a crash or `kill -9` of the bot.
+
+The calls run on the event loop's thread: in WAL mode with `synchronous=NORMAL` a call takes
+tens of microseconds (no fsync but at a checkpoint), and handing each to a worker thread cost
+more than the call (the guard's burst: 8.0 → 5.5 ms of CPU a question without the thread)."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,8 +25,8 @@ R = TypeVar("R")
 class SqliteStore(Store):
     kind = "sqlite"
 
-    def __init__(self, db: Db, executor: ThreadPoolExecutor, clock: Clock) -> None:
-        self._db, self._executor, self._clock = db, executor, clock
+    def __init__(self, db: Db, clock: Clock) -> None:
+        self._db, self._clock = db, clock
 
     @classmethod
     async def open(
@@ -38,27 +40,20 @@ class SqliteStore(Store):
     ) -> SqliteStore:
         if max_entries < 1:
             raise ValueError("max_entries must be at least 1")
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gdocs-store-sqlite")
         where = Path(os.path.abspath(path))  # noqa: ASYNC240 - no file system call
-        connect = functools.partial(
-            Db, where, busy_timeout=busy_timeout, max_entries=max_entries, sweep_every=sweep_every
-        )
         try:
-            db = await asyncio.get_running_loop().run_in_executor(executor, connect)
+            db = Db(
+                where, busy_timeout=busy_timeout, max_entries=max_entries, sweep_every=sweep_every
+            )
         except (sqlite3.Error, OSError, NewerSchema) as exc:
-            executor.shutdown(wait=False)
             raise StoreConfigError(_explain(where, exc, busy_timeout)) from None
-        return cls(db, executor, clock)
+        return cls(db, clock)
 
     async def _run(self, op: str, call: Callable[..., R], *args: Any) -> R:
         try:
-            return await asyncio.get_running_loop().run_in_executor(
-                self._executor, functools.partial(call, *args)
-            )
+            return call(*args)
         except sqlite3.Error as exc:  # a closed connection too (ProgrammingError)
             raise StoreError(f"sqlite {op} failed: {_one_line(exc)}") from None
-        except RuntimeError as exc:  # the executor is shut down
-            raise StoreError(f"sqlite {op} failed: the store is closed ({exc})") from None
 
     async def _write(self, op: str, job: Callable[[float], R]) -> R:
         return await self._run(op, self._db.write, job, self._clock())
@@ -89,10 +84,7 @@ class SqliteStore(Store):
         await self._run("ping", self._db.ping)
 
     async def aclose(self) -> None:
-        try:
-            await self._run("close", self._db.close)
-        finally:
-            self._executor.shutdown(wait=False)
+        await self._run("close", self._db.close)
 
 
 def _explain(path: Path, exc: Exception, busy_timeout: float) -> str:

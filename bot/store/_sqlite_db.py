@@ -1,6 +1,6 @@
-"""The synchronous half of the SQLite store: one connection, used by one thread only. Every
-write is one `BEGIN IMMEDIATE … COMMIT`; past `max_entries` in a namespace the rows written
-longest ago (`touched`) go. A file of another schema version is refused, not misread."""
+"""The synchronous half of the SQLite store: one connection, used on the event loop's thread.
+Every write is one `BEGIN IMMEDIATE … COMMIT`; past `max_entries` in a namespace the rows
+written longest ago (`touched`) go. A file of another schema version is refused, not misread."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ _SCHEMA = [
 _INTEGER = re.compile(rb"-?[0-9]{1,18}")
 #: bytes the WAL file is cut back to when it starts over (PRAGMA journal_size_limit)
 JOURNAL_SIZE_LIMIT = 4 << 20
+#: how long a call waits for another process's lock (opening waits `busy_timeout`)
+CALL_BUSY_MS = 250
 _TABLES = {"entries": "value", "windows": "events"}
 _LIVE = "SELECT value, expires FROM entries WHERE key = ? AND expires > ?"
 _PUT = """INSERT INTO {0} (key, ns, {1}, expires, touched) VALUES (?, ?, ?, ?, ?)
@@ -54,9 +56,7 @@ class Db:
         path.parent.mkdir(parents=True, exist_ok=True)
         # the file may hold users' questions: readable by its owner only (as SQLite's -wal, -shm)
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-        conn = sqlite3.connect(
-            path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-        )
+        conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
         try:
             # WAL: readers (the CLI) never wait for the writer, nor it for them; NORMAL in WAL
             # mode: a power cut may lose the last commits, never corrupt the file
@@ -71,6 +71,9 @@ class Db:
             if found != str(SCHEMA_VERSION):
                 raise NewerSchema(f"schema {found}")
             newest = [conn.execute(f"SELECT max(touched) FROM {t}").fetchone()[0] for t in _TABLES]
+            # from now on a lock another process holds stalls the event loop: wait briefly, then
+            # the call fails and the bot serves it from per-process state
+            conn.execute(f"PRAGMA busy_timeout = {CALL_BUSY_MS}")
         except BaseException:
             conn.close()
             raise

@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import aiohttp
 import httpx
 
 import bot
@@ -317,6 +318,15 @@ def _payload(result: dict[str, Any], server: ServerContext, tool: str) -> Any:
 
 
 def _transport_error(server: ServerContext, exc: httpx.HTTPError) -> Exception:
+    # httpx-aiohttp reports every aiohttp connection error as ConnectTimeout: aiohttp's says
+    cause = exc.__cause__
+    if isinstance(cause, aiohttp.ClientConnectionError) and not isinstance(cause, TimeoutError):
+        why = (
+            "cannot connect"
+            if isinstance(cause, aiohttp.ClientConnectorError)
+            else "connection lost"
+        )
+        return server.unavailable(why, transient=True)
     if isinstance(exc, httpx.TimeoutException):
         return server.timeout_error()
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.LocalProtocolError):

@@ -11,8 +11,10 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import TypeVar
 from urllib.parse import urlsplit
+from urllib.request import getproxies, proxy_bypass
 
 import httpx
+from httpx_aiohttp import AiohttpTransport
 
 from bot import keys, verify
 from bot.errors import GdocsError, InvalidInput, QuotaExceeded, ServerKey
@@ -111,9 +113,13 @@ class GoogleDocsService:
         if self._closed:
             raise RuntimeError("the docs service is closed")
         if self._client is None:
-            # semaphores bound calls (no cap); few idle: httpcore rescans each idle one per event
-            limits = httpx.Limits(max_connections=None, max_keepalive_connections=20)
-            self._client = httpx.AsyncClient(timeout=self._timeout, limits=limits)
+            # httpx's API on aiohttp's connections: httpcore's pool cost ~3 ms of CPU a question
+            # in the guard's burst (bench/FINDINGS.md); the semaphores bound the calls
+            transport = AiohttpTransport(
+                limits=httpx.Limits(max_connections=None, max_keepalive_connections=20),
+                proxy=env_proxy(str(self._settings.developer_knowledge_mcp_url)),
+            )
+            self._client = httpx.AsyncClient(timeout=self._timeout, transport=transport)
         return self._client
 
     async def ask(
@@ -311,3 +317,11 @@ class GoogleDocsService:
         pages = [found[name] for name in names[:MAX_NAMES_PER_CALL]]
         # CPU over up to 20 whole pages: in a worker thread, so the acks never wait for it
         return await asyncio.to_thread(verify.check_answer, answer.text, pages)
+
+
+def env_proxy(url: str) -> httpx.Proxy | None:
+    """HTTPS_PROXY/HTTP_PROXY for `url` unless NO_PROXY names its host: httpx reads them
+    itself only for its own transport."""
+    parts = urlsplit(url)
+    found = getproxies().get(parts.scheme)
+    return httpx.Proxy(found) if found and not proxy_bypass(parts.hostname or "") else None

@@ -36,7 +36,7 @@ VOTE_PREFIX = keys.FEEDBACK.prefix
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="ignore")
 
 
 class AboutAnswer(_Record):  # what the eval set and the report need (nothing of who asked)

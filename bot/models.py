@@ -12,7 +12,7 @@ from bot.errors import GdocsError
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="ignore")
 
 
 class Reference(_Model):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import keys
@@ -61,7 +61,7 @@ class UserProfile:
     is_admin: bool | None = None
 
 
-PROFILE_CODEC = AdapterCodec(TypeAdapter(UserProfile))
+PROFILE_CODEC = AdapterCodec(UserProfile)
 Fetch = Callable[[str], Awaitable[UserProfile | None]]
 
 
@@ -131,7 +131,7 @@ class ThreadTopic:
     asker: str | None = None
 
 
-_TOPIC = AdapterCodec(TypeAdapter(ThreadTopic))
+_TOPIC = AdapterCodec(ThreadTopic)
 
 
 class ThreadMemory:
@@ -163,7 +163,7 @@ class ThreadMemory:
         return Op.set(keys.THREAD.key(channel, thread_ts), topic, _TOPIC, self._ttl)
 
 
-_CHANNEL = AdapterCodec(TypeAdapter(ChannelSettings))
+_CHANNEL = AdapterCodec(ChannelSettings)
 
 
 class ChannelSettingsStore:
@@ -230,13 +230,13 @@ _CAS_TRIES = 3
 
 
 class Asked(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     text: str
     at: datetime
 
 
-_RECENT = AdapterCodec(TypeAdapter(list[Asked]))
+_RECENT = AdapterCodec(list[Asked])
 
 
 class RecentQuestions:

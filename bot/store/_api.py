@@ -7,6 +7,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -50,7 +51,12 @@ class TextCodec:
 class AdapterCodec(Generic[T]):
     """Any type pydantic can validate, as JSON."""
 
-    adapter: TypeAdapter[T]
+    type: type[T]
+
+    @cached_property
+    def adapter(self) -> TypeAdapter[T]:
+        # built at the first use: the models defer theirs too, so start-up builds none
+        return TypeAdapter(self.type)
 
     def encode(self, value: T) -> bytes:
         return self.adapter.dump_json(value)
@@ -63,11 +69,11 @@ class AdapterCodec(Generic[T]):
 
 
 def ModelCodec(model: type[M]) -> AdapterCodec[M]:
-    return AdapterCodec(TypeAdapter(model))
+    return AdapterCodec(model)
 
 
 TEXT = TextCodec()
-JSON: AdapterCodec[Any] = AdapterCodec(TypeAdapter(Any))  # compact JSON, as json.dumps wrote
+JSON: AdapterCodec[Any] = AdapterCodec(Any)  # compact JSON, as json.dumps wrote
 
 
 def decoded(codec: Codec[T], raw: bytes | None) -> T | None:

@@ -99,7 +99,7 @@ def _seconds(value: str | None) -> float | None:
 class Output(BaseModel):
     """A tool's output: unknown fields are ignored, the ones we use are required."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(defer_build=True, extra="ignore", frozen=True)
 
 
 class ToolInfo(Output):

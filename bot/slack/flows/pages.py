@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
-from pydantic import TypeAdapter
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import keys
@@ -42,7 +41,7 @@ logger = logging.getLogger(__name__)
 
 FIRST_PAGE = 1
 UPLOAD_FAILED = "upload_failed"
-_SPANS = AdapterCodec(TypeAdapter(list[PageSpan]))
+_SPANS = AdapterCodec(list[PageSpan])
 OFF_LOOP_CHARS = 8_000
 _P = ParamSpec("_P")
 _T = TypeVar("_T")

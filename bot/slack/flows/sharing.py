@@ -9,8 +9,6 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import TypeAdapter
-
 from bot import keys, render
 from bot.errors import InvalidInput
 from bot.slack.boundary import Outcome
@@ -36,7 +34,7 @@ class PrivateAnswer:
     blocks: list[dict[str, Any]]
 
 
-_CODEC = AdapterCodec(TypeAdapter(PrivateAnswer))
+_CODEC = AdapterCodec(PrivateAnswer)
 
 
 class PrivateAnswers:

@@ -33,7 +33,7 @@ MAX_REMEMBERED_IDS = 10_000
 
 
 class WorkRecord(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     id: str
     #: command, mention, dm, action, …

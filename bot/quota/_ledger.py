@@ -131,12 +131,12 @@ class AnswerQuota:
         key = self._user_key(pacific_day(now), user)
         if key is None:
             return None
-        try:
-            used = await self._store.incr(key, 0, day_ttl(now))
+        try:  # a read: a question that finds the allowance left writes nothing here
+            used = await self._store.get(key, JSON)
         except StoreError as exc:
             self._store_failed(exc)
             return None
-        if used < self.config.per_user_per_day:
+        if not isinstance(used, int) or used < self.config.per_user_per_day:
             return None
         return Refusal("user", next_pacific_midnight(now), limit_value=self.config.per_user_per_day)
 

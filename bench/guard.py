@@ -5,10 +5,12 @@ in one run.
     python -m bench.guard --before /tmp/before [--quick] [--parts burst,steady,day]
 
 1. burst: 100 distinct `/gdocs` questions at once, answer_query taking 1 s, to the bot (the
-   default SQLite store), the older tree's bot and the naive bot (bench/naive_bot.py), taking
-   turns, a fresh process each round: CPU per question (/proc, after one warm-up question),
-   peak RSS (VmHWM), cold start (spawn → first `/healthz` 200). Targets against the naive
-   bot: CPU ≤ 1.5 ×, peak RSS ≤ 1.3 ×, cold start ≤ 1.2 ×.
+   default SQLite store), the older tree's bot and two naive bots, taking turns, a fresh
+   process each round: CPU per question (/proc, after one warm-up question), peak RSS
+   (VmHWM), cold start (spawn → first `/healthz` 200). Targets against a naive bot: CPU
+   ≤ 1.5 ×, peak RSS ≤ 1.3 ×, cold start ≤ 1.2 ×. The naive bots: bench/naive_bot.py does
+   half the job (bare links, nothing kept); bench/naive_full.py does the bot's job for a
+   question (durable before the ack, titled sources, the progress note deleted, a cache).
 2. steady: 20 questions a second for 60 s on schedule, every other one a repeat of a question
    answered a few seconds before (a cache hit), one in four a mention; on SQLite and on a
    real redis-server. Targets: every question answered exactly once (messages carrying its
@@ -283,7 +285,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     variants += [Variant("before", args.before)] if args.before else []
     result: dict[str, Any] = {}
     if "burst" in args.parts:
-        everyone = [*variants, Variant("naive", module="bench.naive_bot")]
+        naive = [
+            Variant("naive", module="bench.naive_bot"),
+            Variant("job", module="bench.naive_full"),
+        ]
+        everyone = [*variants, *naive]
         bursts: dict[str, list[dict[str, Any]]] = {v.name: [] for v in everyone}
         for rnd in range(args.rounds):
             for v in everyone[rnd % len(everyone) :] + everyone[: rnd % len(everyone)]:

@@ -40,20 +40,19 @@ def test_guard_quick_run_measures_the_bot_beside_the_naive_bot_and_an_older_tree
     tmp_path: Path,
 ) -> None:
     """`--scenario guard --smoke`: a burst to the bot, the "older" tree (this one again) and
-    the naive bot, each with CPU, RSS and cold start above zero and every question answered
-    once; the steady load on SQLite and Redis, every question answered exactly once."""
+    the two naive bots, each with CPU, RSS and cold start above zero and every question
+    answered once; the steady load on SQLite and Redis, every question answered exactly once."""
     proc = _bench(tmp_path, "--before", str(ROOT), "--parts", "burst,steady", timeout=120)
     text = proc.stdout
     for label in (
-        "CPU per question, ms: median (each round); target ≤ 1.5 × naive",
-        "Peak RSS, MB: median (each round); target ≤ 1.3 × naive",
-        "Cold start (spawn → /healthz 200), s: median (each start); target ≤ 1.2 × naive",
+        "CPU per question, ms: median (each round); target ≤ 1.5 × a naive bot",
+        "Peak RSS, MB: median (each round); target ≤ 1.3 × a naive bot",
+        "Cold start (spawn → /healthz 200), s: median (each start); target ≤ 1.2 × a naive bot",
     ):
         cells = _cells(text, label)
-        assert all(_number(c) > 0 for c in cells[:3]), (label, cells)  # the three bots
-        assert cells[3].endswith("×"), cells  # the two ratios to the naive bot
-        assert cells[4].endswith("×"), cells
-    assert _cells(text, "Answered exactly once")[:3] == ["10 of 10"] * 3
+        assert all(_number(c) > 0 for c in cells[:4]), (label, cells)  # the four bots
+        assert all(c.endswith("×") for c in cells[4:8]), cells  # the four ratios
+    assert _cells(text, "Answered exactly once")[:4] == ["10 of 10"] * 4
     header = next(line for line in text.splitlines() if line.startswith("| measure | SQLite"))
     assert header.count("SQLite") == 2, header
     assert header.count("Redis") == 2, header

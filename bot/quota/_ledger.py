@@ -131,14 +131,19 @@ class AnswerQuota:
         key = self._user_key(pacific_day(now), user)
         if key is None:
             return None
-        try:  # a read: a question that finds the allowance left writes nothing here
-            used = await self._store.get(key, JSON)
+        try:
+            used = await self._count(key)
         except StoreError as exc:
             self._store_failed(exc)
             return None
-        if not isinstance(used, int) or used < self.config.per_user_per_day:
+        if used < self.config.per_user_per_day:
             return None
         return Refusal("user", next_pacific_midnight(now), limit_value=self.config.per_user_per_day)
+
+    async def _count(self, key: str) -> int:
+        """A counter's value, 0 when absent: a read, so asking writes nothing."""
+        used = await self._store.get(key, JSON)
+        return used if isinstance(used, int) else 0
 
     def _refusal(self, kind: PauseKind, until: datetime, size: int | None) -> Refusal:
         remaining = max(0.0, (until - self._clock()).total_seconds())
@@ -172,7 +177,7 @@ class AnswerQuota:
             keys = [user_key] if user_key else []
             if signal.limit == "day":  # the day count goes up to the limit
                 target = self.config.per_day or signal.limit_value or 0
-                used = await self._store.incr(day_key(day), 0, ttl)
+                used = await self._count(day_key(day))
                 if used < target:
                     await self._store.incr(day_key(day), target - used, ttl)
             else:
@@ -225,13 +230,12 @@ class AnswerQuota:
     async def state(self, user: str | None) -> QuotaState:
         """The team's and `user`'s answers left, the minute, the pause and the next reset."""
         now, cfg = self._clock(), self.config
-        day, ttl = pacific_day(now), day_ttl(now)
+        day = pacific_day(now)
         pause = await self._pause(now)
-        # incr by 0 is the store's one typed read of a counter
-        used = await self._store.incr(day_key(day), 0, ttl)
+        used = await self._count(day_key(day))
         events = await self._store.window_events(MINUTE_KEY, LEDGER_WINDOW_SECONDS, now.timestamp())
         user_key = self._user_key(day, user)
-        user_used = await self._store.incr(user_key, 0, ttl) if user_key else None
+        user_used = await self._count(user_key) if user_key else None
         if isinstance(self._store, ResilientStore) and not self._store.up:
             # those reads were served by this process alone: not where the team stands
             raise StoreError("the state store is not answering")

@@ -42,7 +42,10 @@ _HOP = {"content-length", "transfer-encoding", "connection", "content-encoding"}
 
 
 @pytest.fixture
-async def proxy(dk_server: FakeDeveloperKnowledge) -> AsyncIterator[tuple[ForwardProxy, str]]:
+async def proxy(
+    dk_server: FakeDeveloperKnowledge, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[ForwardProxy]:
+    """A forward proxy on loopback, named by HTTP_PROXY."""
     forward = ForwardProxy(dk_server.url)
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", forward.handle)
@@ -50,39 +53,31 @@ async def proxy(dk_server: FakeDeveloperKnowledge) -> AsyncIterator[tuple[Forwar
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    port = runner.addresses[0][1]
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{runner.addresses[0][1]}")
     try:
-        yield forward, f"http://127.0.0.1:{port}"
+        yield forward
     finally:
         await runner.cleanup()
 
 
 async def test_mcp_calls_go_through_the_proxy_the_environment_names(
-    dk_server: FakeDeveloperKnowledge,
-    proxy: tuple[ForwardProxy, str],
-    monkeypatch: pytest.MonkeyPatch,
+    dk_server: FakeDeveloperKnowledge, proxy: ForwardProxy
 ) -> None:
-    forward, url = proxy
-    monkeypatch.setenv("HTTP_PROXY", url)
     dk_server.answers["How do I create a bucket?"] = ("Run `gcloud storage buckets create`.", [])
     settings = settings_for(dk_server, developer_knowledge_mcp_url=BEHIND_PROXY)
     async with service_for(settings) as service:
         answer = await service.ask("How do I create a bucket?")
     assert "Run `gcloud storage buckets create`." == answer.text
-    assert forward.targets
-    assert all(t == BEHIND_PROXY for t in forward.targets)
+    assert proxy.targets
+    assert all(t == BEHIND_PROXY for t in proxy.targets)
 
 
 async def test_no_proxy_keeps_a_host_out_of_the_proxy(
-    dk_server: FakeDeveloperKnowledge,
-    proxy: tuple[ForwardProxy, str],
-    monkeypatch: pytest.MonkeyPatch,
+    dk_server: FakeDeveloperKnowledge, proxy: ForwardProxy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    forward, url = proxy
-    monkeypatch.setenv("HTTP_PROXY", url)
     monkeypatch.setenv("NO_PROXY", "docs.invalid")
     settings = settings_for(dk_server, developer_knowledge_mcp_url=BEHIND_PROXY)
     async with service_for(settings) as service:
         with pytest.raises(Unavailable):
             await service.ask("How do I create a bucket?")
-    assert [] == forward.targets
+    assert [] == proxy.targets

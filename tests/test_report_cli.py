@@ -1,10 +1,12 @@
 """`gdocs-bot report`'s options and failures, the installed console script: bad options are
 exit 2 with one line (before any store is opened), a store that does not answer is exit 1
-with one line and no report, an empty store is a report of zeros."""
+with one line and no report, a missing state file is said (not created), an empty store is a
+report of zeros."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,11 @@ import pytest
 from tests.test_cli import gdocs
 
 STATE_URL = "sqlite:///state.db"
+
+
+def _empty_store(folder: Path) -> None:
+    """An empty state file, as if the bot had started here: the store makes its tables."""
+    sqlite3.connect(folder / "state.db").close()
 
 
 @pytest.mark.parametrize(
@@ -67,8 +74,26 @@ def test_a_store_that_does_not_answer_is_exit_1_never_an_empty_report(
     assert not out.exists()
 
 
+@pytest.mark.parametrize("command", [("report",), ("feedback", "export")])
+def test_a_missing_state_file_is_said_in_one_line_and_not_created(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """In a folder where the bot never ran: exit 1, one line saying there is no state file
+    yet (as `check` does), nothing on stdout, and no empty state file left behind."""
+    result = gdocs(tmp_path, *command)
+    lines = result.stderr.strip().splitlines()
+
+    assert 1 == result.returncode, result.stdout
+    assert 1 == len(lines), result.stderr
+    assert "no state file yet at gdocs-state.db" in lines[0]
+    assert "`serve` creates it" in lines[0]
+    assert "" == result.stdout
+    assert not (tmp_path / "gdocs-state.db").exists()
+
+
 def test_an_empty_store_gives_a_week_of_zeros(tmp_path: Path) -> None:
     """A store the bot has not written to yet: seven days, every count 0, no rows."""
+    _empty_store(tmp_path)
     result = gdocs(
         tmp_path,
         "report",
@@ -90,6 +115,7 @@ def test_an_empty_store_gives_a_week_of_zeros(tmp_path: Path) -> None:
 
 def test_the_report_takes_a_window_and_writes_markdown_by_default(tmp_path: Path) -> None:
     """--since/--until choose the days; without --format the report is Markdown."""
+    _empty_store(tmp_path)
     result = gdocs(
         tmp_path,
         "report",

@@ -22,7 +22,7 @@ from bot.names import normalize_doc_ref
 from bot.quota import pacific_day
 from bot.render import answer_markdown, documents_markdown, error_sentence, fallback_note
 from bot.settings import Settings, load_settings
-from bot.store import StoreConfigError, StoreError
+from bot.store import StoreConfigError, StoreError, state_file
 from bot.text import terminal_safe
 
 if TYPE_CHECKING:
@@ -185,6 +185,7 @@ def _stored(args: argparse.Namespace, settings: Settings) -> int:
     out = Path(args.out) if args.out else None
     if out is not None and out.is_dir():
         raise InvalidInput(f"--out names a directory, not a file: {args.out[:80]}")
+    _require_state_file(settings, "report")
     text = asyncio.run(_report(settings, Window(first, last), fmt, args.by_channel))
     if out is None:
         sys.stdout.write(terminal_safe(text))
@@ -195,6 +196,17 @@ def _stored(args: argparse.Namespace, settings: Settings) -> int:
         _fail(f"cannot write {out}: {exc.strerror or type(exc).__name__}")
         return 1
     return 0
+
+
+def _require_state_file(settings: Settings, what: str) -> None:
+    """A missing SQLite file is said, not created (as `check` does): opening it would make an
+    empty store and a report of zeros, hiding a wrong folder or STATE_URL."""
+    path = state_file(settings.state_url.get_secret_value())
+    if path is not None and not path.exists():
+        raise StoreError(
+            f"no state file yet at {path}, so nothing to {what}: "
+            "`serve` creates it (STATE_URL says where)"
+        )
 
 
 def _day(option: str, text: str | None) -> date | None:
@@ -218,6 +230,7 @@ async def _export_votes(settings: Settings, since: str | None, vote: str | None)
         kind = _VOTES.get(vote.strip().lower())
         if kind is None:
             raise InvalidInput(f"--vote takes up or down, not {vote[:40]!r}")
+    _require_state_file(settings, "export")
     from bot.serving.assembly import feedback_log, open_state
 
     async with open_state(settings) as store:

@@ -152,6 +152,26 @@ def test_scripts_are_executable_strict_bash(script: str) -> None:
     subprocess.run([bash, "-n", str(path)], check=True, timeout=30)
 
 
+@pytest.mark.parametrize("flag", ["--help", "-h", "help"])
+def test_dev_help_lists_its_tasks_then_the_gdocs_bot_commands(flag: str) -> None:
+    """`scripts/dev --help` shows its own tasks (test, lint, lock, serve) before gdocs-bot's
+    commands, instead of gdocs-bot's help alone; it runs in the venv the tests run in."""
+    env = {**os.environ, "GDOCS_VENV": sys.prefix}
+    result = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "dev"), flag],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert 0 == result.returncode, result.stderr
+    tasks, _, commands = result.stdout.partition("usage: gdocs-bot")
+    for task in ("serve", "test [ARGS]", "lint", "lock", "help"):
+        assert re.search(rf"^  {re.escape(task)} ", tasks, re.M), task
+    for command in ("ask", "check", "report", "serve"):
+        assert re.search(rf"^    {command} ", commands, re.M), command
+
+
 def test_ci_runs_the_readme_test_command_after_lint() -> None:
     """.ci/run runs lint then exactly the README's test command."""
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")

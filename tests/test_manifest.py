@@ -409,3 +409,31 @@ def test_scanner_sees_the_calls_it_must_see() -> None:
     registered = _registrations()
     assert "/gdocs" in registered["command"]
     assert "app_mention" in registered["event"]
+
+
+# --- the README's Slack-app section ------------------------------------------------------------
+def _readme_slack_list(label: str) -> str:
+    """The text of the README's `- **label:**` bullet in its Slack-app section."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.partition("\n## Slack app\n")[2].partition("\n## ")[0]
+    match = re.search(
+        rf"^\s*- \*\*{re.escape(label)}:\*\*(.*?)(?=^\s*- |^\s*$)", section, re.M | re.S
+    )
+    assert match, f"README's Slack-app section has no '- **{label}:**' bullet"
+    return match.group(1)
+
+
+def _named(text: str) -> set[str]:
+    return set(re.findall(r"`([^`\s]+)`", text))
+
+
+def test_readme_lists_exactly_the_manifests_scopes_events_and_shortcuts() -> None:
+    """What the README tells an admin the app asks for is what manifest.yml declares, both
+    ways: every bot scope and event by name, the slash command and each shortcut's name."""
+    declared_events, declared_scopes = _manifest_lists()
+    assert declared_scopes == _named(_readme_slack_list("Bot scopes"))
+    assert declared_events == _named(_readme_slack_list("Events"))
+    entry_points = _readme_slack_list("Command and shortcut")
+    assert set(COMMANDS) == _named(entry_points)
+    for shortcut in _manifest_shortcuts().values():
+        assert f"**{shortcut['name']}**" in entry_points

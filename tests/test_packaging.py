@@ -3,7 +3,6 @@ install is declared, pinned and documented consistently."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -157,8 +156,10 @@ def test_dev_help_lists_its_tasks_then_the_gdocs_bot_commands(flag: str) -> None
     """`scripts/dev --help` shows its own tasks (test, lint, lock, serve) before gdocs-bot's
     commands, instead of gdocs-bot's help alone; it runs in the venv the tests run in."""
     env = {**os.environ, "GDOCS_VENV": sys.prefix}
+    bash = shutil.which("bash")
+    assert bash
     result = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "dev"), flag],
+        [bash, str(ROOT / "scripts" / "dev"), flag],
         capture_output=True,
         text=True,
         env=env,
@@ -180,16 +181,17 @@ def test_ci_runs_the_readme_test_command_after_lint() -> None:
     assert ci.index("scripts/dev lint") < ci.index("\nscripts/dev test\n")
 
 
-def test_readme_quickstart_is_the_two_commands() -> None:
-    """The README's quickstart block is exactly `scripts/dev serve` and `scripts/dev test`."""
+def test_readme_quickstart_is_the_three_commands() -> None:
+    """The README's quickstart block is exactly `scripts/dev playground` (try it without a
+    Slack app), `scripts/dev serve` and `scripts/dev test`."""
     match = re.search(r"## Quickstart.*?```(?:bash|sh)?\n(.*?)```", _readme(), flags=re.S)
     assert match, "README has no Quickstart code block"
     commands = [
-        line.strip()
+        line.split("#")[0].strip()
         for line in match.group(1).splitlines()
-        if line.strip() and not line.strip().startswith("#")
+        if line.split("#")[0].strip()
     ]
-    assert ["scripts/dev serve", "scripts/dev test"] == commands
+    assert ["scripts/dev playground", "scripts/dev serve", "scripts/dev test"] == commands
 
 
 def _doc(page: str) -> str:
@@ -218,32 +220,22 @@ def test_readme_links_to_pages_that_exist() -> None:
     assert {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} == linked
 
 
-def test_readme_conversation_example_is_the_renderers_real_output() -> None:
-    """The Block Kit JSON shown in the README is what `render_answer` produces today."""
-    from bot.models import Answer, Reference
-    from bot.render import render_answer
+def test_readme_shows_a_reply_as_a_picture_not_a_json_dump() -> None:
+    """A newcomer sees what the asker sees (the playground's screenshot of a /gdocs answer),
+    not 44 lines of Block Kit JSON."""
+    readme = _readme()
+    assert "![A slash-command answer](docs/screenshots/slash-answer.png)" in readme
+    assert "<!-- example:start -->" not in readme
+    assert '"blocks": [' not in readme
 
-    answer = Answer(
-        query="How do I create a Cloud Storage bucket?",
-        kind="answer",
-        text=(
-            "Use `gcloud storage buckets create`:\n\n```\n"
-            "gcloud storage buckets create gs://BUCKET_NAME --location=US\n```\n\n"
-            "Bucket names are **globally unique**; see "
-            "[naming rules](https://docs.cloud.google.com/storage/docs/buckets#naming)."
-        ),
-        references=(
-            Reference(
-                name="documents/docs.cloud.google.com/storage/docs/creating-buckets",
-                uri="https://docs.cloud.google.com/storage/docs/creating-buckets",
-                title="Create buckets",
-            ),
-        ),
-    )
-    rendered = render_answer(answer, asker="U012AB3CD", question=answer.query)
-    match = re.search(
-        r"<!-- example:start -->\n```json\n(.*?)```\n<!-- example:end -->", _readme(), re.S
-    )
-    assert match, "README has no example block"
-    expected = json.dumps(rendered, indent=2, ensure_ascii=False)
-    assert json.loads(match.group(1)) == rendered, f"update the README example to:\n{expected}"
+
+def test_every_picture_the_docs_show_is_there() -> None:
+    """Each image the README or a docs/ page shows (`![…](path)`) is a file in the checkout."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    shown = {
+        (page.parent / target).resolve()
+        for page in pages
+        for target in re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", page.read_text(encoding="utf-8"))
+    }
+    assert ROOT / "docs" / "screenshots" / "slash-answer.png" in shown
+    assert [] == sorted(str(p.relative_to(ROOT)) for p in shown if not p.is_file())

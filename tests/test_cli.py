@@ -71,8 +71,7 @@ def test_ask_prints_the_answer_then_numbered_sources(
     assert 0 == result.returncode, result.stderr
     assert (
         "Run `gcloud storage buckets create`.\n"
-        f"> ✓ in [Create buckets]({BUCKETS_URL})\n\n"
-        "> 1 of 1 command appears in the cited pages\n\n"
+        "> ✓ `gcloud storage buckets create` — in source 1, under “Create buckets”\n\n"
         "Sources:\n"
         f"1. [Create buckets]({BUCKETS_URL})\n"
         "2. [Cloud Firestore pricing](https://firebase.google.com/docs/firestore/pricing)\n"
@@ -93,7 +92,8 @@ def test_ask_json_is_the_answer_model(dk_server: FakeDeveloperKnowledge, tmp_pat
 def test_ask_marks_a_command_the_cited_pages_do_not_have(
     dk_server: FakeDeveloperKnowledge, tmp_path: Path
 ) -> None:
-    """A misspelled flag is marked ⚠ under its block; --json has every snippet's check."""
+    """A misspelled flag is marked ⚠ under its block, naming the command, and no count
+    follows to say otherwise; --json has every snippet's check."""
     dk_server.answers["How do I make a bucket?"] = (
         "```sh\ngcloud storage buckets create gs://my-bucket\n"
         "gcloud storage buckets create gs://my-bucket --locaton=US\n```\n",
@@ -105,9 +105,9 @@ def test_ask_marks_a_command_the_cited_pages_do_not_have(
     assert 0 == text.returncode, text.stderr
     assert (
         "```\n"
-        f"> ✓ in [Create buckets]({BUCKETS_URL})\n"
-        "> ⚠ `--locaton` is not in the cited pages — check before running\n\n"
-        "> 1 of 2 commands appear in the cited pages, 1 only in part\n"
+        "> ✓ `gcloud storage buckets create` — in source 1, under “Create buckets”\n"
+        "> ⚠ `gcloud storage buckets create` — `--locaton` is not in the cited pages\n\n"
+        "Sources:\n"
     ) in text.stdout
     checks = json.loads(as_json.stdout)["verification"]
     assert "checked" == checks["status"]
@@ -331,6 +331,32 @@ def test_check_fails_when_developer_knowledge_fails(slack: FakeSlack, tmp_path: 
     assert "cannot connect" in rows["developer knowledge"]
     assert "FAIL" in rows["slack"]
     assert "SLACK_BOT_TOKEN" in rows["slack"]
+
+
+def test_check_names_the_url_setting_of_a_server_it_cannot_reach(
+    dk_server: FakeDeveloperKnowledge, tmp_path: Path
+) -> None:
+    """Nothing listens at PAY_MCP_URL (Developer Knowledge closed too, in a second run): the
+    row says it cannot connect to that URL and names the setting to fix, not "try again"."""
+    tokens = FakeTokenServer().start()
+    tokens.tokens.append("pay-token")
+    try:
+        oauth = {
+            "GOOGLE_APPLICATION_CREDENTIALS": str(tokens.service_account_file(tmp_path)),
+            "GOOGLE_CLOUD_PROJECT": "test-project",
+        }
+        pay = gdocs(tmp_path, "check", PAY_MCP_URL=CLOSED_URL, **oauth, **_dk_env(dk_server))
+    finally:
+        tokens.stop()
+    dk = gdocs(tmp_path, "check", GOOGLE_API_KEY="k", DEVELOPER_KNOWLEDGE_MCP_URL=CLOSED_URL)
+    for result, row, setting in (
+        (pay, "google pay", "PAY_MCP_URL"),
+        (dk, "developer knowledge", "DEVELOPER_KNOWLEDGE_MCP_URL"),
+    ):
+        line = {line.split("  ")[0]: line for line in result.stdout.splitlines()}[row]
+        assert "FAIL" in line, result.stdout + result.stderr
+        assert f"cannot connect to {CLOSED_URL} — check {setting} and the network" in line
+        assert "try again" not in line
 
 
 def test_check_json_reports_each_check(dk_server: FakeDeveloperKnowledge, tmp_path: Path) -> None:

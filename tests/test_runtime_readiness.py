@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from functools import partial
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -22,6 +23,7 @@ from bot.serving.health import (
 )
 from bot.serving.runtime import StartupError, check_bot_token, open_socket_url
 from tests.fakes.slack_api import FakeSlack
+from tests.fakes.upstream import CLOSED_URL, service_for, settings_for
 
 
 class FakeClock:
@@ -310,3 +312,40 @@ async def test_a_refused_app_token_names_slack_app_token(slack: FakeSlack) -> No
         await open_socket_url(_client(slack), "xapp-1-x", stop=asyncio.Event())
     assert 2 == caught.value.exit_code
     assert "SLACK_APP_TOKEN" in caught.value.message
+
+
+# --- what /readyz says when something cannot be reached ----------------------------------------
+async def test_readyz_names_the_url_setting_when_developer_knowledge_cannot_be_reached() -> None:
+    """The real client against a closed port: /readyz (for operators) says it cannot connect
+    and names DEVELOPER_KNOWLEDGE_MCP_URL; the Home tab's words (for people) do not."""
+    async with service_for(settings_for(mcp_max_retries=0)) as service:
+        readiness = Readiness(service, mode="http", probe_timeout=10)
+        readiness.slack_authenticated = True
+        await readiness.probe()
+        report = await readiness.report()
+    detail = report["developer_knowledge"]["detail"]
+    assert f"cannot connect to {CLOSED_URL} — check DEVELOPER_KNOWLEDGE_MCP_URL" in detail
+    ready, for_people = readiness.dk_status()
+    assert ready is False
+    assert "cannot connect" in for_people
+    assert "DEVELOPER_KNOWLEDGE_MCP_URL" not in for_people
+
+
+async def test_readyz_says_slack_cannot_be_reached_while_start_up_retries(
+    readiness: Readiness,
+) -> None:
+    """auth.test against a closed port: /readyz says Slack cannot be reached at that URL,
+    naming SLACK_API_URL, rather than that auth.test "has not succeeded yet"."""
+    readiness.slack_authenticated = False
+    assert "auth.test" in (await readiness.report())["slack"]["detail"]
+    stop = asyncio.Event()
+    stop.set()  # one attempt, no pause
+    closed = AsyncWebClient(token="xoxb-1-2-3", base_url="http://127.0.0.1:9/api/", timeout=5)
+    with pytest.raises(StartupError):
+        await check_bot_token(
+            closed, stop=stop, unreachable=partial(setattr, readiness, "slack_unreachable")
+        )
+    slack = (await readiness.report())["slack"]
+    assert slack["ready"] is False
+    assert slack["detail"].startswith("cannot connect to Slack at http://127.0.0.1:9/api/")
+    assert "SLACK_API_URL" in slack["detail"]

@@ -15,13 +15,12 @@ from bot.redact import redact_url
 from bot.render import (
     CheckRow,
     check_table,
-    error_sentence,
     missing_tools_detail,
     quota_detail,
     quota_unknown_detail,
-    status_detail,
     store_detail,
 )
+from bot.serving.health import operator_detail, operator_status
 from bot.settings import Settings, reveal
 from bot.store import StoreError
 from bot.upstream import GoogleDocsService, missing_tools
@@ -75,7 +74,7 @@ async def _server_rows(service: GoogleDocsService, rows: list[CheckRow]) -> bool
             rows.append(CheckRow("dk search", "ok", f"{len(hits)} results for “{PROBE_QUERY}”"))
         except GdocsError as exc:
             dk_ok = False
-            rows.append(CheckRow("dk search", "FAIL", error_sentence(exc)))
+            rows.append(CheckRow("dk search", "FAIL", operator_detail(exc)))
     if service.pay_configured:
         rows.append(_status_row("google pay", pay))
     else:
@@ -117,7 +116,7 @@ def _quota_json(state: QuotaState) -> dict[str, object]:
 
 
 def _status_row(name: str, status: ServerStatus) -> CheckRow:
-    detail, tools = status_detail(status), status.tools
+    detail, tools = operator_status(status), status.tools
     if not status.ok:
         return CheckRow(name, "FAIL", detail)
     return CheckRow(name, "ok", f"{len(tools)} tools: {', '.join(tools)} ({detail})")

@@ -12,8 +12,10 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.errors import GdocsError
+from bot.errors import GdocsError, Reason
+from bot.models import ServerStatus
 from bot.observability.metrics import Metrics
+from bot.redact import redact_url
 from bot.render import error_sentence, status_detail
 from bot.service import DocsService
 from bot.store import ResilientStore
@@ -29,6 +31,30 @@ STORE_PROBE_SECONDS = 5.0
 WINDOW_FACTOR = 3.0
 #: the longest a scrape waits for the gauges read from the store (then: the last values)
 REFRESH_SECONDS = 1.0
+
+
+def operator_detail(error: GdocsError, url: str = "") -> str:
+    """An error as `check`, /readyz and the log say it: a server that cannot be reached names
+    the setting that holds its URL, for the operator (people in Slack get `error_sentence`,
+    which tells them to try again and no setting)."""
+    facts = error.facts
+    where = redact_url(url) if url else "the server"
+    if facts is None or not facts.url_setting:
+        return error_sentence(error)
+    if facts.reason == Reason.TIMED_OUT:
+        said = f"no answer from {where} in {facts.seconds or 0:g} s"
+    elif facts.reason == Reason.UNAVAILABLE and facts.detail == "cannot connect":
+        said = f"cannot connect to {where}"
+    else:
+        return error_sentence(error)
+    return f"{said} — check {facts.url_setting} and the network"
+
+
+def operator_status(status: ServerStatus) -> str:
+    """One server's state for an operator: `operator_detail` of its error, or the detail."""
+    return (
+        status_detail(status) if status.error is None else operator_detail(status.error, status.url)
+    )
 
 
 class Readiness:
@@ -51,11 +77,14 @@ class Readiness:
         self.probe_timeout = probe_timeout
         self._clock = clock
         self.slack_authenticated = False
+        #: why start-up's auth.test could not reach Slack (set while it retries)
+        self.slack_unreachable = ""
         #: Socket Mode: whether the WebSocket is connected right now
         self.socket_connected: Callable[[], Awaitable[bool]] | None = None
         self.shutting_down = False
         self._probe_failed = False
-        self._dk_detail = ""
+        self._dk_detail = ""  # for people (the Home tab)
+        self._dk_operator = ""  # for /readyz and the log: names the setting to check
         self._dk_tools: tuple[str, ...] = ()
         self.probe_count = 0
 
@@ -71,10 +100,12 @@ class Readiness:
             async with asyncio.timeout(self.probe_timeout):
                 statuses = await self.service.status()
         except TimeoutError:
-            self._record(False, f"no answer within {self.probe_timeout:g}s")
+            # a backstop: the client's own timeout (which names the setting) comes first
+            said = f"no answer within {self.probe_timeout:g}s"
+            self._record(False, said, said)
             return
         except GdocsError as exc:
-            self._record(False, error_sentence(exc))
+            self._record(False, error_sentence(exc), operator_detail(exc))
             return
         dk = next((s for s in statuses if s.server == "developer_knowledge"), None)
         # any answer counts, even an error (a bad key is no reason to leave rotation: users
@@ -83,19 +114,19 @@ class Readiness:
         shown = status_detail(dk) if dk is not None else ""
         detail = shown or ("ok" if answered else "no answer")
         self._dk_tools = dk.tools if dk is not None else ()
-        self._record(answered, detail)
+        self._record(answered, detail, (operator_status(dk) if dk is not None else "") or detail)
 
-    def _record(self, answered: bool, detail: str) -> None:
+    def _record(self, answered: bool, detail: str, operator: str) -> None:
         self.probe_count += 1
         if answered == self._probe_failed or self.probe_count == 1:  # a change: say so once
             logger.log(
                 logging.INFO if answered else logging.WARNING,
                 "Developer Knowledge server %s",
                 "is answering" if answered else "is not answering",
-                extra={"detail": detail},
+                extra={"detail": operator},
             )
         self._probe_failed = not answered
-        self._dk_detail = detail
+        self._dk_detail, self._dk_operator = detail, operator
 
     def next_probe_in(self) -> float:
         if self.dk_ready():
@@ -122,26 +153,29 @@ class Readiness:
     def dk_ready(self) -> bool:
         return not self._probe_failed and self.service.recently_healthy(self.window_seconds)
 
-    def dk_status(self) -> tuple[bool, str]:
-        """(ready, why not) of Developer Knowledge, for /readyz and the Home tab."""
+    def dk_status(self, *, operator: bool = False) -> tuple[bool, str]:
+        """(ready, why not) of Developer Knowledge: for the Home tab, or for /readyz
+        (`operator`: a server that cannot be reached names its setting)."""
         if self.dk_ready():
             return True, ""
         if self._probe_failed:
-            return False, self._dk_detail
+            return False, self._dk_operator if operator else self._dk_detail
         if self.probe_count == 0:
             return False, "not checked yet"
         return False, f"no answer in the last {self.window_seconds:g}s"
 
     async def slack_ready(self) -> tuple[bool, str]:
+        if not self.slack_authenticated and self.slack_unreachable:
+            return False, self.slack_unreachable
         if not self.slack_authenticated:
-            return False, "Slack auth.test has not succeeded yet"
+            return False, "checking the bot token with Slack (auth.test)"
         if self.socket_connected is not None and not await self.socket_connected():
             return False, "Socket Mode WebSocket is not connected"
         return True, "ok"
 
     async def report(self) -> dict[str, Any]:
         slack_ok, slack_detail = await self.slack_ready()
-        dk_ok, dk_detail = self.dk_status()
+        dk_ok, dk_detail = self.dk_status(operator=True)
         return {
             "ready": slack_ok and dk_ok and not self.shutting_down,
             "mode": self.mode,

@@ -150,7 +150,8 @@ class _Runtime:
         probes = asyncio.create_task(readiness.run_probes(), name="readiness-probes")
         stack.push_async_callback(_cancel, probes)
 
-        identity = await check_bot_token(bot.client, stop=self.stop)
+        said = partial(setattr, readiness, "slack_unreachable")  # /readyz says why it waits
+        identity = await check_bot_token(bot.client, stop=self.stop, unreachable=said)
         logger.info(
             "authenticated to Slack",
             extra={"bot_user_id": identity.get("user_id"), "team": identity.get("team")},
@@ -257,8 +258,10 @@ async def _call_slack(
     hint: str,
     api_url: str,
     stop: asyncio.Event,
+    unreachable: Callable[[str], None] | None = None,
 ) -> Any:
-    """Run one Web API call; retry an outage after a pause, refuse a bad token at once."""
+    """Run one Web API call; retry an outage after a pause, refuse a bad token at once.
+    `unreachable` hears each time Slack cannot be reached (for /readyz)."""
     last = ""
     for attempt in range(ATTEMPTS):
         if attempt:
@@ -280,6 +283,8 @@ async def _call_slack(
             last = f"{error} (HTTP {exc.response.status_code})"
         except SLACK_UNREACHABLE as exc:
             last = type(exc).__name__
+            if unreachable is not None:
+                unreachable(f"cannot connect to Slack at {api_url} ({last}); check SLACK_API_URL")
         if stop.is_set():  # after a signal, no retry to announce
             break
     if stop.is_set():
@@ -291,7 +296,12 @@ async def _call_slack(
     )
 
 
-async def check_bot_token(client: AsyncWebClient, *, stop: asyncio.Event) -> dict[str, Any]:
+async def check_bot_token(
+    client: AsyncWebClient,
+    *,
+    stop: asyncio.Event,
+    unreachable: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """auth.test with the bot token; the bot's identity on success."""
     response = await _call_slack(
         client.auth_test,
@@ -300,6 +310,7 @@ async def check_bot_token(client: AsyncWebClient, *, stop: asyncio.Event) -> dic
         hint="set it to the app's Bot User OAuth Token (xoxb-…) and reinstall the app if needed",
         api_url=client.base_url,
         stop=stop,
+        unreachable=unreachable,
     )
     return dict(response.data) if isinstance(response.data, dict) else {}
 

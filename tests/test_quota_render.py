@@ -221,10 +221,18 @@ def test_the_status_says_when_the_next_minute_slot_frees() -> None:
     [
         (
             Pause("day", RESET),
-            "Paused: Google says today's answers are used up; back at 09:00 (your time)",
+            "Paused by Google: Today's generated answers are used up; they come back at 09:00 "
+            "(your time).",
         ),
-        (Pause("minute", NOW + timedelta(seconds=30)), "Paused (Google's per-minute limit)"),
-        (Pause("unknown", NOW + timedelta(seconds=50)), "Paused (an unclear quota error)"),
+        (
+            Pause("minute", NOW + timedelta(seconds=30)),
+            "Paused by Google: The per-minute limit for generated answers is reached — "
+            "generated answers are back in about 30 s.",
+        ),
+        (
+            Pause("unknown", NOW + timedelta(seconds=50)),
+            "Paused by Google: Generated answers are paused for a moment — back in about 50 s.",
+        ),
     ],
 )
 def test_the_status_shows_an_active_pause(pause: Pause, said: str) -> None:

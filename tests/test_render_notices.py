@@ -21,8 +21,10 @@ from bot.render import (
     ACTION_NEXT_PAGE,
     ACTION_SHOW_DOC_MORE,
     ACTION_SHOW_DOC_PREFIX,
+    ACTION_TRY_AGAIN,
     Message,
     decode_page_value,
+    decode_try_again,
     error_sentence,
     notice,
     render_error,
@@ -77,15 +79,6 @@ def test_help_ignores_a_malformed_command_name() -> None:
     ("error", "hint"),
     [
         (
-            UpstreamTimeout("The documentation server did not answer within 30 s."),
-            "try again in a minute",
-        ),
-        (
-            Unavailable("The documentation server is unavailable (HTTP 503)."),
-            "try again in a minute",
-        ),
-        (QuotaExceeded("Daily answer quota exhausted."), "quota"),
-        (
             AuthError("GOOGLE_API_KEY was rejected."),
             "An admin needs to fix the bot's configuration",
         ),
@@ -94,17 +87,53 @@ def test_help_ignores_a_malformed_command_name() -> None:
             "An admin needs to fix the bot's configuration",
         ),
         (NotFound("No such document."), "Check the name or URL"),
-        (ProtocolError("Unexpected response."), "try again later"),
     ],
 )
 def test_errors_show_their_message_and_a_hint_for_their_code(error: GdocsError, hint: str) -> None:
     """Short and specific: the error's own safe message, then what to do about it."""
-    message = render_error(error)
+    message = render_error(error, retry="how do I list buckets?")
     assert_valid_message(message)
     text = message["blocks"][0]["text"]["text"]
     assert text.startswith(f":warning: {error_sentence(error)}\n")
     assert hint in text
     assert hint in message["text"]
+    assert "accessory" not in message["blocks"][0]  # trying again would not help
+
+
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        (
+            UpstreamTimeout("The documentation server did not answer within 30 s."),
+            "Google's documentation took too long to answer — try again in a minute.",
+        ),
+        (
+            Unavailable("The documentation server is unavailable (HTTP 503)."),
+            "Google's documentation isn't answering right now — try again in a minute.",
+        ),
+        (
+            QuotaExceeded("Daily answer quota exhausted."),
+            "Google's documentation is getting too many requests right now — try again in a "
+            "minute.",
+        ),
+        (
+            ProtocolError("Unexpected response."),
+            "Google's documentation sent an answer I couldn't read — try again in a minute.",
+        ),
+    ],
+)
+def test_passing_trouble_is_one_sentence_in_peoples_words_with_try_again(
+    error: GdocsError, said: str
+) -> None:
+    """Said once, with no HTTP status or server quote, and a button that asks again."""
+    message = render_error(error, question="how do I list <!here> buckets?", retry="private q?")
+    assert_valid_message(message)
+    [block] = message["blocks"]
+    assert said == message["text"]
+    assert f":warning: {said}\n> how do I list &lt;!here&gt; buckets?" == block["text"]["text"]
+    button = block["accessory"]
+    assert ("Try again", ACTION_TRY_AGAIN) == (button["text"]["text"], button["action_id"])
+    assert "private q?" == decode_try_again(button["value"])  # private stays private
 
 
 def test_invalid_input_shows_only_its_message() -> None:

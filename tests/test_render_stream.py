@@ -42,14 +42,15 @@ UNTIL = datetime(2026, 12, 2, 8, 0, tzinfo=UTC)
 @pytest.mark.parametrize(
     ("kind", "title"),
     [
-        ("answer", "Asking Developer Knowledge"),
-        ("search", "Searching Google's documentation"),
-        ("pay", "Searching Google Pay &amp; Wallet docs"),
-        ("unknown", "Searching Google's documentation"),
+        ("answer", "Asking Google's docs"),
+        ("search", "Searching Google's docs"),
+        ("pay", "Searching the Google Pay & Wallet docs"),
+        ("unknown", "Searching Google's docs"),
     ],
 )
-def test_each_route_names_its_step(kind: str, title: str) -> None:
-    """The upstream step says which server is asked (escaped like any task title)."""
+def test_each_route_names_its_step_in_peoples_words(kind: str, title: str) -> None:
+    """The upstream step says what is asked, not an API's name; plain text (`task_chunk`
+    escapes it)."""
     assert title == step_title(kind)
 
 

@@ -316,7 +316,7 @@ async def test_upstream_timeout_is_a_short_message_and_the_next_question_works(
         _progress, reason = bot.fake.responses_to(failed.key)
 
         assert reason["replace_original"] is True
-        assert "slow" in reason["text"].lower()
+        assert "took too long" in reason["text"].lower()
         assert "Traceback" not in reason["text"]
         assert len(reason["text"]) < 300
         assert "delete a bucket" in blocks_text(post.args)
@@ -444,12 +444,12 @@ FAULTS = {
     ),
     "malformed-json": UpstreamFault(
         lambda: on_tool(Fault(status=200, body=b'{"jsonrpc": "2.0", "id": 1, "result": {"con')),
-        says="cannot read (malformed json)",
+        says="sent an answer i couldn't read",
         outcome="protocol",
     ),
     "10mb-body": UpstreamFault(
         lambda: on_tool(Fault(status=200, body=b'{"pad": "' + b"x" * 10_000_000 + b'"}')),
-        says="larger than 4,000,000 bytes",
+        says="sent an answer i couldn't read",
         outcome="protocol",
     ),
     "schema-violation": UpstreamFault(
@@ -459,7 +459,7 @@ FAULTS = {
                 rpc_result={"structuredContent": {"answerText": 42, "references": [API_KEY]}},
             )
         ),
-        says="answer_query result the bot cannot read (answertext",
+        says="sent an answer i couldn't read",
         outcome="protocol",
     ),
     "endless-sse": UpstreamFault(
@@ -472,22 +472,24 @@ FAULTS = {
                 endless=True,
             )
         ),
-        says="did not answer in 1 s",
+        says="took too long to answer",
         outcome="timeout",
         settings=(("mcp_timeout_seconds", 1.0),),
     ),
     "500": UpstreamFault(
         lambda: on_tool(google_error(500, "INTERNAL", f"backend error, key {API_KEY}")),
-        says="unavailable right now (http 500)",
+        says="isn't answering right now",
         outcome="unavailable",
     ),
-    "connection-refused": UpstreamFault(None, says="cannot connect", outcome="unavailable"),
+    "connection-refused": UpstreamFault(
+        None, says="isn't answering right now", outcome="unavailable"
+    ),
     "429-on-search": UpstreamFault(
         lambda: on_tool(
             google_error(429, "RESOURCE_EXHAUSTED", "Quota exceeded: search requests per minute"),
             "search_documents",
         ),
-        says="over its quota",
+        says="is getting too many requests right now",
         outcome="quota",
         question="firestore pricing",
         follow_up="bucket naming",

@@ -58,8 +58,8 @@ async def test_a_mention_streams_its_steps_then_the_answer_then_the_final_blocks
         assert (ASKER, "T1") == (start.args["recipient_user_id"], start.args["recipient_team_id"])
         assert "timeline" == start.args["task_display_mode"]
         assert [
-            ("step-1", "Asking Developer Knowledge", "in_progress"),
-            ("step-1", "Asking Developer Knowledge", "complete"),
+            ("step-1", "Asking Google's docs", "in_progress"),
+            ("step-1", "Asking Google's docs", "complete"),
         ] == stream.tasks()
         done = next(c for c in stream.chunks if c.get("status") == "complete")
         assert (
@@ -228,10 +228,10 @@ async def test_a_quota_wait_is_a_step_of_its_own_before_the_answer(
         stream = only_stream(bot.fake)
 
         assert [
-            ("step-1", "Asking Developer Knowledge", "in_progress"),
+            ("step-1", "Asking Google's docs", "in_progress"),
             ("step-2", "Waiting for a free answer slot (about 9 s)", "in_progress"),
             ("step-2", "Waiting for a free answer slot (about 9 s)", "complete"),
-            ("step-1", "Asking Developer Knowledge", "complete"),
+            ("step-1", "Asking Google's docs", "complete"),
         ] == stream.tasks()
         assert "rotate key 2" in stream.text()
         assert [] == bot.fake.calls_to("chat.postEphemeral")  # the step says it instead
@@ -251,7 +251,7 @@ async def test_a_fallback_to_search_is_shown_as_the_step_and_the_hits_as_final_b
         stream = only_stream(bot.fake)
 
         (first, _), (last, status) = [(t, s) for _, t, s in stream.tasks()]
-        assert "Asking Developer Knowledge" == first
+        assert "Asking Google's docs" == first
         assert ("Generated answers are used up today — searching instead", "complete") == (
             last,
             status,
@@ -262,6 +262,21 @@ async def test_a_fallback_to_search_is_shown_as_the_step_and_the_hits_as_final_b
         final = json.dumps(stream.final_blocks)
         assert "Create buckets" in final
         assert "context" in block_types(stream.final_blocks)
+        assert [] == bot.fake.invalid_payloads
+
+
+async def test_a_pay_questions_step_title_is_escaped_once(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """`&` in a step's title reaches Slack as `&amp;` (Slack shows `&`), never `&amp;amp;`."""
+    async with running_bot(dk_server, stream_answers=True) as bot:
+        await bot.mention("how do I add a Google Pay button?", ts="1710000000.000750")
+        await bot.finished(1)
+        stream = only_stream(bot.fake)
+
+        [(_, title, _), *_] = stream.tasks()
+        assert "Searching the Google Pay &amp; Wallet docs" == title
+        assert "&amp;amp;" not in bot.fake.everything_sent()
         assert [] == bot.fake.invalid_payloads
 
 
@@ -309,7 +324,7 @@ async def test_stop_while_google_answers_ends_the_stream_and_nothing_follows(
 
         assert 200 == sent.status
         assert {("stop", "ok"), ("mention", "stopped")} == set(outcomes)
-        assert [("step-1", "Asking Developer Knowledge", "in_progress")] == stream.tasks()
+        assert [("step-1", "Asking Google's docs", "in_progress")] == stream.tasks()
         assert "_Stopped._" == stream.text()
         assert 1 == len(bot.fake.calls_to("chat.stopStream"))
         assert [] == bot.fake.calls_to("chat.appendStream")
@@ -321,7 +336,8 @@ async def test_an_outage_marks_the_step_failed_and_ends_the_stream_with_the_reas
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
     """The docs server is down: the ask step turns to error, the stream ends with the
-    short reason as its blocks, the session active again; nothing is posted besides."""
+    short reason and Try again as its blocks, the session active again; nothing is posted
+    besides."""
     dk_server.faults.extend(Fault(status=503) for _ in range(4))
     async with running_bot(dk_server, mcp_max_retries=1, stream_answers=True) as bot:
         await bot.mention("how do I create a bucket?", ts="1710000000.001100")
@@ -330,7 +346,10 @@ async def test_an_outage_marks_the_step_failed_and_ends_the_stream_with_the_reas
 
         assert [("mention", "unavailable")] == outcomes
         assert ["in_progress", "error"] == [status for _, _, status in stream.tasks()]
-        assert "unavailable" in json.dumps(stream.final_blocks).lower()
+        [reason] = stream.final_blocks or []
+        said = "Google's documentation isn't answering right now — try again in a minute."
+        assert f":warning: {said}" == reason["text"]["text"]  # said once, no HTTP status
+        assert "Try again" == reason["accessory"]["text"]["text"]
         assert "active" == stream.session_status
         assert [] == bot.fake.calls_to("chat.postMessage")
         assert [] == bot.fake.invalid_payloads
@@ -442,8 +461,8 @@ async def test_the_verify_step_and_each_commands_mark_are_streamed(
         marks = [e["text"] for b in stream.blocks() for e in b["elements"]]
 
         assert [
-            ("step-1", "Asking Developer Knowledge", "in_progress"),
-            ("step-1", "Asking Developer Knowledge", "complete"),
+            ("step-1", "Asking Google's docs", "in_progress"),
+            ("step-1", "Asking Google's docs", "complete"),
             ("step-2", "Checking 2 commands against the cited pages", "in_progress"),
             ("step-2", "Checking 2 commands against the cited pages", "complete"),
         ] == stream.tasks()

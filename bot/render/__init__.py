@@ -3,6 +3,7 @@
 No I/O. Untrusted text is escaped; the only Slack markup is what `link()` and `mention()` build.
 """
 
+from bot.render._answer import ACTION_TRY_AGAIN as ACTION_TRY_AGAIN
 from bot.render._answer import answer_parts as answer_parts
 from bot.render._answer import render_answer as render_answer
 from bot.render._answer import render_error as render_error
@@ -58,6 +59,7 @@ from bot.render._marks import quota_detail as quota_detail
 from bot.render._marks import quota_unknown_detail as quota_unknown_detail
 from bot.render._marks import store_detail as store_detail
 from bot.render._notices import AUTHORIZE_FAILED as AUTHORIZE_FAILED
+from bot.render._notices import decode_try_again as decode_try_again
 from bot.render._notices import error_sentence as error_sentence
 from bot.render._notices import fallback_note as fallback_note
 from bot.render._notices import notice as notice
@@ -65,6 +67,8 @@ from bot.render._notices import render_rate_limited as render_rate_limited
 from bot.render._notices import status_detail as status_detail
 from bot.render._notices import with_not_in_channel_hint as with_not_in_channel_hint
 from bot.render._notices import with_restart_note as with_restart_note
+from bot.render._quota import QuotaWords as QuotaWords
+from bot.render._quota import quota_words as quota_words
 from bot.render._quota import render_quota_status as render_quota_status
 from bot.render._quota import render_quota_waiting as render_quota_waiting
 from bot.render._stream import CLEARED_STATUS as CLEARED_STATUS

@@ -13,7 +13,7 @@ from bot.render._convert import FENCE_OPEN_RE
 from bot.render._inline import plain_text
 from bot.render._markdown import cut_source, markdown_to_blocks
 from bot.render._marks import marked_pieces, summary_line
-from bot.render._notices import error_sentence, fallback_note
+from bot.render._notices import error_sentence, fallback_note, passing_trouble, try_again_value
 from bot.render._text import (
     MAX_BLOCKS,
     MAX_FALLBACK_CHARS,
@@ -22,6 +22,7 @@ from bot.render._text import (
     Block,
     Message,
     blocks_chars,
+    button,
     context,
     escape,
     escape_truncated,
@@ -40,16 +41,14 @@ _TITLE_SOURCE_CHARS = 2000
 _ANSWER_SOURCE_CHARS = 3 * MAX_MESSAGE_CHARS
 # linear: anchored at a line's start, runs of disjoint classes
 _LINE_MARKS_RE = re.compile(r"^\s*(?:#{1,6}\s+|>\s?|[-*+]\s+(?:\[[ xX]\]\s+)?|\|)")
+#: what to do about an error that is not trouble passing by itself (`passing_trouble`)
 _HINTS: dict[ErrorCode, str] = {
-    ErrorCode.TIMEOUT: "The documentation service is slow right now; try again in a minute.",
-    ErrorCode.UNAVAILABLE: "The documentation service is unavailable; try again in a minute.",
-    # answers fall back to search on their own: this is the search or retrieval quota
-    ErrorCode.QUOTA: "Google's request quota is used up for now; try again in a minute.",
     ErrorCode.AUTH: "An admin needs to fix the bot's configuration.",
     ErrorCode.CONFIG: "An admin needs to fix the bot's configuration.",
     ErrorCode.NOT_FOUND: "Check the name or URL, or look the page up with `search`.",
-    ErrorCode.PROTOCOL: "The documentation service answered strangely; try again later.",
 }
+#: the Try again button under an error (its value: `try_again_value`)
+ACTION_TRY_AGAIN = "try_again"
 
 
 def _plain_summary(markdown: str, limit: int) -> str:
@@ -234,11 +233,24 @@ def render_help(command: str = "/gdocs") -> Message:
     return {"text": escape(text), "blocks": [section(escape(usage)), context(escape(where))]}
 
 
-def render_error(error: GdocsError) -> Message:
-    shown = escape_truncated(one_line(error_sentence(error)), 500) or "Something went wrong."
-    hint = _HINTS.get(error.code) if error.code != ErrorCode.INVALID_INPUT else None
-    mrkdwn = f":warning: {shown}" + (f"\n{hint}" if hint else "")
-    return {"text": f"{shown}" + (f" {hint}" if hint else ""), "blocks": [section(mrkdwn)]}
+def render_error(
+    error: GdocsError, *, question: str | None = None, retry: str | None = None
+) -> Message:
+    """One sentence; for trouble that passes, a Try again button re-asking `retry` (the text
+    as typed, `private` and all). `question`: quoted, where the message replaces it."""
+    passing = passing_trouble(error)
+    said = escape_truncated(one_line(passing or error_sentence(error)), 500)
+    said = said or "Something went wrong."
+    hint = None if passing else _HINTS.get(error.code)
+    quoted = escape_truncated(one_line(question), _SHOWN_CHARS, at_word=True) if question else ""
+    block = section(
+        f":warning: {said}" + (f"\n{hint}" if hint else "") + (f"\n> {quoted}" if quoted else "")
+    )
+    value = try_again_value(retry) if passing and retry else None
+    if value:
+        block["accessory"] = button("Try again", ACTION_TRY_AGAIN, value)
+    return {"text": said + (f" {hint}" if hint else ""), "blocks": [block]}
+
 
 
 def render_progress(question: str | None = None) -> Message:

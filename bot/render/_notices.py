@@ -7,10 +7,26 @@ import math
 from collections.abc import Callable
 from datetime import datetime
 
-from bot.errors import ErrorFacts, GdocsError, QuotaExceeded, Reason, ServerKey
+from bot.errors import (
+    ErrorCode,
+    ErrorFacts,
+    GdocsError,
+    InvalidInput,
+    QuotaExceeded,
+    Reason,
+    ServerKey,
+)
 from bot.models import Fallback, ServerStatus
 from bot.render._quota import quota_note
-from bot.render._text import MAX_BLOCKS, Message, context, safe_command, text_message
+from bot.render._text import (
+    MAX_BLOCKS,
+    MAX_BUTTON_VALUE_CHARS,
+    Message,
+    context,
+    safe_command,
+    text_message,
+)
+from bot.text import one_line, truncate
 
 #: how users know each server
 SERVER_NAMES: dict[ServerKey, str] = {
@@ -109,6 +125,60 @@ def error_sentence(error: GdocsError) -> str:
     return said.format(s=server, f=facts) if isinstance(said, str) else said(server, facts)
 
 
+#: trouble that passes by itself, in people's words: the technical sentence (an HTTP status,
+#: a quote of the server) is for logs and `gdocs-bot check`, never for Slack
+_PASSING: dict[ErrorCode, str] = {
+    ErrorCode.TIMEOUT: "{s} took too long to answer",
+    ErrorCode.UNAVAILABLE: "{s} isn't answering right now",
+    ErrorCode.PROTOCOL: "{s} sent an answer I couldn't read",
+    ErrorCode.QUOTA: "{s} is getting too many requests right now",
+}
+#: of those, the reasons that pass (a server without a fetch tool keeps lacking it)
+_PASSING_REASONS = frozenset(
+    {
+        Reason.TIMED_OUT,
+        Reason.UNAVAILABLE,
+        Reason.UNREADABLE,
+        Reason.UNREADABLE_RESULT,
+        Reason.OVER_QUOTA,
+        Reason.REFRESH_UNANSWERED,
+    }
+)
+_PEOPLE_NAMES: dict[ServerKey, str] = {
+    "developer_knowledge": "Google's documentation",
+    "pay": "The Google Pay & Wallet documentation",
+}
+
+
+def passing_trouble(error: GdocsError) -> str | None:
+    """One sentence for people about trouble worth trying again; None for any other error."""
+    facts, said = error.facts, _PASSING.get(error.code)
+    if said is None or (facts is not None and facts.reason not in _PASSING_REASONS):
+        return None
+    server = facts.server if facts is not None and facts.server else "developer_knowledge"
+    return f"{said.format(s=_PEOPLE_NAMES[server])} — {_AGAIN}."
+
+
+_AGAIN_PREFIX = "again1:"
+
+
+def try_again_value(asked: str) -> str | None:
+    """A Try again button's value: the text as it was typed (`private`, `search` and all,
+    so it is routed the same), on one line and cut to fit; None when nothing is left."""
+    room = MAX_BUTTON_VALUE_CHARS - len(_AGAIN_PREFIX)
+    text = truncate(one_line(asked), room, at_word=True)
+    return _AGAIN_PREFIX + text if text else None
+
+
+def decode_try_again(value: object) -> str:
+    """The text a Try again button asks again."""
+    if isinstance(value, str) and len(value) <= MAX_BUTTON_VALUE_CHARS:
+        text = value.removeprefix(_AGAIN_PREFIX)
+        if text != value and text and text == one_line(text):
+            return text
+    raise InvalidInput(forged("Try again button"))
+
+
 def _quota(server: str, facts: ErrorFacts, error: GdocsError) -> str:
     signal = error.signal if isinstance(error, QuotaExceeded) else None
     day = signal is not None and signal.limit == "day"
@@ -131,9 +201,6 @@ AUTHORIZE_FAILED = (
 )
 
 _FALLBACK_NOTES = {
-    "answer_quota": (
-        "The quota for generated answers is used up for now, so these are search results instead."
-    ),
     "no_answer_tool": "This server does not generate answers, so these are search results.",
     "pay_not_configured": (
         "Google Pay & Wallet search is not configured (Pay credentials: "
@@ -144,7 +211,7 @@ _FALLBACK_NOTES = {
 
 def fallback_note(fallback: Fallback, *, tz: str | None = None, now: datetime | None = None) -> str:
     """Why a result is not what was asked for (unescaped), in the reader's time zone `tz`."""
-    if fallback.reason == "answer_quota" and fallback.limit and fallback.until and now:
+    if fallback.reason == "answer_quota":  # the step's words (`quota_words`), said in full
         return quota_note(fallback.limit, fallback.until, fallback.limit_value or 0, tz=tz, now=now)
     return _FALLBACK_NOTES[fallback.reason]
 
@@ -200,7 +267,7 @@ _TEXTS: dict[str, str] = {
         "(it may be out of date). Ask again with /gdocs."
     ),
     "fetching": "Fetching the document…",
-    "document_gone": "That document is no longer available.",
+    "document_gone": "Google's docs service has no full text of that page: open its link instead.",
     "no_more_pages": "That document has no more pages.",
     # the message shortcut on one of the bot's own answers, or on a message without text
     "own_answer": (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import datetime, timedelta, tzinfo
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from zoneinfo import ZoneInfo
 
 from bot.render._text import Message, context, escape, section, text_message
@@ -57,26 +57,69 @@ def _answers(count: int) -> str:
     return f"{count} generated answer{'s' if count != 1 else ''}"
 
 
-def quota_note(limit: str, until: datetime, size: int, *, tz: str | None, now: datetime) -> str:
-    """Why this question got search results, and when generated answers come back; `size`:
-    the limit that was reached (0: unknown)."""
-    seconds = (until - now).total_seconds()
-    if limit == "minute":
-        if size > 0:
-            verb = "are" if size != 1 else "is"
-            head = f"{size} answer{'s' if size != 1 else ''} a minute {verb} in use"
-        else:
-            head = "The per-minute limit for generated answers is reached"
-        said = f"{head} — generated answers are back {in_about(seconds)}."
-    elif limit == "day":
-        spent = f"Today's {_answers(size)}" if size > 0 else "Today's generated answers"
-        verb = "is" if size == 1 else "are"
-        said = f"{spent} {verb} used up; they come back {at_time(until, tz=tz, now=now)}."
-    elif limit == "user":
-        yours = f"your {_answers(size)}" if size > 0 else "your generated answers"
-        said = f"You've used {yours} for today; they come back {at_time(until, tz=tz, now=now)}."
+class QuotaWords(NamedTuple):
+    """One quota situation in one set of words: the stream's step says `headline`, the
+    answer's note and Home say `sentence` (its size and when answers come back, when known)."""
+
+    headline: str
+    sentence: str
+
+
+def _per_minute(size: int, back: str | None) -> QuotaWords:
+    if size > 0:
+        verb = "are" if size != 1 else "is"
+        head = f"{size} answer{'s' if size != 1 else ''} a minute {verb} in use"
     else:
-        said = f"Generated answers are paused for a moment — back {in_about(seconds)}."
+        head = "The per-minute limit for generated answers is reached"
+    said = f"{head} — generated answers are back {back}." if back else f"{head}."
+    return QuotaWords("Generated answers are busy this minute", said)
+
+
+def _daily(size: int, back: str | None) -> QuotaWords:
+    spent = f"Today's {_answers(size)}" if size > 0 else "Today's generated answers"
+    said = f"{spent} {'is' if size == 1 else 'are'} used up"
+    said += f"; they come back {back}." if back else "."
+    return QuotaWords("Generated answers are used up today", said)
+
+
+def _users(size: int, back: str | None) -> QuotaWords:
+    yours = f"your {_answers(size)}" if size > 0 else "your generated answers"
+    said = f"You've used {yours} for today" + (f"; they come back {back}." if back else ".")
+    return QuotaWords("Your generated answers are used up today", said)
+
+
+def _unknown(_: int, back: str | None) -> QuotaWords:
+    head = "Generated answers are paused for a moment"
+    return QuotaWords(head, f"{head} — back {back}." if back else f"{head}.")
+
+
+#: limit → its words, and whether its comeback is a clock time (else "in about …")
+_SITUATIONS = {"minute": (_per_minute, False), "day": (_daily, True), "user": (_users, True)}
+
+
+def quota_words(
+    limit: str | None,
+    until: datetime | None = None,
+    size: int = 0,
+    *,
+    tz: str | None = None,
+    now: datetime | None = None,
+) -> QuotaWords:
+    """The words for a reached quota `limit` ("minute", "day", "user"; anything else is
+    an unclear one) of `size` answers (0: unknown), back at `until` (None: unknown)."""
+    said, at_clock = _SITUATIONS.get(limit or "", (_unknown, False))
+    back = None
+    if until is not None and now is not None:
+        seconds = (until - now).total_seconds()
+        back = at_time(until, tz=tz, now=now) if at_clock else in_about(seconds)
+    return said(size, back)
+
+
+def quota_note(
+    limit: str | None, until: datetime | None, size: int, *, tz: str | None, now: datetime | None
+) -> str:
+    """Why this question got search results, and when generated answers come back."""
+    said = quota_words(limit, until, size, tz=tz, now=now).sentence
     return f"{said} Here are search results instead."
 
 
@@ -111,12 +154,10 @@ def render_quota_status(state: QuotaState, *, tz: str | None, now: datetime) -> 
         lines.append(f"• Yours today: *{state.user_left_today}* of {state.per_user_per_day} left")
         text += f", {state.user_left_today} of {state.per_user_per_day} yours"
     pause = state.pause
-    if pause is not None and pause.until > now and pause.kind == "day":
-        back = at_time(pause.until, tz=tz, now=now)
-        lines.append(f"• Paused: Google says today's answers are used up; back {back}")
-    elif pause is not None and pause.until > now:
-        why = "Google's per-minute limit" if pause.kind == "minute" else "an unclear quota error"
-        lines.append(f"• Paused ({why}): back {in_about((pause.until - now).total_seconds())}")
+    if pause is not None and pause.until > now:  # Google said no: the step's and note's words
+        size = pause.limit_value or 0
+        said = quota_words(pause.kind, pause.until, size, tz=tz, now=now).sentence
+        lines.append(f"• Paused by Google: {said}")
     reset = at_time(state.next_reset, tz=tz, now=now)
     if viewer_zone(tz)[1]:
         reset += ", midnight Pacific time"

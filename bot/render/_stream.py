@@ -11,6 +11,7 @@ from typing import Any, Literal
 from bot.models import Answer, Fallback, Verification
 from bot.render._answer import AnswerParts
 from bot.render._marks import marked_pieces
+from bot.render._quota import quota_words
 from bot.render._text import (
     Message,
     context,
@@ -25,12 +26,14 @@ from bot.text import one_line
 #: Slack's limit of `markdown_text` in one chat.appendStream call
 _APPEND_CHARS = 12_000
 STOPPED_TEXT = "_Stopped._"
-#: the step each route's upstream call shows
+#: the step each route's upstream call shows, in people's words (not the API's name)
 _STEP_TITLES = {
-    "answer": "Asking Developer Knowledge",
-    "search": "Searching Google's documentation",
-    "pay": "Searching Google Pay & Wallet docs",
+    "answer": "Asking Google's docs",
+    "search": "Searching Google's docs",
+    "pay": "Searching the Google Pay & Wallet docs",
 }
+#: Slack's guidance for task titles, details and outputs
+_TASK_CHARS = 256
 #: `[label](url)`, the URL with balanced parentheses one deep (`javascript:alert(1)`)
 _MD_LINK_RE = re.compile(
     r"(?<!\!)\[(?P<label>[^\[\]\n]{0,1000})\]\((?P<url>(?:[^()\s]|\([^()\s]{0,200}\)){1,3000})\)"
@@ -38,29 +41,29 @@ _MD_LINK_RE = re.compile(
 
 
 def task_text(text: str) -> str:
-    """At most 256 characters: Slack's guidance for task titles, details and outputs."""
-    return escape_truncated(one_line(text), 256, at_word=True)
+    """`text` escaped for a task chunk, in at most `_TASK_CHARS` characters."""
+    return escape_truncated(one_line(text), _TASK_CHARS, at_word=True)
 
 
+# A step's title and output are plain text: `task_chunk` escapes them, once.
 def step_title(route_kind: str) -> str:
-    return task_text(_STEP_TITLES.get(route_kind, _STEP_TITLES["search"]))
+    return _STEP_TITLES.get(route_kind, _STEP_TITLES["search"])
 
 
 def wait_title(seconds: float) -> str:
-    return task_text(f"Waiting for a free answer slot (about {max(1, math.ceil(seconds))} s)")
+    return f"Waiting for a free answer slot (about {max(1, math.ceil(seconds))} s)"
 
 
 def fallback_title(fallback: Fallback) -> str | None:
+    """The step's title when generated answers gave way to search: `quota_words`' headline."""
     if fallback.reason != "answer_quota":
         return None
-    whose = "Your generated" if fallback.limit == "user" else "Generated"
-    spent = "busy this minute" if fallback.limit == "minute" else "used up today"
-    return task_text(f"{whose} answers are {spent} — searching instead")
+    return f"{quota_words(fallback.limit).headline} — searching instead"
 
 
 def verify_title(commands: int) -> str:
     noun = "command" if commands == 1 else "commands"
-    return task_text(f"Checking {commands} {noun} against the cited pages")
+    return f"Checking {commands} {noun} against the cited pages"
 
 
 def verify_summary(verification: Verification | None) -> str | None:
@@ -68,8 +71,8 @@ def verify_summary(verification: Verification | None) -> str | None:
     if verification is None:
         return None
     if verification.status == "unchecked":
-        return task_text("not checked: the cited pages could not be read in time")
-    return task_text(f"{verification.count('found')} of {len(verification.snippets)} found")
+        return "not checked: the cited pages could not be read in time"
+    return f"{verification.count('found')} of {len(verification.snippets)} found"
 
 
 def task_sources(answer: Answer) -> list[dict[str, Any]]:
@@ -98,9 +101,10 @@ def task_chunk(
     output: str | None = None,
     sources: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """One `task_update` chunk; `title` and `output` must come from `task_text`."""
-    chunk: dict[str, Any] = {"type": "task_update", "id": task_id, "title": title}
-    chunk |= {"status": status} | ({"output": output} if output else {})
+    """One `task_update` chunk; `title` and `output` are plain text, escaped here (the
+    edge that knows the surface); `sources` come from `task_sources`, escaped already."""
+    chunk: dict[str, Any] = {"type": "task_update", "id": task_id, "title": task_text(title)}
+    chunk |= {"status": status} | ({"output": task_text(output)} if output else {})
     return chunk | ({"sources": sources} if sources else {})
 
 

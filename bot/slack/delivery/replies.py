@@ -80,6 +80,8 @@ class SlackReply:
     ack: OnceAck | None = None
     #: what a DM's status says; set once the question is routed
     status_kind: WorkKind = "answer"
+    #: a command's progress replaces the message its response_url came from (Try again's error)
+    in_place: bool = False
     _signal: asyncio.Future[Any] | None = field(default=None, repr=False)
     _signal_thread: str | None = field(default=None, repr=False)
     _progress_gone: bool = field(default=False, repr=False)
@@ -92,7 +94,9 @@ class SlackReply:
             if self.ack is not None and await self.ack(msg):
                 self._signal = asyncio.ensure_future(_true())
             else:  # acknowledged already: sent alongside the work, awaited before replaced
-                self._signal = asyncio.ensure_future(self._respond(msg))
+                self._signal = asyncio.ensure_future(
+                    self._respond(msg, replace_original=self.in_place)
+                )
         elif self.where == "direct":
             self._progress_ts = await self._post_direct(msg)
         elif self.where == "dm":

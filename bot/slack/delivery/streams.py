@@ -120,16 +120,16 @@ class StreamReply(Progress):
         step = Step(title, task_id=f"step-{self._tasks}")
         if not await self._wanted():
             return step
-        await self._send([render.task_chunk(step.task_id, render.task_text(title), "in_progress")])
+        await self._send([render.task_chunk(step.task_id, title, "in_progress")])
         return step
 
     async def close_step(self, step: Step, status: str) -> None:
         if step.closed or not await self._wanted():  # after Stop, nothing more is sent
             return
         step.closed = True
-        output = render.task_text(step.output) if step.output else None
+        # plain text: task_chunk escapes it
         chunk = render.task_chunk(
-            step.task_id, render.task_text(step.title), status, output=output, sources=step.sources
+            step.task_id, step.title, status, output=step.output, sources=step.sources
         )
         await self._send([chunk])
 

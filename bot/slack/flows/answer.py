@@ -21,7 +21,7 @@ from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.replies import Progress, Step
 from bot.slack.flows.home import report_summary
 from bot.slack.flows.pages import FIRST_PAGE, Pages, render_off_loop
-from bot.slack.flows.routing import Route
+from bot.slack.flows.routing import Route, asked_words
 from bot.slack.flows.sharing import PrivateAnswers, answer_privately
 from bot.slack.memory import RateLimiter, RecentQuestions, ThreadMemory, UserProfiles
 from bot.slack.work.worklog import Reply, Staged, TrackedReply
@@ -80,7 +80,8 @@ class Answers:
                 return Outcome(route=route.kind, outcome="rate_limited")
         if route.kind == "doc" or route.private:
             reply.progress.decline()  # a whole page, or an answer for the asker alone
-        await reply.start_progress(render.render_progress(question))
+        asked = asked_words(question)  # quoted as asked: without `private`, `search`, …
+        await reply.start_progress(render.render_progress(asked))
         pay = route.kind == "pay" and self.service.pay_configured
         server = "pay" if pay else DEVELOPER_KNOWLEDGE
         try:
@@ -104,11 +105,16 @@ class Answers:
                 tool=result.tool or "-",
             )
         except GdocsError as error:
+            # the technical words (an HTTP status) for the log: people read `render_error`'s
+            logger.info("question failed: %s", error)
             # a problem with what was asked is the asker's business; an outage, the thread's
             if error.code is ErrorCode.INVALID_INPUT:
                 await reply.notify_asker(render.render_error(error))
-            else:
-                await reply.notify_thread(render.render_error(error))
+            else:  # quoted where the error replaces the asker's question (a command's note)
+                shown = asked if name_asker else None
+                await reply.notify_thread(
+                    render.render_error(error, question=shown, retry=question)
+                )
             if question_kind:
                 await self.tally.count(tally.QUESTIONS, tally.FAILED)
             return Outcome(route=route.kind, outcome=error.code.value, server=server)

@@ -84,6 +84,16 @@ def is_question(text: str, *, answer_min_words: int) -> bool:
     return len(found) >= answer_min_words
 
 
+def asked_words(text: str) -> str:
+    """What was asked, without the words that said how (`private`, `search`, `pay`, …)."""
+    words = clean_text(text)
+    for said_how in (_PRIVATE, _EXPLICIT):
+        first, _, rest = words.partition(" ")
+        if first.lower() in said_how and rest.strip():
+            words = rest.strip()
+    return words
+
+
 def channel_words(text: str) -> str | None:
     """The words after `channel` in `/gdocs channel …`, else None."""
     first, _, rest = clean_text(text).partition(" ")

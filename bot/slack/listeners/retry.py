@@ -1,0 +1,96 @@
+"""Try again under an error: the same question asked again where it was asked, recorded as
+work before the acknowledgement like any question (a restart finishes it). Under `/gdocs`'s
+private error it is the command again (`private` stays private), its note replacing the error;
+under a message in a channel's thread or a DM, a reply there."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import render
+from bot.errors import InvalidInput
+from bot.slack.boundary import duplicate, ignored
+from bot.slack.delivery import posting
+from bot.slack.deps import SlackDeps
+from bot.slack.listeners.commands import handle_command
+from bot.slack.listeners.events import handle_question
+from bot.slack.memory import delivery_key
+
+
+def is_try_again(body: dict[str, Any]) -> bool:
+    """A Try again click: claimed with its work record."""
+    return body.get("type") == "block_actions" and _action(body).get("action_id") == (
+        render.ACTION_TRY_AGAIN
+    )
+
+
+def register(app: AsyncApp, deps: SlackDeps) -> None:
+    async def on_try_again(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        channel, user = _id(body.get("channel")), _id(body.get("user"))
+        url = body.get("response_url") if isinstance(body.get("response_url"), str) else None
+        try:
+            text = render.decode_try_again(_action(body).get("value"))
+        except InvalidInput as exc:
+            await ack()
+            await posting.respond(url, render.render_error(exc), session=client.session)
+            ignored(deps.metrics, "action", "a Try again value not made by this bot")
+            return
+        if channel is None or user is None:
+            await ack()
+            return
+        kind, payload = again(body, text, channel, user, url)
+        record = await deps.work.accept(kind, payload, key=delivery_key(body))
+        await ack()
+        if record is None:
+            duplicate(deps.metrics)
+        elif kind == "command":
+            job = handle_command(deps, client, payload, posting.OnceAck(None), record=record)
+            deps.inflight.spawn(job)
+        else:
+            event = payload["event"]
+            deps.inflight.spawn(
+                handle_question(deps, client, event, None, kind=kind, record=record)
+            )
+
+    app.action(render.ACTION_TRY_AGAIN)(on_try_again)
+
+
+def again(
+    body: dict[str, Any], text: str, channel: str, user: str, url: str | None
+) -> tuple[str, dict[str, Any]]:
+    """The work kind and record of asking `text` again: a command under an ephemeral error
+    (no message of its own to reply to), else a reply in the error's thread or DM."""
+    message = _dict(body.get("message"))
+    ts = message.get("ts") if isinstance(message.get("ts"), str) else None
+    container = _dict(body.get("container"))
+    team = _id(body.get("team"))
+    if ts is None or container.get("is_ephemeral"):
+        kept: dict[str, str | None] = {"command": "/gdocs", "text": text, "channel_id": channel}
+        kept["user_id"] = user
+        kept |= {"response_url": url, "team_id": team, "retry": "1"}
+        return "command", {k: v for k, v in kept.items() if v is not None}
+    in_dm = channel.startswith("D")
+    thread = message.get("thread_ts") if isinstance(message.get("thread_ts"), str) else None
+    event: dict[str, str | None] = {"type": "message", "channel": channel, "user": user}
+    event |= {"text": text, "ts": ts}
+    event |= {"thread_ts": thread or (None if in_dm else ts), "team": team}
+    kept_event = {k: v for k, v in event.items() if v is not None}
+    return ("dm" if in_dm else "thread"), {"event": kept_event, "bot_user_id": None}
+
+
+def _action(body: dict[str, Any]) -> dict[str, Any]:
+    found = body.get("actions")
+    first = found[0] if isinstance(found, list) and found else None
+    return first if isinstance(first, dict) else {}
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _id(value: object) -> str | None:
+    found = value.get("id") if isinstance(value, dict) else None
+    return found if isinstance(found, str) and found else None

@@ -80,6 +80,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub.add_parser("check", parents=[common], help="check the configuration and servers")
     sub.add_parser("serve", help="run the Slack bot")
+    playground = sub.add_parser("playground", help="try the bot in a local web page, no Slack app")
+    playground.add_argument("--port", type=int, default=3100, metavar="N", help="default 3100")
     feedback = sub.add_parser("feedback", help="the votes people gave answers (an eval set)")
     actions = feedback.add_subparsers(dest="feedback_command", required=True, metavar="ACTION")
     export = actions.add_parser("export", help="print every vote as JSON Lines")
@@ -106,6 +108,10 @@ def _run(argv: list[str] | None) -> int:
         from bot.serving.runtime import serve  # the Slack runtime and its imports only when serving
 
         return serve(settings)
+    if args.command == "playground":
+        from bot.playground import run  # the page and its server only when asked for
+
+        return run(settings, args.port)
     _configure_quiet_logging(settings)
     if args.command in ("feedback", "report"):
         return _stored(args, settings)

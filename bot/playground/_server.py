@@ -1,0 +1,330 @@
+"""The playground's one aiohttp server on 127.0.0.1: the page (`page.html`), a fake Slack Web
+API and response URLs that record every call the bot makes, `/ui/send` (what the page types or
+clicks, signed with the in-memory signing secret and POSTed to the bot's own /slack/events on
+loopback) and `/ui/log` (the recorded calls, long-polled by the page, which draws them)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import itertools
+import json
+import secrets
+import signal
+import socket
+import sys
+import time
+from collections.abc import Callable
+from importlib.resources import files
+from typing import Any
+from urllib.parse import urlencode
+
+import aiohttp
+from aiohttp import web
+from pydantic import AnyHttpUrl, SecretStr
+
+from bot.observability.logging import configure_logging
+from bot.redact import redact_url
+from bot.serving.assembly import Bot, open_bot
+from bot.settings import Settings
+
+DEFAULT_PORT = 3100
+#: the workspace the page shows: one person, a channel and the DM with the bot
+TEAM, USER, BOT_USER, BOT_ID = "T0PLAY", "U0YOU", "U0GDOCS", "B0GDOCS"
+CHANNEL, DM = "C0GENERAL", "D0GDOCS"
+#: how long one /ui/log request waits for a new call before answering "nothing new"
+POLL_SECONDS = 15.0
+_STREAM_CALLS = ("chat.appendStream", "chat.stopStream")
+FORM = "application/x-www-form-urlencoded"
+
+
+def run(settings: Settings, port: int = DEFAULT_PORT) -> int:
+    """Serve the playground until Ctrl-C; the exit status (2: Google settings missing)."""
+    problems = settings.google_problems()
+    if problems:
+        hint = "the playground needs Google settings only (environment or ./.env, see .env.example)"
+        print("\n".join(f"gdocs-bot: {line}" for line in [*problems, hint]), file=sys.stderr)
+        return 2
+    configure_logging(settings)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))  # loopback only: the page can post as anyone
+    except OSError as exc:
+        sock.close()
+        print(f"gdocs-bot: cannot listen on 127.0.0.1:{port} ({exc.strerror}); "
+              "choose another port with --port N", file=sys.stderr)  # fmt: skip
+        return 1
+    try:
+        return asyncio.run(_serve(settings, sock))
+    except KeyboardInterrupt:
+        return 0
+
+
+def playground_settings(settings: Settings, base: str, secret: str) -> Settings:
+    """`settings` with Slack's side made up in memory and aimed at this server; state in
+    memory unless STATE_URL was given."""
+    given = "state_url" in settings.model_fields_set
+    return settings.model_copy(
+        update={
+            "slack_bot_token": SecretStr(f"xoxb-playground-{secrets.token_hex(8)}"),
+            "slack_signing_secret": SecretStr(secret),
+            "slack_app_token": None,
+            "slack_api_url": AnyHttpUrl(f"{base}/api/"),
+            "state_url": settings.state_url if given else SecretStr("memory://"),
+            "host": "127.0.0.1",
+        }
+    )
+
+
+async def _serve(settings: Settings, sock: socket.socket) -> int:
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    secret = secrets.token_hex(16)
+    settings = playground_settings(settings, base, secret)
+    async with open_bot(settings) as bot, aiohttp.ClientSession() as session:
+        workspace = Workspace(base, secret, session)
+        runner = web.AppRunner(workspace.web_app(bot), access_log=None, shutdown_timeout=1.0)
+        await runner.setup()
+        await web.SockSite(runner, sock).start()
+        probes = asyncio.create_task(bot.readiness.run_probes())
+        bot.readiness.slack_authenticated = True
+        state = redact_url(settings.state_url.get_secret_value())
+        print(f"gdocs-bot playground listening on {base}/ (state: {state}); Ctrl-C stops",
+              flush=True)  # fmt: skip
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        await stop.wait()
+        probes.cancel()
+        workspace.closing = True
+        await bot.deps.inflight.drain(2.0)
+        await runner.cleanup()
+    return 0
+
+
+class Workspace:
+    """The fake Slack: every Web API call, response_url post, ack and typed message is one
+    entry of `log`; the page reduces the log to what Slack would show."""
+
+    def __init__(self, base: str, secret: str, session: aiohttp.ClientSession) -> None:
+        self.base, self._secret, self._session = base, secret, session
+        self.log: list[dict[str, Any]] = []
+        self.closing = False
+        self._changed = asyncio.Event()
+        self._ids = itertools.count(1)
+        self._streaming: set[str] = set()  # streams not finished by the bot
+        self._stopped: set[str] = set()  # streams the person stopped: no more appends
+        self._messages: dict[str, list[dict[str, Any]]] = {}  # thread ts -> its messages
+
+    def web_app(self, bot: Bot) -> web.Application:
+        from bot.slack.app import slack_events_route
+
+        app = web.Application(client_max_size=20 * 1024 * 1024)
+        app.add_routes(
+            [
+                web.get("/", self._page),
+                web.get("/ui/log", self._poll),
+                web.post("/ui/send", self._send),
+                web.route("*", "/api/{method}", self._api),
+                web.post("/response/{key}", self._response_url),
+                slack_events_route(bot.app),
+            ]
+        )
+        return app
+
+    def record(
+        self, method: str, args: dict[str, Any], result: dict[str, Any] | None = None
+    ) -> None:
+        self.log.append({"n": len(self.log) + 1, "method": method, "args": args, "result": result})
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def next_ts(self) -> str:
+        return f"{int(time.time())}.{next(self._ids):06d}"
+
+    async def _page(self, request: web.Request) -> web.Response:
+        html = files("bot.playground").joinpath("page.html").read_text(encoding="utf-8")
+        ids = {"team": TEAM, "user": USER, "botUser": BOT_USER, "botId": BOT_ID}
+        ids |= {"channel": CHANNEL, "dm": DM}
+        # the ids as JSON inside a <script>: `<` escaped so no text can close the element
+        script = json.dumps(ids).replace("<", "\\u003c")
+        return web.Response(text=html.replace("/*IDS*/{}", script), content_type="text/html")
+
+    async def _poll(self, request: web.Request) -> web.Response:
+        """The entries after `after`; waits up to POLL_SECONDS for one to arrive."""
+        after = int(request.query.get("after", "0") or 0)
+        if len(self.log) <= after and not self.closing:
+            changed = self._changed
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), POLL_SECONDS)
+        return web.json_response(self.log[after:])
+
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        args = await _args(request)
+        result = self._answer(method, args)
+        self.record(method, args, result)
+        return web.json_response(result)
+
+    async def _response_url(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.record("response_url", {"key": request.match_info["key"], "body": body})
+        return web.Response(text="ok")
+
+    async def _send(self, request: web.Request) -> web.Response:
+        """One thing the person did on the page, sent to the bot as Slack would send it."""
+        sent = await request.json()
+        if "form" in sent:  # a slash command
+            body = urlencode({**sent["form"], "team_id": TEAM, "api_app_id": "A0PLAY"})
+            kind = FORM
+        elif "payload" in sent:  # a click: block_actions, view_submission
+            body, kind = urlencode({"payload": json.dumps(sent["payload"])}), FORM
+        else:
+            body, kind = self._event(sent["event"]), "application/json"
+        if sent.get("stop"):  # Slack refuses appends at once; the bot may still end it
+            self._stopped.add(str(sent["stop"]))
+        digest, ts = _sign(self._secret, body)
+        headers = {
+            "Content-Type": kind,
+            "X-Slack-Request-Timestamp": ts,
+            "X-Slack-Signature": digest,
+        }
+        async with self._session.post(f"{self.base}/slack/events", data=body, headers=headers) as r:
+            answer = await r.text()
+        if sent.get("key") and answer.strip():
+            self.record("ack", {"key": sent["key"], "body": _json(answer)})
+        return web.json_response({"status": r.status, "body": answer})
+
+    def _event(self, event: dict[str, Any]) -> str:
+        """An Events API callback around `event`; a person's message is recorded to be drawn."""
+        event.setdefault("ts", self.next_ts())
+        event.setdefault("event_ts", event["ts"])
+        if event.get("type") in ("message", "app_mention"):
+            self.record("user.message", dict(event))
+            thread = str(event.get("thread_ts") or event["ts"])
+            self._messages.setdefault(thread, []).append(event)
+        return json.dumps(
+            {
+                "token": "playground",
+                "team_id": TEAM,
+                "api_app_id": "A0PLAY",
+                "type": "event_callback",
+                "event_id": f"Ev{next(self._ids):08d}",
+                "event_time": int(time.time()),
+                "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
+                "event": event,
+            }
+        )
+
+    def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Slack's answer, plausible enough for the bot's flows."""
+        ts = str(args.get("ts") or self.next_ts())
+        channel = args.get("channel") or args.get("channel_id")
+        if method == "auth.test":
+            return {"ok": True, "user_id": BOT_USER, "bot_id": BOT_ID, "team_id": TEAM,
+                    "user": "gdocs", "team": "Playground", "url": f"{self.base}/"}  # fmt: skip
+        if method == "chat.startStream":
+            ts = self.next_ts()
+            self._streaming.add(ts)
+        elif method in _STREAM_CALLS and ts not in self._streaming:
+            return {"ok": False, "error": "message_not_in_streaming_state"}
+        elif method == "chat.appendStream" and ts in self._stopped:
+            return {"ok": False, "error": "stopped_by_user"}
+        elif method == "chat.stopStream":
+            self._streaming.discard(ts)
+        elif method == "chat.update" and ts in self._streaming:
+            return {"ok": False, "error": "streaming_state_conflict"}
+        elif method == "chat.postMessage":
+            thread = str(args.get("thread_ts") or ts)
+            bot_message = {"type": "message", "ts": ts, "bot_id": BOT_ID, "user": BOT_USER}
+            self._messages.setdefault(thread, []).append({**bot_message, "text": args.get("text")})
+        found = _READS.get(method)
+        if found is not None:
+            return found(self, args)
+        # a post to a person's id lands in their DM with the bot
+        return {
+            "ok": True,
+            "channel": DM if channel == USER else channel,
+            "ts": ts,
+            "message_ts": ts,
+        }
+
+    def _replies(self, args: dict[str, Any]) -> dict[str, Any]:
+        messages = self._messages.get(str(args.get("ts")))
+        if not messages:
+            return {"ok": False, "error": "thread_not_found"}
+        return {"ok": True, "messages": messages, "has_more": False}
+
+    def _view(self, args: dict[str, Any]) -> dict[str, Any]:
+        view = _json(args.get("view"))
+        return {"ok": True, "view": {**view, "id": f"V{next(self._ids):08d}", "hash": "h"}}
+
+    def _upload_url(self, args: dict[str, Any]) -> dict[str, Any]:
+        file_id = f"F{next(self._ids):08d}"
+        return {"ok": True, "file_id": file_id, "upload_url": f"{self.base}/api/upload?f={file_id}"}
+
+
+def _user(_: Workspace, args: dict[str, Any]) -> dict[str, Any]:
+    # an admin, so the channel settings can be tried too
+    user = {"id": args.get("user"), "name": "you", "locale": "en-US", "is_admin": True}
+    user |= {"tz": "America/Los_Angeles", "tz_label": "Pacific Time", "tz_offset": -28800}
+    return {"ok": True, "user": user}
+
+
+def _conversation(_: Workspace, args: dict[str, Any]) -> dict[str, Any]:
+    channel = args.get("channel")
+    name = {"name": "general", "is_channel": True} if channel == CHANNEL else {"is_im": True}
+    return {"ok": True, "channel": {"id": channel, "is_member": True, **name}}
+
+
+def _files(_: Workspace, args: dict[str, Any]) -> dict[str, Any]:
+    found = _json(args.get("files"))
+    return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in found]}
+
+
+_READS: dict[str, Callable[[Workspace, dict[str, Any]], dict[str, Any]]] = {
+    "users.info": _user,
+    "conversations.info": _conversation,
+    "conversations.members": lambda _, a: {"ok": True, "members": [USER, BOT_USER]},
+    "users.conversations": lambda _, a: {"ok": True, "channels": [{"id": CHANNEL}]},
+    "conversations.replies": Workspace._replies,
+    "views.publish": Workspace._view,
+    "views.open": Workspace._view,
+    "views.update": Workspace._view,
+    "files.getUploadURLExternal": Workspace._upload_url,
+    "files.completeUploadExternal": _files,
+}
+
+
+def _sign(secret: str, body: str) -> tuple[str, str]:
+    """Slack's v0 signature of `body` and its timestamp."""
+    ts = str(int(time.time()))
+    mac = hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
+    return f"v0={mac}", ts
+
+
+async def _args(request: web.Request) -> dict[str, Any]:
+    """A Web API call's arguments: JSON, a form, a query string, or (a file upload) raw."""
+    args: dict[str, Any] = dict(request.query)
+    if request.content_type == "application/json":
+        data = await request.json()
+        args |= data if isinstance(data, dict) else {}
+    elif request.content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        form = await request.post()
+        args |= {k: v for k, v in form.items() if isinstance(v, str)}
+    elif request.can_read_body:
+        args["content"] = (await request.read()).decode("utf-8", "replace")
+    return args
+
+
+def _json(value: Any) -> Any:
+    """A JSON argument sent as a string in a form (or already parsed); text stays text."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value

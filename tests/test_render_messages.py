@@ -200,7 +200,7 @@ def test_note_is_shown_in_a_context_block_near_the_top() -> None:
     assert_valid_message(message)
     assert "context" == message["blocks"][0]["type"]
     assert (
-        "The quota for generated answers is used up for now, so these are search results instead."
+        "Generated answers are paused for a moment. Here are search results instead."
         == message["blocks"][0]["elements"][0]["text"]
     )
 

@@ -133,7 +133,7 @@ async def seeded(
             generated_posts=generated,
             search_posts=len(posts) - generated,
             answer_query_calls=len(dk_server.tool_calls("answer_query")),
-            failures=_said_to(bot, keys, "The documentation service is unavailable"),
+            failures=_said_to(bot, keys, "Google's documentation isn't answering right now"),
             rate_limited=_said_to(bot, keys, "questions in the last minute"),
         )
 

@@ -85,7 +85,7 @@ async def test_a_stop_delivered_to_another_replica_stops_the_streaming_one(
             assert [("stop", "relayed")] == relayed
             assert [("mention", "stopped")] == stopped
             assert 1 == dk_server.answers_held + len(dk_server.tool_calls("answer_query"))
-            assert [("step-1", "Asking Developer Knowledge", "in_progress")] == stream.tasks()
+            assert [("step-1", "Asking Google's docs", "in_progress")] == stream.tasks()
             assert "_Stopped._" == stream.text()
             assert ("active", False) == (stream.session_status, stream.open)
             assert marker is None
@@ -125,7 +125,7 @@ async def test_a_marker_left_before_an_append_stops_the_stream_there(
 
             assert [("mention", "stopped")] == outcomes
             assert 1 == reads.reads  # the check before the ask step's end found it
-            assert [("step-1", "Asking Developer Knowledge", "in_progress")] == stream.tasks()
+            assert [("step-1", "Asking Google's docs", "in_progress")] == stream.tasks()
             assert "_Stopped._" == stream.text()
             assert [] == fake.calls_to("chat.appendStream")
     finally:

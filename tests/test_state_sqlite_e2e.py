@@ -145,7 +145,7 @@ def test_a_restart_keeps_the_ledger(restarted: Restarted, slack: FakeSlack) -> N
     text = json.dumps(shown, ensure_ascii=False)
     assert "*0* of 50 left for the team" in text
     assert "Yours today: *9* of 10 left" in text
-    assert "Paused: Google says today's answers are used up" in text
+    assert "Paused by Google: Today's generated answers are used up" in text
 
 
 def test_the_cli_reads_the_file_while_the_bot_runs(

@@ -315,16 +315,22 @@ async def test_a_refused_app_token_names_slack_app_token(slack: FakeSlack) -> No
 
 
 # --- what /readyz says when something cannot be reached ----------------------------------------
-async def test_readyz_names_the_url_setting_when_developer_knowledge_cannot_be_reached() -> None:
-    """The real client against a closed port: /readyz (for operators) says it cannot connect
-    and names DEVELOPER_KNOWLEDGE_MCP_URL; the Home tab's words (for people) do not."""
+async def test_readyz_names_the_url_setting_when_developer_knowledge_cannot_be_reached(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The real client against a closed port: /readyz and the start-up log (for operators)
+    say it cannot connect and name DEVELOPER_KNOWLEDGE_MCP_URL; the Home tab's words (for
+    people) do not."""
     async with service_for(settings_for(mcp_max_retries=0)) as service:
         readiness = Readiness(service, mode="http", probe_timeout=10)
         readiness.slack_authenticated = True
-        await readiness.probe()
+        with caplog.at_level(logging.WARNING, logger="bot.serving.health"):
+            await readiness.probe()
         report = await readiness.report()
     detail = report["developer_knowledge"]["detail"]
     assert f"cannot connect to {CLOSED_URL} — check DEVELOPER_KNOWLEDGE_MCP_URL" in detail
+    [logged] = [r for r in caplog.records if "not answering" in r.getMessage()]
+    assert detail == logged.__dict__["detail"]
     ready, for_people = readiness.dk_status()
     assert ready is False
     assert "cannot connect" in for_people

@@ -94,13 +94,16 @@ def test_a_quota_fallback_renames_the_step(fallback: Fallback, title: str | None
 @pytest.mark.parametrize(
     ("call", "text"),
     [
-        (lambda: verify_title(3), "Checking 3 commands against the cited pages"),
-        (lambda: verify_title(1), "Checking 1 command against the cited pages"),
-        (lambda: verify_summary(Verification(status="checked", snippets=CHECKS)), "2 of 3 found"),
+        (lambda: verify_title(3), "Checking the commands against the cited pages"),
+        (lambda: verify_title(1), "Checking the command against the cited pages"),
+        (
+            lambda: verify_summary(Verification(status="checked", snippets=CHECKS)),
+            "2 of 3 found, 1 marked ⚠",
+        ),
     ],
 )
 def test_the_verify_step_reads_as_the_issue_says(call: object, text: str) -> None:
-    """The verify step's title and output (for the verified-answers work)."""
+    """The verify step's title, and its output counting the marks the answer shows."""
     assert callable(call)
     assert text == call()
 
@@ -157,7 +160,8 @@ def test_search_hits_are_the_sources_of_a_search_step() -> None:
 
 
 CHECKS = tuple(
-    SnippetCheck(snippet="ls", kind="command", result=r) for r in ("found", "found", "not_found")
+    SnippetCheck(snippet=f"ls {n}", kind="command", result=r)
+    for n, r in enumerate(("found", "found", "not_found"))
 )
 
 

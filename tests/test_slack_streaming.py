@@ -448,9 +448,10 @@ async def test_a_vote_on_a_streamed_answer_is_recorded_against_the_stream_messag
 async def test_the_verify_step_and_each_commands_mark_are_streamed(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
-    """An answer with two commands: after the ask step, "Checking 2 commands against the
-    cited pages" runs and ends with what it found; each command's mark follows its code
-    block in the stream (a blocks chunk), the summary is in the final blocks."""
+    """An answer with two commands, one of them marked ⚠: after the ask step, "Checking the
+    commands against the cited pages" runs and ends as an error, its output counting the
+    marks; each command's one verdict follows its code block in the stream (a blocks chunk),
+    and the final blocks do not say it again."""
     from tests.test_slack_verify import QUESTION, _with_run_page
 
     _with_run_page(dk_server)
@@ -463,14 +464,16 @@ async def test_the_verify_step_and_each_commands_mark_are_streamed(
         assert [
             ("step-1", "Asking Google's docs", "in_progress"),
             ("step-1", "Asking Google's docs", "complete"),
-            ("step-2", "Checking 2 commands against the cited pages", "in_progress"),
-            ("step-2", "Checking 2 commands against the cited pages", "complete"),
+            ("step-2", "Checking the commands against the cited pages", "in_progress"),
+            ("step-2", "Checking the commands against the cited pages", "error"),
         ] == stream.tasks()
         [checked] = [c for c in stream.chunks if c.get("id") == "step-2" and "output" in c]
-        assert "1 of 2 found" == checked["output"]
-        assert marks[0].startswith("✓ in _<https://docs.cloud.google.com/run/docs/deploying|")
-        assert "⚠ `--service-acount` is not in the cited pages — check before running" == marks[1]
-        assert "1 of 2 commands appear in the cited pages" in json.dumps(stream.final_blocks)
+        assert "1 of 2 found, 1 marked ⚠" == checked["output"]
+        assert [
+            "✓ `gcloud run deploy` — in source 1, under “Deploy a service”",
+            "⚠ `gcloud run deploy` — `--service-acount` is not in the cited pages",
+        ] == marks
+        assert "cited pages" not in json.dumps(stream.final_blocks)
         assert [] == bot.fake.invalid_payloads
 
 

@@ -53,7 +53,8 @@ def _with_run_page(dk: FakeDeveloperKnowledge, title: str = "Deploying to Cloud 
 async def test_a_found_and_a_planted_command_each_get_their_mark_from_one_fetch(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
-    """The correct command is ✓ in the page, the misspelled flag ⚠; one get_documents call."""
+    """The correct command is ✓ in source 1, the misspelled flag ⚠, each naming the command
+    once and no count beside them; one get_documents call."""
     _with_run_page(dk_server)
     async with running_bot(dk_server) as bot:
         await bot.mention(QUESTION, ts="1710000000.000100")
@@ -61,13 +62,10 @@ async def test_a_found_and_a_planted_command_each_get_their_mark_from_one_fetch(
         await bot.finished(1)
         metrics = bot.deps.metrics
 
-    marks = _contexts(post.args)
-    assert (
-        "✓ in _<https://docs.cloud.google.com/run/docs/deploying|Deploying to Cloud Run>_"
-        in (marks[0])
-    )
-    assert "⚠ `--service-acount` is not in the cited pages — check before running" == marks[1]
-    assert "1 of 2 commands appear in the cited pages, 1 only in part" in marks
+    assert [
+        "✓ `gcloud run deploy` — in source 1, under “Deploy a service”",
+        "⚠ `gcloud run deploy` — `--service-acount` is not in the cited pages",
+    ] == _contexts(post.args)
     assert 1 == len(dk_server.tool_calls("get_documents"))
     assert 1 == metrics.counter_value("gdocs_snippets_total", result="found")
     assert 1 == metrics.counter_value("gdocs_snippets_total", result="partly")
@@ -106,7 +104,7 @@ async def test_pages_already_cached_are_not_fetched_again(
 
     assert 2 == len(dk_server.tool_calls("answer_query"))
     assert 1 == len(dk_server.tool_calls("get_documents"))
-    assert "⚠ `--service-acount` is not in the cited pages — check before running" in (
+    assert "⚠ `gcloud run deploy` — `--service-acount` is not in the cited pages" in (
         _contexts(second.args)
     )
 
@@ -155,7 +153,7 @@ async def test_hostile_page_text_in_a_mark_stays_inert(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
     """A page whose title and heading carry mentions and links cannot ping or link from a
-    mark: they reach Slack escaped."""
+    mark: the heading reaches Slack escaped (the title is the Sources list's to show)."""
     hostile = RUN_PAGE.replace("## Deploy a service", "## <!channel> see <https://evil.example|x>")
     dk_server.add_document(RUN, "<!here> <@U0BOSS> Deploying", hostile)
     dk_server.answers[QUESTION] = (ANSWER, [RUN])
@@ -168,7 +166,6 @@ async def test_hostile_page_text_in_a_mark_stays_inert(
     assert "<!channel>" not in found
     assert "<https://evil.example" not in found
     assert "&lt;!channel&gt; see &lt;https://evil.example|x&gt;" in found
-    assert "&lt;!here&gt; &lt;@U0BOSS&gt; Deploying" in found  # plain text, no ping
     assert all("<@U0BOSS>" not in text and "<!here>" not in text for text in _contexts(post.args))
 
 

@@ -58,6 +58,7 @@ from bot.render._marks import missing_tools_detail as missing_tools_detail
 from bot.render._marks import quota_detail as quota_detail
 from bot.render._marks import quota_unknown_detail as quota_unknown_detail
 from bot.render._marks import store_detail as store_detail
+from bot.render._marks import verify_status as verify_status
 from bot.render._notices import AUTHORIZE_FAILED as AUTHORIZE_FAILED
 from bot.render._notices import decode_try_again as decode_try_again
 from bot.render._notices import error_sentence as error_sentence

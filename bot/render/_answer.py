@@ -186,7 +186,7 @@ def answer_parts(answer: Answer, **asked: Unpack[Asked]) -> AnswerParts:
 def _answer_blocks(answer: Answer, source: str) -> list[Block]:
     """`source` as blocks, each checked code block followed by its marks."""
     blocks: list[Block] = []
-    for piece, lines in marked_pieces(source, answer.verification):
+    for piece, lines in marked_pieces(source, answer.verification, answer.references):
         blocks += markdown_to_blocks(piece)
         blocks += [context("\n".join(lines))] if lines else []
     return blocks

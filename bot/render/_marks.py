@@ -1,4 +1,4 @@
-"""A verified answer's marks (a line under each checked code block, one summary line), and
+"""A verified answer's marks (one verdict per command, under its block, naming it), and
 what the gdocs-bot command line prints (Markdown, and check's table)."""
 
 from __future__ import annotations
@@ -6,103 +6,164 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from bot.models import Answer, Document, SearchHit, SnippetCheck, Verification
+from bot.models import Answer, Document, Reference, SearchHit, SnippetCheck, Verification
 from bot.render._inline import plain_text
 from bot.render._notices import fallback_note
 from bot.render._quota import at_time, in_about
-from bot.render._text import escape_truncated, link
+from bot.render._text import escape_truncated
 from bot.text import one_line, truncate
+from bot.verify.parse import IDENT_RE, is_placeholder, shell_commands
 
 if TYPE_CHECKING:
     from bot.quota import QuotaState
 
 
-#: mark lines under one block at most (the rest: "…and N more")
+#: verdict lines under one block at most: the ✓ beyond them are counted, never a ⚠ first
 MAX_MARK_LINES = 4
 UNCHECKED = "Commands not checked (the cited pages could not be fetched)"
-CHECK = "check before running"
+_NAME_CHARS = 60
+
+
+def _short_name(check: SnippetCheck) -> str:
+    """A command by its program and subcommands (`gcloud run deploy`), else as written."""
+    text = one_line(check.snippet)
+    command = next(shell_commands(text), None) if check.kind == "command" else None
+    if command is None:
+        return text
+    words = [command.program]
+    for word in command.path[:4]:
+        if not IDENT_RE.match(word.replace("-", "_").replace(".", "_")) or is_placeholder(word):
+            break
+        words.append(word)
+    return " ".join(words) if len(words) > 1 else text
 
 
 def _code(text: str, terminal: bool) -> str:
     flat = one_line(text).replace("`", "'")
-    return "`" + (truncate(flat, 80) if terminal else escape_truncated(flat, 80)) + "`"
+    cut = truncate(flat, _NAME_CHARS) if terminal else escape_truncated(flat, _NAME_CHARS)
+    return "`" + cut + "`"
 
 
-def _where(check: SnippetCheck, terminal: bool) -> str:
-    if terminal:
-        title = one_line(check.title) or "the cited page"
-        place = f"[{title}]({check.uri})" if check.uri else title
-        if check.section and check.section != title:
-            place += " › " + truncate(one_line(check.section), 100)
+def _where(check: SnippetCheck, sources: Sequence[Reference], terminal: bool) -> str:
+    """ "in source 2, under “Deploy a service”": the Sources list is where a page is named."""
+    number = next((i for i, ref in enumerate(sources, 1) if ref.uri == check.uri), None)
+    place = f"in source {number}" if number else "in a cited page"
+    section = one_line(check.section if terminal else plain_text(check.section))
+    if not section:
         return place
-    title = one_line(plain_text(check.title)) or "the cited page"
-    section = one_line(plain_text(check.section))
-    more = f" › {escape_truncated(section, 100)}" if section and section != title else ""
-    return f"_{link(check.uri, title)}_{more}"
+    return (
+        f"{place}, under “{truncate(section, 100) if terminal else escape_truncated(section, 100)}”"
+    )
 
 
-def _warning(check: SnippetCheck, terminal: bool) -> str:
-    named = check.missing or (check.snippet,)
-    shown = ", ".join(_code(m, terminal) for m in named)
-    are = "are" if len(named) > 1 else "is"
+def _missing(check: SnippetCheck) -> tuple[str, ...]:
+    """What to name as missing: a command's flags (its other words are the command itself),
+    a code block's calls and lines, a bare flag itself (it is the name)."""
+    if check.kind == "command":
+        return tuple(m for m in check.missing if m.startswith("-"))
+    return () if check.kind == "flag" else check.missing
+
+
+def verdict(
+    check: SnippetCheck, name: str, sources: Sequence[Reference], *, terminal: bool = False
+) -> str:
+    """One command's verdict, the same words in Slack, the stream and the CLI."""
+    said = _code(name, terminal)
+    if check.result == "found":
+        return f"✓ {said} — {_where(check, sources, terminal)}"
+    missing = _missing(check)
+    written = " as written" if check.result == "partly" else ""
+    if not missing:
+        return f"⚠ {said} — not in the cited pages{written}"
+    shown = ", ".join(_code(m, terminal) for m in missing)
+    are = "are" if len(missing) > 1 else "is"
     if check.result == "partly" and check.elsewhere:
-        if all(m.startswith("-") for m in named):
-            return f"⚠ {shown} {are} not shown with this command in the cited pages — {CHECK}"
-        return f"⚠ {shown} {are} not in the cited pages as written — {CHECK}"
-    return f"⚠ {shown} {are} not in the cited pages — {CHECK}"
+        if all(m.startswith("-") for m in missing):
+            return f"⚠ {said} — {shown} {are} in the cited pages, but not with this command"
+        return f"⚠ {said} — {shown} {are} not in the cited pages as written"
+    return f"⚠ {said} — {shown} {are} not in the cited pages"
 
 
-def _mark_lines(checks: list[SnippetCheck], *, terminal: bool = False) -> list[str]:
-    """The lines under one block: where its commands were found, then what is not."""
-    lines: list[str] = []
-    for check in checks:
-        if check.result == "found":
-            line = "✓ in " + _where(check, terminal)
-        elif check.result in ("partly", "not_found"):
-            line = _warning(check, terminal)
-        else:
-            continue
-        if line not in lines:
-            lines.append(line)
-    if len(lines) > MAX_MARK_LINES:
-        rest = len(lines) - MAX_MARK_LINES + 1
-        lines = [*lines[: MAX_MARK_LINES - 1], f"…and {rest} more"]
-    return lines
+def _mark_lines(lines: list[tuple[bool, str]]) -> list[str]:
+    """The verdicts under one block, in reading order; past MAX_MARK_LINES the ✓ go first
+    into one counted line (a ⚠ is always said, up to the limit)."""
+    if len(lines) <= MAX_MARK_LINES:
+        return [line for _, line in lines]
+    warned = sum(1 for ok, _ in lines if not ok)
+    keep_warned = min(warned, MAX_MARK_LINES - 1)
+    keep_found = MAX_MARK_LINES - 1 - keep_warned
+    kept: list[str] = []
+    for ok, line in lines:
+        if (ok and keep_found > 0) or (not ok and keep_warned > 0):
+            kept.append(line)
+            keep_found, keep_warned = keep_found - ok, keep_warned - (not ok)
+    hidden_warned = warned - min(warned, MAX_MARK_LINES - 1)
+    hidden_found = len(lines) - len(kept) - hidden_warned
+    rest = [f"✓ {hidden_found} more in the cited pages"] if hidden_found else []
+    rest += [f"⚠ {hidden_warned} more not in the cited pages"] if hidden_warned else []
+    return [*kept, "; ".join(rest)]
 
 
 def summary_line(verification: Verification | None) -> str | None:
-    """One line for the end of the answer, or None (no code, or not verified)."""
-    if verification is None or not verification.snippets:
+    """The end of the answer says only what no mark can: that nothing was checked."""
+    if verification is None or verification.status != "unchecked" or not verification.snippets:
         return None
-    if verification.status == "unchecked":
-        return UNCHECKED
-    total = len(verification.snippets)
-    found = verification.count("found")
-    partly = verification.count("partly")
-    noun = "command" if total == 1 else "commands"
-    verb = "appears" if total == 1 else "appear"
-    line = f"{found} of {total} {noun} {verb} in the cited pages"
-    return line + (f", {partly} only in part" if partly else "")
+    return UNCHECKED
+
+
+def marks(
+    verification: Verification | None, sources: Sequence[Reference], *, terminal: bool = False
+) -> list[tuple[SnippetCheck, str]]:
+    """Each check that gets a mark, with it: a verdict said already (the same command, or
+    one that reads the same) is not said again; none when nothing was checked."""
+    if verification is None or verification.status != "checked":
+        return []
+    said: set[tuple[str, str]] = set()
+    out: list[tuple[SnippetCheck, str]] = []
+    for check in verification.snippets:
+        if check.result == "unchecked":
+            continue
+        name = _short_name(check)
+        key = (verdict(check, name, (), terminal=True), check.uri * (check.result == "found"))
+        if key not in said:
+            said.add(key)
+            out.append((check, verdict(check, name, sources, terminal=terminal)))
+    return out
+
+
+def verify_counts(verification: Verification | None) -> tuple[int, int]:
+    """(✓, ⚠): how many verdicts of each kind the answer's marks say."""
+    checks = [check for check, _ in marks(verification, ())]
+    found = sum(1 for c in checks if c.result == "found")
+    return found, len(checks) - found
+
+
+def verify_status(verification: Verification | None) -> Literal["complete", "error"]:
+    """The check's step: an error when a command is marked ⚠ or nothing could be checked."""
+    unchecked = verification is not None and verification.status == "unchecked"
+    return "error" if unchecked or verify_counts(verification)[1] else "complete"
 
 
 def marked_pieces(
-    markdown: str, verification: Verification | None, *, terminal: bool = False
+    markdown: str,
+    verification: Verification | None,
+    sources: Sequence[Reference],
+    *,
+    terminal: bool = False,
 ) -> list[tuple[str, list[str]]]:
-    """The answer's Markdown cut after each checked code block, with the marks under it."""
-    groups: dict[int, list[SnippetCheck]] = {}
-    for check in verification.snippets if verification and verification.status == "checked" else ():
-        groups.setdefault(check.anchor, []).append(check)
+    """The answer's Markdown cut after each checked code block, with the verdicts under it."""
+    groups: dict[int, list[tuple[bool, str]]] = {}
+    for check, line in marks(verification, sources, terminal=terminal):
+        groups.setdefault(check.anchor, []).append((check.result == "found", line))
     if not groups:
         return [(markdown, [])]
     lines = markdown.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     pieces: list[tuple[str, list[str]]] = []
     start = 0
     for anchor in sorted(a for a in groups if 0 <= a < len(lines)):
-        pieces.append(
-            ("\n".join(lines[start : anchor + 1]), _mark_lines(groups[anchor], terminal=terminal))
-        )
+        pieces.append(("\n".join(lines[start : anchor + 1]), _mark_lines(groups[anchor])))
         start = anchor + 1
     rest = "\n".join(lines[start:])
     return [*pieces, (rest, [])] if rest.strip() or not pieces else pieces
@@ -129,7 +190,7 @@ def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
 
 
 def _marked_text(answer: Answer) -> str:
-    pieces = marked_pieces(answer.text, answer.verification, terminal=True)
+    pieces = marked_pieces(answer.text, answer.verification, answer.references, terminal=True)
     shown = [
         piece.strip("\n") + "".join(f"\n> {line}" for line in lines) for piece, lines in pieces
     ]

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from bot.models import Answer, Fallback, Verification
 from bot.render._answer import AnswerParts
-from bot.render._marks import marked_pieces
+from bot.render._marks import marked_pieces, verify_counts
 from bot.render._quota import quota_words
 from bot.render._text import (
     Message,
@@ -62,17 +62,19 @@ def fallback_title(fallback: Fallback) -> str | None:
 
 
 def verify_title(commands: int) -> str:
+    """No count: the output counts the verdicts (a command written twice gets one)."""
     noun = "command" if commands == 1 else "commands"
-    return f"Checking {commands} {noun} against the cited pages"
+    return f"Checking the {noun} against the cited pages"
 
 
 def verify_summary(verification: Verification | None) -> str | None:
-    """ "2 of 3 found", "not checked…", or None (VERIFY_ANSWERS is off)."""
-    if verification is None:
+    """The step's output, the marks counted: "1 of 2 found, 1 marked ⚠"; None when there
+    is no mark (VERIFY_ANSWERS off, or the pages not read: the answer's end says so)."""
+    found, warned = verify_counts(verification)
+    total = found + warned
+    if not total:
         return None
-    if verification.status == "unchecked":
-        return "not checked: the cited pages could not be read in time"
-    return f"{verification.count('found')} of {len(verification.snippets)} found"
+    return f"{found} of {total} found" + (f", {warned} marked ⚠" if warned else "")
 
 
 def task_sources(answer: Answer) -> list[dict[str, Any]]:
@@ -158,7 +160,7 @@ def streamed_answer(answer: Answer, parts: AnswerParts) -> StreamedAnswer:
         whole = parts.head + parts.body + parts.tail
         return StreamedAnswer((), {"text": parts.text, "blocks": whole})
     chunks: list[dict[str, Any]] = [{"type": "blocks", "blocks": parts.head}] if parts.head else []
-    for piece, lines in marked_pieces(answer.text, answer.verification):
+    for piece, lines in marked_pieces(answer.text, answer.verification, answer.references):
         for text in _split(escape(_MD_LINK_RE.sub(_safe_link, piece)).strip()):
             chunks.append({"type": "markdown_text", "text": text})
         if lines:

@@ -210,6 +210,7 @@ class Answers:
         async with progress.step(render.verify_title(commands)) as step:
             checked = await self.service.verify(result)
             step.output = render.verify_summary(checked.verification)
+            step.status = render.verify_status(checked.verification)
         return checked
 
     async def _call(self, reply: Reply, route: Route, progress: Progress) -> Answer:

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from bot.slack.flows.routing import (
     Route,
     Router,
+    asked_words,
     clean_text,
     is_follow_up,
     strip_mention,
@@ -166,3 +167,20 @@ def test_route_text_always_returns_a_known_route_without_control_characters(text
     assert result.kind in {"help", "answer", "search", "pay", "doc"}
     assert result.query == clean_text(result.query)
     assert not any(ord(c) < 32 and c not in "\n\t" for c in result.query)
+
+
+@pytest.mark.parametrize(
+    ("typed", "asked"),
+    [
+        ("private How do I list buckets?", "How do I list buckets?"),
+        ("-p search firestore pricing", "firestore pricing"),
+        ("pay  Google Pay button", "Google Pay button"),
+        ("doc https://docs.cloud.google.com/x", "https://docs.cloud.google.com/x"),
+        ("private", "private"),  # nothing after it: the word is what was typed
+        ("search", "search"),
+        ("how do I search logs?", "how do I search logs?"),
+    ],
+)
+def test_the_question_is_quoted_without_the_words_that_said_how(typed: str, asked: str) -> None:
+    """The ack and an error quote what was asked, not `private` or `search` before it."""
+    assert asked == asked_words(typed)

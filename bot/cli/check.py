@@ -20,7 +20,7 @@ from bot.render import (
     quota_unknown_detail,
     store_detail,
 )
-from bot.serving.health import operator_detail, operator_status
+from bot.serving.health import operator_detail
 from bot.settings import Settings, reveal
 from bot.store import StoreError
 from bot.upstream import GoogleDocsService, missing_tools
@@ -116,7 +116,9 @@ def _quota_json(state: QuotaState) -> dict[str, object]:
 
 
 def _status_row(name: str, status: ServerStatus) -> CheckRow:
-    detail, tools = operator_status(status), status.tools
+    detail, tools = status.detail, status.tools
+    if status.error is not None:
+        detail = operator_detail(status.error, status.url)
     if not status.ok:
         return CheckRow(name, "FAIL", detail)
     return CheckRow(name, "ok", f"{len(tools)} tools: {', '.join(tools)} ({detail})")

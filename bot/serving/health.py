@@ -13,7 +13,6 @@ from typing import Any
 from aiohttp import web
 
 from bot.errors import GdocsError, Reason
-from bot.models import ServerStatus
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
 from bot.render import error_sentence, status_detail
@@ -48,13 +47,6 @@ def operator_detail(error: GdocsError, url: str = "") -> str:
     else:
         return error_sentence(error)
     return f"{said} — check {facts.url_setting} and the network"
-
-
-def operator_status(status: ServerStatus) -> str:
-    """One server's state for an operator: `operator_detail` of its error, or the detail."""
-    return (
-        status_detail(status) if status.error is None else operator_detail(status.error, status.url)
-    )
 
 
 class Readiness:
@@ -114,7 +106,8 @@ class Readiness:
         shown = status_detail(dk) if dk is not None else ""
         detail = shown or ("ok" if answered else "no answer")
         self._dk_tools = dk.tools if dk is not None else ()
-        self._record(answered, detail, (operator_status(dk) if dk is not None else "") or detail)
+        failed = dk.error if dk is not None else None
+        self._record(answered, detail, operator_detail(failed, dk.url) if dk and failed else detail)
 
     def _record(self, answered: bool, detail: str, operator: str) -> None:
         self.probe_count += 1
@@ -165,10 +158,8 @@ class Readiness:
         return False, f"no answer in the last {self.window_seconds:g}s"
 
     async def slack_ready(self) -> tuple[bool, str]:
-        if not self.slack_authenticated and self.slack_unreachable:
-            return False, self.slack_unreachable
         if not self.slack_authenticated:
-            return False, "checking the bot token with Slack (auth.test)"
+            return False, self.slack_unreachable or "checking the bot token with Slack (auth.test)"
         if self.socket_connected is not None and not await self.socket_connected():
             return False, "Socket Mode WebSocket is not connected"
         return True, "ok"

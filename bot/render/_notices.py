@@ -17,7 +17,7 @@ from bot.errors import (
     ServerKey,
 )
 from bot.models import Fallback, ServerStatus
-from bot.render._quota import quota_note
+from bot.render._quota import quota_words
 from bot.render._text import (
     MAX_BLOCKS,
     MAX_BUTTON_VALUE_CHARS,
@@ -133,17 +133,6 @@ _PASSING: dict[ErrorCode, str] = {
     ErrorCode.PROTOCOL: "{s} sent an answer I couldn't read",
     ErrorCode.QUOTA: "{s} is getting too many requests right now",
 }
-#: of those, the reasons that pass (a server without a fetch tool keeps lacking it)
-_PASSING_REASONS = frozenset(
-    {
-        Reason.TIMED_OUT,
-        Reason.UNAVAILABLE,
-        Reason.UNREADABLE,
-        Reason.UNREADABLE_RESULT,
-        Reason.OVER_QUOTA,
-        Reason.REFRESH_UNANSWERED,
-    }
-)
 _PEOPLE_NAMES: dict[ServerKey, str] = {
     "developer_knowledge": "Google's documentation",
     "pay": "The Google Pay & Wallet documentation",
@@ -153,8 +142,8 @@ _PEOPLE_NAMES: dict[ServerKey, str] = {
 def passing_trouble(error: GdocsError) -> str | None:
     """One sentence for people about trouble worth trying again; None for any other error."""
     facts, said = error.facts, _PASSING.get(error.code)
-    if said is None or (facts is not None and facts.reason not in _PASSING_REASONS):
-        return None
+    if said is None or (facts is not None and facts.reason == Reason.NO_FETCH_TOOL):
+        return None  # a server without a fetch tool keeps lacking it
     server = facts.server if facts is not None and facts.server else "developer_knowledge"
     return f"{said.format(s=_PEOPLE_NAMES[server])} — {_AGAIN}."
 
@@ -212,7 +201,9 @@ _FALLBACK_NOTES = {
 def fallback_note(fallback: Fallback, *, tz: str | None = None, now: datetime | None = None) -> str:
     """Why a result is not what was asked for (unescaped), in the reader's time zone `tz`."""
     if fallback.reason == "answer_quota":  # the step's words (`quota_words`), said in full
-        return quota_note(fallback.limit, fallback.until, fallback.limit_value or 0, tz=tz, now=now)
+        size = fallback.limit_value or 0
+        said = quota_words(fallback.limit, fallback.until, size, tz=tz, now=now).sentence
+        return f"{said} Here are search results instead."
     return _FALLBACK_NOTES[fallback.reason]
 
 

@@ -115,14 +115,6 @@ def quota_words(
     return said(size, back)
 
 
-def quota_note(
-    limit: str | None, until: datetime | None, size: int, *, tz: str | None, now: datetime | None
-) -> str:
-    """Why this question got search results, and when generated answers come back."""
-    said = quota_words(limit, until, size, tz=tz, now=now).sentence
-    return f"{said} Here are search results instead."
-
-
 def render_quota_waiting(wait: float, *, per_minute: int) -> Message:
     """What the asker sees while the bot waits for the minute window to open. Plain text."""
     if per_minute > 0:

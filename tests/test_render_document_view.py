@@ -183,6 +183,44 @@ def test_pages_show_their_number_and_a_next_page_button_until_the_last() -> None
         assert f"Create buckets — page {number} of {total}" == message["text"]
 
 
+def test_a_one_page_document_does_not_count_its_pages() -> None:
+    """ "Page 1 of 1" says nothing: a document of one page has no counter and no button."""
+    doc = _doc("# Create buckets\n\nUse `gcloud storage buckets create`.")
+    message = render_document_page(doc, 1, pages=document_pages(doc))
+    assert_valid_message(message)
+    assert not any("Page 1" in text for text in mrkdwn_texts(message))
+    assert ["header", "context", "section"] == [b["type"] for b in message["blocks"]]
+    assert "Create buckets" == message["text"]
+
+
+@pytest.mark.parametrize(
+    "title", ["Create buckets | Cloud Storage", "Create buckets  |  Cloud Storage  |  Google Cloud"]
+)
+def test_the_documents_own_heading_does_not_repeat_a_titles_first_part(title: str) -> None:
+    """The header says `Create buckets · Cloud Storage`; the page's `# Create buckets` under
+    it would say the same again, so it goes."""
+    doc = _doc("# Create buckets\n\nUse `gcloud`.", title=title)
+    message = render_document_page(doc, 1, pages=document_pages(doc))
+    assert message["blocks"][0]["text"]["text"].startswith("Create buckets · Cloud Storage")
+    assert "Use `gcloud`." == message["blocks"][2]["text"]["text"]
+
+
+def test_a_page_posted_in_a_channel_says_who_asked_for_it() -> None:
+    """With `asker`, one short line says who asked for this page: under the header on page
+    1, beside the counter later; a malformed id is never echoed."""
+    doc = _doc(_sections(30, 250))
+    pages = document_pages(doc)
+    first = render_document_page(doc, 1, pages=pages, asker="U123ABC")
+    assert first["blocks"][1]["elements"][0]["text"].endswith(" · <@U123ABC> asked for this page")
+    later = render_document_page(doc, 2, pages=pages, asker="U123ABC")
+    assert mrkdwn_texts(later)[-1].endswith(" · <@U123ABC> asked for this page")
+    intro = render_document_file_intro(doc, asker="U123ABC")
+    assert intro["blocks"][1]["elements"][0]["text"].endswith(" · <@U123ABC> asked for this page")
+    for asker in (None, "<!channel>"):
+        quiet = render_document_page(doc, 1, pages=pages, asker=asker)
+        assert not any("asked" in text for text in mrkdwn_texts(quiet))
+
+
 def test_later_pages_name_the_document_they_continue() -> None:
     """Without the header, a later page still says which document it belongs to."""
     doc = _doc(_sections(30, 250))

@@ -52,8 +52,9 @@ def _all_text(message: Message) -> str:
 # --- answers -------------------------------------------------------------------------------
 
 
-def test_answer_shows_text_then_numbered_sources_and_a_button_per_cited_doc() -> None:
-    """The answer, its sources as numbered links with titles, and "Show full doc" buttons."""
+def test_answer_shows_text_then_numbered_sources_and_numbered_show_doc_buttons() -> None:
+    """The answer, its sources as numbered links with titles, and one row of numbered
+    "Show full doc" buttons that do not repeat the titles."""
     answer = _answer(references=(_ref(1, "Create buckets"), _ref(2, "Bucket naming")))
     message = render_answer(answer)
     assert_valid_message(message)
@@ -67,30 +68,33 @@ def test_answer_shows_text_then_numbered_sources_and_a_button_per_cited_doc() ->
     assert [
         {
             "type": "button",
-            "text": {"type": "plain_text", "text": "Show full doc: Create buckets", "emoji": True},
-            "action_id": "show_doc:0",
+            "text": {"type": "plain_text", "text": "Show full doc 1", "emoji": True},
+            "action_id": "show_doc:1",
             "value": f"documents/{HOST}/storage/docs/page-1",
+            "accessibility_label": "Show full doc 1: Create buckets",
         },
         {
             "type": "button",
-            "text": {"type": "plain_text", "text": "Show full doc: Bucket naming", "emoji": True},
-            "action_id": "show_doc:1",
+            "text": {"type": "plain_text", "text": "2", "emoji": True},
+            "action_id": "show_doc:2",
             "value": f"documents/{HOST}/storage/docs/page-2",
+            "accessibility_label": "Show full doc 2: Bucket naming",
         },
     ] == _actions(message)
 
 
 def test_show_doc_action_ids_match_what_the_slack_app_listens_for() -> None:
-    """Buttons use `show_doc:<i>` (unique in the block), the menu `show_doc_more`."""
+    """Buttons use `show_doc:<n>`, n the page's number in Sources; the menu `show_doc_more`."""
     message = render_answer(_answer(references=tuple(_ref(i) for i in range(7))))
     ids = [e["action_id"] for e in _actions(message)]
     assert all(re.match(r"^show_doc:\d+$", i) for i in ids[:5])
-    assert ids[:5] == [f"{ACTION_SHOW_DOC_PREFIX}{i}" for i in range(5)]
+    assert ids[:5] == [f"{ACTION_SHOW_DOC_PREFIX}{n}" for n in range(1, 6)]
     assert ACTION_SHOW_DOC_MORE == ids[5] == "show_doc_more"
 
 
 def test_more_than_five_cited_docs_put_the_rest_in_an_overflow_menu() -> None:
-    """Five buttons, then an overflow menu whose options are the remaining documents."""
+    """Five buttons, then an overflow menu whose options are the remaining documents, by
+    number."""
     message = render_answer(_answer(references=tuple(_ref(i) for i in range(8))))
     assert_valid_message(message)
     elements = _actions(message)
@@ -100,7 +104,10 @@ def test_more_than_five_cited_docs_put_the_rest_in_an_overflow_menu() -> None:
         o["value"]
         for o in overflow["options"]  # type: ignore[attr-defined]
     ]
-    assert ["Page 5", "Page 6", "Page 7"] == [o["text"]["text"] for o in overflow["options"]]  # type: ignore[attr-defined]
+    assert ["Show full doc 6", "Show full doc 7", "Show full doc 8"] == [
+        o["text"]["text"]
+        for o in overflow["options"]  # type: ignore[attr-defined]
+    ]
 
 
 def test_more_than_ten_cited_docs_use_a_select_menu() -> None:
@@ -124,7 +131,8 @@ def test_docs_with_names_too_long_for_a_menu_get_the_buttons() -> None:
 
 
 def test_only_valid_document_names_become_buttons_once_each() -> None:
-    """Invalid or repeated names make no button; their sources are still listed."""
+    """Invalid names make no button, their sources still listed; a page cited twice is
+    listed once."""
     refs = (
         _ref(1),
         _ref(1),
@@ -136,7 +144,8 @@ def test_only_valid_document_names_become_buttons_once_each() -> None:
     assert_valid_message(message)
     assert [f"documents/{HOST}/storage/docs/page-1"] == [e["value"] for e in _actions(message)]
     assert "4. <https://" in _all_text(message)
-    assert "5. <https://" in _all_text(message)
+    assert "5. <https://" not in _all_text(message)
+    assert 1 == _all_text(message).count("page-1|Page 1>")
 
 
 def test_no_valid_names_means_no_actions_block() -> None:
@@ -145,15 +154,15 @@ def test_no_valid_names_means_no_actions_block() -> None:
     assert [] == _by_type(message, "actions")
 
 
-def test_button_text_is_cut_to_slacks_75_characters() -> None:
-    """A long title is truncated with "…" in the button, kept in full in Sources."""
+def test_a_long_title_is_named_in_full_in_sources_and_cut_for_screen_readers() -> None:
+    """The button says its number; a screen reader hears the title, cut to Slack's 75."""
     title = "A very long documentation page title " * 5
     message = render_answer(_answer(references=(_ref(1, title),)))
     assert_valid_message(message)
-    text = _actions(message)[0]["text"]["text"]  # type: ignore[index]
-    assert 75 == len(text)
-    assert text.startswith("Show full doc: A very long")
-    assert text.endswith("…")
+    [button] = _actions(message)
+    assert "Show full doc 1" == button["text"]["text"]  # type: ignore[index]
+    said = button["accessibility_label"]
+    assert 75 == len(said) and said.startswith("Show full doc 1: A very long")  # type: ignore[arg-type]
     assert title.strip() in _all_text(message)
 
 
@@ -211,16 +220,15 @@ def test_cached_answers_look_exactly_like_fresh_ones() -> None:
     assert render_answer(answer) == render_answer(answer.model_copy(update={"cached": True}))
 
 
-def test_fallback_text_is_a_short_plain_escaped_summary() -> None:
-    """Notifications get the question and the start of the answer, no markup, escaped."""
+def test_fallback_text_is_the_start_of_the_answer_plain_and_escaped() -> None:
+    """Notifications read the answer's first words, no markup, escaped — not the question
+    glued to it with a colon."""
     text = (
         "# Heading\n\n**Bold** <!channel> answer with [a link](https://x.example/).\n\n```\ncode\n```\n"
         * 50
     )
     message = render_answer(_answer(text, query="q <x>"))
-    assert message["text"].startswith(
-        "q &lt;x&gt;: Heading Bold &lt;!channel&gt; answer with a link."
-    )
+    assert message["text"].startswith("Heading Bold &lt;!channel&gt; answer with a link. code")
     assert len(message["text"]) <= 600
     assert "```" not in message["text"]
     assert "**" not in message["text"]
@@ -262,7 +270,8 @@ def test_empty_answer_says_nothing_was_found() -> None:
 
 
 def test_search_hits_show_title_links_and_trimmed_snippets() -> None:
-    """Each hit is a bold title link and a snippet trimmed at a word, plain and escaped."""
+    """Each hit is a numbered bold title link (the number its Show full doc button says)
+    and a snippet trimmed at a word, plain and escaped."""
     snippet = (
         "## Creating\n\nUse **gcloud** <!channel> to make a bucket. " + "More words here. " * 60
     )
@@ -283,13 +292,13 @@ def test_search_hits_show_title_links_and_trimmed_snippets() -> None:
     assert_valid_message(message)
     first, second = (b["text"]["text"] for b in _by_type(message, "section"))  # type: ignore[index]
     title, shown = first.split("\n", 1)
-    assert f"*<https://{HOST}/c|Create buckets>*" == title
+    assert f"*1. <https://{HOST}/c|Create buckets>*" == title
     assert shown.startswith("Creating Use gcloud &lt;!channel&gt; to make a bucket. More words")
     assert shown.endswith("…")
     assert len(shown) <= 300
     assert not shown[:-1].endswith(" ")
     assert shown[:-1].split()[-1] in ("More", "words", "here.")
-    assert f"*<https://{HOST}/d|{HOST}/d>*" == second
+    assert f"*2. <https://{HOST}/d|{HOST}/d>*" == second
     assert [f"documents/{HOST}/c"] == [e["value"] for e in _actions(message)]
     assert "2 documentation pages for “buckets”" == message["text"]
 

@@ -22,7 +22,7 @@ from bot.render import (
     step_title,
     streamed_answer,
     task_chunk,
-    task_sources,
+    task_found,
     task_text,
     verify_summary,
     verify_title,
@@ -130,33 +130,22 @@ def test_task_text_never_passes_slacks_guidance(raw: str) -> None:
     assert "\n" not in shown
 
 
-def test_sources_are_the_http_pages_with_escaped_titles_once_each() -> None:
-    """A step's sources: each cited http(s) page once, its title escaped; other schemes
-    and duplicates are left out; a page without a title shows its address."""
-    answer = Answer(
-        query="q",
-        kind="answer",
-        text="t",
-        references=(
-            BUCKETS,
-            BUCKETS,
-            Reference(name="x", uri="javascript:alert(1)", title="bad"),
-            Reference(name="y", uri="https://example.com/a", title="<!here> A"),
-            Reference(name="z", uri="https://example.com/b", title=""),
-        ),
+@pytest.mark.parametrize(
+    ("kind", "pages", "found"),
+    [("answer", 1, "1 page found"), ("search", 3, "3 pages found"), ("pay", 0, "No pages found")],
+)
+def test_the_search_step_counts_the_pages_and_names_none(kind: str, pages: int, found: str) -> None:
+    """The step says how many pages it found, not which: the answer's Sources list names each
+    page once (issue 40: a page was named in the task card's chips and again below)."""
+    refs = tuple(BUCKETS for _ in range(pages)) if kind == "answer" else ()
+    hits = (
+        ()
+        if kind == "answer"
+        else tuple(SearchHit(title="T", uri="https://e.com", snippet="s") for _ in range(pages))
     )
-    assert [
-        {"type": "url", "url": BUCKETS.uri, "text": "Create buckets"},
-        {"type": "url", "url": "https://example.com/a", "text": "&lt;!here&gt; A"},
-        {"type": "url", "url": "https://example.com/b", "text": "example.com/b"},
-    ] == task_sources(answer)
-
-
-def test_search_hits_are_the_sources_of_a_search_step() -> None:
-    """Search results: the hits' pages are the step's sources."""
-    hits = tuple(SearchHit(title=f"P{n}", uri=f"https://e.com/{n}", snippet="s") for n in range(12))
-    sources = task_sources(Answer(query="q", kind="search", hits=hits))
-    assert [f"https://e.com/{n}" for n in range(10)] == [s["url"] for s in sources]
+    answer = Answer(query="q", kind=kind, text="t", references=refs, hits=hits)  # type: ignore[arg-type]
+    assert found == task_found(answer)
+    assert "Create buckets" not in str(task_chunk("step-1", "Asking", "complete", output=found))
 
 
 CHECKS = tuple(
@@ -283,7 +272,7 @@ def _docs_example() -> list[dict[str, Any]]:
             "recipient_user_id": "U012AB3CD", "recipient_team_id": "T0TEAM",
             "task_display_mode": "timeline",
             "chunks": [task_chunk("step-1", ask, "in_progress")]}},
-        append(task_chunk("step-1", ask, "complete", sources=task_sources(answer))),
+        append(task_chunk("step-1", ask, "complete", output=task_found(answer))),
         append(task_chunk("step-2", check, "in_progress")),
         append(task_chunk("step-2", check, "complete", output=verify_summary(answer.verification))),
         *(append(chunk) for chunk in streamed.chunks),

@@ -248,14 +248,19 @@ async def test_forged_value_falls_back_to_the_response_url(
         assert "out of date" in note["text"]
 
 
-async def test_missing_document_is_no_longer_available(docs_server: FakeDeveloperKnowledge) -> None:
-    """A well-formed name the server does not have gets "no longer available"."""
+async def test_a_page_the_server_does_not_serve_says_so_in_one_true_sentence(
+    docs_server: FakeDeveloperKnowledge,
+) -> None:
+    """A well-formed name the server does not have (an old button, a Pay page outside the
+    corpus): the clicker hears that its full text is not available here — not that it
+    is "no longer available", which may never have been true."""
     async with running_bot(docs_server) as bot:
         gone = "documents/docs.cloud.google.com/storage/docs/removed-page"
         await bot.action({"action_id": "show_doc:0", "value": gone}, message_ts=ANSWER_TS)
         [note] = await bot.fake.await_calls("chat.postEphemeral")
         await bot.finished(1)
-        assert "no longer available" in note.args["text"]
+        assert "no full text of that page: open its link instead" in note.args["text"]
+        assert "no longer" not in note.args["text"]
         assert [] == bot.fake.calls_to("chat.postMessage")
 
 

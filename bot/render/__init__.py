@@ -84,7 +84,7 @@ from bot.render._stream import step_title as step_title
 from bot.render._stream import streamed_answer as streamed_answer
 from bot.render._stream import suggested_prompts as suggested_prompts
 from bot.render._stream import task_chunk as task_chunk
-from bot.render._stream import task_sources as task_sources
+from bot.render._stream import task_found as task_found
 from bot.render._stream import task_text as task_text
 from bot.render._stream import verify_summary as verify_summary
 from bot.render._stream import verify_title as verify_title

@@ -7,9 +7,8 @@ from datetime import datetime
 from typing import NamedTuple, TypedDict, Unpack
 
 from bot.errors import ErrorCode, GdocsError
-from bot.models import Answer, SearchHit
-from bot.render._buttons import feedback_block_for, show_doc_actions
-from bot.render._convert import FENCE_OPEN_RE
+from bot.models import Answer, Reference, SearchHit
+from bot.render._buttons import feedback_block_for, page_title, show_doc_actions
 from bot.render._inline import plain_text
 from bot.render._markdown import cut_source, markdown_to_blocks
 from bot.render._marks import marked_pieces, summary_line
@@ -35,12 +34,17 @@ from bot.text import one_line
 
 #: questions, snippets and titles are shown cut to this many characters
 _SHOWN_CHARS = 300
-_TITLE_SOURCE_CHARS = 2000
 #: an answer's Markdown beyond this is cut before it is converted: a message shows at most
 #: MAX_MESSAGE_CHARS, and markup that disappears is rarely two thirds of an answer
 _ANSWER_SOURCE_CHARS = 3 * MAX_MESSAGE_CHARS
 # linear: anchored at a line's start, runs of disjoint classes
-_LINE_MARKS_RE = re.compile(r"^\s*(?:#{1,6}\s+|>\s?|[-*+]\s+(?:\[[ xX]\]\s+)?|\|)")
+_LINE_MARKS_RE = re.compile(
+    r"^\s*(?:#{1,6}\s+|(?:>\s?)+|(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?|\|)"
+)
+#: a fence line (with its language tag), a rule or a table's delimiter row
+_NOT_TEXT_RE = re.compile(r"^[ \t]*(?:`{3,}|~{3,}|\|?[ \t]*:?-{3,}[-:| \t]*$).*$", re.MULTILINE)
+#: a fence inside a line: snippets cached flat before fences were dropped
+_INLINE_FENCE_RE = re.compile(r"(?:`{3,}|~{3,})[\w+-]*|\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+")
 #: what to do about an error that is not trouble passing by itself (`passing_trouble`)
 _HINTS: dict[ErrorCode, str] = {
     ErrorCode.AUTH: "An admin needs to fix the bot's configuration.",
@@ -52,11 +56,13 @@ ACTION_TRY_AGAIN = "try_again"
 
 
 def _plain_summary(markdown: str, limit: int) -> str:
+    """Readable words without Markdown's marks: no heading, list, quote or table marks, no
+    fences or their language tags."""
     start = cut_source(markdown, max(20 * limit, 4000))[0]  # plenty to read the start from
-    lines = [
-        _LINE_MARKS_RE.sub("", line) for line in start.splitlines() if not FENCE_OPEN_RE.match(line)
-    ]
-    return escape_truncated(one_line(plain_text("\n".join(lines))), limit, at_word=True)
+    lines = [_LINE_MARKS_RE.sub("", line) for line in _NOT_TEXT_RE.sub("", start).splitlines()]
+    rows = [line.replace("|", " ") if line.rstrip().endswith("|") else line for line in lines]
+    words = plain_text(_INLINE_FENCE_RE.sub(" ", "\n".join(rows)))
+    return escape_truncated(one_line(words), limit, at_word=True)
 
 
 def _asked(asker: str | None, question: str | None, about: str | None = None) -> str | None:
@@ -73,21 +79,27 @@ def _asked(asker: str | None, question: str | None, about: str | None = None) ->
     return f"{who} asked:" if who else None
 
 
-def _sources(answer: Answer) -> Block | None:
+def _cited(answer: Answer) -> list[Reference | SearchHit]:
+    """The pages the message names, each once (by address), in the order they came."""
+    pages: dict[str, Reference | SearchHit] = {}
+    for page in answer.references if answer.kind == "answer" else answer.hits:
+        pages.setdefault(page.uri.strip(), page)
+    return list(pages.values())
+
+
+def _sources(pages: list[Reference | SearchHit]) -> Block | None:
     lines: list[str] = []
-    for index, ref in enumerate(answer.references, start=1):
-        title = one_line(plain_text(ref.title[:_TITLE_SOURCE_CHARS]), _SHOWN_CHARS)
-        line = f"{index}. {link(ref.uri, title)}"  # no title: link() shows the address
+    for number, page in enumerate(pages, start=1):
+        line = f"{number}. {link(page.uri, page_title(page.title))}"  # untitled: the address
         if len("\n".join(["*Sources*", *lines, line])) > SECTION_CHARS - 40:
-            lines.append(f"…and {len(answer.references) - index + 1} more")
+            lines.append(f"…and {len(pages) - number + 1} more")
             break
         lines.append(line)
     return section("\n".join(["*Sources*", *lines])) if lines else None
 
 
-def _hit_block(hit: SearchHit) -> Block:
-    title = one_line(plain_text(hit.title[:_TITLE_SOURCE_CHARS]), _SHOWN_CHARS)
-    head = f"*{link(hit.uri, title) or 'Untitled page'}*"
+def _hit_block(number: int, hit: SearchHit) -> Block:
+    head = f"*{number}. {link(hit.uri, page_title(hit.title)) or 'Untitled page'}*"
     snippet = _plain_summary(hit.snippet, _SHOWN_CHARS)
     text = f"{head}\n{snippet}" if snippet else head
     return section(text if len(text) <= SECTION_CHARS else head)
@@ -155,14 +167,11 @@ def answer_parts(answer: Answer, **asked: Unpack[Asked]) -> AnswerParts:
     summary = summary_line(answer.verification) if answer.kind == "answer" else None
     if summary:  # in the fixed part: the answer may be shortened, never its summary
         tail.append(context(escape(summary)))
-    if answer.kind == "answer":
-        sources = _sources(answer)
-        if sources:
-            tail.append(sources)
-        cited = [(ref.name, ref.title) for ref in answer.references]
-    else:
-        cited = [(hit.name, hit.title) for hit in answer.hits if hit.name]
-    buttons = show_doc_actions(cited)
+    pages = _cited(answer)
+    sources = _sources(pages) if answer.kind == "answer" else None
+    tail += [sources] if sources else []
+    numbered = enumerate(pages, start=1)
+    buttons = show_doc_actions([(n, page.name, page.title) for n, page in numbered if page.name])
     if buttons:
         tail.append(buttons)
     if (feedback_id := asked.get("feedback_id")) is not None:
@@ -177,7 +186,9 @@ def answer_parts(answer: Answer, **asked: Unpack[Asked]) -> AnswerParts:
         body = _answer_blocks(answer, source) or [section(_no_answer(answer))]
         what = "answer"
     else:
-        body = [_hit_block(hit) for hit in answer.hits] or [section(_no_answer(answer))]
+        hits = enumerate(pages, start=1)
+        body = [_hit_block(n, hit) for n, hit in hits if isinstance(hit, SearchHit)]
+        body = body or [section(_no_answer(answer))]
         what = "results"
     body = _fit(body, MAX_MESSAGE_CHARS - fixed, budget_blocks, what, left_out)
     return AnswerParts(text, head, body, tail)
@@ -199,11 +210,10 @@ def _no_answer(answer: Answer) -> str:
 
 
 def _fallback_text(answer: Answer, question: str | None) -> str:
-    asked = escape_truncated(one_line(question or answer.query), 200, at_word=True)
+    """The notification: the answer's first words, or what a search found."""
     if answer.kind == "answer":
-        room = MAX_FALLBACK_CHARS - len(asked) - 2
-        summary = _plain_summary(answer.text, room) or "no answer found"
-        return f"{asked}: {summary}" if asked else summary
+        return _plain_summary(answer.text, MAX_FALLBACK_CHARS) or _no_answer(answer)
+    asked = escape_truncated(one_line(question or answer.query), 200, at_word=True)
     count = len(answer.hits)
     return f"{count} documentation page{'s' if count != 1 else ''} for “{asked}”"
 

@@ -11,7 +11,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from bot.errors import InvalidInput
-from bot.names import is_valid_name, uri_for_name
+from bot.names import is_valid_name
+from bot.render._inline import plain_text
 from bot.render._notices import forged
 from bot.render._text import (
     MAX_BLOCKS,
@@ -50,6 +51,7 @@ _CORPUS = (
 CORPUS_HOSTS = frozenset(_CORPUS.split())
 DESCRIPTION_CHARS = 300
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_BAR_RE = re.compile(r"\s*\|\s*")
 
 
 def decode_page_value(value: str) -> tuple[str, int]:
@@ -69,46 +71,60 @@ def decode_page_value(value: str) -> tuple[str, int]:
     return name, page
 
 
-def _buttons_first(valid: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[Block]]:
-    """(as buttons, as menu options): names too long for a menu option take the buttons first."""
+def page_title(title: str, limit: int = 300) -> str:
+    """A page's title as every surface shows it, NOT escaped: one line, inline Markdown read,
+    `|` read as `·` (a mrkdwn link label cannot hold `|`, so headers and buttons say `·` too)."""
+    flat = one_line(plain_text(title[: 8 * limit]))
+    return truncate(_BAR_RE.sub(" · ", flat).strip(" ·"), limit)
+
+
+#: (its number in the Sources list, document name, title)
+CitedPage = tuple[int, str, str]
+
+
+def _buttons_first(valid: list[CitedPage]) -> tuple[list[CitedPage], list[CitedPage]]:
+    """(as buttons, in a menu): names too long for a menu option take the buttons first."""
     if len(valid) <= _MAX_BUTTONS:
         return valid, []
-    long_names = [doc for doc in valid if len(doc[0]) > MAX_OPTION_VALUE_CHARS]
-    chosen = {doc[0] for doc in long_names[:_MAX_BUTTONS]}
-    for doc in valid:
+    long_names = [page for page in valid if len(page[1]) > MAX_OPTION_VALUE_CHARS]
+    chosen = {page[1] for page in long_names[:_MAX_BUTTONS]}
+    for page in valid:
         if len(chosen) >= _MAX_BUTTONS:
             break
-        chosen.add(doc[0])
-    rest = [d for d in valid if d[0] not in chosen and len(d[0]) <= MAX_OPTION_VALUE_CHARS]
-    options = [{"text": plain_text_object(t, 75), "value": n} for n, t in rest[:100]]
-    return [doc for doc in valid if doc[0] in chosen], options
+        chosen.add(page[1])
+    rest = [p for p in valid if p[1] not in chosen and len(p[1]) <= MAX_OPTION_VALUE_CHARS]
+    return [page for page in valid if page[1] in chosen], rest[:100]
 
 
-def show_doc_actions(docs: list[tuple[str, str]], *, max_chars: int = 3000) -> Block | None:
-    """ "Show full doc" per valid `(name, title)`: five buttons, the rest in a menu."""
-    valid: dict[str, str] = {}
-    for name, title in docs:
+def show_doc_actions(pages: list[CitedPage], *, max_chars: int = 3000) -> Block | None:
+    """ONE control for the numbered pages that can be fetched: `Show full doc 1`, `2`, `3`
+    (five buttons, the rest numbered in a menu). Titles stay in the Sources list above."""
+    valid: dict[str, CitedPage] = {}
+    for number, name, title in pages:
         if name not in valid and is_valid_name(name):
-            valid[name] = title.strip() or uri_for_name(name).rsplit("/", 1)[-1] or name
+            valid[name] = (number, name, title)
     if not valid:
         return None
-    as_buttons, rest = _buttons_first(list(valid.items()))
-    elements = [
-        button(f"Show full doc: {title}", f"{ACTION_SHOW_DOC_PREFIX}{index}", name)
-        for index, (name, title) in enumerate(as_buttons)
-    ]
+    as_buttons, rest = _buttons_first(list(valid.values()))
+    elements: list[Block] = []
+    for number, name, title in as_buttons:
+        label = f"{number}" if elements else f"Show full doc {number}"
+        element = button(label, f"{ACTION_SHOW_DOC_PREFIX}{number}", name)
+        said = f"Show full doc {number}: {page_title(title)}".rstrip(": ")
+        elements.append(element | {"accessibility_label": truncate(said, 75)})
     while len(elements) > 1 and blocks_chars(elements) > max_chars:
         elements.pop()  # only with absurdly long names
     options: list[Block] = []
     room = max_chars - blocks_chars(elements) - 120
-    for candidate in rest:
+    for number, name, _ in rest:
+        candidate = {"text": plain_text_object(f"Show full doc {number}", 75), "value": name}
         if blocks_chars([*options, candidate]) > room:
             break
         options.append(candidate)
     if 0 < len(options) <= _MAX_BUTTONS:
         elements.append({"type": "overflow", "action_id": ACTION_SHOW_DOC_MORE, "options": options})
     elif options:
-        placeholder = {"type": "plain_text", "text": "More documents…"}
+        placeholder = {"type": "plain_text", "text": "More…"}
         menu = {"type": "static_select", "action_id": ACTION_SHOW_DOC_MORE}
         elements.append(menu | {"placeholder": placeholder, "options": options})
     return actions(elements, block_id="show_docs")
@@ -148,7 +164,7 @@ def doc_name_for_url(url: str) -> str | None:
 def render_unfurl(doc_title: str, description: str, url: str, name: str) -> dict[str, Any]:
     """One `unfurls[url]` entry: the title as a link, the description, "Show full doc"."""
     # read no further than a few times what is shown
-    title = f"*{link(url, one_line(doc_title[: 8 * DESCRIPTION_CHARS]))}*"
+    title = f"*{link(url, page_title(doc_title))}*"
     about = one_line(description[: 8 * DESCRIPTION_CHARS])
     summary = escape_truncated(about, DESCRIPTION_CHARS, at_word=True)
     text = f"{title}\n{summary}" if summary else title

@@ -8,9 +8,8 @@ from dataclasses import dataclass, replace
 
 from bot.errors import InvalidInput
 from bot.models import Document
-from bot.render._buttons import MAX_PAGE, next_page_actions
+from bot.render._buttons import MAX_PAGE, next_page_actions, page_title
 from bot.render._convert import ATX_RE, FENCE_OPEN_RE, HR_RE, closes_fence, is_delimiter_row
-from bot.render._inline import plain_text
 from bot.render._markdown import cut_source, markdown_to_blocks
 from bot.render._text import (
     MAX_BLOCKS,
@@ -24,9 +23,9 @@ from bot.render._text import (
     escape_truncated,
     header,
     link,
+    mention,
     section,
 )
-from bot.text import truncate
 
 #: rendered size of one page's body: with the title, link, counter and button a page stays
 #: well under Slack's ~12,000 characters
@@ -38,9 +37,8 @@ _FILENAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def doc_title(doc: Document) -> str:
-    """The document's own title (read up to 2000, cut to 300), else its name's last part."""
-    title = truncate(" ".join(plain_text(doc.title[:2000]).split()), 300)
-    return title or doc.name.rstrip("/").rsplit("/", 1)[-1] or "Document"
+    """The document's own title as every surface shows it, else its name's last part."""
+    return page_title(doc.title) or doc.name.rstrip("/").rsplit("/", 1)[-1] or "Document"
 
 
 def document_page_spans(doc: Document) -> list[PageSpan]:
@@ -54,19 +52,30 @@ def document_page_spans(doc: Document) -> list[PageSpan]:
 
 
 def _without_title_heading(page: str, title: str) -> str:
-    """Page 1 without a leading `# Title` that only repeats the header block."""
+    """Page 1 without a leading heading that only repeats the header block: the whole title,
+    or its first part (`Create buckets` of `Create buckets · Cloud Storage`)."""
     first, _, rest = page.lstrip("\n").partition("\n")
     match = ATX_RE.match(first)
-    heading = " ".join(plain_text(match.group("text") or "").split()) if match else None
-    return rest if heading is not None and heading.casefold() == title.casefold() else page
+    heading = page_title(match.group("text") or "").casefold() if match else None
+    said = {title.casefold(), title.split(" · ", 1)[0].casefold()}
+    return rest if heading in said else page
 
 
-def _source_line(doc: Document) -> Block:
-    return context(f"Source: {link(doc.uri, display_url(doc.uri))}")
+def _source_line(doc: Document, asker: str | None) -> Block:
+    """The page's address and, in a channel, who asked for it."""
+    source = f"Source: {link(doc.uri, display_url(doc.uri))}"
+    return context(f"{source} · {_asked(asker)}" if asker and mention(asker) else source)
 
 
-def render_document_page(doc: Document, page: int, *, pages: list[str]) -> Message:
-    """Page `page` (from 1), with "Page i of n" and a "Next page" button while there is one."""
+def _asked(asker: str) -> str:
+    return f"{mention(asker)} asked for this page"
+
+
+def render_document_page(
+    doc: Document, page: int, *, pages: list[str], asker: str | None = None
+) -> Message:
+    """Page `page` (from 1), with "Page i of n" (of more than one) and a "Next page" button
+    while there is one; `asker`: who asked for it, said in a channel."""
     total = len(pages)
     if not 1 <= page <= total or page > MAX_PAGE:
         raise InvalidInput(f"That document has {total} page{'s' if total != 1 else ''}.")
@@ -74,7 +83,7 @@ def render_document_page(doc: Document, page: int, *, pages: list[str]) -> Messa
     body_md = pages[page - 1]
     blocks: list[Block] = []
     if page == 1:
-        blocks += [header(title), _source_line(doc)]
+        blocks += [header(title), _source_line(doc, asker)]
         body_md = _without_title_heading(body_md, title)
     body = markdown_to_blocks(body_md, max_chars=SECTION_CHARS, base_url=doc.uri)
     if not body:
@@ -82,10 +91,14 @@ def render_document_page(doc: Document, page: int, *, pages: list[str]) -> Messa
         body = [section("_This document is empty._" if empty else "_(Nothing to show here.)_")]
     blocks += body
     counter = f"Page {page} of {total}"
-    blocks.append(context(counter if page == 1 else f"{escape(title)} · {counter}"))
+    if page > 1:  # page 1 has the header and who asked above it
+        who = f" · {_asked(asker)}" if asker and mention(asker) else ""
+        blocks.append(context(f"{escape(title)} · {counter}{who}"))
+    elif total > 1:
+        blocks.append(context(counter))
     next_page = next_page_actions(doc.name, page + 1, total) if page < total else None
     blocks += [next_page] if next_page is not None else []
-    text = escape_truncated(f"{title} — page {page} of {total}", 300)
+    text = escape_truncated(f"{title} — page {page} of {total}" if total > 1 else title, 300)
     return {"text": text, "blocks": blocks}
 
 
@@ -100,14 +113,14 @@ def first_section(markdown: str) -> str:
     return markdown
 
 
-def render_document_file_intro(doc: Document) -> Message:
+def render_document_file_intro(doc: Document, asker: str | None = None) -> Message:
     """The message with a document uploaded as a file: title, link, first section."""
     title = doc_title(doc)
     # the rest of a long first section is never converted
     intro_md, _ = cut_source(
         _without_title_heading(first_section(doc.content), title), 4 * _INTRO_CHARS
     )
-    blocks: list[Block] = [header(title), _source_line(doc)]
+    blocks: list[Block] = [header(title), _source_line(doc, asker)]
     shown = 0
     for block in markdown_to_blocks(intro_md, max_chars=SECTION_CHARS, base_url=doc.uri)[:6]:
         size = blocks_chars(block)

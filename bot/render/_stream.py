@@ -77,22 +77,11 @@ def verify_summary(verification: Verification | None) -> str | None:
     return f"{found} of {total} found" + (f", {warned} marked ⚠" if warned else "")
 
 
-def task_sources(answer: Answer) -> list[dict[str, Any]]:
-    """The pages a step used (at most 10), as `url` source elements, titles escaped."""
-    if answer.kind == "answer":
-        pages = [(ref.uri, ref.title) for ref in answer.references]
-    else:
-        pages = [(hit.uri, hit.title) for hit in answer.hits]
-    sources: list[dict[str, Any]] = []
-    for url, title in pages:
-        url = url.strip()
-        if not is_http_url(url) or len(url) > 3000 or any(s["url"] == url for s in sources):
-            continue
-        label = task_text(title) if title.strip() else task_text(display_url(url))
-        sources.append({"type": "url", "url": url, "text": label})
-        if len(sources) == 10:
-            break
-    return sources
+def task_found(answer: Answer) -> str:
+    """The search step's output: how many pages, not which — the answer's Sources list
+    names each page once."""
+    count = len(answer.references if answer.kind == "answer" else answer.hits)
+    return f"{count} page{'s' if count != 1 else ''} found" if count else "No pages found"
 
 
 def task_chunk(
@@ -104,7 +93,7 @@ def task_chunk(
     sources: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """One `task_update` chunk; `title` and `output` are plain text, escaped here (the
-    edge that knows the surface); `sources` come from `task_sources`, escaped already."""
+    edge that knows the surface); `sources` are `url` elements with escaped `text`."""
     chunk: dict[str, Any] = {"type": "task_update", "id": task_id, "title": task_text(title)}
     chunk |= {"status": status} | ({"output": task_text(output)} if output else {})
     return chunk | ({"sources": sources} if sources else {})

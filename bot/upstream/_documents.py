@@ -27,8 +27,11 @@ _DOCUMENT = ModelCodec(Document)
 #: loop time by which the current operation must finish (set by the service per operation):
 #: optional work such as fetching titles stops early so the answer itself is not lost
 deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
-# linear: a line-anchored prefix of at most 10 characters before `[ \t]+`
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+", re.MULTILINE)
+# linear, line-anchored: a heading, quote, list or table mark; a fence or rule line whole
+_LINE_MARK = re.compile(
+    r"^[ \t]{0,3}(?:#{1,6}[ \t]+|(?:>[ \t]?)+|(?:[-*+]|\d{1,9}[.)])[ \t]+|\|)", re.MULTILINE
+)
+_NOT_WORDS = re.compile(r"^[ \t]*(?:`{3,}|~{3,}|\|?[ \t]*:?-{3,}[-:| \t]*$).*$", re.MULTILINE)
 
 
 class Chunk(Output):
@@ -84,8 +87,12 @@ def title_from_uri(uri: str) -> str:
 
 
 def snippet(text: str, limit: int = 500) -> str:
-    """One paragraph of at most `limit` characters cut at a word, without heading marks."""
-    return truncate(collapse_whitespace(_HEADING.sub("", text)), limit, at_word=True)
+    """One paragraph of at most `limit` characters cut at a word: people read it as plain
+    words, so Markdown's line marks go (headings, lists, quotes, table pipes, fence lines
+    with their language tags)."""
+    lines = _LINE_MARK.sub("", _NOT_WORDS.sub("", text)).splitlines()
+    words = [line.replace("|", " ") if line.rstrip().endswith("|") else line for line in lines]
+    return truncate(collapse_whitespace(" ".join(words)), limit, at_word=True)
 
 
 def name_for(ref: str) -> str | None:
@@ -185,12 +192,8 @@ class DocumentFetcher:
                 titles[name] = title
         if not missing:
             return titles
-        end = deadline.get()
-        loop = asyncio.get_running_loop()
-        # a fifth of what is left stays, so this timeout fires before the operation's own
-        budget = self._dk.server.timeout if end is None else max(0.0, (end - loop.time()) * 0.8)
         try:
-            async with asyncio.timeout(budget):
+            async with asyncio.timeout(self._budget()):
                 documents = await self.get(missing)
         except (GdocsError, TimeoutError) as exc:
             # titles are a nicety: the answer goes out with titles made from the URLs
@@ -198,6 +201,29 @@ class DocumentFetcher:
             return titles
         titles.update({name: doc.title for name, doc in documents.items() if doc.title})
         return titles
+
+    def _budget(self) -> float:
+        """Seconds for optional work: a fifth of what is left stays, so this timeout fires
+        before the operation's own."""
+        end = deadline.get()
+        loop = asyncio.get_running_loop()
+        return self._dk.server.timeout if end is None else max(0.0, (end - loop.time()) * 0.8)
+
+    async def served(self, names: list[str]) -> set[str]:
+        """Which of `names` get_documents serves (fetched now, so a click finds them cached):
+        not every Pay page is in the corpus. All of them when that cannot be told in time."""
+        if not names:
+            return set()
+        try:
+            async with asyncio.timeout(self._budget()):
+                return set(await self.get(names))
+        except NotFound:
+            if len(names) == 1:
+                return set()
+        except (GdocsError, TimeoutError):
+            return set(names)
+        halves = await asyncio.gather(*(self.served([name]) for name in names))
+        return set().union(*halves)
 
     async def _fetch(self, names: list[str]) -> dict[str, Document]:
         tools = await self.tools()
@@ -242,7 +268,9 @@ class DocumentFetcher:
         return self._dk.server.parse(DocumentOutput, data, tool)
 
 
-async def pay_search(pay: McpClient, query: str, language: str | None) -> Answer:
+async def pay_search(
+    pay: McpClient, documents: DocumentFetcher, query: str, language: str | None
+) -> Answer:
     tool = "search_documentation"
     arguments = {"userQuery": query} | ({"languageCode": language} if language else {})
     data = await pay.call_tool(tool, arguments)
@@ -255,7 +283,9 @@ async def pay_search(pay: McpClient, query: str, language: str | None) -> Answer
             title=result.title or title_from_uri(result.uri),
             uri=result.uri,
             snippet=snippet(result.content),
-            # Pay pages are in the Developer Knowledge corpus too: "Show full doc" works
             name=name_for(result.uri),
         )
-    return Answer(query=query, kind="pay", hits=tuple(hits.values()), tool=tool)
+    # a page gets Show full doc only when Developer Knowledge serves it
+    served = await documents.served([n for hit in hits.values() if (n := hit.name)])
+    found = [h if h.name in served else h.model_copy(update={"name": None}) for h in hits.values()]
+    return Answer(query=query, kind="pay", hits=tuple(found), tool=tool)

@@ -174,7 +174,8 @@ class GoogleDocsService:
             answer = await self.search(text)
             return answer.model_copy(update={"fallback": Fallback(reason="pay_not_configured")})
         key = keys.PAY.key((tag or "").casefold(), normalise(text))
-        compute = partial(self._bounded, self._pay.server, pay_search, self._pay, text, tag)
+        search = partial(pay_search, self._pay, self._documents)
+        compute = partial(self._bounded, self._pay.server, search, text, tag)
         return await self._cached(key, text) or await self._shared(key, text, compute)
 
     async def docs(self, names: list[str]) -> list[Document]:

@@ -198,7 +198,7 @@ class Answers:
         progress = reply.progress
         async with progress.step(render.step_title(route.kind)) as step:
             result = await self._call(reply, route, progress)
-            step.sources = render.task_sources(result)
+            step.output = render.task_found(result)
             instead = render.fallback_title(result.fallback) if result.fallback else None
             if instead:
                 step.title = instead

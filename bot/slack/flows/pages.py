@@ -76,7 +76,7 @@ class Pages:
         if not FIRST_PAGE <= page < FIRST_PAGE + len(pages):
             await reply.notify_asker(notice("no_more_pages"))
             return outcome
-        await reply.deliver(await _page_message(doc, page, pages))
+        await reply.deliver(await _page_message(doc, page, pages, _asker(reply)))
         return outcome
 
     async def _pages(self, doc: Document) -> list[str]:
@@ -90,7 +90,9 @@ class Pages:
 
     async def _show_as_file(self, reply: Reply, doc: Document) -> tuple[bool, str]:
         channel = reply.channel
-        intro = await render_off_loop(len(doc.content), render_document_file_intro, doc)
+        intro = await render_off_loop(
+            len(doc.content), render_document_file_intro, doc, _asker(reply)
+        )
         intro_ts = await reply.post_visibly(intro)
         if not intro_ts or channel is None:
             return False, "ok"  # no visible conversation to upload into: nothing was sent
@@ -108,7 +110,7 @@ class Pages:
         except SLACK_CALL_FAILURES as exc:
             logger.warning("file upload failed (%s); showing the document in pages", why(exc))
         # the intro says the document is attached: it becomes page 1, with its Next button
-        page_one = await _page_message(doc, FIRST_PAGE, await self._pages(doc))
+        page_one = await _page_message(doc, FIRST_PAGE, await self._pages(doc), _asker(reply))
         try:
             await reply.client.chat_update(channel=channel, ts=intro_ts, **payload(page_one))
         except SLACK_CALL_FAILURES as exc:
@@ -117,9 +119,15 @@ class Pages:
         return True, UPLOAD_FAILED
 
 
-async def _page_message(doc: Document, page: int, pages: list[str]) -> Message:
+async def _page_message(doc: Document, page: int, pages: list[str], asker: str | None) -> Message:
     size = len(pages[page - 1]) if 1 <= page <= len(pages) else 0
-    return await render_off_loop(size, render_document_page, doc, page, pages=pages)
+    return await render_off_loop(size, render_document_page, doc, page, pages=pages, asker=asker)
+
+
+def _asker(reply: Reply) -> str | None:
+    """Who asked for a page, said where others see it (a channel, not a DM with the bot)."""
+    channel = reply.channel
+    return reply.user if channel and not channel.startswith("D") else None
 
 
 #: distinct documents previewed per message: one get_documents batch

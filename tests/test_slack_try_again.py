@@ -10,6 +10,8 @@ import logging
 import pytest
 
 from bot.render import ACTION_TRY_AGAIN
+from bot.slack.app import resume
+from bot.slack.listeners.retry import again
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, google_error
 from tests.slack_harness import ASKER, SlackBot, running_bot
 from tests.test_slack_commands import blocks_text, on_tool, tools_called
@@ -122,6 +124,28 @@ async def test_try_again_under_a_mentions_error_answers_in_its_thread(
     assert ["answer_query", "answer_query"] == tools_called(dk_server)
     assert ["unavailable", "ok"] == [outcome for _, outcome in outcomes]
     assert [] == bot.fake.invalid_payloads
+
+
+async def test_a_try_again_taken_over_after_a_crash_is_answered_privately_with_the_note(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Try again is recorded as the command it repeats: work another process takes over
+    answers the question, still privately, with the restart note."""
+    async with running_bot(dk_server) as bot:
+        url = bot.fake.response_url("t1")
+        clicked = {"container": {"is_ephemeral": True}, "team": {"id": "T1"}}
+        kind, payload = again(clicked, f"private {QUESTION}", "C1", ASKER, url)
+        record = await bot.deps.work.accept(kind, payload, key="trigger:t1")
+        assert record is not None
+        await resume(bot.deps, bot.app.client, record)
+        await bot.finished(1)
+        progress, answer = bot.fake.responses_to("t1")
+        assert [] == await bot.deps.work.claim_orphans()
+
+    assert progress["replace_original"] is True  # the error becomes "Looking that up…"
+    assert "restart" in answer["text"].lower()
+    assert "Share in channel" in json.dumps(answer)
+    assert [] == bot.fake.calls_to("chat.postMessage")
 
 
 async def test_a_forged_try_again_value_asks_nothing(dk_server: FakeDeveloperKnowledge) -> None:

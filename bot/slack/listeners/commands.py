@@ -32,8 +32,8 @@ logger = logging.getLogger(__name__)
 #: how long the acknowledgement waits for the work's first reply (progress, help, a refusal)
 #: to carry it; Slack gives up after 3 s
 FIRST_REPLY_WITHIN = 2.0
-#: what the work record keeps of a command (`retry`: Try again's, whose note replaces the error)
-_KEPT = ("command", "text", "channel_id", "user_id", "response_url", "team_id", "retry")
+#: what the work record keeps of a command
+_KEPT = ("command", "text", "channel_id", "user_id", "response_url", "team_id")
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -78,7 +78,7 @@ async def handle_command(
     command = str(body.get("command") or "/gdocs")
     channel, user, url = body.get("channel_id"), body.get("user_id"), body.get("response_url")
     direct = SlackReply(client, "command", channel, user, response_url=url, ack=ack)
-    direct.in_place = body.get("retry") == "1"
+    direct.in_place = body.get("retry") == "1"  # Try again's (retry.py): replaces the error
     reply = track(deps.work, direct, record, resumed=resumed)
     settings_words = channel_words(text)
 

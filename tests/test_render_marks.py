@@ -83,6 +83,10 @@ def test_each_verdict_names_its_command_and_its_source_by_number() -> None:
             "⚠ `gcloud storage buckets create` — not in the cited pages",
         ),
         (
+            _check("not_found", snippet="curl -X POST https://e.com/v1", missing=("curl", "-X")),
+            "⚠ `curl -X POST https://e.com/v1` — not in the cited pages",
+        ),
+        (
             _check(
                 "not_found", kind="code", snippet="client.upload_frm(x)", missing=("upload_frm",)
             ),

@@ -59,10 +59,12 @@ def _where(check: SnippetCheck, sources: Sequence[Reference], terminal: bool) ->
 
 
 def _missing(check: SnippetCheck) -> tuple[str, ...]:
-    """What to name as missing: a command's flags (its other words are the command itself),
-    a code block's calls and lines, a bare flag itself (it is the name)."""
+    """What to name as missing: the flags of a command a page shows (its other words are the
+    command itself, and one no page shows is the finding whole), a code block's calls and
+    lines; a bare flag is its own name."""
     if check.kind == "command":
-        return tuple(m for m in check.missing if m.startswith("-"))
+        shown = check.result == "partly"
+        return tuple(m for m in check.missing if shown and m.startswith("-"))
     return () if check.kind == "flag" else check.missing
 
 

@@ -51,11 +51,8 @@ def _where(check: SnippetCheck, sources: Sequence[Reference], terminal: bool) ->
     number = next((i for i, ref in enumerate(sources, 1) if ref.uri == check.uri), None)
     place = f"in source {number}" if number else "in a cited page"
     section = one_line(check.section if terminal else plain_text(check.section))
-    if not section:
-        return place
-    return (
-        f"{place}, under “{truncate(section, 100) if terminal else escape_truncated(section, 100)}”"
-    )
+    shown = truncate(section, 100) if terminal else escape_truncated(section, 100)
+    return f"{place}, under “{shown}”" if section else place
 
 
 def _missing(check: SnippetCheck) -> tuple[str, ...]:
@@ -89,23 +86,16 @@ def verdict(
 
 
 def _mark_lines(lines: list[tuple[bool, str]]) -> list[str]:
-    """The verdicts under one block, in reading order; past MAX_MARK_LINES the ✓ go first
-    into one counted line (a ⚠ is always said, up to the limit)."""
+    """The verdicts under one block, in reading order; past MAX_MARK_LINES the ⚠ are said
+    first and the rest counted in one line."""
     if len(lines) <= MAX_MARK_LINES:
         return [line for _, line in lines]
-    warned = sum(1 for ok, _ in lines if not ok)
-    keep_warned = min(warned, MAX_MARK_LINES - 1)
-    keep_found = MAX_MARK_LINES - 1 - keep_warned
-    kept: list[str] = []
-    for ok, line in lines:
-        if (ok and keep_found > 0) or (not ok and keep_warned > 0):
-            kept.append(line)
-            keep_found, keep_warned = keep_found - ok, keep_warned - (not ok)
-    hidden_warned = warned - min(warned, MAX_MARK_LINES - 1)
-    hidden_found = len(lines) - len(kept) - hidden_warned
-    rest = [f"✓ {hidden_found} more in the cited pages"] if hidden_found else []
-    rest += [f"⚠ {hidden_warned} more not in the cited pages"] if hidden_warned else []
-    return [*kept, "; ".join(rest)]
+    said = set(sorted(range(len(lines)), key=lambda i: lines[i][0])[: MAX_MARK_LINES - 1])
+    hidden = [ok for i, (ok, _) in enumerate(lines) if i not in said]
+    found, warned = sum(hidden), len(hidden) - sum(hidden)
+    rest = [f"✓ {found} more in the cited pages"] if found else []
+    rest += [f"⚠ {warned} more not in the cited pages"] if warned else []
+    return [line for i, (_, line) in enumerate(lines) if i in said] + ["; ".join(rest)]
 
 
 def summary_line(verification: Verification | None) -> str | None:

@@ -88,13 +88,28 @@ def test_a_direct_message_is_answered_in_the_dm(pg: Playground) -> None:
 
 
 @needs_chromium
-def test_feedback_buttons_reach_the_bot(pg: Playground) -> None:
+def test_a_thumbs_up_reaches_the_bot(pg: Playground) -> None:
     pg.say(f"@gdocs {QUESTION}")
     pg.settled()
 
-    pg.log.get_by_role("button", name=re.compile("👍|helpful", re.I)).first.click()
+    pg.log.get_by_role("button", name=re.compile("helpful", re.I)).first.click()
 
     pg.page.wait_for_function("() => /thank/i.test(document.querySelector('#log').innerText)")
+
+
+@needs_chromium
+def test_a_thumbs_down_opens_the_comment_form_which_sends(pg: Playground) -> None:
+    pg.say(f"@gdocs {QUESTION}")
+    pg.settled()
+    pg.log.get_by_role("button", name=re.compile("unhelpful", re.I)).first.click()
+    pg.log.get_by_role("button", name="Say what was wrong").click()
+
+    form = pg.page.get_by_role("dialog")
+    form.get_by_role("textbox").fill("It misses the location flag")
+    form.get_by_role("button", name="Send").click()
+
+    form.wait_for(state="hidden")
+    pg.log.get_by_text(re.compile("note is saved", re.I)).wait_for()
 
 
 @needs_chromium
@@ -133,14 +148,26 @@ def test_a_private_answer_can_be_shared_in_the_channel(pg: Playground) -> None:
 
 
 @needs_chromium
-def test_home_shows_the_published_view(pg: Playground) -> None:
+def test_home_lists_the_question_and_ask_again_answers_in_the_dm(pg: Playground) -> None:
     pg.say(f"/gdocs {QUESTION}")
     pg.log.locator(".msg", has_text="Here is how").wait_for()
 
     pg.open("gdocs Home")
-
     home = pg.page.get_by_role("region", name="Home")
     home.get_by_text(QUESTION).first.wait_for()
+    home.get_by_role("button", name="Ask again").first.click()
+    pg.open("gdocs (direct message)")
+
+    pg.log.locator(".msg", has_text="Here is how").wait_for()
+
+
+@needs_chromium
+def test_the_dm_offers_the_suggested_prompts_which_ask(pg: Playground) -> None:
+    pg.open("gdocs (direct message)")
+
+    pg.page.locator("#prompts button").first.click()
+
+    pg.log.locator(".msg.bot").first.wait_for()
 
 
 @needs_chromium
@@ -151,6 +178,9 @@ def test_answer_text_is_drawn_as_text_never_as_markup(pg: Playground) -> None:
     pg.docs.answers[question] = (markup, [])
     pg.say(f"@gdocs {question}")
 
-    pg.log.locator(".msg", has_text="onerror").wait_for()
+    reply = pg.log.locator(".msg.bot", has_text="bold")
+    reply.wait_for()
+    pg.settled()
+    assert '<img src=x onerror="window.pwned=1">' in reply.inner_text()
     assert 0 == pg.log.locator("img, script").count()
     assert pg.page.evaluate("() => window.pwned === undefined")

@@ -27,6 +27,8 @@ TITLE = KeyFamily("title:", "document titles", "CACHE_DOCUMENT_TTL_SECONDS")
 LOCK = KeyFamily("lock:", "who is computing an answer now", "MCP_TIMEOUT_SECONDS")
 #: answer_query's ledger (bot/quota)
 QUOTA = KeyFamily("quota:", "answer_query calls; Google's pause", "as said")
+#: how the last calls to each server went, for the Home tab (bot/upstream/_calls.py)
+UPSTREAM = KeyFamily("upstream:", "the last 5 calls' outcomes per server", "1 hour")
 
 # --- durable work (bot/slack/work/worklog.py) -------------------------------------------
 LEASE = KeyFamily("lease:", "a delivery's claim, then a done marker", "WORK_LEASE_SECONDS")
@@ -46,7 +48,7 @@ PROFILE = KeyFamily("profile:", "each user's Slack locale, time zone, admin flag
 THREAD = KeyFamily("thread:", "the question a thread is about, and its asker", "24 hours")
 SHARE = KeyFamily("share:", "a private answer waiting for Share in channel", "1 hour")
 RECENT = KeyFamily("recent:", "each person's last 10 questions", "30 days")
-HOME = KeyFamily("home:", "Home tab published claims", "60 s")
+HOME = KeyFamily("home:", "a hash of what the Home tab last showed", "60 s")
 PROMPTS = KeyFamily("prompts:", "prompts set today claims", "1 day")
 NODOC = KeyFamily("nodoc:", "document names a link preview found unknown", "1 hour")
 CHANNEL = KeyFamily("channel:", "a channel's settings", "CHANNEL_SETTINGS_RETENTION_DAYS")

@@ -14,6 +14,7 @@ from bot.render import (
     ACTION_SHARE,
     Message,
     decode_share_value,
+    decode_vote,
     escape,
     notice,
     render_answer,
@@ -44,21 +45,30 @@ def shared_header_text(asker: str, question: str) -> str:
     return str(_shared_header(asker, question)["text"]["text"])
 
 
+def _share_button(message: Message) -> dict[str, Any]:
+    [button] = [
+        element
+        for block in message["blocks"]
+        if block["type"] == "actions"
+        for element in block["elements"]
+        if element["action_id"] == ACTION_SHARE
+    ]
+    return button
+
+
 def test_share_button_carries_the_answer_id_we_decode_again() -> None:
     """One primary "Share in channel" button; its value decodes to the answer's id."""
-    block = render_private_answer(BODY, "q?", "a1b2")["blocks"][-1]
-    assert_valid_blocks([block])
-    (button,) = block["elements"]
-    assert (ACTION_SHARE, "Share in channel") == (button["action_id"], button["text"]["text"])
+    button = _share_button(render_private_answer(BODY, "q?", "a1b2"))
+    assert ("Share in channel", "primary") == (button["text"]["text"], button["style"])
     assert "a1b2" == decode_share_value(button["value"])
 
 
 def test_a_private_answer_says_who_sees_it_and_offers_to_share() -> None:
-    """Under the private answer: "Only you can see this" and the Share button."""
-    blocks = render_private_answer(BODY, "q?", "a1")["blocks"][-2:]
+    """Under the private answer: "Only you can see this", then 👍 / 👎."""
+    blocks = render_private_answer(BODY, "q?", "a1", "fb1")["blocks"][-2:]
     assert_valid_blocks(blocks)
     assert "Only you can see this" in blocks[0]["elements"][0]["text"]
-    assert ACTION_SHARE == blocks[1]["elements"][0]["action_id"]
+    assert "context_actions" == blocks[1]["type"]
 
 
 @given(answer_id=st.from_regex(r"\A[A-Za-z0-9_.-]{1,64}\Z"))
@@ -124,18 +134,58 @@ BODY = render_answer(
 )
 
 
+def _voted_answer(message: Message) -> str:
+    """The answer id the message's closing 👍 / 👎 vote for."""
+    [element] = message["blocks"][-1]["elements"]
+    up, down = (decode_vote(element[k]["value"]) for k in ("positive_button", "negative_button"))
+    assert ("context_actions", "up", "down") == (message["blocks"][-1]["type"], up.vote, down.vote)
+    assert up.answer_id == down.answer_id
+    return up.answer_id
+
+
+def _layout(message: Message) -> list[str]:
+    """Each block's type; an actions row as the action ids it holds."""
+    return [
+        "actions " + " ".join(e["action_id"] for e in b["elements"])
+        if b["type"] == "actions"
+        else b["type"]
+        for b in message["blocks"]
+    ]
+
+
 def test_private_and_shared_copies_carry_the_same_answer() -> None:
     """The private copy: the question, the answer, the lock note and Share; the shared copy:
-    who shared what, then exactly the same answer blocks."""
-    private = render_private_answer(BODY, "how do I create a bucket?", "a1")
-    shared = render_shared_answer(BODY, "UASKER1", "how do I create a bucket?")
+    who shared what, then the same answer blocks; both with the answer's 👍 / 👎."""
+    private = render_private_answer(BODY, "how do I create a bucket?", "a1", "fb1")
+    shared = render_shared_answer(BODY, "UASKER1", "how do I create a bucket?", "fb1")
     for message in (private, shared):
         assert_valid_surface_message(message)
+        assert "fb1" == _voted_answer(message)
     assert "> how do I create a bucket?" == private["blocks"][0]["text"]["text"]
-    assert BODY["blocks"] == private["blocks"][1:-2] == shared["blocks"][1:]
-    assert "a1" == decode_share_value(private["blocks"][-1]["elements"][0]["value"])
+    assert BODY["blocks"] == shared["blocks"][1:-1]
+    assert BODY["blocks"] == private["blocks"][1:-3]  # then Share, the lock note, 👍 / 👎
+    assert "a1" == decode_share_value(_share_button(private)["value"])
     assert shared["blocks"][0]["text"]["text"].startswith("<@UASKER1> shared an answer to:")
     assert BODY["text"] == private["text"] == shared["text"]
+
+
+def test_a_private_answer_has_one_actions_row_then_one_context_line_then_feedback() -> None:
+    """Share joins the Show full doc row (first, as the main action): not a row of its own
+    under the lock note; the lock note is the one context line, 👍 / 👎 close the answer."""
+    with_docs = render_answer(
+        Answer(
+            query="q?",
+            kind="answer",
+            text="Use `gcloud storage buckets create`.",
+            references=(Reference(name=f"documents/{DOC_URL[8:]}", uri=DOC_URL, title="B"),),
+        )
+    )
+    layout = _layout(render_private_answer(with_docs, "q?", "a1", "fb1"))
+    assert "actions share_answer show_doc:" in layout[-3]
+    assert ["context", "context_actions"] == layout[-2:]
+    assert 1 == sum(kind.startswith("actions") for kind in layout)
+    without_docs = _layout(render_private_answer(BODY, "q?", "a1", "fb1"))
+    assert ["actions share_answer", "context", "context_actions"] == without_docs[-3:]
 
 
 def test_a_private_answer_that_could_not_be_kept_has_no_share_button() -> None:
@@ -154,10 +204,11 @@ def test_copies_of_a_full_answer_stay_within_slacks_block_limit() -> None:
             {"type": "section", "text": {"type": "mrkdwn", "text": f"part {i}"}} for i in range(50)
         ],
     }
-    private = render_private_answer(full, "q?", "a1")
-    shared = render_shared_answer(full, "UASKER1", "q?")
-    assert 50 == len(private["blocks"]) == len(shared["blocks"])
-    assert ACTION_SHARE in str(private["blocks"][-1])
+    private = render_private_answer(full, "q?", "a1", "fb1")
+    shared = render_shared_answer(full, "UASKER1", "q?", "fb1")
+    assert 50 == len(private["blocks"])
+    assert 50 >= len(shared["blocks"])
+    assert _share_button(private)
     assert_valid_blocks(private["blocks"])
     assert_valid_blocks(shared["blocks"])
 

@@ -216,7 +216,8 @@ def encode_vote(answer_id: str, vote: str) -> str:
 def share_value(answer_id: str) -> str:
     """The value of the Share button under a private answer kept as `answer_id`."""
     private = render_private_answer({"text": "a", "blocks": []}, "q", answer_id)
-    return str(private["blocks"][-1]["elements"][0]["value"])
+    rows = [b for b in private["blocks"] if b["type"] == "actions"]
+    return str(rows[0]["elements"][0]["value"])
 
 
 def document_pages(doc: Document) -> list[str]:

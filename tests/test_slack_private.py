@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.render import ACTION_SHARE, decode_share_value
+from bot.render import ACTION_SHARE, decode_share_value, decode_vote
 from bot.slack.flows.sharing import PrivateAnswer, PrivateAnswers
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import ASKER, Sent, SlackBot, running_bot
@@ -35,6 +35,26 @@ def share_value(message: dict[str, Any]) -> str:
     return str(value)
 
 
+def without_share(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`blocks` without the Share button (and a row left empty by taking it out)."""
+    kept = []
+    for block in blocks:
+        if block["type"] == "actions":
+            elements = [e for e in block["elements"] if e["action_id"] != ACTION_SHARE]
+            block = block | {"elements": elements}
+        if block.get("elements", True):
+            kept.append(block)
+    return kept
+
+
+def votes_for(message: dict[str, Any]) -> tuple[str, str]:
+    """(👍 value, 👎 value) of the message's closing feedback block."""
+    last = message["blocks"][-1]
+    assert "context_actions" == last["type"]
+    [element] = last["elements"]
+    return element["positive_button"]["value"], element["negative_button"]["value"]
+
+
 async def ask_privately(bot: SlackBot, text: str = f"private {QUESTION}") -> dict[str, Any]:
     """Run the command; the private answer it got through its response_url."""
     sent = await bot.command(text)
@@ -48,6 +68,32 @@ async def ask_privately(bot: SlackBot, text: str = f"private {QUESTION}") -> dic
 async def click_share(bot: SlackBot, value: str, *, user: str = ASKER) -> Sent:
     action = {"action_id": ACTION_SHARE, "block_id": "share_answer", "value": value}
     return await bot.action(action, user=user, ephemeral=True, message_ts="1700000000.000009")
+
+
+async def test_a_private_answer_and_its_shared_copy_take_votes_for_that_answer(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """👍 / 👎 close the private answer and its shared copy, both naming the one answer the
+    bot kept (so the report counts it once); a vote on each is recorded and thanked."""
+    async with running_bot(dk_server) as bot:
+        private = await ask_privately(bot)
+        up, down = votes_for(private)
+        await bot.feedback_click(up, ephemeral=True)
+        assert ("feedback", "vote_up") == (await bot.finished(2))[-1]
+        await click_share(bot, share_value(private))
+        [post] = await bot.fake.await_calls("chat.postMessage")
+        await bot.finished(3)
+        await bot.feedback_click(votes_for(post.args)[1], user="UOTHER9")
+        assert ("feedback", "vote_down") == (await bot.finished(4))[-1]
+        votes = await bot.deps.feedback.votes()
+        record = await bot.deps.feedback.answer(decode_vote(up).answer_id)
+
+        assert (up, down) == votes_for(post.args)
+        assert record is not None
+        assert (QUESTION, "C1", None) == (record.question, record.channel, record.ts)
+        assert {(ASKER, "up"), ("UOTHER9", "down")} == {(v.voter, v.vote) for v in votes}
+        assert {record.answer_id} == {v.answer_id for v in votes}
+        assert [] == bot.fake.invalid_payloads
 
 
 @pytest.mark.parametrize(
@@ -89,7 +135,7 @@ async def test_share_posts_the_same_answer_in_the_channel_naming_the_asker(
         assert ("C1", None) == (post.args["channel"], post.args.get("thread_ts"))
         head = post.args["blocks"][0]["text"]["text"]
         assert f"<@{ASKER}> shared an answer to: “{QUESTION}”" == head
-        assert private["blocks"][1:-2] == post.args["blocks"][1:]  # the very same answer
+        assert without_share(private["blocks"][1:-2]) == post.args["blocks"][1:-1]  # the same
         assert "Only you can see" not in shown(post.args)
         assert ACTION_SHARE not in shown(post.args)
         assert (True, "Shared in the channel.") == (note["replace_original"], note["text"])

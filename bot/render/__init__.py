@@ -38,9 +38,12 @@ from bot.render._documents import render_document_file_intro as render_document_
 from bot.render._documents import render_document_page as render_document_page
 from bot.render._home import ASK_AGAIN_ACTION_RE as ASK_AGAIN_ACTION_RE
 from bot.render._home import MAX_HOME_CHANNELS as MAX_HOME_CHANNELS
+from bot.render._home import AskAgain as AskAgain
 from bot.render._home import ChannelLine as ChannelLine
 from bot.render._home import HomeInput as HomeInput
 from bot.render._home import RecentQuestion as RecentQuestion
+from bot.render._home import Upstream as Upstream
+from bot.render._home import decode_ask as decode_ask
 from bot.render._home import decode_ask_again as decode_ask_again
 from bot.render._home import render_channel_notice as render_channel_notice
 from bot.render._home import render_channel_settings as render_channel_settings

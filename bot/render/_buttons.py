@@ -187,6 +187,8 @@ _COMMENT_ACTION_ID = "comment"
 MAX_COMMENT_CHARS = 300
 ACTION_SHARE = "share_answer"
 SHARED_QUESTION_CHARS = 300
+#: elements in one actions block (Slack)
+_MAX_ROW = 25
 #: an answer id: short, URL-safe (e.g. `secrets.token_urlsafe(12)`, or a message ts)
 _ANSWER_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _VALUE_RE = re.compile(r"fb1:(?P<vote>up|down):(?P<id>[A-Za-z0-9_.-]{1,64})")
@@ -306,33 +308,52 @@ def decode_share_value(value: object) -> str:
 
 
 def _framed(head: list[Block], body: Message, tail: list[Block]) -> list[Block]:
-    """Within Slack's block limit: the body is cut only in a pathological case."""
-    room = MAX_BLOCKS - len(head) - len(tail)
+    """Within Slack's block limit (one spare for the Share row): the body is cut only in a
+    pathological case."""
+    room = MAX_BLOCKS - len(head) - len(tail) - 1
     return [*head, *list(body.get("blocks") or [])[:room], *tail]
 
 
-def render_private_answer(body: Message, question: str, answer_id: str | None) -> Message:
-    """The ephemeral answer; when it was kept (`answer_id`), with the Share button."""
+def _first_in_row(blocks: list[Block], element: Block, tail: int) -> list[Block]:
+    """`element` first in the answer's actions row (its Show full doc buttons), or in a row
+    of its own just before the last `tail` blocks: one row of actions, not two."""
+    for at in range(len(blocks) - tail - 1, -1, -1):
+        row = blocks[at]
+        if row.get("type") == "actions" and len(row.get("elements") or []) < _MAX_ROW:
+            merged = row | {"elements": [element, *row["elements"]]}
+            return [*blocks[:at], merged, *blocks[at + 1 :]]
+    at = len(blocks) - tail
+    return [*blocks[:at], actions([element], block_id=ACTION_SHARE), *blocks[at:]]
+
+
+def render_private_answer(
+    body: Message, question: str, answer_id: str | None, feedback_id: str | None = None
+) -> Message:
+    """The ephemeral answer: the question, the answer and its sources, one row of actions
+    (Share in channel when it was kept as `answer_id`), who sees it, 👍 / 👎."""
     asked = escape_truncated(one_line(question), SHARED_QUESTION_CHARS, at_word=True)
     head = [section(f"> {asked}")] if asked else []
-    if answer_id is None:
-        tail = [context(":lock: Only you can see this answer.")]
-    else:
+    lock = ":lock: Only you can see this answer."
+    tail = [context(lock + (" Share it if it helps the channel." if answer_id else ""))]
+    tail += [feedback_block_for(feedback_id)] if feedback_id else []
+    blocks = _framed(head, body, tail)
+    if answer_id is not None:
         share = button("Share in channel", ACTION_SHARE, _share_value(answer_id), primary=True)
-        tail = [
-            context(":lock: Only you can see this answer. Share it if it helps the channel."),
-            actions([share], block_id=ACTION_SHARE),
-        ]
-    return {"text": body["text"], "blocks": _framed(head, body, tail)}
+        blocks = _first_in_row(blocks, share, len(tail))
+    return {"text": body["text"], "blocks": blocks}
 
 
-def render_shared_answer(body: Message, asker: str, question: str) -> Message:
-    """The answer re-posted in the channel, headed `<@U…> shared an answer to: “question”`."""
+def render_shared_answer(
+    body: Message, asker: str, question: str, feedback_id: str | None = None
+) -> Message:
+    """The answer re-posted in the channel, headed `<@U…> shared an answer to: “question”`;
+    its 👍 / 👎 count for the same answer as the private copy's."""
     who = mention(asker)
     asked = escape_truncated(one_line(question), SHARED_QUESTION_CHARS, at_word=True)
     lead = f"{who} shared an answer" if who else "An answer was shared"
     head = section(f"{lead} to: “{asked}”" if asked else f"{lead}:")
-    return {"text": body["text"], "blocks": _framed([head], body, [])}
+    tail = [feedback_block_for(feedback_id)] if feedback_id else []
+    return {"text": body["text"], "blocks": _framed([head], body, tail)}
 
 
 def render_share_expired(kept_minutes: int) -> Message:

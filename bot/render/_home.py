@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from bot.channels import CHANNEL_ID_RE, ChannelSettings, Field, Followups
 from bot.errors import InvalidInput
 from bot.render._notices import forged
-from bot.render._quota import viewer_zone
+from bot.render._quota import at_time, quota_words, viewer_zone
 from bot.render._text import (
     MAX_BUTTON_VALUE_CHARS,
     Block,
@@ -31,17 +31,25 @@ from bot.render._text import (
 from bot.text import one_line, truncate
 
 if TYPE_CHECKING:
+    from bot.quota import Pause
     from bot.report import Report
 
-MAX_RECENT = 10
+#: recent questions shown (the store keeps 10): a short list, not a log
+MAX_RECENT = 5
+_KIND_WORDS = {"search": "search", "pay": "Pay & Wallet docs", "doc": "whole page"}
 _ACTION_ASK_AGAIN_PREFIX = "ask_again:"
-ASK_AGAIN_ACTION_RE = re.compile(rf"^{re.escape(_ACTION_ASK_AGAIN_PREFIX)}\d+\Z")
+_ACTION_EXAMPLE_PREFIX = "ask_example:"
+#: Ask again (a recent question) and Ask (an example): both ask in the viewer's DM
+ASK_AGAIN_ACTION_RE = re.compile(r"^ask_(?:again|example):\d+\Z")
+_ASK_VALUE_RE = re.compile(
+    r"ask1:(?P<old>.+)|ask2:(?P<kind>answer|search|pay|doc)(?P<private>\+private)?:(?P<q>.+)",
+    re.DOTALL,
+)
 _EXAMPLE_QUESTIONS = (
     "How do I create a Cloud Storage bucket with gcloud?",
     "What is the difference between Cloud Firestore and the Realtime Database?",
     "How do I ask for the location permission in an Android app?",
 )
-_ASK_PREFIX = "ask1:"
 MAX_HOME_CHANNELS = 10
 
 _FOLLOWUP_WORDS: dict[Followups, str] = {
@@ -165,6 +173,22 @@ def _channels(lines: Sequence[ChannelLine], default_followups: Followups) -> lis
 class RecentQuestion:
     text: str
     asked_at: datetime
+    #: the route it took ("answer", "search", "pay", "doc"); None: route `text` as typed
+    kind: str | None = None
+    private: bool = False
+    failed: bool = False
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """How the last calls to Google's documentation servers went, on any replica."""
+
+    #: the latest call's time; None: no call in the last hour
+    last_at: datetime | None = None
+    #: the latest calls that failed, in a row
+    failed: int = 0
+    #: the latest failure was a timeout (else an error on their side)
+    timed_out: bool = False
 
 
 @dataclass(frozen=True)
@@ -178,10 +202,11 @@ class HomeInput:
     now: datetime
     #: "unlimited": ANSWER_QUOTA_PER_DAY=0; "unknown": the ledger could not be read
     quota: Literal["counted", "unlimited", "unknown"] = "counted"
+    #: Google said no to answer_query until `pause.until`
+    pause: Pause | None = None
     #: the viewer's IANA time zone (users.info `tz`); None or unknown: Pacific, shown "PT"
     viewer_tz: str | None = None
-    ready: bool = True
-    ready_detail: str = ""
+    upstream: Upstream = Upstream()
     #: newest first
     recent: Sequence[RecentQuestion] = field(default_factory=tuple)
     command: str = "/gdocs"
@@ -230,57 +255,70 @@ def render_week_report(week: Report) -> Message:
     return {"text": text, "blocks": blocks}
 
 
-def _encode_ask_again(question: str) -> str:
-    """The value of an "Ask again" button: the question on one line, cut to fit 2000."""
-    text = truncate(one_line(question), MAX_BUTTON_VALUE_CHARS - len(_ASK_PREFIX), at_word=True)
+@dataclass(frozen=True)
+class AskAgain:
+    """What an Ask again or example button asks, routed as it was the first time."""
+
+    question: str
+    #: None: an older button, whose question is routed as typed
+    kind: str | None = None
+    private: bool = False
+
+
+def _encode_ask(asked: AskAgain) -> str:
+    """An Ask button's value: `ask2:<kind>[+private]:<question on one line, cut to fit>`;
+    without a kind, `ask1:` (routed as typed)."""
+    if asked.kind is None:
+        return _encode_ask_again(asked.question)
+    prefix = f"ask2:{asked.kind}{'+private' if asked.private else ''}:"
+    text = truncate(one_line(asked.question), MAX_BUTTON_VALUE_CHARS - len(prefix), at_word=True)
     if not text:
         raise InvalidInput("There is no question to ask again.")
-    return _ASK_PREFIX + text
+    return prefix + text
+
+
+def _encode_ask_again(question: str) -> str:
+    """`ask1:<question as typed>`: routed again like a new message (Try again)."""
+    text = truncate(one_line(question), MAX_BUTTON_VALUE_CHARS - len("ask1:"), at_word=True)
+    if not text:
+        raise InvalidInput("There is no question to ask again.")
+    return "ask1:" + text
+
+
+def decode_ask(value: object) -> AskAgain:
+    """Any value `_encode_ask` or `_encode_ask_again` makes (Home buttons already published
+    carry `ask1:`)."""
+    short = isinstance(value, str) and len(value) <= MAX_BUTTON_VALUE_CHARS
+    match = _ASK_VALUE_RE.fullmatch(value) if short and isinstance(value, str) else None
+    question = (match["old"] or match["q"]) if match else ""
+    if match is None or not question or question != one_line(question):
+        raise InvalidInput(forged("Ask again button"))
+    return AskAgain(question, match["kind"], match["private"] is not None)
 
 
 def decode_ask_again(value: object) -> str:
-    if not isinstance(value, str) or len(value) > MAX_BUTTON_VALUE_CHARS:
+    """The question of an `ask1:` value, as typed."""
+    asked = decode_ask(value)
+    if asked.kind is not None:
         raise InvalidInput(forged("Ask again button"))
-    question = value.removeprefix(_ASK_PREFIX)
-    if question == value or not question or question != one_line(question):
-        raise InvalidInput(forged("Ask again button"))
-    return question
+    return asked.question
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _local(moment: datetime, now: datetime, tz: str | None) -> tuple[datetime, datetime]:
     zone, _ = viewer_zone(tz)
-    aware = [m if m.tzinfo is not None else m.replace(tzinfo=UTC) for m in (moment, now)]
-    return aware[0].astimezone(zone), aware[1].astimezone(zone)
+    return _aware(moment).astimezone(zone), _aware(now).astimezone(zone)
 
 
-def _day_word(moment: datetime, now: datetime) -> str:
-    days = (moment.date() - now.date()).days
-    words = {0: "today", 1: "tomorrow", -1: "yesterday"}
-    return words.get(days) or f"{moment:%a} {moment.day} {moment:%b}"
-
-
-def _when_back(resets_at: datetime, now: datetime, tz: str | None) -> str:
-    """ "at 09:00 tomorrow, Europe/Rome time (in 7 h 5 min)" in the viewer's zone."""
-    local, local_now = _local(resets_at, now, tz)
-    if local <= local_now:
-        return "any minute now"
-    name = viewer_zone(tz)[1]
-    label = name.replace("_", " ") if name else "PT"
-    shown = label if label in ("PT", "UTC") else f"{label} time"
-    hours, minutes = divmod(max(int((local - local_now).total_seconds() // 60), 1), 60)
-    left = f"{hours} h {minutes} min" if hours else f"{minutes} min"
-    return f"at {local:%H:%M} {_day_word(local, local_now)}, {shown} (in {left})"
-
-
-def _asked_when(asked_at: datetime, now: datetime, tz: str | None) -> str:
-    """ "just now", "5 min ago", "today at 14:05", "yesterday at 09:12", "Mon 3 Mar at 10:00"."""
-    local, local_now = _local(asked_at, now, tz)
-    age = local_now - local
-    if age < timedelta(minutes=1):
-        return "just now"
-    if age < timedelta(hours=1):
-        return f"{int(age.total_seconds() // 60)} min ago"
-    return f"{_day_word(local, local_now)} at {local:%H:%M}"
+def _when(moment: datetime, now: datetime, tz: str | None) -> str:
+    """ "today at 14:05", "yesterday at 09:12", "Mon 3 Mar at 10:00" in the viewer's zone."""
+    local, local_now = _local(moment, now, tz)
+    days = (local.date() - local_now.date()).days
+    day = {0: "today", -1: "yesterday"}.get(days) or f"{local:%a} {local.day} {local:%b}"
+    return f"{day} at {local:%H:%M}"
 
 
 def _about(command: str) -> list[Block]:
@@ -289,7 +327,12 @@ def _about(command: str) -> list[Block]:
         "Maps, Pay and more) from Google's own documentation, and link the pages I used. "
         f"Ask with `{command}`, mention me in a thread, or write to me in the *Messages* tab."
     )
-    examples = "\n".join(f"• {escape(q)}" for q in _EXAMPLE_QUESTIONS)
+    examples = [section("*Try asking* (I answer in our direct messages)")]
+    for index, question in enumerate(_EXAMPLE_QUESTIONS):
+        block = section(f"• {escape(question)}")
+        value = _encode_ask(AskAgain(question, "answer"))
+        block["accessory"] = button("Ask", f"{_ACTION_EXAMPLE_PREFIX}{index}", value)
+        examples.append(block)
     forms = "\n".join(
         [
             f"• `{command} <question>` — a short answer with links to its sources",
@@ -303,55 +346,78 @@ def _about(command: str) -> list[Block]:
     return [
         header("gdocs: answers from Google's developer docs"),
         section(intro),
-        section(f"*Try asking*\n{examples}"),
+        *examples,
         section(f"*Ways to ask*\n{escape(forms)}"),
         divider(),
     ]
 
 
-def _status(view: HomeInput) -> list[Block]:
+_INSTEAD = "Until then I answer with matching documentation pages."
+
+
+def _quota(view: HomeInput) -> str:
+    """The quota as it is: Google's pause first, then the bot's own count; in the words the
+    stream's step and the answer's note use (`quota_words`)."""
+    now, tz, pause = _aware(view.now), view.viewer_tz, view.pause
     per_day = max(view.per_day, 0)
     left = min(max(view.answers_left, 0), per_day)
-    back = _when_back(view.resets_at, view.now, view.viewer_tz)
+    resets = _aware(view.resets_at)
+    back = at_time(resets, tz=tz, now=now) if resets > now else "any minute now"
     head = "*Generated answers today:*"
     if view.quota == "unknown":
-        quota = f"{head} I can't read the team's count right now; questions still get answers."
-    elif view.quota == "unlimited":
-        quota = (
-            f"{head} this bot sets no daily limit; Google's quota for the project still applies."
-        )
-    elif per_day == 0:
-        quota = "*Generated answers:* none today; I answer with matching documentation pages."
-    elif left == 0:
-        quota = (
-            f"{head} all {per_day} are used; until they come back {back}, "
-            "I answer with matching documentation pages."
-        )
-    else:
-        quota = (
-            f"{head} {left} of {per_day} left for the team. The day's {per_day} come back {back}."
-        )
-    if view.ready:
-        state = ":large_green_circle: Google's documentation servers are answering."
-    else:
-        state = (
-            ":red_circle: Google's documentation servers are not answering right now; "
-            "questions may fail until they are back."
-        )
-    detail = escape_truncated(one_line(view.ready_detail), 300)
-    return [section(quota), section(state), *([context(detail)] if detail else []), divider()]
+        return f"{head} I can't read the team's count right now; questions still get answers."
+    if pause is not None and _aware(pause.until) > now:
+        size = pause.limit_value or 0
+        said = quota_words(pause.kind, _aware(pause.until), size, tz=tz, now=now).sentence
+        return f"{head} {escape(said)} {_INSTEAD}"
+    if view.quota == "unlimited":
+        return f"{head} this bot sets no daily limit; Google's quota for the project still applies."
+    if per_day == 0:
+        return "*Generated answers:* none today; I answer with matching documentation pages."
+    if left == 0:
+        until = resets if resets > now else None
+        said = quota_words("day", until, per_day, tz=tz, now=now).sentence
+        return f"{head} {escape(said)} {_INSTEAD}"
+    return f"{head} {left} of {per_day} left for the team; the count starts again {back}."
+
+
+def _upstream(view: HomeInput) -> str:
+    """From the last calls any replica made, not a guess."""
+    calls, servers = view.upstream, "Google's documentation servers"
+    if calls.last_at is None:
+        return f":white_circle: No call to {servers} in the last hour."
+    when = _when(calls.last_at, view.now, view.viewer_tz)
+    if not calls.failed:
+        return f":large_green_circle: {servers} answered my last call ({when})."
+    last = f"last {calls.failed} calls" if calls.failed > 1 else "last call"
+    why = "no answer in time" if calls.timed_out else "an error on their side"
+    return (
+        f":red_circle: My {last} to {servers} failed ({why}, {when}); "
+        "questions may fail until they answer again."
+    )
+
+
+def _status(view: HomeInput) -> list[Block]:
+    return [section(_quota(view)), section(_upstream(view)), divider()]
+
+
+def _recent_row(asked: RecentQuestion, view: HomeInput) -> str:
+    shown = escape_truncated(one_line(asked.text), 200, at_word=True)
+    about = [_when(asked.asked_at, view.now, view.viewer_tz)]
+    about += [_KIND_WORDS[asked.kind]] if asked.kind in _KIND_WORDS else []
+    about += ["private"] if asked.private else []
+    about += [":warning: not answered"] if asked.failed else []
+    return f"“{shown}”\n_{' · '.join(about)}_"
 
 
 def _recent(view: HomeInput) -> list[Block]:
     blocks: list[Block] = [header("Your recent questions")]
     for index, asked in enumerate(view.recent[:MAX_RECENT]):
         try:
-            value = _encode_ask_again(asked.text)
+            value = _encode_ask(AskAgain(asked.text, asked.kind, asked.private))
         except InvalidInput:
             continue  # nothing left of it to show or ask
-        shown = escape_truncated(one_line(asked.text), 200, at_word=True)
-        when = _asked_when(asked.asked_at, view.now, view.viewer_tz)
-        block = section(f"“{shown}”\n_{when}_")
+        block = section(_recent_row(asked, view))
         block["accessory"] = button("Ask again", f"{_ACTION_ASK_AGAIN_PREFIX}{index}", value)
         blocks.append(block)
     if len(blocks) > 1:

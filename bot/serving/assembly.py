@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the CLI never loads the Slack side
     from slack_bolt.async_app import AsyncApp
     from slack_sdk.web.async_client import AsyncWebClient
 
-    from bot.slack.deps import DocsStatus, SlackDeps
+    from bot.slack.deps import SlackDeps
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ async def open_bot(settings: Settings, **options: Any) -> AsyncIterator[Bot]:
             # the service bounds each server's check by MCP_TIMEOUT_SECONDS; this is a backstop
             probe_timeout=settings.mcp_timeout_seconds + 5,
         )
-        deps = _slack_deps(settings, core, clock=clock, docs_status=readiness.dk_status)
+        deps = _slack_deps(settings, core, clock=clock)
         app = build_bolt_app(deps, client)
         yield Bot(core=core, client=client, app=app, deps=deps, readiness=readiness)
 
@@ -162,7 +162,6 @@ def _slack_deps(
     core: Core,
     *,
     clock: Callable[[], datetime] | None,
-    docs_status: DocsStatus,
 ) -> SlackDeps:
     from bot.serving.inflight import InFlight
     from bot.slack.boundary import Boundary
@@ -203,7 +202,6 @@ def _slack_deps(
         ),
         feedback=feedback_log(settings, store, now),
         recent=RecentQuestions(store, now),
-        docs_status=docs_status,
         boundary=Boundary(inflight=inflight, metrics=metrics),
         channels=ChannelSettingsStore(
             store,

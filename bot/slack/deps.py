@@ -16,7 +16,7 @@ from bot.service import DocsService
 from bot.settings import Settings
 from bot.slack.boundary import Boundary, InFlight
 from bot.slack.flows.answer import Answers
-from bot.slack.flows.home import DocsStatus, Home
+from bot.slack.flows.home import Home
 from bot.slack.flows.pages import Pages
 from bot.slack.flows.routing import Router
 from bot.slack.flows.settings import ChannelCommand
@@ -31,8 +31,9 @@ from bot.slack.memory import (
 from bot.slack.work.stops import ActiveStreams
 from bot.slack.work.worklog import WorkLog
 from bot.store import Store
+from bot.upstream import UpstreamCalls
 
-__all__ = ["DocsStatus", "SlackDeps"]
+__all__ = ["SlackDeps"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,6 @@ class SlackDeps:
     work: WorkLog
     feedback: FeedbackLog
     recent: RecentQuestions
-    docs_status: DocsStatus
     boundary: Boundary
     channels: ChannelSettingsStore
     tally: DailyTally
@@ -82,7 +82,7 @@ class SlackDeps:
             profiles=self.profiles,
             recent=self.recent,
             channels=self.channels,
-            docs_status=self.docs_status,
+            upstream=UpstreamCalls(self.store, self.clock),
             default_followups=self.settings.thread_followups,
             clock=self.clock,
         )

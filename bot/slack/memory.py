@@ -19,6 +19,7 @@ from bot.channels import ChannelSettings
 from bot.slack import SLACK_CALL_FAILURES
 from bot.store import AdapterCodec, Op, Store, StoreError
 from bot.text import is_language_tag, one_line
+from bot.upstream import question_key
 
 logger = logging.getLogger(__name__)
 
@@ -232,11 +233,30 @@ _CAS_TRIES = 3
 class Asked(BaseModel):
     model_config = ConfigDict(defer_build=True, frozen=True)
 
+    #: what was asked, without the subcommand (`private`, `search`…) that routed it
     text: str
     at: datetime
+    #: the route it took ("answer", "search", "pay", "doc"); None: kept by an older version,
+    #: whose `text` is as typed
+    kind: str | None = None
+    private: bool = False
+    #: it got an error instead of an answer
+    failed: bool = False
 
 
 _RECENT = AdapterCodec(list[Asked])
+
+
+def _distinct(asked: list[Asked]) -> list[Asked]:
+    """The first of each normalised question (the cache's key: case, spacing and filler
+    words do not count)."""
+    seen: set[str] = set()
+    kept = []
+    for a in asked:
+        if (key := question_key(a.text)) not in seen:
+            seen.add(key)
+            kept.append(a)
+    return kept[:MAX_RECENT]
 
 
 class RecentQuestions:
@@ -246,17 +266,25 @@ class RecentQuestions:
         self._store = store
         self._clock = clock
 
-    async def remember(self, user: str, question: str) -> None:
-        """`question` first in `user`'s list (an earlier copy of it moves up, not twice)."""
+    async def remember(
+        self,
+        user: str,
+        question: str,
+        *,
+        kind: str | None = None,
+        private: bool = False,
+        failed: bool = False,
+    ) -> None:
+        """`question` first in `user`'s list (an earlier form of it moves up, not twice)."""
         text = one_line(question, MAX_RECENT_CHARS)
         if not text:
             return
-        asked, key = Asked(text=text, at=self._clock()), keys.RECENT.key(user)
+        asked = Asked(text=text, at=self._clock(), kind=kind, private=private, failed=failed)
+        key = keys.RECENT.key(user)
         try:
             for _ in range(_CAS_TRIES):
                 current = await self._store.get(key, _RECENT)
-                others = [a for a in current or [] if a.text != text]
-                updated = [asked, *others][:MAX_RECENT]
+                updated = _distinct([asked, *(current or [])])
                 if current is None:
                     written = await self._store.add(key, updated, _RECENT, RECENT_TTL_SECONDS)
                 else:
@@ -271,7 +299,7 @@ class RecentQuestions:
     async def of(self, user: str) -> list[Asked]:
         """`user`'s recent questions, newest first ([] when none, or the store fails)."""
         try:
-            return (await self._store.get(keys.RECENT.key(user), _RECENT) or [])[:MAX_RECENT]
+            return _distinct(await self._store.get(keys.RECENT.key(user), _RECENT) or [])
         except StoreError as exc:
             logger.info("recent questions unavailable: %s", exc.message)
             return []

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 from bot.upstream._auth import ApiKeyAuth as ApiKeyAuth
+from bot.upstream._calls import Call as Call
+from bot.upstream._calls import UpstreamCalls as UpstreamCalls
 from bot.upstream._client import McpClient as McpClient
 from bot.upstream._documents import missing_tools as missing_tools
 from bot.upstream._documents import normalise as normalise

@@ -27,6 +27,7 @@ from bot.settings import Settings, reveal
 from bot.store import MemoryStore, ModelCodec, SharedFlight, Store, StoreError
 from bot.text import clean_language, clean_query
 from bot.upstream._auth import ApiKeyAuth, Auth, OAuth
+from bot.upstream._calls import UpstreamCalls
 from bot.upstream._client import McpClient
 from bot.upstream._documents import DocumentFetcher, deadline, name_for, normalise, pay_search
 from bot.upstream._errors import ServerContext
@@ -105,6 +106,7 @@ class GoogleDocsService:
         # identical work in flight shares one call: in this process, and (answers) across
         # replicas; a replica dying while it computes holds the others back no longer
         self._flights = SharedFlight(store, lock_ttl=timeout)
+        self.calls = UpstreamCalls(store, clock)
         self._documents = DocumentFetcher(
             self._dk, store, metrics, self._flights, ttl=settings.cache_document_ttl_seconds
         )
@@ -247,11 +249,17 @@ class GoogleDocsService:
         token = deadline.set(asyncio.get_running_loop().time() + timeout)
         try:
             async with asyncio.timeout(timeout):
-                return await work(*args)
+                result = await work(*args)
         except TimeoutError:
+            await self.calls.record(server.key, "timeout")
             raise server.timeout_error() from None
+        except GdocsError as exc:  # what a person meets, for the Home tab
+            await self.calls.record(server.key, exc.code.value)
+            raise
         finally:
             deadline.reset(token)
+        await self.calls.record(server.key, None)
+        return result
 
     async def _status(self, client: McpClient) -> ServerStatus:
         tools: tuple[str, ...] = ()

@@ -84,6 +84,7 @@ class Answers:
         await reply.start_progress(render.render_progress(asked))
         pay = route.kind == "pay" and self.service.pay_configured
         server = "pay" if pay else DEVELOPER_KNOWLEDGE
+        failed = False  # marked in the asker's recent questions (Home)
         try:
             if route.kind == "doc":
                 doc = await self.pages.fetch(normalize_doc_ref(route.query))
@@ -105,6 +106,7 @@ class Answers:
                 tool=result.tool or "-",
             )
         except GdocsError as error:
+            failed = True
             # the technical words (an HTTP status) for the log: people read `render_error`'s
             logger.info("question failed: %s", error)
             # a problem with what was asked is the asker's business; an outage, the thread's
@@ -121,7 +123,9 @@ class Answers:
         finally:
             await reply.finish()
             if reply.user is not None:
-                await self.recent.remember(reply.user, question)
+                await self.recent.remember(
+                    reply.user, route.query, kind=route.kind, private=route.private, failed=failed
+                )
 
     async def _deliver(
         self,
@@ -140,7 +144,18 @@ class Answers:
             body = await render_off_loop(
                 answer_size(result), render.render_answer, result, tz=tz, now=self.clock()
             )
-            await answer_privately(self.private, reply, body, route.query)
+            record = answer_record(  # its 👍 / 👎, and its shared copy's
+                result,
+                answer_id=new_answer_id(),
+                channel=reply.channel,
+                ts=None,
+                thread_ts=reply.thread_ts,
+                asker=reply.user,
+                now=self.clock(),
+                route=route.kind,
+            )
+            await self.feedback.keep_answer(record)
+            await answer_privately(self.private, reply, body, route.query, record.answer_id)
             await self.tally.count(*counts)
             return
         answer_id = new_answer_id()  # the feedback buttons name the answer by it

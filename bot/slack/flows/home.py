@@ -1,39 +1,62 @@
-"""The App Home: the Home tab (answers left, the servers' state, the viewer's questions and
-channels, the week's usage for admins) at most once a minute per person; the Messages tab's
+"""The App Home: the Home tab (answers left, the servers' state from the last calls any
+replica made, the viewer's questions and channels, the week's usage for admins), published
+again within a minute only when what it shows changed; the Messages tab's
 prompts once per person per Pacific day; the week's usage as `/gdocs report` for admins."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Literal
+from typing import Literal, cast
 
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import keys, render
 from bot.channels import Followups
-from bot.quota import AnswerQuota, next_pacific_midnight, pacific_day
+from bot.quota import AnswerQuota, QuotaState, next_pacific_midnight, pacific_day
 from bot.report import Report, Window, aggregate, collect
 from bot.slack import SLACK_CALL_FAILURES
-from bot.slack.boundary import Outcome
+from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.posting import why
 from bot.slack.memory import ChannelSettingsStore, RecentQuestions, UserProfiles
 from bot.slack.work.worklog import Reply
 from bot.store import TEXT, ResilientStore, Store, StoreError
+from bot.upstream import Call, UpstreamCalls
 
 logger = logging.getLogger(__name__)
 
+#: a Home tab opened again within this long, with nothing it shows changed, is not
+#: published again (views.publish is rate limited per workspace)
 HOME_REPUBLISH_SECONDS = 60.0
 PROMPTS_CLAIM_SECONDS = 86_400.0
 VIEWER_CHANNELS_PAGE = 200
 WEEK_DAYS = 7
 SUMMARY_READ_LIMIT = 20_000
 SUMMARY_TIMEOUT_SECONDS = 2.0
-#: whether Google's docs servers answer now, and a short detail when they don't
-DocsStatus = Callable[[], tuple[bool, str]]
+QuotaKind = Literal["counted", "unlimited", "unknown"]
+
+
+@dataclass(frozen=True)
+class _Changing:
+    """What the Home tab shows that changes as people ask: read at every opening."""
+
+    quota: QuotaState | None
+    upstream: render.Upstream
+    recent: list[render.RecentQuestion]
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(repr(self).encode()).hexdigest()[:32]
+
+
+def _upstream(calls: list[Call]) -> render.Upstream:
+    if not calls:
+        return render.Upstream()
+    failed = next((i for i, call in enumerate(calls) if call.error is None), len(calls))
+    return render.Upstream(calls[0].at, failed, timed_out=calls[0].error == "timeout")
 
 
 @dataclass(frozen=True)
@@ -43,15 +66,19 @@ class Home:
     profiles: UserProfiles
     recent: RecentQuestions
     channels: ChannelSettingsStore
-    docs_status: DocsStatus
+    upstream: UpstreamCalls
     default_followups: Followups
     clock: Callable[[], datetime]
 
     async def publish(self, client: AsyncWebClient, user: str) -> Outcome:
-        claim = keys.HOME.key(user)
-        if not await self.store.add(claim, "1", TEXT, HOME_REPUBLISH_SECONDS):
+        """Publish the tab, unless it was published in the last minute with the same
+        questions, quota and servers' state."""
+        changing = await self._changing(user)
+        claim, seen = keys.HOME.key(user), changing.fingerprint()
+        if await self.store.get(claim, TEXT) == seen:
             return Outcome(route="home", outcome="recently_published")
-        view = render.render_home(await self.home_input(client, user))
+        await self.store.set(claim, seen, TEXT, HOME_REPUBLISH_SECONDS)
+        view = render.render_home(await self.home_input(client, user, changing))
         try:
             await client.views_publish(user_id=user, view=view)
         except SLACK_CALL_FAILURES as exc:
@@ -60,28 +87,39 @@ class Home:
             return Outcome(route="home", outcome="publish_failed")
         return Outcome(route="home", outcome="ok")
 
-    async def home_input(self, client: AsyncWebClient, user: str) -> render.HomeInput:
-        now = self.clock()
-        quota: Literal["counted", "unlimited", "unknown"] = "counted"
+    async def _changing(self, user: str) -> _Changing:
         try:
-            state = await self.quota.state(user)
-            left, per_day, resets_at = state.left_today or 0, state.per_day, state.next_reset
-            if not state.per_day:
-                quota = "unlimited"
+            state: QuotaState | None = await self.quota.state(user)
         except StoreError:
-            left, per_day, resets_at, quota = 0, 0, next_pacific_midnight(now), "unknown"
-        ready, detail = self.docs_status()
+            state = None
+        asked = [
+            render.RecentQuestion(a.text, a.at, a.kind, a.private, a.failed)
+            for a in await self.recent.of(user)
+        ]
+        calls = await self.upstream.last(DEVELOPER_KNOWLEDGE)
+        return _Changing(state, _upstream(calls), asked)
+
+    async def home_input(
+        self, client: AsyncWebClient, user: str, changing: _Changing | None = None
+    ) -> render.HomeInput:
+        now = self.clock()
+        changing = changing or await self._changing(user)
+        state, quota = changing.quota, "unknown"
+        left, per_day, resets_at = 0, 0, next_pacific_midnight(now)
+        if state is not None:
+            left, per_day, resets_at = state.left_today or 0, state.per_day, state.next_reset
+            quota = "counted" if state.per_day else "unlimited"
         admin = await self.profiles.is_admin(client, user) is True
         return render.HomeInput(
             answers_left=left,
             per_day=per_day,
             resets_at=resets_at,
             now=now,
-            quota=quota,
+            quota=cast(QuotaKind, quota),
+            pause=state.pause if state is not None else None,
             viewer_tz=await self.profiles.tz(client, user),
-            ready=ready,
-            ready_detail=detail,
-            recent=[render.RecentQuestion(a.text, a.at) for a in await self.recent.of(user)],
+            upstream=changing.upstream,
+            recent=changing.recent,
             channels=await self._viewer_channels(client, user),
             default_followups=self.default_followups,
             week=await this_week(self.store, now, self.quota.config.per_day) if admin else None,

@@ -32,6 +32,8 @@ class PrivateAnswer:
     #: the rendered answer, without who asked (`render_answer(result)`)
     text: str
     blocks: list[dict[str, Any]]
+    #: the answer record its 👍 / 👎 name, the shared copy's too (one answer, one record)
+    feedback_id: str | None = None
 
 
 _CODEC = AdapterCodec(PrivateAnswer)
@@ -58,9 +60,14 @@ class PrivateAnswers:
 
 
 async def answer_privately(
-    answers: PrivateAnswers, reply: Reply, body: render.Message, question: str
+    answers: PrivateAnswers,
+    reply: Reply,
+    body: render.Message,
+    question: str,
+    feedback_id: str | None = None,
 ) -> None:
-    """Show `body` to the asker alone, with a Share button when it could be kept."""
+    """Show `body` to the asker alone, with a Share button when it could be kept, and 👍 / 👎
+    naming the answer record `feedback_id`."""
     answer_id = None
     if reply.user and reply.channel:
         kept = PrivateAnswer(
@@ -70,9 +77,11 @@ async def answer_privately(
             thread_ts=reply.thread_ts,
             text=body["text"],
             blocks=list(body.get("blocks") or []),
+            feedback_id=feedback_id,
         )
         answer_id = await answers.keep(kept)
-    await reply.notify_asker(render.render_private_answer(body, question, answer_id))
+    private = render.render_private_answer(body, question, answer_id, feedback_id)
+    await reply.notify_asker(private)
 
 
 async def share(
@@ -93,7 +102,7 @@ async def share(
         await reply.notify_asker(render.notice("share_forged"))
         return Outcome(route="share", outcome="invalid_input")
     body: render.Message = {"text": kept.text, "blocks": kept.blocks}
-    shared = render.render_shared_answer(body, kept.asker, kept.question)
+    shared = render.render_shared_answer(body, kept.asker, kept.question, kept.feedback_id)
     ts = None
     try:
         ts = await posting.post_visibly(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import re
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
@@ -31,6 +31,7 @@ from bot.slack.delivery import posting
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.pages import FIRST_PAGE
+from bot.slack.flows.routing import Route, RouteKind
 from bot.slack.flows.sharing import share
 from bot.slack.memory import delivery_key
 from bot.slack.work.worklog import Reply, WorkRecord, track
@@ -90,11 +91,14 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
         async def job() -> Outcome:
             try:
-                question = render.decode_ask_again(_action(body).get("value"))
+                asked = render.decode_ask(_action(body).get("value"))
             except InvalidInput as exc:
                 await reply.notify_asker(render.render_error(exc))
                 return Outcome(route="-", outcome="invalid_input")
-            route = deps.router.route(question)
+            question = asked.question
+            # routed as the first time; the DM is private already, so no Share button there
+            kind = cast(RouteKind, asked.kind)
+            route = Route(kind, question) if asked.kind else deps.router.route(question)
             return await deps.answers(reply, route, question=question, name_asker=True)
 
         run("home_action", job, reply.notify_asker)

@@ -52,9 +52,10 @@ def run(settings: Settings, port: int = DEFAULT_PORT) -> int:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(("127.0.0.1", port))  # loopback only: the page can post as anyone
-    except OSError as exc:
+    except (OSError, OverflowError) as exc:
         sock.close()
-        print(f"gdocs-bot: cannot listen on 127.0.0.1:{port} ({exc.strerror}); "
+        why = exc.strerror if isinstance(exc, OSError) else "not a port"
+        print(f"gdocs-bot: cannot listen on 127.0.0.1:{port} ({why}); "
               "choose another port with --port N", file=sys.stderr)  # fmt: skip
         return 1
     try:

@@ -271,7 +271,7 @@ async def test_upstream_failure_on_a_mention_is_a_short_reply_in_the_thread(
         outcomes = await bot.finished(1)
 
         assert "1710000000.000800" == post.args["thread_ts"]
-        assert "unavailable" in post.args["text"].lower()
+        assert "isn't answering right now" in post.args["text"].lower()
         assert "Traceback" not in post.args["text"]
         assert len(post.args["text"]) < 300
         assert [("mention", "unavailable")] == outcomes

@@ -19,7 +19,6 @@ from bot.render import (
     HomeInput,
     RecentQuestion,
     Upstream,
-    decode_ask,
     decode_ask_again,
     quota_words,
     render_home,
@@ -220,7 +219,7 @@ def test_the_last_five_questions_each_get_an_ask_again_button() -> None:
     assert_valid_view(view, "home")
     buttons = _ask_again_buttons(view)
     assert [f"question {i}?" for i in range(5)] == [
-        decode_ask(b["value"]).question for b in buttons
+        decode_ask_again(b["value"]).question for b in buttons
     ]
     assert len({b["action_id"] for b in buttons}) == 5
     assert "question 5?" not in _texts(view)
@@ -257,7 +256,9 @@ def test_a_failed_private_search_is_marked_and_asked_again_as_it_was() -> None:
     assert "“firestore pricing”\n_today at 15:30 · search · private · :warning: not answered_" in (
         _texts(view)
     )
-    assert AskAgain("firestore pricing", "search", private=True) == decode_ask(button["value"])
+    assert AskAgain("firestore pricing", "search", private=True) == decode_ask_again(
+        button["value"]
+    )
 
 
 def test_a_question_is_shown_escaped_and_asked_again_as_typed() -> None:
@@ -266,7 +267,7 @@ def test_a_question_is_shown_escaped_and_asked_again_as_typed() -> None:
     view = render_home(_home(recent=[RecentQuestion(question, NOW)]))
     assert_inert(view["blocks"], [])
     (button,) = _ask_again_buttons(view)
-    assert question == decode_ask(button["value"]).question
+    assert question == decode_ask_again(button["value"]).question
 
 
 def test_a_question_with_nothing_left_to_show_is_skipped() -> None:
@@ -281,7 +282,7 @@ def test_the_examples_can_be_asked_with_a_click() -> None:
     private) the way Ask again does."""
     buttons = _buttons(render_home(_home()), "ask_example:")
     assert 3 == len(buttons) == len({b["action_id"] for b in buttons})
-    asked = [decode_ask(b["value"]) for b in buttons]
+    asked = [decode_ask_again(b["value"]) for b in buttons]
     assert all(a.kind == "answer" and not a.private for a in asked)
     assert "How do I create a Cloud Storage bucket with gcloud?" == asked[0].question
 
@@ -297,7 +298,7 @@ def test_ask_again_round_trips_the_question_on_one_line(question: str) -> None:
     except InvalidInput:
         assert "" == cleaned
         return
-    assert AskAgain(cleaned, "answer") == decode_ask(value)
+    assert AskAgain(cleaned, "answer") == decode_ask_again(value)
     assert len(value) <= 2000
 
 
@@ -316,20 +317,21 @@ def test_ask_again_keeps_the_route_and_privacy_apart_from_the_question(
         value = encode_ask(AskAgain(question, kind, private))
     except InvalidInput:
         return
-    assert AskAgain(" ".join(strip_controls(question).split()), kind, private) == decode_ask(value)
+    assert AskAgain(" ".join(strip_controls(question).split()), kind, private) == decode_ask_again(
+        value
+    )
 
 
 @pytest.mark.parametrize("question", ["…", "?", "a", "ask1:nested", "ask2:search:x"])
 def test_even_a_tiny_question_round_trips(question: str) -> None:
     """A one-character or odd-looking question is asked again exactly."""
-    assert question == decode_ask(encode_ask_again(question)).question
+    assert question == decode_ask_again(encode_ask_again(question)).question
 
 
 def test_a_button_published_before_is_still_asked_as_typed() -> None:
     """`ask1:` values (Home tabs published by an older version, Try again) are routed as
     typed: no route, not private unless the text says so."""
-    assert AskAgain("private how do I x?") == decode_ask("ask1:private how do I x?")
-    assert "private how do I x?" == decode_ask_again("ask1:private how do I x?")
+    assert AskAgain("private how do I x?") == decode_ask_again("ask1:private how do I x?")
 
 
 @FAST
@@ -338,7 +340,7 @@ def test_a_long_question_is_cut_to_fit_a_button_value(question: str) -> None:
     """Up to 2000 characters, still decodable, the start of the question kept."""
     value = encode_ask_again(question)
     assert len(value) <= 2000
-    decoded = decode_ask(value).question
+    decoded = decode_ask_again(value).question
     assert " ".join(question.split()).startswith(decoded.removesuffix("…"))
 
 
@@ -352,14 +354,14 @@ def test_a_long_question_is_cut_to_fit_a_button_value(question: str) -> None:
 def test_an_ask_again_value_we_did_not_make_is_refused(forged: object) -> None:
     """Only `ask1:` or `ask2:<route>[+private]:` and one clean line, at most 2000 characters."""
     with pytest.raises(InvalidInput):
-        decode_ask(forged)
+        decode_ask_again(forged)
 
 
 @FAST
 @given(value=near_values("ask1:", "ask1: ", "ask", "ask2:answer:", "ask2:search+private:"))
 def test_any_ask_again_value_that_decodes_is_one_we_make(value: str) -> None:
     """decode refuses a value or returns the question whose encoding it is."""
-    assert_only_our_values(value, decode_ask, encode_ask)
+    assert_only_our_values(value, decode_ask_again, encode_ask)
 
 
 # --- any input ---------------------------------------------------------------------------------
@@ -402,7 +404,7 @@ def test_any_home_is_a_valid_inert_view(
     assert_valid_view(view, "home")
     assert_inert(view["blocks"], [])
     for button in _buttons(view, "ask_"):
-        assert decode_ask(button["value"])
+        assert decode_ask_again(button["value"])
 
 
 def test_a_strange_command_name_falls_back_to_gdocs() -> None:

@@ -217,4 +217,4 @@ async def test_an_ask_again_click_on_the_home_tab_reaches_its_action_listener(
     body = seen.one("ask_again")
     assert "view" == body["container"]["type"]
     assert "channel" not in body
-    assert "how do I list buckets?" == decode_ask_again(body["actions"][0]["value"])
+    assert "how do I list buckets?" == decode_ask_again(body["actions"][0]["value"]).question

@@ -43,7 +43,6 @@ from bot.render._home import ChannelLine as ChannelLine
 from bot.render._home import HomeInput as HomeInput
 from bot.render._home import RecentQuestion as RecentQuestion
 from bot.render._home import Upstream as Upstream
-from bot.render._home import decode_ask as decode_ask
 from bot.render._home import decode_ask_again as decode_ask_again
 from bot.render._home import render_channel_notice as render_channel_notice
 from bot.render._home import render_channel_settings as render_channel_settings

@@ -267,41 +267,22 @@ class AskAgain:
 
 def _encode_ask(asked: AskAgain) -> str:
     """An Ask button's value: `ask2:<kind>[+private]:<question on one line, cut to fit>`;
-    without a kind, `ask1:` (routed as typed)."""
-    if asked.kind is None:
-        return _encode_ask_again(asked.question)
-    prefix = f"ask2:{asked.kind}{'+private' if asked.private else ''}:"
+    without a kind, `ask1:<question>` (routed as typed, as older buttons are)."""
+    prefix = f"ask2:{asked.kind}{'+private' if asked.private else ''}:" if asked.kind else "ask1:"
     text = truncate(one_line(asked.question), MAX_BUTTON_VALUE_CHARS - len(prefix), at_word=True)
     if not text:
         raise InvalidInput("There is no question to ask again.")
     return prefix + text
 
 
-def _encode_ask_again(question: str) -> str:
-    """`ask1:<question as typed>`: routed again like a new message (Try again)."""
-    text = truncate(one_line(question), MAX_BUTTON_VALUE_CHARS - len("ask1:"), at_word=True)
-    if not text:
-        raise InvalidInput("There is no question to ask again.")
-    return "ask1:" + text
-
-
-def decode_ask(value: object) -> AskAgain:
-    """Any value `_encode_ask` or `_encode_ask_again` makes (Home buttons already published
-    carry `ask1:`)."""
+def decode_ask_again(value: object) -> AskAgain:
+    """Any value `_encode_ask` makes (Home tabs published before carry `ask1:`)."""
     short = isinstance(value, str) and len(value) <= MAX_BUTTON_VALUE_CHARS
     match = _ASK_VALUE_RE.fullmatch(value) if short and isinstance(value, str) else None
     question = (match["old"] or match["q"]) if match else ""
     if match is None or not question or question != one_line(question):
         raise InvalidInput(forged("Ask again button"))
     return AskAgain(question, match["kind"], match["private"] is not None)
-
-
-def decode_ask_again(value: object) -> str:
-    """The question of an `ask1:` value, as typed."""
-    asked = decode_ask(value)
-    if asked.kind is not None:
-        raise InvalidInput(forged("Ask again button"))
-    return asked.question
 
 
 def _aware(moment: datetime) -> datetime:

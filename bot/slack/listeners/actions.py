@@ -91,7 +91,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
         async def job() -> Outcome:
             try:
-                asked = render.decode_ask(_action(body).get("value"))
+                asked = render.decode_ask_again(_action(body).get("value"))
             except InvalidInput as exc:
                 await reply.notify_asker(render.render_error(exc))
                 return Outcome(route="-", outcome="invalid_input")

@@ -71,7 +71,7 @@ def test_ask_prints_the_answer_then_numbered_sources(
     assert 0 == result.returncode, result.stderr
     assert (
         "Run `gcloud storage buckets create`.\n"
-        "> ✓ `gcloud storage buckets create` — in source 1, under “Create buckets”\n\n"
+        "> ✓ `gcloud storage buckets create` — in source 1\n\n"
         "Sources:\n"
         f"1. [Create buckets]({BUCKETS_URL})\n"
         "2. [Cloud Firestore pricing](https://firebase.google.com/docs/firestore/pricing)\n"
@@ -105,7 +105,7 @@ def test_ask_marks_a_command_the_cited_pages_do_not_have(
     assert 0 == text.returncode, text.stderr
     assert (
         "```\n"
-        "> ✓ `gcloud storage buckets create` — in source 1, under “Create buckets”\n"
+        "> ✓ `gcloud storage buckets create` — in source 1\n"
         "> ⚠ `gcloud storage buckets create` — `--locaton` is not in the cited pages\n\n"
         "Sources:\n"
     ) in text.stdout

@@ -5,6 +5,7 @@ count agrees with them; escaped, and within Slack's block and character budgets.
 from __future__ import annotations
 
 import re
+import string
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -62,6 +63,18 @@ def test_each_verdict_names_its_command_and_its_source_by_number() -> None:
             "✓ `gcloud run deploy` — in source 1",
         ),
         (
+            _check("found", uri="https://x/b", section="Buckets", title="Buckets · Storage"),
+            "✓ `gcloud run deploy` — in source 2",
+        ),
+        (
+            _check("found", uri="https://x/a", section="Deploying", title="Deploying"),
+            "✓ `gcloud run deploy` — in source 1",
+        ),
+        (
+            _check("found", uri="https://x/a", section="Deploy", title="Deploying"),
+            "✓ `gcloud run deploy` — in source 1, under “Deploy”",
+        ),
+        (
             _check("partly", missing=("--service-acount",)),
             "⚠ `gcloud run deploy` — `--service-acount` is not in the cited pages",
         ),
@@ -102,6 +115,25 @@ def test_each_verdict_names_its_command_and_its_source_by_number() -> None:
         ),
     ]
     assert [line for _, line in table] == [mark_lines([check])[0] for check, _ in table]
+
+
+@given(
+    st.text(alphabet=string.ascii_letters + " ", min_size=1, max_size=30).filter(str.strip),
+    st.sampled_from(["", " | Cloud Run", " · Google Cloud", ": guide"]),
+)
+def test_a_mark_never_repeats_a_cited_page_s_title(name: str, site: str) -> None:
+    """A section that is the page's name (its H1, the title before the site's name) is left
+    out: the Sources list is where the page is named."""
+    title = name.strip() + site
+    sources = (Reference(name="documents/t", uri="https://x/t", title=title),)
+    check = _check("found", uri="https://x/t", section=name, title=name.strip())
+    verification = Verification(
+        status="checked", snippets=(check.model_copy(update={"anchor": 2}),)
+    )
+    answer = Answer(
+        query="q", kind="answer", text=BLOCK, references=sources, verification=verification
+    )
+    assert ["✓ `gcloud run deploy` — in source 1"] == _contexts(answer)
 
 
 _COMMAND_WORDS = ["gcloud", "storage", "buckets", "create", "run", "deploy"]

@@ -47,12 +47,26 @@ def _code(text: str, terminal: bool) -> str:
 
 
 def _where(check: SnippetCheck, sources: Sequence[Reference], terminal: bool) -> str:
-    """ "in source 2, under “Deploy a service”": the Sources list is where a page is named."""
-    number = next((i for i, ref in enumerate(sources, 1) if ref.uri == check.uri), None)
-    place = f"in source {number}" if number else "in a cited page"
-    section = one_line(check.section if terminal else plain_text(check.section))
+    """ "in source 2, under “Deploy a service”": the Sources list is where a page is named (a
+    section that is the page's name, its H1, is left out: the title is said once)."""
+    ref = next(((i, r) for i, r in enumerate(sources, 1) if r.uri == check.uri), None)
+    place = f"in source {ref[0]}" if ref else "in a cited page"
+    section = one_line(plain_text(check.section))
+    titles = (check.title, ref[1].title if ref else "")
+    if not section or any(_names(_plain(t), section.casefold()) for t in titles):
+        return place
     shown = truncate(section, 100) if terminal else escape_truncated(section, 100)
-    return f"{place}, under “{shown}”" if section else place
+    return f"{place}, under “{shown}”"
+
+
+def _plain(title: str) -> str:
+    return one_line(plain_text(title)).casefold()
+
+
+def _names(title: str, section: str) -> bool:
+    """`section` is the page's name: the title itself, or before its site (`… | Cloud Run`)."""
+    rest = title.removeprefix(section)
+    return rest != title and (not rest or rest.lstrip()[:1] in ("|", "·", "-", "–", "—", ":", "¦"))
 
 
 def _missing(check: SnippetCheck) -> tuple[str, ...]:

@@ -77,7 +77,8 @@ def buttons(args: dict[str, Any]) -> list[dict[str, Any]]:
 async def test_show_full_doc_posts_the_page_in_the_answers_thread(
     docs_server: FakeDeveloperKnowledge,
 ) -> None:
-    """Clicking an answer's Show full doc button brings that page into the answer's thread."""
+    """Clicking an answer's Show full doc button brings that page into the answer's thread,
+    saying who asked for it (the channel sees it)."""
     async with running_bot(docs_server) as bot:
         await bot.command("how do I create a bucket?")
         [answer] = await bot.fake.await_calls("chat.postMessage")
@@ -86,6 +87,7 @@ async def test_show_full_doc_posts_the_page_in_the_answers_thread(
         sent = await bot.action(
             {k: button[k] for k in ("action_id", "type", "value")},
             message_ts=answer.result["ts"],
+            user="U0CLICKER",
         )
         page = (await bot.fake.await_calls("chat.postMessage", 2))[1]
         await bot.finished(2)
@@ -93,6 +95,7 @@ async def test_show_full_doc_posts_the_page_in_the_answers_thread(
         assert 200 == sent.status
         assert ("C1", answer.result["ts"]) == (page.args["channel"], page.args["thread_ts"])
         assert "gcloud storage buckets create" in shown(page.args)
+        assert "<@U0CLICKER> asked for this page" in shown(page.args)
         assert BUCKETS == button["value"]
         assert [] == bot.fake.invalid_payloads
 

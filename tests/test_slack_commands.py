@@ -41,7 +41,7 @@ async def test_question_is_answered_visibly_naming_the_asker_and_the_question(
         shown = blocks_text(post.args)
         assert f"<@{ASKER}>" in shown
         assert "how do I create a Cloud Storage bucket?" in shown
-        assert "show_doc:0" in shown
+        assert "show_doc:1" in shown
         assert (False, False) == (post.args["unfurl_links"], post.args["unfurl_media"])
         assert "link_names" not in post.args
         assert "parse" not in post.args
@@ -145,7 +145,7 @@ async def test_not_in_channel_sends_the_answer_ephemerally_with_the_invite_hint(
         assert "ephemeral" == answer["response_type"]
         assert answer["replace_original"] is True  # the answer takes the progress's place
         assert "/invite" in answer["text"]
-        assert "show_doc:0" in blocks_text(answer)
+        assert "show_doc:1" in blocks_text(answer)
         assert [] == bot.fake.invalid_payloads
 
 
@@ -187,8 +187,29 @@ async def test_pay_question_goes_to_pay_in_the_askers_locale(
         )  # fmt: skip
         assert 1 == len(bot.fake.calls_to("users.info"))  # the locale is cached per user
         assert bot.fake.calls_to("users.info")[0].args["include_locale"] in {"1", "true"}
-        assert [] == dk_server.calls
+        # Developer Knowledge is only asked which Pay pages it serves (for Show full doc)
+        assert {"get_documents"} >= {c.tool for c in dk_server.calls}
         assert [] == bot.fake.invalid_payloads
+
+
+async def test_a_pay_result_developer_knowledge_cannot_show_gets_no_show_full_doc(
+    dk_server: FakeDeveloperKnowledge, pay_server: FakePay, oauth_pay: dict[str, Any]
+) -> None:
+    """Pay's pages are not all in Developer Knowledge: a result it serves gets Show full doc,
+    one it cannot show is listed and linked with no button that could only fail."""
+    tutorial = "developers.google.com/pay/api/web/guides/tutorial"
+    dk_server.add_document(f"documents/{tutorial}", "Tutorial", "# Tutorial\n\nSteps.")
+    pay_server.pages.append(("Tutorial", f"https://{tutorial}", "PaymentDataRequest step by step."))
+    async with running_bot(dk_server, pay_server, **oauth_pay) as bot:
+        await bot.command("pay PaymentDataRequest")
+        [post] = await bot.fake.await_calls("chat.postMessage")
+        await bot.finished(1)
+    shown = blocks_text(post.args)
+    assert "PaymentDataRequest" in shown
+    assert "Tutorial" in shown
+    buttons = [e for b in post.args["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert [f"documents/{tutorial}"] == [e["value"] for e in buttons]
+    assert "Show full doc 2" == buttons[0]["text"]["text"]  # the second result's number
 
 
 async def test_pay_question_without_a_locale_is_sent_without_a_language(

@@ -145,6 +145,21 @@ def test_snippet_drops_heading_marks() -> None:
     assert "Create buckets Use C# or gs://x#y" == snippet("# Create buckets\n\nUse C# or gs://x#y")
 
 
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("Deploy:\n\n```sh\ngcloud run deploy\n```", "Deploy: gcloud run deploy"),
+        ("~~~yaml\nrun: x\n~~~\n- one\n* two\n1. three", "run: x one two three"),
+        ("> quoted\n> > deeper\n\n---\nafter", "quoted deeper after"),
+        ("| a | b |\n|---|:-:|\n| 1 | 2 |\n\n`ls | wc`", "a b 1 2 `ls | wc`"),
+    ],
+)
+def test_snippet_reads_as_plain_words(content: str, expected: str) -> None:
+    """A snippet is read as words: no fence or its language tag (`sh gcloud…`), no list,
+    quote, rule or table marks — a pipe inside the text stays."""
+    assert expected == snippet(content)
+
+
 def test_snippet_cuts_at_a_word() -> None:
     """Long chunks are shortened at a word boundary with an ellipsis."""
     assert "alpha beta…" == snippet("alpha beta gamma", limit=12)

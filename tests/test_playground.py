@@ -11,10 +11,18 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
-from tests.fakes.bot_process import run_to_exit
-from tests.playground_driver import SHOW_DOC, Playground, chromium, fail_every_call, playground
+from tests.fakes.bot_process import BotProcess, run_to_exit
+from tests.playground_driver import (
+    API_KEY,
+    SHOW_DOC,
+    Playground,
+    chromium,
+    fail_every_call,
+    playground,
+)
 
 needs_chromium = pytest.mark.skipif(
     chromium() is None,
@@ -44,6 +52,25 @@ def test_the_cli_does_not_load_the_playground_until_asked() -> None:
     code = "import sys, bot.cli.commands; print([m for m in sys.modules if 'playground' in m])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "[]" == out.stdout.strip()
+
+
+def test_other_sites_in_the_browser_cannot_use_the_playground(tmp_path: Path) -> None:
+    """A cross-site form (not JSON) and a rebound host name are refused before the bot."""
+    env = {"GOOGLE_API_KEY": API_KEY}
+    process = BotProcess(env, tmp_path, "playground", "--port", "0")
+    try:
+        url = f"http://127.0.0.1:{process.wait_listening()}"
+        form = httpx.post(
+            f"{url}/ui/send", content=b'{"event": {}}', headers={"Content-Type": "text/plain"}
+        )
+        rebound = httpx.get(f"{url}/ui/log", headers={"Host": "attacker.example:80"})
+        page = httpx.get(f"{url}/")
+    finally:
+        process.kill()
+
+    assert (415, 421, 200) == (form.status_code, rebound.status_code, page.status_code)
+    assert 'aria-label="Message"' in page.text
+    assert "/*IDS*/" not in page.text
 
 
 @needs_chromium

@@ -23,6 +23,7 @@ from urllib.parse import urlencode
 
 import aiohttp
 from aiohttp import web
+from aiohttp.typedefs import Handler
 from pydantic import AnyHttpUrl, SecretStr
 
 from bot.observability.logging import configure_logging
@@ -123,7 +124,7 @@ class Workspace:
     def web_app(self, bot: Bot) -> web.Application:
         from bot.slack.app import slack_events_route
 
-        app = web.Application(client_max_size=20 * 1024 * 1024)
+        app = web.Application(client_max_size=20 * 1024 * 1024, middlewares=[self._only_here])
         app.add_routes(
             [
                 web.get("/", self._page),
@@ -174,6 +175,17 @@ class Workspace:
         body = await request.json()
         self.record("response_url", {"key": request.match_info["key"], "body": body})
         return web.Response(text="ok")
+
+    @web.middleware
+    async def _only_here(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Other sites the browser has open cannot use the page: a renamed host (DNS
+        rebinding) is refused, and /ui/send wants JSON, which a cross-site form cannot send."""
+        port = self.base.rsplit(":", 1)[1]
+        if request.host not in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            return web.Response(status=421, text="use the address the playground printed")
+        if request.path == "/ui/send" and request.content_type != "application/json":
+            return web.Response(status=415, text="JSON only")
+        return await handler(request)
 
     async def _send(self, request: web.Request) -> web.Response:
         """One thing the person did on the page, sent to the bot as Slack would send it."""

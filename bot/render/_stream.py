@@ -85,18 +85,12 @@ def task_found(answer: Answer) -> str:
 
 
 def task_chunk(
-    task_id: str,
-    title: str,
-    status: str,
-    *,
-    output: str | None = None,
-    sources: list[dict[str, Any]] | None = None,
+    task_id: str, title: str, status: str, *, output: str | None = None
 ) -> dict[str, Any]:
     """One `task_update` chunk; `title` and `output` are plain text, escaped here (the
-    edge that knows the surface); `sources` are `url` elements with escaped `text`."""
+    edge that knows the surface). No `sources`: the message's Sources list names the pages."""
     chunk: dict[str, Any] = {"type": "task_update", "id": task_id, "title": task_text(title)}
-    chunk |= {"status": status} | ({"output": task_text(output)} if output else {})
-    return chunk | ({"sources": sources} if sources else {})
+    return chunk | {"status": status} | ({"output": task_text(output)} if output else {})
 
 
 def _safe_link(match: re.Match[str]) -> str:

@@ -30,7 +30,6 @@ Where = Literal["command", "thread", "dm", "click", "direct"]
 class Step:
     title: str
     output: str | None = None
-    sources: list[dict[str, Any]] = field(default_factory=list)
     status: Literal["complete", "error"] = "complete"
     task_id: str = ""
     closed: bool = False

@@ -128,9 +128,7 @@ class StreamReply(Progress):
             return
         step.closed = True
         # plain text: task_chunk escapes it
-        chunk = render.task_chunk(
-            step.task_id, step.title, status, output=step.output, sources=step.sources
-        )
+        chunk = render.task_chunk(step.task_id, step.title, status, output=step.output)
         await self._send([chunk])
 
     async def stop_by_person(self) -> None:

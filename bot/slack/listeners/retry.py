@@ -30,7 +30,7 @@ def is_try_again(body: dict[str, Any]) -> bool:
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_try_again(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         channel, user = _id(body.get("channel")), _id(body.get("user"))
-        url = body.get("response_url") if isinstance(body.get("response_url"), str) else None
+        url = _str(body.get("response_url"))
         try:
             text = render.decode_try_again(_action(body).get("value"))
         except InvalidInput as exc:
@@ -63,22 +63,23 @@ def again(
 ) -> tuple[str, dict[str, Any]]:
     """The work kind and record of asking `text` again: a command under an ephemeral error
     (no message of its own to reply to), else a reply in the error's thread or DM."""
-    message = _dict(body.get("message"))
-    ts = message.get("ts") if isinstance(message.get("ts"), str) else None
-    container = _dict(body.get("container"))
-    team = _id(body.get("team"))
-    if ts is None or container.get("is_ephemeral"):
-        kept: dict[str, str | None] = {"command": "/gdocs", "text": text, "channel_id": channel}
-        kept["user_id"] = user
-        kept |= {"response_url": url, "team_id": team, "retry": "1"}
-        return "command", {k: v for k, v in kept.items() if v is not None}
+    message, team = _dict(body.get("message")), _id(body.get("team"))
+    ts, thread = _str(message.get("ts")), _str(message.get("thread_ts"))
+    if ts is None or _dict(body.get("container")).get("is_ephemeral"):
+        kept = dict(command="/gdocs", text=text, channel_id=channel, user_id=user, retry="1")
+        return "command", kept | _set(response_url=url, team_id=team)
     in_dm = channel.startswith("D")
-    thread = message.get("thread_ts") if isinstance(message.get("thread_ts"), str) else None
-    event: dict[str, str | None] = {"type": "message", "channel": channel, "user": user}
-    event |= {"text": text, "ts": ts}
-    event |= {"thread_ts": thread or (None if in_dm else ts), "team": team}
-    kept_event = {k: v for k, v in event.items() if v is not None}
-    return ("dm" if in_dm else "thread"), {"event": kept_event, "bot_user_id": None}
+    event = dict(type="message", channel=channel, user=user, text=text, ts=ts)
+    event |= _set(thread_ts=thread or (None if in_dm else ts), team=team)
+    return ("dm" if in_dm else "thread"), {"event": event, "bot_user_id": None}
+
+
+def _set(**values: str | None) -> dict[str, str]:
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _action(body: dict[str, Any]) -> dict[str, Any]:
@@ -92,5 +93,4 @@ def _dict(value: object) -> dict[str, Any]:
 
 
 def _id(value: object) -> str | None:
-    found = value.get("id") if isinstance(value, dict) else None
-    return found if isinstance(found, str) and found else None
+    return _str(_dict(value).get("id"))

@@ -310,4 +310,5 @@ def test_everything_the_replicas_keep_in_redis_expires(
         "answer_record",
         "recent",
         "report",
+        "upstream",
     }, kinds

@@ -26,7 +26,7 @@ async def test_mention_in_a_channel_is_answered_in_a_thread_under_it(
 
         assert 200 == sent.status
         assert ("C1", "1710000000.000100") == (post.args["channel"], post.args["thread_ts"])
-        assert "show_doc:0" in shown(post.args)
+        assert "show_doc:1" in shown(post.args)
         assert "answer_query" == dk_server.calls[0].tool
         assert "how do I create a bucket?" == dk_server.calls[0].arguments["query"]
         added = bot.fake.calls_to("reactions.add")[0].args

@@ -123,13 +123,14 @@ def test_sentences_are_written_from_the_facts(error: GdocsError, sentence: str) 
         ("answer_query", "day", "has used up its answer quota for today."),
         ("answer_query", "minute", "is over its answer quota for now — try again in a minute."),
         ("answer_query", "unknown", "is over its answer quota for now — try again in a minute."),
-        ("search_documents", "day", "is over its quota — try again in a minute."),
+        ("search_documents", "day", "has used up its quota for today."),
+        ("search_documents", "minute", "is over its quota for now — try again in a minute."),
     ],
 )
-def test_quota_sentences_say_today_only_for_the_daily_answer_quota(
+def test_quota_sentences_say_today_only_for_a_daily_quota(
     tool: str, limit: Literal["minute", "day", "unknown"], sentence: str
 ) -> None:
-    """Only a day limit on answer_query promises nothing before tomorrow."""
+    """Only a day limit promises nothing before tomorrow (no "try again in a minute")."""
     facts = ErrorFacts(Reason.OVER_QUOTA, server="developer_knowledge", tool=tool)
     error = QuotaExceeded(signal=QuotaSignal(limit), facts=facts)
     assert f"The Google documentation service {sentence}" == error_sentence(error)

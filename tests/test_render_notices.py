@@ -9,11 +9,14 @@ import pytest
 from bot.errors import (
     AuthError,
     ConfigError,
+    ErrorFacts,
     GdocsError,
     InvalidInput,
     NotFound,
     ProtocolError,
     QuotaExceeded,
+    QuotaSignal,
+    Reason,
     Unavailable,
     UpstreamTimeout,
 )
@@ -134,6 +137,16 @@ def test_passing_trouble_is_one_sentence_in_peoples_words_with_try_again(
     button = block["accessory"]
     assert ("Try again", ACTION_TRY_AGAIN) == (button["text"]["text"], button["action_id"])
     assert "private q?" == decode_try_again(button["value"])  # private stays private
+
+
+def test_a_daily_quota_says_for_today_and_offers_no_try_again() -> None:
+    """Trying again in a minute would not help: the sentence says so, with no button."""
+    facts = ErrorFacts(Reason.OVER_QUOTA, server="developer_knowledge", tool="search_documents")
+    error = QuotaExceeded(signal=QuotaSignal("day"), facts=facts)
+    message = render_error(error, retry="search firestore pricing")
+    said = "The Google documentation service has used up its quota for today."
+    assert (said, f":warning: {said}") == (message["text"], message["blocks"][0]["text"]["text"])
+    assert "accessory" not in message["blocks"][0]
 
 
 def test_invalid_input_shows_only_its_message() -> None:

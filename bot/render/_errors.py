@@ -136,6 +136,8 @@ def passing_trouble(error: GdocsError) -> str | None:
     facts, said = error.facts, _PASSING.get(error.code)
     if said is None or (facts is not None and facts.reason == Reason.NO_FETCH_TOOL):
         return None  # a server without a fetch tool keeps lacking it
+    if _for_today(error):
+        return None  # its sentence says until when
     server = facts.server if facts is not None and facts.server else "developer_knowledge"
     return f"{said.format(s=_PEOPLE_NAMES[server])} — {_AGAIN}."
 
@@ -161,13 +163,19 @@ def decode_try_again(value: object) -> str:
 
 
 def _quota(server: str, facts: ErrorFacts, error: GdocsError) -> str:
-    signal = error.signal if isinstance(error, QuotaExceeded) else None
-    day = signal is not None and signal.limit == "day"
-    if facts.tool == "answer_query" and day:
-        return f"{server} has used up its answer quota for today."
-    if facts.tool == "answer_query":
-        return f"{server} is over its answer quota for now — {_AGAIN}."
-    return f"{server} is over its quota — {_AGAIN}."
+    what = "answer quota" if facts.tool == "answer_query" else "quota"
+    if _for_today(error):
+        return f"{server} has used up its {what} for today."
+    return f"{server} is over its {what} for now — {_AGAIN}."
+
+
+def _for_today(error: GdocsError) -> bool:
+    """A daily quota: trying again in a minute will not help."""
+    return (
+        isinstance(error, QuotaExceeded)
+        and error.signal is not None
+        and (error.signal.limit == "day")
+    )
 
 
 def status_detail(status: ServerStatus) -> str:

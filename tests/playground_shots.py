@@ -11,6 +11,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
+
 from bot.settings import Settings
 from tests.playground_driver import BUCKETS, Playground, chromium, fail_every_call, playground
 
@@ -20,6 +22,29 @@ WRONG_FLAG = (
     "Create it with the gcloud CLI:\n\n"
     "```sh\ngcloud storage buckets create gs://my-bucket --location=US --uniform-acess\n```"
 )
+
+
+IAM = "documents/docs.cloud.google.com/storage/docs/access-control/iam"
+#: answers as Google's answer_query gives them, for the questions the pictures ask
+CANNED = {
+    "How do I create a Cloud Storage bucket?": (
+        "Create the bucket with the gcloud CLI:\n\n"
+        "```sh\ngcloud storage buckets create gs://BUCKET_NAME --location=US\n```\n\n"
+        "`BUCKET_NAME` must be unique across Cloud Storage. In the Google Cloud console, "
+        "open **Cloud Storage › Buckets** and click **Create** instead.",
+        [BUCKETS],
+    ),
+    "How do I create a bucket with the gcloud CLI?": (
+        "Run `gcloud storage buckets create gs://BUCKET_NAME --location=US`. To let a "
+        "colleague manage it, grant them `roles/storage.admin` on the bucket.",
+        [BUCKETS, IAM],
+    ),
+    "How do I list my buckets?": (
+        "Run `gcloud storage ls` to list the buckets of the current project.",
+        [BUCKETS],
+    ),
+    "How do I create a bucket with uniform access?": (WRONG_FLAG, [BUCKETS]),
+}
 
 
 def last_item(pg: Playground, has: str) -> Any:
@@ -35,9 +60,14 @@ def take(pg: Playground, out: Path) -> list[Path]:
 
     def shot(name: str, target: Any) -> None:
         path = out / name
-        target.screenshot(path=str(path))
+        try:
+            target.screenshot(path=str(path))
+        except PlaywrightError:  # redrawn while being taken (a late update): once more
+            pg.settled()
+            target.screenshot(path=str(path))
         shots.append(path)
 
+    pg.docs.answers.update(CANNED)
     pg.say("@gdocs How do I create a Cloud Storage bucket?")
     last_item(pg, ".thread .msg.bot .blocks")
     shot("streamed-answer.png", pg.page)
@@ -45,9 +75,7 @@ def take(pg: Playground, out: Path) -> list[Path]:
     pg.say("/gdocs How do I create a bucket with the gcloud CLI?")
     shot("slash-answer.png", last_item(pg, ".msg.bot:not(.eph) .blocks"))
 
-    question = "How do I create a bucket with uniform access?"
-    pg.docs.answers[question] = (WRONG_FLAG, [BUCKETS])
-    pg.say(f"@gdocs {question}")
+    pg.say("@gdocs How do I create a bucket with uniform access?")
     shot("verified-warning.png", last_item(pg, ".thread .msg.bot .blocks"))
 
     fail_every_call(pg.docs)

@@ -62,13 +62,13 @@ def _without_title_heading(page: str, title: str) -> str:
 
 
 def _source_line(doc: Document, asker: str | None) -> Block:
-    """The page's address and, in a channel, who asked for it."""
-    source = f"Source: {link(doc.uri, display_url(doc.uri))}"
-    return context(f"{source} · {_asked(asker)}" if asker and mention(asker) else source)
+    return context(f"Source: {link(doc.uri, display_url(doc.uri))}{_asked(asker)}")
 
 
-def _asked(asker: str) -> str:
-    return f"{mention(asker)} asked for this page"
+def _asked(asker: str | None) -> str:
+    """Who asked for the page, said in a channel (`asker` None: a DM)."""
+    who = mention(asker) if asker else ""
+    return f" · {who} asked for this page" if who else ""
 
 
 def render_document_page(
@@ -92,8 +92,7 @@ def render_document_page(
     blocks += body
     counter = f"Page {page} of {total}"
     if page > 1:  # page 1 has the header and who asked above it
-        who = f" · {_asked(asker)}" if asker and mention(asker) else ""
-        blocks.append(context(f"{escape(title)} · {counter}{who}"))
+        blocks.append(context(f"{escape(title)} · {counter}{_asked(asker)}"))
     elif total > 1:
         blocks.append(context(counter))
     next_page = next_page_actions(doc.name, page + 1, total) if page < total else None

@@ -35,11 +35,26 @@ async def test_replicas_share_the_last_five_calls_newest_first() -> None:
 async def test_an_error_about_the_request_is_an_answer_not_an_outage() -> None:
     """A page not found, a refused question or a quota answer: the server answered."""
     recorder = UpstreamCalls(MemoryStore(), _Clock())
-    for code in ("not_found", "invalid_input", "quota", "timeout"):
+    for code in ("timeout", "not_found", "timeout", "invalid_input", "quota"):
         await recorder.record("developer_knowledge", code)
-    assert ["timeout", None, None, None] == [
+    assert [None, None, "timeout", None, "timeout"] == [
         c.error for c in await recorder.last("developer_knowledge")
     ]
+
+
+async def test_an_answer_after_another_replicas_failures_is_the_newest_call() -> None:
+    """Replica one's answer, written without reading, comes first however many calls
+    replica two saw fail; two's failures are counted together."""
+    store, clock = MemoryStore(), _Clock()
+    one, two = UpstreamCalls(store, clock), UpstreamCalls(store, clock)
+    await one.record("developer_knowledge", None)
+    await two.record("developer_knowledge", "unavailable")
+    await two.record("developer_knowledge", "timeout")
+    assert ["timeout", "unavailable", None] == [
+        c.error for c in await one.last("developer_knowledge")
+    ]
+    await one.record("developer_knowledge", None)
+    assert None is (await two.last("developer_knowledge"))[0].error
 
 
 async def test_calls_older_than_an_hour_say_nothing_about_now() -> None:

@@ -34,18 +34,25 @@ _CALLS = AdapterCodec(list[Call])
 
 
 class UpstreamCalls:
-    """A sample, not a ledger: two replicas writing at once may drop one call."""
+    """A sample, not a ledger: an answer is written without reading what other replicas
+    wrote (the newest call is what counts: one store call); a failure is added to theirs
+    (how many failed in a row)."""
 
     def __init__(self, store: Store, clock: Callable[[], datetime]) -> None:
         self._store = store
         self._clock = clock
+        #: what this replica last wrote, per server
+        self._written: dict[str, list[Call]] = {}
 
     async def record(self, server: str, error: str | None) -> None:
+        failed = None if error in _ANSWERED else error
         try:
-            earlier = await self.last(server, strict=True)
-            failed = None if error in _ANSWERED else error
+            earlier = (
+                await self.last(server, strict=True) if failed else self._written.get(server, [])
+            )
             calls = [Call(at=self._clock(), error=failed), *earlier][:MAX_CALLS]
             await self._store.set(keys.UPSTREAM.key(server), calls, _CALLS, CALLS_TTL_SECONDS)
+            self._written[server] = calls
         except StoreError as exc:
             logger.info("upstream call not recorded: %s", exc.message)
 

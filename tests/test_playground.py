@@ -97,6 +97,17 @@ def test_show_full_doc_posts_the_page(pg: Playground) -> None:
 
 
 @needs_chromium
+def test_a_reply_in_the_answers_thread_is_answered_as_a_follow_up(pg: Playground) -> None:
+    pg.say(f"@gdocs {QUESTION}")
+    pg.settled()
+    pg.log.get_by_role("button", name="Reply in thread").click()
+
+    pg.say("And how do I delete it?")
+
+    pg.log.locator(".thread .msg.bot", has_text="follow-up: And how do I delete it?").wait_for()
+
+
+@needs_chromium
 def test_a_slash_command_is_acknowledged_to_the_asker_then_answered(pg: Playground) -> None:
     pg.say(f"/gdocs {QUESTION}")
 

@@ -102,6 +102,7 @@ async def _serve(settings: Settings, sock: socket.socket) -> int:
         await stop.wait()
         probes.cancel()
         workspace.closing = True
+        workspace.record("closing", {})  # ends the page's long polls at once
         await bot.deps.inflight.drain(2.0)
         await runner.cleanup()
     return 0

@@ -66,6 +66,9 @@ def fail_every_call(server: FakeDeveloperKnowledge, times: int = 20) -> None:
 class Playground:
     """A running playground and a Chromium page on it."""
 
+    #: the one person in the page's workspace (bot.playground's USER)
+    USER = "U0YOU"
+
     page: Any  # playwright.sync_api.Page
     process: BotProcess
     docs: FakeDeveloperKnowledge

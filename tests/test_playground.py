@@ -134,7 +134,9 @@ def test_a_thumbs_up_reaches_the_bot(pg: Playground) -> None:
 
     pg.log.get_by_role("button", name=re.compile("helpful", re.I)).first.click()
 
-    pg.page.wait_for_function("() => /thank/i.test(document.querySelector('#log').innerText)")
+    pg.log.locator(".msg.bot.eph").wait_for()  # the bot's word to the voter only
+    clicks = [e for e in pg.calls() if e["method"] == "chat.postEphemeral"]
+    assert [pg.USER] == [e["args"]["user"] for e in clicks]
 
 
 @needs_chromium
@@ -142,14 +144,14 @@ def test_a_thumbs_down_opens_the_comment_form_which_sends(pg: Playground) -> Non
     pg.say(f"@gdocs {QUESTION}")
     pg.settled()
     pg.log.get_by_role("button", name=re.compile("unhelpful", re.I)).first.click()
-    pg.log.get_by_role("button", name="Say what was wrong").click()
+    pg.log.locator(".msg.eph").get_by_role("button").click()  # the invitation to say why
 
     form = pg.page.get_by_role("dialog")
     form.get_by_role("textbox").fill("It misses the location flag")
-    form.get_by_role("button", name="Send").click()
+    form.locator("button.primary").click()
 
     form.wait_for(state="hidden")
-    pg.log.get_by_text(re.compile("note is saved", re.I)).wait_for()
+    pg.log.locator(".msg.eph").nth(1).wait_for()  # thanked, to the voter only
 
 
 @needs_chromium

@@ -54,6 +54,23 @@ def test_the_cli_does_not_load_the_playground_until_asked() -> None:
     assert "[]" == out.stdout.strip()
 
 
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [({}, "state: memory://"), ({"STATE_URL": "sqlite:///kept.db"}, "state: sqlite:///kept.db")],
+)
+def test_the_start_line_says_where_state_is_kept(
+    tmp_path: Path, env: dict[str, str], said: str
+) -> None:
+    process = BotProcess({"GOOGLE_API_KEY": API_KEY, **env}, tmp_path, "playground", "--port", "0")
+    try:
+        line = process.wait_for_line(r"listening on http://127\.0\.0\.1:\d+/ \(state: [^)]*\)")
+    finally:
+        process.kill()
+
+    assert said in line.group(0)
+    assert (tmp_path / "gdocs-state.db").exists() is False  # serve's default file is not made
+
+
 def test_other_sites_in_the_browser_cannot_use_the_playground(tmp_path: Path) -> None:
     """A cross-site form (not JSON) and a rebound host name are refused before the bot."""
     env = {"GOOGLE_API_KEY": API_KEY}

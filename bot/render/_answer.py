@@ -263,7 +263,6 @@ def render_error(
     return {"text": said + (f" {hint}" if hint else ""), "blocks": [block]}
 
 
-
 def render_progress(question: str | None = None) -> Message:
     blocks: list[Block] = [section(":hourglass_flowing_sand: Looking that up…")]
     if question:

@@ -232,7 +232,7 @@ def _quota(view: HomeInput) -> str:
     if pause is not None and _aware(pause.until) > now:
         size = pause.limit_value or 0
         said = quota_words(pause.kind, _aware(pause.until), size, tz=tz, now=now).sentence
-        return f"{head} {escape(said)} {_INSTEAD}"
+        return f"{escape(said)} {_INSTEAD}"  # the sentence names what it is about
     if view.quota == "unlimited":
         return f"{head} this bot sets no daily limit; Google's quota for the project still applies."
     if per_day == 0:
@@ -240,7 +240,7 @@ def _quota(view: HomeInput) -> str:
     if left == 0:
         until = resets if resets > now else None
         said = quota_words("day", until, per_day, tz=tz, now=now).sentence
-        return f"{head} {escape(said)} {_INSTEAD}"
+        return f"{escape(said)} {_INSTEAD}"
     return f"{head} {left} of {per_day} left for the team; the count starts again {back}."
 
 

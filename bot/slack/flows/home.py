@@ -78,7 +78,7 @@ class Home:
         if await self.store.get(claim, TEXT) == seen:
             return Outcome(route="home", outcome="recently_published")
         await self.store.set(claim, seen, TEXT, HOME_REPUBLISH_SECONDS)
-        view = render.render_home(await self.home_input(client, user, changing))
+        view = render.render_home(await self._input(client, user, changing))
         try:
             await client.views_publish(user_id=user, view=view)
         except SLACK_CALL_FAILURES as exc:
@@ -99,11 +99,10 @@ class Home:
         calls = await self.upstream.last(DEVELOPER_KNOWLEDGE)
         return _Changing(state, _upstream(calls), asked)
 
-    async def home_input(
-        self, client: AsyncWebClient, user: str, changing: _Changing | None = None
+    async def _input(
+        self, client: AsyncWebClient, user: str, changing: _Changing
     ) -> render.HomeInput:
         now = self.clock()
-        changing = changing or await self._changing(user)
         state, quota = changing.quota, "unknown"
         left, per_day, resets_at = 0, 0, next_pacific_midnight(now)
         if state is not None:

@@ -230,16 +230,17 @@ def test_the_dm_offers_the_suggested_prompts_which_ask(pg: Playground) -> None:
 
 
 @needs_chromium
-def test_answer_text_is_drawn_as_text_never_as_markup(pg: Playground) -> None:
+@pytest.mark.parametrize("how", ["@gdocs", "/gdocs"])  # streamed Markdown; mrkdwn blocks
+def test_answer_text_is_drawn_as_text_never_as_markup(pg: Playground, how: str) -> None:
     """Whatever the upstream says reaches the page as text: no element, no script runs."""
     question = "What does the page show for markup?"
     markup = '<img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> *bold*'
     pg.docs.answers[question] = (markup, [])
-    pg.say(f"@gdocs {question}")
+    pg.say(f"{how} {question}")
 
     reply = pg.log.locator(".msg.bot", has_text="bold")
     reply.wait_for()
     pg.settled()
-    assert '<img src=x onerror="window.pwned=1">' in reply.inner_text()
+    assert "<script>window.pwned=2</script>" in reply.inner_text()
     assert 0 == pg.log.locator("img, script").count()
     assert pg.page.evaluate("() => window.pwned === undefined")

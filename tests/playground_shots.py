@@ -39,8 +39,8 @@ CANNED = {
         "colleague manage it, grant them `roles/storage.admin` on the bucket.",
         [BUCKETS, IAM],
     ),
-    "How do I list my buckets?": (
-        "Run `gcloud storage ls` to list the buckets of the current project.",
+    "How do I create a bucket in Europe?": (
+        "Run `gcloud storage buckets create gs://BUCKET_NAME --location=EU`.",
         [BUCKETS],
     ),
     "How do I create a bucket with uniform access?": (WRONG_FLAG, [BUCKETS]),
@@ -83,7 +83,7 @@ def take(pg: Playground, out: Path) -> list[Path]:
     shot("error-try-again.png", last_item(pg, "button:text('Try again')"))
     pg.docs.faults.clear()
 
-    pg.say("/gdocs private How do I list my buckets?")
+    pg.say("/gdocs private How do I create a bucket in Europe?")
     shot("private-share.png", last_item(pg, "button:text-matches('share', 'i')"))
 
     pg.docs.quota_exhausted = "http"  # from here on, generated answers are used up

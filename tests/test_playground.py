@@ -4,6 +4,7 @@ Skipped when no Chromium is installed (CI installs Debian's chromium-headless-sh
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
@@ -25,9 +26,9 @@ from tests.playground_driver import (
 )
 
 needs_chromium = pytest.mark.skipif(
-    chromium() is None,
-    reason="no Chromium on PATH (apt-get install chromium-headless-shell): the playground's "
-    "page is tested in a real browser",
+    chromium() is None or importlib.util.find_spec("playwright") is None,
+    reason="the playground's page is tested in a real browser: needs Chromium on PATH "
+    "(apt-get install chromium-headless-shell) and Playwright (the `test` extra)",
 )
 QUESTION = "How do I create a Cloud Storage bucket?"
 

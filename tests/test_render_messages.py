@@ -162,7 +162,8 @@ def test_a_long_title_is_named_in_full_in_sources_and_cut_for_screen_readers() -
     [button] = _actions(message)
     assert "Show full doc 1" == button["text"]["text"]  # type: ignore[index]
     said = button["accessibility_label"]
-    assert 75 == len(said) and said.startswith("Show full doc 1: A very long")  # type: ignore[arg-type]
+    assert 75 == len(said)  # type: ignore[arg-type]
+    assert said.startswith("Show full doc 1: A very long")  # type: ignore[union-attr]
     assert title.strip() in _all_text(message)
 
 

@@ -47,9 +47,10 @@ CANNED = {
 }
 
 
-def last_item(pg: Playground, has: str) -> Any:
-    """The newest conversation item (a message and its thread) holding `has` (a selector)."""
-    item = pg.log.locator(".item", has=pg.page.locator(has)).last
+def last_item(pg: Playground, has: str, asked: str) -> Any:
+    """The newest conversation item (a message and its thread) holding `has` (a selector) and
+    the words `asked`: an earlier item matches `has` too, and may be found first."""
+    item = pg.log.locator(".item", has=pg.page.locator(has), has_text=asked).last
     item.wait_for()
     pg.settled()
     return item
@@ -69,26 +70,26 @@ def take(pg: Playground, out: Path) -> list[Path]:
 
     pg.docs.answers.update(CANNED)
     pg.say("@gdocs How do I create a Cloud Storage bucket?")
-    last_item(pg, ".thread .msg.bot .blocks")
+    last_item(pg, ".thread .msg.bot .blocks", "Cloud Storage bucket")
     shot("streamed-answer.png", pg.page)
 
     pg.say("/gdocs How do I create a bucket with the gcloud CLI?")
-    shot("slash-answer.png", last_item(pg, ".msg.bot:not(.eph) .blocks"))
+    shot("slash-answer.png", last_item(pg, ".msg.bot:not(.eph) .blocks", "gcloud CLI?"))
 
     pg.say("@gdocs How do I create a bucket with uniform access?")
-    shot("verified-warning.png", last_item(pg, ".thread .msg.bot .blocks"))
+    shot("verified-warning.png", last_item(pg, ".thread .msg.bot .blocks", "uniform access"))
 
     fail_every_call(pg.docs)
     pg.say("/gdocs How do I delete a bucket?")
-    shot("error-try-again.png", last_item(pg, "button:text('Try again')"))
+    shot("error-try-again.png", last_item(pg, "button:text('Try again')", "delete a bucket"))
     pg.docs.faults.clear()
 
     pg.say("/gdocs private How do I create a bucket in Europe?")
-    shot("private-share.png", last_item(pg, "button:text-matches('share', 'i')"))
+    shot("private-share.png", last_item(pg, "button:text-matches('share', 'i')", "in Europe"))
 
     pg.docs.quota_exhausted = "http"  # from here on, generated answers are used up
     pg.say("@gdocs How do I make a bucket public?")
-    shot("quota-fallback.png", last_item(pg, ".thread .msg.bot .blocks"))
+    shot("quota-fallback.png", last_item(pg, ".thread .msg.bot .blocks", "bucket public"))
 
     pg.open("gdocs Home")
     pg.page.locator("#home .blocks").wait_for()

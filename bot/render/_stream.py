@@ -68,13 +68,13 @@ def verify_title(commands: int) -> str:
 
 
 def verify_summary(verification: Verification | None) -> str | None:
-    """The step's output, the marks counted: "1 of 2 found, 1 marked ⚠"; None when there
-    is no mark (VERIFY_ANSWERS off, or the pages not read: the answer's end says so)."""
+    """The step's output, the marks counted: "1 of 2 found" (the ⚠ lines say which one is
+    not); None when there is no mark (VERIFY_ANSWERS off, or the pages not read)."""
     found, warned = verify_counts(verification)
     total = found + warned
     if not total:
         return None
-    return f"{found} of {total} found" + (f", {warned} marked ⚠" if warned else "")
+    return f"{found} of {total} found"
 
 
 def task_found(answer: Answer) -> str:

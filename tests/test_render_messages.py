@@ -75,7 +75,7 @@ def test_answer_shows_text_then_numbered_sources_and_numbered_show_doc_buttons()
         },
         {
             "type": "button",
-            "text": {"type": "plain_text", "text": "2", "emoji": True},
+            "text": {"type": "plain_text", "text": "Show full doc 2", "emoji": True},
             "action_id": "show_doc:2",
             "value": f"documents/{HOST}/storage/docs/page-2",
             "accessibility_label": "Show full doc 2: Bucket naming",
@@ -229,7 +229,7 @@ def test_fallback_text_is_the_start_of_the_answer_plain_and_escaped() -> None:
         * 50
     )
     message = render_answer(_answer(text, query="q <x>"))
-    assert message["text"].startswith("Heading Bold &lt;!channel&gt; answer with a link. code")
+    assert message["text"].startswith("Bold &lt;!channel&gt; answer with a link. code")
     assert len(message["text"]) <= 600
     assert "```" not in message["text"]
     assert "**" not in message["text"]
@@ -294,7 +294,7 @@ def test_search_hits_show_title_links_and_trimmed_snippets() -> None:
     first, second = (b["text"]["text"] for b in _by_type(message, "section"))  # type: ignore[index]
     title, shown = first.split("\n", 1)
     assert f"*1. <https://{HOST}/c|Create buckets>*" == title
-    assert shown.startswith("Creating Use gcloud &lt;!channel&gt; to make a bucket. More words")
+    assert shown.startswith("Use gcloud &lt;!channel&gt; to make a bucket. More words")
     assert shown.endswith("…")
     assert len(shown) <= 300
     assert not shown[:-1].endswith(" ")

@@ -192,7 +192,7 @@ def test_a_title_with_a_bar_reads_the_same_on_every_surface(title: str, expected
 @pytest.mark.parametrize(
     ("snippet", "shown"),
     [
-        ("# Create buckets\n\nSection 1", "Create buckets Section 1"),
+        ("# Create buckets\n\nSection 1\n## IAM\nGrant roles", "Section 1 Grant roles"),
         ("Deploy:\n\n```sh\ngcloud run deploy\n```", "Deploy: gcloud run deploy"),
         ("Deploy: ```sh gcloud run deploy ```", "Deploy: gcloud run deploy"),
         ("- one\n* two\n1. three\n> quoted\n> > deeper", "one two three quoted deeper"),
@@ -201,7 +201,7 @@ def test_a_title_with_a_bar_reads_the_same_on_every_surface(title: str, expected
     ],
 )
 def test_search_snippets_read_as_plain_words(snippet: str, shown: str) -> None:
-    """A result's snippet shows no heading marks, fence or language tag (`run: sh gcloud…`),
+    """A result's snippet shows no headings (they repeat the title), fence or language tag (`run: sh gcloud…`),
     list, quote or table marks — and keeps a pipe that is part of the text."""
     hit = SearchHit(title="T", uri=f"https://{HOST}/t", snippet=snippet)
     [block] = render_answer(Answer(query="q", kind="search", hits=(hit,)))["blocks"]
@@ -217,5 +217,5 @@ def test_the_notification_is_the_answers_first_words() -> None:
         "```sh\ngcloud storage buckets create gs://b\n```",
     )
     text = render_answer(answer, asker="U123ABC", question=answer.query)["text"]
-    assert text.startswith("Steps Use gcloud storage buckets create: gcloud storage")
+    assert text.startswith("Use gcloud storage buckets create: gcloud storage")
     assert "How do I" not in text

@@ -140,9 +140,10 @@ def test_title_from_uri_reads_the_last_path_segment(uri: str, title: str) -> Non
     assert title == title_from_uri(uri)
 
 
-def test_snippet_drops_heading_marks() -> None:
-    """`#` heading marks mean nothing in a one-line snippet; `#` elsewhere stays."""
-    assert "Create buckets Use C# or gs://x#y" == snippet("# Create buckets\n\nUse C# or gs://x#y")
+def test_snippet_drops_headings() -> None:
+    """A heading read inline runs into the text ("IAM Grant roles…") and mostly repeats the
+    page's title: it goes whole; `#` elsewhere stays."""
+    assert "Use C# or gs://x#y" == snippet("# Create buckets\n\nUse C# or gs://x#y\n## IAM")
 
 
 @pytest.mark.parametrize(

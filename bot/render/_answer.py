@@ -42,8 +42,11 @@ _ANSWER_SOURCE_CHARS = 3 * MAX_MESSAGE_CHARS
 _LINE_MARKS_RE = re.compile(
     r"^\s*(?:#{1,6}\s+|(?:>\s?)+|(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?|\|)"
 )
-#: a fence line (with its language tag), a rule or a table's delimiter row
-_NOT_TEXT_RE = re.compile(r"^[ \t]*(?:`{3,}|~{3,}|\|?[ \t]*:?-{3,}[-:| \t]*$).*$", re.MULTILINE)
+#: a fence line (with its language tag), a heading (read inline it runs into the text, and
+#: the first is mostly the title shown above), a rule or a table's delimiter row
+_NOT_TEXT_RE = re.compile(
+    r"^[ \t]*(?:`{3,}|~{3,}|#{1,6}(?:[ \t]|$)|\|?[ \t]*:?-{3,}[-:| \t]*$).*$", re.MULTILINE
+)
 #: a fence inside a line: snippets cached flat before fences were dropped
 _INLINE_FENCE_RE = re.compile(r"(?:`{3,}|~{3,})[\w+-]*|\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+")
 #: what to do about an error that is not trouble passing by itself (`passing_trouble`)
@@ -57,7 +60,7 @@ ACTION_TRY_AGAIN = "try_again"
 
 
 def _plain_summary(markdown: str, limit: int) -> str:
-    """Readable words without Markdown's marks: no heading, list, quote or table marks, no
+    """Readable words without Markdown's marks: no headings, list, quote or table marks, no
     fences or their language tags."""
     start = cut_source(markdown, max(20 * limit, 4000))[0]  # plenty to read the start from
     lines = [_LINE_MARKS_RE.sub("", line) for line in _NOT_TEXT_RE.sub("", start).splitlines()]

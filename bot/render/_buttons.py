@@ -97,8 +97,9 @@ def _buttons_first(valid: list[CitedPage]) -> tuple[list[CitedPage], list[CitedP
 
 
 def show_doc_actions(pages: list[CitedPage], *, max_chars: int = 3000) -> Block | None:
-    """ONE control for the numbered pages that can be fetched: `Show full doc 1`, `2`, `3`
-    (five buttons, the rest numbered in a menu). Titles stay in the Sources list above."""
+    """ONE control for the numbered pages that can be fetched: `Show full doc 1`, `Show full
+    doc 2`… (five buttons, the rest in a menu; a lone `2` read as unclear in the playground).
+    Titles stay in the Sources list above."""
     valid: dict[str, CitedPage] = {}
     for number, name, title in pages:
         if name not in valid and is_valid_name(name):
@@ -108,8 +109,7 @@ def show_doc_actions(pages: list[CitedPage], *, max_chars: int = 3000) -> Block 
     as_buttons, rest = _buttons_first(list(valid.values()))
     elements: list[Block] = []
     for number, name, title in as_buttons:
-        label = f"{number}" if elements else f"Show full doc {number}"
-        element = button(label, f"{ACTION_SHOW_DOC_PREFIX}{number}", name)
+        element = button(f"Show full doc {number}", f"{ACTION_SHOW_DOC_PREFIX}{number}", name)
         said = f"Show full doc {number}: {page_title(title)}".rstrip(": ")
         elements.append(element | {"accessibility_label": truncate(said, 75)})
     while len(elements) > 1 and blocks_chars(elements) > max_chars:

@@ -28,10 +28,12 @@ _DOCUMENT = ModelCodec(Document)
 #: optional work such as fetching titles stops early so the answer itself is not lost
 deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
 # linear, line-anchored: a heading, quote, list or table mark; a fence or rule line whole
-_LINE_MARK = re.compile(
-    r"^[ \t]{0,3}(?:#{1,6}[ \t]+|(?:>[ \t]?)+|(?:[-*+]|\d{1,9}[.)])[ \t]+|\|)", re.MULTILINE
+_LINE_MARK = re.compile(r"^[ \t]{0,3}(?:(?:>[ \t]?)+|(?:[-*+]|\d{1,9}[.)])[ \t]+|\|)", re.MULTILINE)
+# headings go whole: read inline they run into the text ("IAM Grant roles…"), and the first
+# one is mostly the page's own title, which the result already shows
+_NOT_WORDS = re.compile(
+    r"^[ \t]*(?:`{3,}|~{3,}|#{1,6}(?:[ \t]|$)|\|?[ \t]*:?-{3,}[-:| \t]*$).*$", re.MULTILINE
 )
-_NOT_WORDS = re.compile(r"^[ \t]*(?:`{3,}|~{3,}|\|?[ \t]*:?-{3,}[-:| \t]*$).*$", re.MULTILINE)
 
 
 class Chunk(Output):
@@ -88,8 +90,8 @@ def title_from_uri(uri: str) -> str:
 
 def snippet(text: str, limit: int = 500) -> str:
     """One paragraph of at most `limit` characters cut at a word: people read it as plain
-    words, so Markdown's line marks go (headings, lists, quotes, table pipes, fence lines
-    with their language tags)."""
+    words, so Markdown's line marks go (list, quote and table marks, and whole headings and
+    fence lines with their language tags)."""
     lines = _LINE_MARK.sub("", _NOT_WORDS.sub("", text)).splitlines()
     words = [line.replace("|", " ") if line.rstrip().endswith("|") else line for line in lines]
     return truncate(collapse_whitespace(" ".join(words)), limit, at_word=True)

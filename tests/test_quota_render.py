@@ -210,6 +210,13 @@ def test_the_status_shows_the_team_the_minute_the_viewer_and_the_reset() -> None
     assert "37 of 50 left today, 8 of 10 free this minute, 7 of 10 yours." in message["text"]
 
 
+def test_a_pacific_viewer_is_told_the_reset_once() -> None:
+    """In Pacific time the reset is midnight already: "at midnight (your time)" says it all,
+    without ", midnight Pacific time" after it."""
+    shown = _text(_state(), tz="America/Los_Angeles")
+    assert "resets at midnight (your time). Past" in shown
+
+
 def test_the_status_says_when_the_next_minute_slot_frees() -> None:
     """A full minute: 0 free and when the next one frees."""
     state = _state(left_this_minute=0, next_slot=NOW + timedelta(seconds=22))

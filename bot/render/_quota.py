@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, time, timedelta, tzinfo
 from typing import TYPE_CHECKING, NamedTuple
 from zoneinfo import ZoneInfo
 
@@ -151,7 +151,8 @@ def render_quota_status(state: QuotaState, *, tz: str | None, now: datetime) -> 
         said = quota_words(pause.kind, pause.until, size, tz=tz, now=now).sentence
         lines.append(f"• Paused by Google: {said}")
     reset = at_time(state.next_reset, tz=tz, now=now)
-    if viewer_zone(tz)[1]:
+    zone, known = viewer_zone(tz)
+    if known and state.next_reset.astimezone(zone).time() != time(0):  # else said already
         reset += ", midnight Pacific time"
     note = (
         f"The daily count resets {reset}. Past a limit, questions get search results "

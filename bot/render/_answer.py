@@ -8,8 +8,9 @@ from typing import NamedTuple, TypedDict, Unpack
 
 from bot.errors import ErrorCode, GdocsError
 from bot.models import Answer, Reference, SearchHit
-from bot.render._buttons import feedback_block_for, page_title, show_doc_actions
+from bot.render._buttons import page_title, show_doc_actions
 from bot.render._errors import error_sentence, passing_trouble, try_again_value
+from bot.render._feedback import feedback_block_for
 from bot.render._inline import plain_text
 from bot.render._markdown import cut_source, markdown_to_blocks
 from bot.render._marks import marked_pieces, summary_line

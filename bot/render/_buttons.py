@@ -1,13 +1,11 @@
-"""Buttons and their values ("Show full doc", "Next page", feedback, Share), the feedback
-modal, private answers and their shared copy, and link previews. Every value comes back from
-Slack as user-controlled input: each decoder accepts exactly what its encoder makes."""
+"""The "Show full doc" and "Next page" buttons and their values, and link previews. A value
+comes back from Slack as user input: its decoder accepts exactly what its encoder makes."""
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 from bot.errors import InvalidInput
@@ -15,20 +13,16 @@ from bot.names import is_valid_name
 from bot.render._inline import plain_text
 from bot.render._notices import forged
 from bot.render._text import (
-    MAX_BLOCKS,
     MAX_BUTTON_VALUE_CHARS,
     MAX_OPTION_VALUE_CHARS,
     SECTION_CHARS,
     Block,
-    Message,
     actions,
     blocks_chars,
     button,
-    context,
     escape_truncated,
     is_http_url,
     link,
-    mention,
     plain_text_object,
     section,
 )
@@ -173,191 +167,3 @@ def render_unfurl(doc_title: str, description: str, url: str, name: str) -> dict
         show = button("Show full doc", f"{ACTION_SHOW_DOC_PREFIX}0", name)
         blocks.append(actions([show], block_id="show_docs"))
     return {"blocks": blocks}
-
-
-VoteKind = Literal["up", "down"]
-
-#: the feedback_buttons element's action_id (and its block's id)
-ACTION_FEEDBACK = "answer_feedback"
-#: the "Say what was wrong" button after a 👎; it opens the modal
-ACTION_FEEDBACK_COMMENT = "feedback_comment"
-FEEDBACK_MODAL_CALLBACK = "feedback_comment"
-COMMENT_BLOCK_ID = "comment"
-_COMMENT_ACTION_ID = "comment"
-MAX_COMMENT_CHARS = 300
-ACTION_SHARE = "share_answer"
-SHARED_QUESTION_CHARS = 300
-#: elements in one actions block (Slack)
-_MAX_ROW = 25
-#: an answer id: short, URL-safe (e.g. `secrets.token_urlsafe(12)`, or a message ts)
-_ANSWER_ID_RE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-_VALUE_RE = re.compile(r"fb1:(?P<vote>up|down):(?P<id>[A-Za-z0-9_.-]{1,64})")
-_SHARE_RE = re.compile(r"share1:(?P<id>[A-Za-z0-9_.-]{1,64})")
-
-
-@dataclass(frozen=True)
-class Vote:
-    answer_id: str
-    vote: VoteKind
-
-
-def _note(text: str, emoji: str = "") -> Message:
-    return {"text": text, "blocks": [context(f"{emoji} {text}" if emoji else text)]}
-
-
-def _encode_vote(answer_id: str, vote: VoteKind) -> str:
-    if not _ANSWER_ID_RE.fullmatch(answer_id) or vote not in ("up", "down"):
-        raise InvalidInput("Cannot make feedback buttons for that answer.")
-    return f"fb1:{vote}:{answer_id}"
-
-
-def decode_vote(value: object) -> Vote:
-    """The vote a button value (or the modal's private_metadata) stands for."""
-    short = isinstance(value, str) and len(value) <= MAX_BUTTON_VALUE_CHARS
-    match = _VALUE_RE.fullmatch(value) if isinstance(value, str) and short else None
-    if match is None:
-        raise InvalidInput(forged("feedback button"))
-    return Vote(answer_id=match["id"], vote="up" if match["vote"] == "up" else "down")
-
-
-def _feedback_button(text: str, value: str, label: str) -> dict[str, Any]:
-    return {"text": plain_text_object(text, 75), "value": value, "accessibility_label": label}
-
-
-def feedback_block_for(answer_id: str) -> Block:
-    """Slack's 👍 / 👎 `feedback_buttons` in a `context_actions` block."""
-    up = _feedback_button("👍", _encode_vote(answer_id, "up"), "Mark this reply as helpful")
-    down = _encode_vote(answer_id, "down")
-    down_button = _feedback_button("👎", down, "Mark this reply as wrong or unhelpful")
-    element: Block = {"type": "feedback_buttons", "action_id": ACTION_FEEDBACK}
-    element |= {"positive_button": up, "negative_button": down_button}
-    return {"type": "context_actions", "block_id": ACTION_FEEDBACK, "elements": [element]}
-
-
-def render_feedback_thanks(vote: Vote) -> Message:
-    """The ephemeral thanks for a vote; after a 👎 it offers the "what was wrong?" form."""
-    if vote.vote == "up":
-        return _note("Thanks for the feedback — glad it helped.", ":thumbsup:")
-    text = "Thanks for telling me. What was wrong? A one-line note helps fix answers like this."
-    ask = button(
-        "Say what was wrong", ACTION_FEEDBACK_COMMENT, _encode_vote(vote.answer_id, "down")
-    )
-    return {
-        "text": text,
-        "blocks": [section(f":thumbsdown: {text}"), actions([ask], block_id="feedback_more")],
-    }
-
-
-def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
-    """The optional "what was wrong?" modal; the vote rides along in `private_metadata`."""
-    intro = (
-        "Your vote is saved. If you like, say in one line what was wrong "
-        "(out of date, wrong product, missing step…): it is stored with your vote."
-    )
-    comment: Block = {
-        "type": "input",
-        "block_id": COMMENT_BLOCK_ID,
-        "optional": True,
-        "label": plain_text_object("What was wrong?", 2000),
-        "element": {
-            "type": "plain_text_input",
-            "action_id": _COMMENT_ACTION_ID,
-            "multiline": False,
-            "max_length": MAX_COMMENT_CHARS,
-            "placeholder": plain_text_object("e.g. the gcloud command has changed", 150),
-        },
-    }
-    return {
-        "type": "modal",
-        "callback_id": FEEDBACK_MODAL_CALLBACK,
-        "title": plain_text_object("What was wrong?", 24),
-        "submit": plain_text_object("Send", 24),
-        "close": plain_text_object("Skip", 24),
-        "private_metadata": _encode_vote(vote.answer_id, vote.vote),
-        "blocks": [section(intro), comment],
-    }
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def vote_from_view(view: object) -> Vote:
-    return decode_vote(_dict(view).get("private_metadata"))
-
-
-def comment_from_view(view: object) -> str:
-    """The comment typed into the modal, one line of at most 300 characters (Slack enforces
-    `max_length` in its client only)."""
-    values = _dict(_dict(_dict(view).get("state")).get("values"))
-    value = _dict(_dict(values.get(COMMENT_BLOCK_ID)).get(_COMMENT_ACTION_ID)).get("value")
-    return truncate(one_line(value), MAX_COMMENT_CHARS) if isinstance(value, str) else ""
-
-
-def _share_value(answer_id: str) -> str:
-    if not _ANSWER_ID_RE.fullmatch(answer_id):
-        raise InvalidInput("Cannot make a Share button for that answer.")
-    return f"share1:{answer_id}"
-
-
-def decode_share_value(value: object) -> str:
-    match = _SHARE_RE.fullmatch(value) if isinstance(value, str) and len(value) <= 80 else None
-    if match is None:
-        raise InvalidInput(forged("Share button"))
-    return match["id"]
-
-
-def _framed(head: list[Block], body: Message, tail: list[Block]) -> list[Block]:
-    """Within Slack's block limit (one spare for the Share row): the body is cut only in a
-    pathological case."""
-    room = MAX_BLOCKS - len(head) - len(tail) - 1
-    return [*head, *list(body.get("blocks") or [])[:room], *tail]
-
-
-def _first_in_row(blocks: list[Block], element: Block, tail: int) -> list[Block]:
-    """`element` first in the answer's actions row (its Show full doc buttons), or in a row
-    of its own just before the last `tail` blocks: one row of actions, not two."""
-    for at in range(len(blocks) - tail - 1, -1, -1):
-        row = blocks[at]
-        if row.get("type") == "actions" and len(row.get("elements") or []) < _MAX_ROW:
-            merged = row | {"elements": [element, *row["elements"]]}
-            return [*blocks[:at], merged, *blocks[at + 1 :]]
-    at = len(blocks) - tail
-    return [*blocks[:at], actions([element], block_id=ACTION_SHARE), *blocks[at:]]
-
-
-def render_private_answer(
-    body: Message, question: str, answer_id: str | None, feedback_id: str | None = None
-) -> Message:
-    """The ephemeral answer: the question, the answer and its sources, one row of actions
-    (Share in channel when it was kept as `answer_id`), who sees it, 👍 / 👎."""
-    asked = escape_truncated(one_line(question), SHARED_QUESTION_CHARS, at_word=True)
-    head = [section(f"> {asked}")] if asked else []
-    lock = ":lock: Only you can see this answer."
-    tail = [context(lock + (" Share it if it helps the channel." if answer_id else ""))]
-    tail += [feedback_block_for(feedback_id)] if feedback_id else []
-    blocks = _framed(head, body, tail)
-    if answer_id is not None:
-        share = button("Share in channel", ACTION_SHARE, _share_value(answer_id), primary=True)
-        blocks = _first_in_row(blocks, share, len(tail))
-    return {"text": body["text"], "blocks": blocks}
-
-
-def render_shared_answer(
-    body: Message, asker: str, question: str, feedback_id: str | None = None
-) -> Message:
-    """The answer re-posted in the channel, headed `<@U…> shared an answer to: “question”`;
-    its 👍 / 👎 count for the same answer as the private copy's."""
-    who = mention(asker)
-    asked = escape_truncated(one_line(question), SHARED_QUESTION_CHARS, at_word=True)
-    lead = f"{who} shared an answer" if who else "An answer was shared"
-    head = section(f"{lead} to: “{asked}”" if asked else f"{lead}:")
-    tail = [feedback_block_for(feedback_id)] if feedback_id else []
-    return {"text": body["text"], "blocks": _framed([head], body, tail)}
-
-
-def render_share_expired(kept_minutes: int) -> Message:
-    return _note(
-        f"I no longer have that answer to share: private answers are kept for "
-        f"{kept_minutes} minutes and shared once. Ask again with `/gdocs private …`."
-    )

@@ -1,7 +1,5 @@
-"""The playground's one aiohttp server on 127.0.0.1: the page (`page.html`), a fake Slack Web
-API and response URLs that record every call the bot makes, `/ui/send` (what the page types or
-clicks, signed with the in-memory signing secret and POSTed to the bot's own /slack/events on
-loopback) and `/ui/log` (the recorded calls, long-polled by the page, which draws them)."""
+"""The playground's aiohttp server: the page, a fake Slack recording the bot's calls, `/ui/send`
+(what the page does, signed, to the bot's /slack/events) and `/ui/log` (long-polled by the page)."""
 
 from __future__ import annotations
 
@@ -37,8 +35,12 @@ TEAM, USER, BOT_USER, BOT_ID = "T0PLAY", "U0YOU", "U0GDOCS", "B0GDOCS"
 CHANNEL, DM = "C0GENERAL", "D0GDOCS"
 #: how long one /ui/log request waits for a new call before answering "nothing new"
 POLL_SECONDS = 15.0
-_STREAM_CALLS = ("chat.appendStream", "chat.stopStream")
 FORM = "application/x-www-form-urlencoded"
+_Obj = dict[str, Any]
+_APP = {"team_id": TEAM, "api_app_id": "A0PLAY"}
+#: the person, an admin so that the channel settings can be tried too
+_YOU: _Obj = {"name": "you", "locale": "en-US", "is_admin": True, "tz": "America/Los_Angeles"}
+_YOU |= {"tz_label": "Pacific Time", "tz_offset": -28800}
 
 
 def run(settings: Settings, port: int = DEFAULT_PORT) -> int:
@@ -59,17 +61,17 @@ def run(settings: Settings, port: int = DEFAULT_PORT) -> int:
         print(f"gdocs-bot: cannot listen on 127.0.0.1:{port} ({why}); "
               "choose another port with --port N", file=sys.stderr)  # fmt: skip
         return 1
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(_serve(settings, sock))
-    except KeyboardInterrupt:
-        return 0
+    return 0
 
 
-def playground_settings(settings: Settings, base: str, secret: str) -> Settings:
-    """`settings` with Slack's side made up in memory and aimed at this server; state in
-    memory unless STATE_URL was given."""
+async def _serve(settings: Settings, sock: socket.socket) -> int:
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    secret = secrets.token_hex(16)
+    # Slack's side made up in memory and aimed at this server; state in memory unless given
     given = "state_url" in settings.model_fields_set
-    return settings.model_copy(
+    settings = settings.model_copy(
         update={
             "slack_bot_token": SecretStr(f"xoxb-playground-{secrets.token_hex(8)}"),
             "slack_signing_secret": SecretStr(secret),
@@ -79,12 +81,6 @@ def playground_settings(settings: Settings, base: str, secret: str) -> Settings:
             "host": "127.0.0.1",
         }
     )
-
-
-async def _serve(settings: Settings, sock: socket.socket) -> int:
-    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    secret = secrets.token_hex(16)
-    settings = playground_settings(settings, base, secret)
     async with open_bot(settings) as bot, aiohttp.ClientSession() as session:
         workspace = Workspace(base, secret, session)
         runner = web.AppRunner(workspace.web_app(bot), access_log=None, shutdown_timeout=1.0)
@@ -96,9 +92,8 @@ async def _serve(settings: Settings, sock: socket.socket) -> int:
         print(f"gdocs-bot playground listening on {base}/ (state: {state}); Ctrl-C stops",
               flush=True)  # fmt: skip
         stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stop.set)
+            asyncio.get_running_loop().add_signal_handler(signum, stop.set)
         await stop.wait()
         probes.cancel()
         workspace.closing = True
@@ -114,33 +109,27 @@ class Workspace:
 
     def __init__(self, base: str, secret: str, session: aiohttp.ClientSession) -> None:
         self.base, self._secret, self._session = base, secret, session
-        self.log: list[dict[str, Any]] = []
+        self.log: list[_Obj] = []
         self.closing = False
         self._changed = asyncio.Event()
         self._ids = itertools.count(1)
         self._streaming: set[str] = set()  # streams not finished by the bot
         self._stopped: set[str] = set()  # streams the person stopped: no more appends
-        self._messages: dict[str, list[dict[str, Any]]] = {}  # thread ts -> its messages
+        self._messages: dict[str, list[_Obj]] = {}  # thread ts -> its messages
 
     def web_app(self, bot: Bot) -> web.Application:
         from bot.slack.app import slack_events_route
 
         app = web.Application(client_max_size=20 * 1024 * 1024, middlewares=[self._only_here])
-        app.add_routes(
-            [
-                web.get("/", self._page),
-                web.get("/ui/log", self._poll),
-                web.post("/ui/send", self._send),
-                web.route("*", "/api/{method}", self._api),
-                web.post("/response/{key}", self._response_url),
-                slack_events_route(bot.app),
-            ]
-        )
+        app.router.add_get("/", self._page)
+        app.router.add_get("/ui/log", self._poll)
+        app.router.add_post("/ui/send", self._send)
+        app.router.add_route("*", "/api/{method}", self._api)
+        app.router.add_post("/response/{key}", self._response_url)
+        app.add_routes([slack_events_route(bot.app)])
         return app
 
-    def record(
-        self, method: str, args: dict[str, Any], result: dict[str, Any] | None = None
-    ) -> None:
+    def record(self, method: str, args: _Obj, result: _Obj | None = None) -> None:
         self.log.append({"n": len(self.log) + 1, "method": method, "args": args, "result": result})
         self._changed.set()
         self._changed = asyncio.Event()
@@ -160,9 +149,8 @@ class Workspace:
         """The entries after `after`; waits up to POLL_SECONDS for one to arrive."""
         after = int(request.query.get("after", "0") or 0)
         if len(self.log) <= after and not self.closing:
-            changed = self._changed
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), POLL_SECONDS)
+                await asyncio.wait_for(self._changed.wait(), POLL_SECONDS)
         return web.json_response(self.log[after:])
 
     async def _api(self, request: web.Request) -> web.Response:
@@ -192,27 +180,21 @@ class Workspace:
         """One thing the person did on the page, sent to the bot as Slack would send it."""
         sent = await request.json()
         if "form" in sent:  # a slash command
-            body = urlencode({**sent["form"], "team_id": TEAM, "api_app_id": "A0PLAY"})
-            kind = FORM
+            body, kind = urlencode(sent["form"] | _APP), FORM
         elif "payload" in sent:  # a click: block_actions, view_submission
             body, kind = urlencode({"payload": json.dumps(sent["payload"])}), FORM
         else:
             body, kind = self._event(sent["event"]), "application/json"
         if sent.get("stop"):  # Slack refuses appends at once; the bot may still end it
             self._stopped.add(str(sent["stop"]))
-        digest, ts = _sign(self._secret, body)
-        headers = {
-            "Content-Type": kind,
-            "X-Slack-Request-Timestamp": ts,
-            "X-Slack-Signature": digest,
-        }
+        headers = {"Content-Type": kind, **_signed(self._secret, body)}
         async with self._session.post(f"{self.base}/slack/events", data=body, headers=headers) as r:
             answer = await r.text()
         if sent.get("key") and answer.strip():
             self.record("ack", {"key": sent["key"], "body": _json(answer)})
         return web.json_response({"status": r.status, "body": answer})
 
-    def _event(self, event: dict[str, Any]) -> str:
+    def _event(self, event: _Obj) -> str:
         """An Events API callback around `event`; a person's message is recorded to be drawn."""
         event.setdefault("ts", self.next_ts())
         event.setdefault("event_ts", event["ts"])
@@ -220,30 +202,21 @@ class Workspace:
             self.record("user.message", dict(event))
             thread = str(event.get("thread_ts") or event["ts"])
             self._messages.setdefault(thread, []).append(event)
-        return json.dumps(
-            {
-                "token": "playground",
-                "team_id": TEAM,
-                "api_app_id": "A0PLAY",
-                "type": "event_callback",
-                "event_id": f"Ev{next(self._ids):08d}",
-                "event_time": int(time.time()),
-                "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
-                "event": event,
-            }
-        )
+        callback: _Obj = {"token": "playground", **_APP, "type": "event_callback", "event": event}
+        callback |= {"event_id": f"Ev{next(self._ids):08d}", "event_time": int(time.time())}
+        callback["authorizations"] = [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}]
+        return json.dumps(callback)
 
-    def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, method: str, args: _Obj) -> _Obj:
         """Slack's answer, plausible enough for the bot's flows."""
         ts = str(args.get("ts") or self.next_ts())
-        channel = args.get("channel") or args.get("channel_id")
         if method == "auth.test":
             return {"ok": True, "user_id": BOT_USER, "bot_id": BOT_ID, "team_id": TEAM,
                     "user": "gdocs", "team": "Playground", "url": f"{self.base}/"}  # fmt: skip
         if method == "chat.startStream":
             ts = self.next_ts()
             self._streaming.add(ts)
-        elif method in _STREAM_CALLS and ts not in self._streaming:
+        elif method in ("chat.appendStream", "chat.stopStream") and ts not in self._streaming:
             return {"ok": False, "error": "message_not_in_streaming_state"}
         elif method == "chat.appendStream" and ts in self._stopped:
             return {"ok": False, "error": "stopped_by_user"}
@@ -255,74 +228,59 @@ class Workspace:
             thread = str(args.get("thread_ts") or ts)
             bot_message = {"type": "message", "ts": ts, "bot_id": BOT_ID, "user": BOT_USER}
             self._messages.setdefault(thread, []).append({**bot_message, "text": args.get("text")})
-        found = _READS.get(method)
-        if found is not None:
+        if (found := _READS.get(method)) is not None:
             return found(self, args)
         # a post to a person's id lands in their DM with the bot
-        return {
-            "ok": True,
-            "channel": DM if channel == USER else channel,
-            "ts": ts,
-            "message_ts": ts,
-        }
+        where = args.get("channel") or args.get("channel_id")
+        channel = DM if where == USER else where
+        return {"ok": True, "channel": channel, "ts": ts, "message_ts": ts}
 
-    def _replies(self, args: dict[str, Any]) -> dict[str, Any]:
+    def _replies(self, args: _Obj) -> _Obj:
         messages = self._messages.get(str(args.get("ts")))
         if not messages:
             return {"ok": False, "error": "thread_not_found"}
         return {"ok": True, "messages": messages, "has_more": False}
 
-    def _view(self, args: dict[str, Any]) -> dict[str, Any]:
+    def _view(self, args: _Obj) -> _Obj:
         view = _json(args.get("view"))
         return {"ok": True, "view": {**view, "id": f"V{next(self._ids):08d}", "hash": "h"}}
 
-    def _upload_url(self, args: dict[str, Any]) -> dict[str, Any]:
+    def _upload_url(self, args: _Obj) -> _Obj:
         file_id = f"F{next(self._ids):08d}"
         return {"ok": True, "file_id": file_id, "upload_url": f"{self.base}/api/upload?f={file_id}"}
 
+    def _conversation(self, args: _Obj) -> _Obj:
+        channel = args.get("channel")
+        name = {"name": "general", "is_channel": True} if channel == CHANNEL else {"is_im": True}
+        return {"ok": True, "channel": {"id": channel, "is_member": True, **name}}
 
-def _user(_: Workspace, args: dict[str, Any]) -> dict[str, Any]:
-    # an admin, so the channel settings can be tried too
-    user = {"id": args.get("user"), "name": "you", "locale": "en-US", "is_admin": True}
-    user |= {"tz": "America/Los_Angeles", "tz_label": "Pacific Time", "tz_offset": -28800}
-    return {"ok": True, "user": user}
-
-
-def _conversation(_: Workspace, args: dict[str, Any]) -> dict[str, Any]:
-    channel = args.get("channel")
-    name = {"name": "general", "is_channel": True} if channel == CHANNEL else {"is_im": True}
-    return {"ok": True, "channel": {"id": channel, "is_member": True, **name}}
+    def _files(self, args: _Obj) -> _Obj:
+        found = _json(args.get("files"))
+        return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in found]}
 
 
-def _files(_: Workspace, args: dict[str, Any]) -> dict[str, Any]:
-    found = _json(args.get("files"))
-    return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in found]}
-
-
-_READS: dict[str, Callable[[Workspace, dict[str, Any]], dict[str, Any]]] = {
-    "users.info": _user,
-    "conversations.info": _conversation,
+_READS: dict[str, Callable[[Workspace, _Obj], _Obj]] = {
+    "users.info": lambda _, a: {"ok": True, "user": {"id": a.get("user"), **_YOU}},
+    "conversations.info": Workspace._conversation,
     "conversations.members": lambda _, a: {"ok": True, "members": [USER, BOT_USER]},
     "users.conversations": lambda _, a: {"ok": True, "channels": [{"id": CHANNEL}]},
     "conversations.replies": Workspace._replies,
-    "views.publish": Workspace._view,
-    "views.open": Workspace._view,
-    "views.update": Workspace._view,
+    **dict.fromkeys(("views.publish", "views.open", "views.update"), Workspace._view),
     "files.getUploadURLExternal": Workspace._upload_url,
-    "files.completeUploadExternal": _files,
+    "files.completeUploadExternal": Workspace._files,
 }
 
 
-def _sign(secret: str, body: str) -> tuple[str, str]:
-    """Slack's v0 signature of `body` and its timestamp."""
+def _signed(secret: str, body: str) -> dict[str, str]:
+    """The headers of Slack's v0 signature of `body`."""
     ts = str(int(time.time()))
     mac = hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
-    return f"v0={mac}", ts
+    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={mac}"}
 
 
-async def _args(request: web.Request) -> dict[str, Any]:
+async def _args(request: web.Request) -> _Obj:
     """A Web API call's arguments: JSON, a form, a query string, or (a file upload) raw."""
-    args: dict[str, Any] = dict(request.query)
+    args: _Obj = dict(request.query)
     if request.content_type == "application/json":
         data = await request.json()
         args |= data if isinstance(data, dict) else {}
@@ -336,9 +294,6 @@ async def _args(request: web.Request) -> dict[str, Any]:
 
 def _json(value: Any) -> Any:
     """A JSON argument sent as a string in a form (or already parsed); text stays text."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
+    with contextlib.suppress(ValueError, TypeError):
+        return json.loads(value)
     return value

@@ -84,3 +84,21 @@ def clean_language(language: str | None) -> str | None:
     if not is_language_tag(tag):
         raise InvalidInput(facts=ErrorFacts(Reason.BAD_LANGUAGE, user_text=tag[:40]))
     return tag
+
+
+# linear, line-anchored: runs of disjoint classes
+_LINE_MARKS_RE = re.compile(
+    r"^\s*(?:#{1,6}\s+|(?:>\s?)+|(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?|\|)"
+)
+#: a fence line (with its language tag), a heading (read inline it runs into the text, and the
+#: first is mostly the page's title, shown already), a rule or a table's delimiter row
+_NOT_WORDS_RE = re.compile(
+    r"^[ \t]*(?:`{3,}|~{3,}|#{1,6}(?:[ \t]|$)|\|?[ \t]*:?-{3,}[-:| \t]*$).*$", re.MULTILINE
+)
+
+
+def markdown_lines(markdown: str) -> list[str]:
+    """The lines of `markdown` read as plain words: no heading, fence, rule, or list, quote or
+    table marks (a snippet shown in Slack or printed by the CLI)."""
+    lines = [_LINE_MARKS_RE.sub("", line) for line in _NOT_WORDS_RE.sub("", markdown).splitlines()]
+    return [line.replace("|", " ") if line.rstrip().endswith("|") else line for line in lines]

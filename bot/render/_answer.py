@@ -32,22 +32,13 @@ from bot.render._text import (
     safe_command,
     section,
 )
-from bot.text import one_line
+from bot.text import markdown_lines, one_line
 
 #: questions, snippets and titles are shown cut to this many characters
 _SHOWN_CHARS = 300
 #: an answer's Markdown beyond this is cut before it is converted: a message shows at most
 #: MAX_MESSAGE_CHARS, and markup that disappears is rarely two thirds of an answer
 _ANSWER_SOURCE_CHARS = 3 * MAX_MESSAGE_CHARS
-# linear: anchored at a line's start, runs of disjoint classes
-_LINE_MARKS_RE = re.compile(
-    r"^\s*(?:#{1,6}\s+|(?:>\s?)+|(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?|\|)"
-)
-#: a fence line (with its language tag), a heading (read inline it runs into the text, and
-#: the first is mostly the title shown above), a rule or a table's delimiter row
-_NOT_TEXT_RE = re.compile(
-    r"^[ \t]*(?:`{3,}|~{3,}|#{1,6}(?:[ \t]|$)|\|?[ \t]*:?-{3,}[-:| \t]*$).*$", re.MULTILINE
-)
 #: a fence inside a line: snippets cached flat before fences were dropped
 _INLINE_FENCE_RE = re.compile(r"(?:`{3,}|~{3,})[\w+-]*|\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+")
 #: what to do about an error that is not trouble passing by itself (`passing_trouble`)
@@ -61,12 +52,9 @@ ACTION_TRY_AGAIN = "try_again"
 
 
 def _plain_summary(markdown: str, limit: int) -> str:
-    """Readable words without Markdown's marks: no headings, list, quote or table marks, no
-    fences or their language tags."""
+    """Readable words without Markdown's marks (`markdown_lines`), inline Markdown read."""
     start = cut_source(markdown, max(20 * limit, 4000))[0]  # plenty to read the start from
-    lines = [_LINE_MARKS_RE.sub("", line) for line in _NOT_TEXT_RE.sub("", start).splitlines()]
-    rows = [line.replace("|", " ") if line.rstrip().endswith("|") else line for line in lines]
-    words = plain_text(_INLINE_FENCE_RE.sub(" ", "\n".join(rows)))
+    words = plain_text(_INLINE_FENCE_RE.sub(" ", "\n".join(markdown_lines(start))))
     return escape_truncated(one_line(words), limit, at_word=True)
 
 

@@ -17,7 +17,7 @@ from bot.models import Answer, Document, Fallback, Reference, SearchHit
 from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref, uri_for_name
 from bot.observability.metrics import Metrics
 from bot.store import TEXT, ModelCodec, Op, SharedFlight, Store
-from bot.text import collapse_whitespace, truncate
+from bot.text import collapse_whitespace, markdown_lines, truncate
 from bot.upstream._client import McpClient
 from bot.upstream._errors import Output
 
@@ -27,13 +27,6 @@ _DOCUMENT = ModelCodec(Document)
 #: loop time by which the current operation must finish (set by the service per operation):
 #: optional work such as fetching titles stops early so the answer itself is not lost
 deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
-# linear, line-anchored: a heading, quote, list or table mark; a fence or rule line whole
-_LINE_MARK = re.compile(r"^[ \t]{0,3}(?:(?:>[ \t]?)+|(?:[-*+]|\d{1,9}[.)])[ \t]+|\|)", re.MULTILINE)
-# headings go whole: read inline they run into the text ("IAM Grant roles…"), and the first
-# one is mostly the page's own title, which the result already shows
-_NOT_WORDS = re.compile(
-    r"^[ \t]*(?:`{3,}|~{3,}|#{1,6}(?:[ \t]|$)|\|?[ \t]*:?-{3,}[-:| \t]*$).*$", re.MULTILINE
-)
 
 
 class Chunk(Output):
@@ -89,12 +82,8 @@ def title_from_uri(uri: str) -> str:
 
 
 def snippet(text: str, limit: int = 500) -> str:
-    """One paragraph of at most `limit` characters cut at a word: people read it as plain
-    words, so Markdown's line marks go (list, quote and table marks, and whole headings and
-    fence lines with their language tags)."""
-    lines = _LINE_MARK.sub("", _NOT_WORDS.sub("", text)).splitlines()
-    words = [line.replace("|", " ") if line.rstrip().endswith("|") else line for line in lines]
-    return truncate(collapse_whitespace(" ".join(words)), limit, at_word=True)
+    """One paragraph of at most `limit` characters cut at a word, read as plain words."""
+    return truncate(collapse_whitespace(" ".join(markdown_lines(text))), limit, at_word=True)
 
 
 def name_for(ref: str) -> str | None:

@@ -100,3 +100,17 @@ def duplicate(metrics: Metrics) -> None:
 
 async def say_nothing(msg: Message) -> None:
     """The `notify` for requests with nowhere to say a failure (the Home tab, a preview)."""
+
+
+# --- reading a Slack payload, whose parts may be missing or of another type
+def as_dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def first_action(body: dict[str, Any]) -> dict[str, Any]:
+    actions = body.get("actions")
+    return as_dict(actions[0]) if isinstance(actions, list) and actions else {}

@@ -3,10 +3,13 @@ get only the parts they use."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck
 
 from bot.feedback import FeedbackLog
 from bot.observability.metrics import Metrics
@@ -14,7 +17,7 @@ from bot.quota import AnswerQuota
 from bot.report.tally import DailyTally
 from bot.service import DocsService
 from bot.settings import Settings
-from bot.slack.boundary import Boundary, InFlight
+from bot.slack.boundary import Boundary, InFlight, Job, Notify, duplicate
 from bot.slack.flows.answer import Answers
 from bot.slack.flows.home import Home
 from bot.slack.flows.pages import Pages
@@ -27,9 +30,10 @@ from bot.slack.memory import (
     RecentQuestions,
     ThreadMemory,
     UserProfiles,
+    delivery_key,
 )
 from bot.slack.work.stops import ActiveStreams
-from bot.slack.work.worklog import WorkLog
+from bot.slack.work.worklog import WorkLog, WorkRecord
 from bot.store import Store
 from bot.upstream import UpstreamCalls
 
@@ -56,6 +60,28 @@ class SlackDeps:
     channels: ChannelSettingsStore
     tally: DailyTally
     streams: ActiveStreams = field(default_factory=ActiveStreams)
+
+    async def take(
+        self,
+        ack: AsyncAck,
+        body: dict[str, Any],
+        kind: str,
+        payload: dict[str, Any],
+        handle: Callable[..., Coroutine[Any, Any, None]],
+    ) -> None:
+        """Record the work before the ack (a restart finishes it), then `handle(record=…)`."""
+        record = await self.work.accept(kind, payload, key=delivery_key(body))
+        await ack()
+        if record is None:  # its work is recorded already (and being answered)
+            duplicate(self.metrics)
+        else:
+            self.inflight.spawn(handle(record=record))
+
+    async def run(self, kind: str, job: Job, notify: Notify, record: WorkRecord | None) -> None:
+        """`job` at the boundary, then its work record is done."""
+        await self.boundary(kind, job, notify)
+        if record is not None:
+            await self.work.finish(record)
 
     @cached_property
     def answers(self) -> Answers:

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from bot import render
 from bot.errors import ErrorCode, GdocsError
-from bot.feedback import FeedbackLog, answer_record, fallback_label, new_answer_id
+from bot.feedback import AnswerRecord, FeedbackLog, answer_record, fallback_label, new_answer_id
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.quota import AnswerQuota
@@ -140,25 +140,28 @@ class Answers:
     ) -> None:
         says_when = result.fallback is not None and result.fallback.until is not None
         tz = await self.profiles.tz(reply.client, reply.user) if says_when else None
-        if route.private:  # what was asked, without the `private` that asked for privacy
-            body = await render_off_loop(
-                answer_size(result), render.render_answer, result, tz=tz, now=self.clock()
-            )
-            record = answer_record(  # its 👍 / 👎, and its shared copy's
+        answer_id = new_answer_id()  # the feedback buttons name the answer by it
+
+        def record(ts: str | None) -> AnswerRecord:
+            return answer_record(
                 result,
-                answer_id=new_answer_id(),
+                answer_id=answer_id,
                 channel=reply.channel,
-                ts=None,
+                ts=ts,
                 thread_ts=reply.thread_ts,
                 asker=reply.user,
                 now=self.clock(),
                 route=route.kind,
             )
-            await self.feedback.keep_answer(record)
-            await answer_privately(self.private, reply, body, route.query, record.answer_id)
+
+        if route.private:  # what was asked, without the `private` that asked for privacy
+            body = await render_off_loop(
+                answer_size(result), render.render_answer, result, tz=tz, now=self.clock()
+            )
+            await self.feedback.keep_answer(record(None))  # its 👍 / 👎, its shared copy's
+            await answer_privately(self.private, reply, body, route.query, answer_id)
             await self.tally.count(*counts)
             return
-        answer_id = new_answer_id()  # the feedback buttons name the answer by it
         parts = await render_off_loop(
             answer_size(result),
             render.answer_parts,
@@ -175,17 +178,7 @@ class Answers:
         topic = route.topic or route.query
 
         def writes(ts: str | None) -> list[Op]:
-            record = answer_record(
-                result,
-                answer_id=answer_id,
-                channel=reply.channel,
-                ts=ts,
-                thread_ts=reply.thread_ts,
-                asker=reply.user,
-                now=self.clock(),
-                route=route.kind,
-            )
-            ops = [self.feedback.answer_op(record)]
+            ops = [self.feedback.answer_op(record(ts))]
             if reply.channel and ts and not reply.thread_ts:  # a new thread: its root is ts
                 ops.append(self.threads.op(reply.channel, ts, topic, reply.user))
             return ops + list(self.tally.ops(*counts))

@@ -23,7 +23,8 @@ from bot.slack.boundary import (
     Job,
     Notify,
     Outcome,
-    duplicate,
+    as_dict,
+    first_action,
     ignored,
     say_nothing,
 )
@@ -33,7 +34,6 @@ from bot.slack.deps import SlackDeps
 from bot.slack.flows.pages import FIRST_PAGE
 from bot.slack.flows.routing import Route, RouteKind
 from bot.slack.flows.sharing import share
-from bot.slack.memory import delivery_key
 from bot.slack.work.worklog import Reply, WorkRecord, track
 
 logger = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ _DOC_ACTIONS = (SHOW_DOC_RE, render.ACTION_SHOW_DOC_MORE, render.ACTION_NEXT_PAG
 
 def is_doc_click(body: dict[str, Any]) -> bool:
     """Show full doc / Next page: durable work, claimed with its record."""
-    action_id = _action(body).get("action_id")
+    action_id = first_action(body).get("action_id")
     return isinstance(action_id, str) and any(
         a == action_id if isinstance(a, str) else a.fullmatch(action_id) for a in _DOC_ACTIONS
     )
@@ -52,12 +52,12 @@ def is_doc_click(body: dict[str, Any]) -> bool:
 
 def action_payload(body: dict[str, Any]) -> dict[str, Any]:
     """What the work record keeps of a doc click."""
-    message = _dict(body.get("message"))
+    message = as_dict(body.get("message"))
     return {
         "actions": body.get("actions") if isinstance(body.get("actions"), list) else [],
-        "container": _dict(body.get("container")),
-        "channel": _dict(body.get("channel")),
-        "user": _dict(body.get("user")),
+        "container": as_dict(body.get("container")),
+        "channel": as_dict(body.get("channel")),
+        "user": as_dict(body.get("user")),
         "message": {k: message[k] for k in ("ts", "thread_ts") if isinstance(message.get(k), str)},
         "response_url": body.get("response_url"),
     }
@@ -68,22 +68,18 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         deps.inflight.spawn(deps.boundary(kind, job, notify))
 
     async def on_show_doc(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        record = await deps.work.accept("action", action_payload(body), key=delivery_key(body))
-        await ack()
-        if record is None:
-            duplicate(deps.metrics)
-        else:
-            deps.inflight.spawn(handle_doc_click(deps, client, body, record=record))
+        handle = partial(handle_doc_click, deps, client, body)
+        await deps.take(ack, body, "action", action_payload(body), handle)
 
     async def on_share(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        reply, value = reply_for_click(client, body), _action(body).get("value")
+        reply, value = reply_for_click(client, body), first_action(body).get("value")
         job = partial(share, deps.answers.private, deps.threads, reply, value)
         run("action", job, reply.notify_thread)
 
     async def on_ask_again(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        user = _dict(body.get("user")).get("id")
+        user = as_dict(body.get("user")).get("id")
         if not isinstance(user, str) or not user:
             ignored(deps.metrics, "home_action", "no user")
             return
@@ -91,7 +87,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
         async def job() -> Outcome:
             try:
-                asked = render.decode_ask_again(_action(body).get("value"))
+                asked = render.decode_ask_again(first_action(body).get("value"))
             except InvalidInput as exc:
                 await reply.notify_asker(render.render_error(exc))
                 return Outcome(route="-", outcome="invalid_input")
@@ -106,7 +102,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_vote(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
         reply = reply_for_click(client, body, in_place=True)
-        job = partial(vote, deps.feedback, deps.metrics, reply, _action(body).get("value"))
+        job = partial(vote, deps.feedback, deps.metrics, reply, first_action(body).get("value"))
         run("feedback", job, reply.notify_asker)
 
     async def on_comment_button(
@@ -114,13 +110,15 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     ) -> None:
         await ack()
         reply = reply_for_click(client, body, in_place=True)
-        form = partial(open_comment_form, reply, body.get("trigger_id"), _action(body).get("value"))
+        form = partial(
+            open_comment_form, reply, body.get("trigger_id"), first_action(body).get("value")
+        )
         run("feedback", form, reply.notify_asker)
 
     async def on_comment(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         """The form was sent: a vote we cannot place is said in the form, which Slack keeps
         open (one store read before the ack, well inside Slack's 3 s)."""
-        view, voter = body.get("view"), _dict(body.get("user")).get("id")
+        view, voter = body.get("view"), as_dict(body.get("user")).get("id")
         try:
             placed = render.vote_from_view(view)
         except InvalidInput:
@@ -138,7 +136,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
     async def on_unknown(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
-        why = f"unknown action_id {str(_action(body).get('action_id'))[:100]!r}"
+        why = f"unknown action_id {str(first_action(body).get('action_id'))[:100]!r}"
         ignored(deps.metrics, "action", why)
 
     app.action(render.ASK_AGAIN_ACTION_RE)(on_ask_again)
@@ -179,30 +177,21 @@ def requested_page(action: dict[str, Any]) -> tuple[str, int] | None:
     return name, page
 
 
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _action(body: dict[str, Any]) -> dict[str, Any]:
-    actions = body.get("actions")
-    return _dict(actions[0]) if isinstance(actions, list) and actions else {}
-
-
 def reply_for_click(
     client: AsyncWebClient, body: dict[str, Any], *, in_place: bool = False
 ) -> SlackReply:
     """Reply into the answer message's thread, notices to the clicker alone; `in_place`:
     beside the clicked message (a top-level answer's thread may not be open)."""
-    container = _dict(body.get("container"))
-    message = _dict(body.get("message"))
+    container = as_dict(body.get("container"))
+    message = as_dict(body.get("message"))
     thread_ts = container.get("thread_ts") or message.get("thread_ts")
     message_ts = None if in_place else container.get("message_ts") or message.get("ts")
     if not in_place:
         thread_ts = thread_ts or message.get("ts")
     if container.get("is_ephemeral"):
         thread_ts = message_ts = None
-    channel = _dict(body.get("channel")).get("id") or container.get("channel_id")
-    user = _dict(body.get("user")).get("id")
+    channel = as_dict(body.get("channel")).get("id") or container.get("channel_id")
+    user = as_dict(body.get("user")).get("id")
     user = user if isinstance(user, str) and user else None
     url = body.get("response_url")
     return SlackReply(
@@ -222,7 +211,7 @@ async def handle_doc_click(
     pages = deps.answers.pages
 
     async def job() -> Outcome:
-        requested = requested_page(_action(body))
+        requested = requested_page(first_action(body))
         if requested is None:
             await reply.notify_asker(render.notice("stale_button"))
             return Outcome(route="doc", outcome="invalid_input")
@@ -240,9 +229,7 @@ async def handle_doc_click(
         finally:
             await reply.finish()
 
-    await deps.boundary("action", job, reply.notify_thread)
-    if record is not None:
-        await deps.work.finish(record)
+    await deps.run("action", job, reply.notify_thread, record)
 
 
 # --- feedback ---

@@ -6,6 +6,7 @@ recorded before the acknowledgement: a crash after it loses nothing."""
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
@@ -13,7 +14,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import notice
 from bot.slack import SLACK_CALL_FAILURES
-from bot.slack.boundary import Outcome, duplicate
+from bot.slack.boundary import Outcome, as_dict, as_str, duplicate
 from bot.slack.delivery.posting import OnceAck
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
@@ -55,12 +56,8 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
     ) -> None:
         payload = shortcut_payload(body, context.bot_user_id)
-        record = await deps.work.accept("shortcut", payload, key=delivery_key(body))
-        await ack()
-        if record is None:
-            duplicate(deps.metrics)
-        else:
-            deps.inflight.spawn(handle_shortcut(deps, client, payload, record=record))
+        handle = partial(handle_shortcut, deps, client, payload)
+        await deps.take(ack, body, "shortcut", payload, handle)
 
     app.message_shortcut("ask_gdocs")(on_ask)
 
@@ -91,31 +88,21 @@ async def handle_command(
         question = clean_text(text)
         return await deps.answers(reply, route, question=question, name_asker=True, command=command)
 
-    await deps.boundary("command", job, reply.notify_thread)
-    if record is not None:
-        await deps.work.finish(record)
+    await deps.run("command", job, reply.notify_thread, record)
 
 
 def shortcut_payload(body: dict[str, Any], bot_user_id: str | None) -> dict[str, Any]:
     """What the work record keeps of a shortcut."""
-    message = _dict(body.get("message"))
+    message = as_dict(body.get("message"))
     kept = ("ts", "thread_ts", "text", "user")
     return {
-        "channel": _dict(body.get("channel")).get("id"),
-        "user": _dict(body.get("user")).get("id"),
+        "channel": as_dict(body.get("channel")).get("id"),
+        "user": as_dict(body.get("user")).get("id"),
         "message": {k: message[k] for k in kept if isinstance(message.get(k), str)},
         "response_url": body.get("response_url"),
-        "team": _dict(body.get("team")).get("id"),
+        "team": as_dict(body.get("team")).get("id"),
         "bot_user_id": bot_user_id,
     }
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _str(found: object) -> str | None:
-    return found if isinstance(found, str) and found else None
 
 
 async def handle_shortcut(
@@ -126,29 +113,28 @@ async def handle_shortcut(
     record: WorkRecord | None = None,
     resumed: bool = False,
 ) -> None:
-    found = payload.get("message")
-    message: dict[str, Any] = found if isinstance(found, dict) else {}
-    channel, ts = _str(payload.get("channel")), _str(message.get("ts"))
+    message = as_dict(payload.get("message"))
+    channel, ts = as_str(payload.get("channel")), as_str(message.get("ts"))
     if channel is None or ts is None:
         if record is not None:
             await deps.work.drop(record, "unreadable")
         return
-    thread = _str(message.get("thread_ts"))
+    thread = as_str(message.get("thread_ts"))
     in_reply = thread if thread is not None and thread != ts else None
-    user, url = _str(payload.get("user")), _str(payload.get("response_url"))
+    user, url = as_str(payload.get("user")), as_str(payload.get("response_url"))
     direct = SlackReply(
         client, "thread", channel, user, url, thread_ts=in_reply or ts, message_ts=ts
     )
     stream = None
     if deps.settings.stream_answers:
-        team = _str(payload.get("team"))
+        team = as_str(payload.get("team"))
         stream = streamed(deps.work, direct, team=team, record=record, resumed=resumed)
     reply = track(deps.work, stream or direct, record, resumed=resumed)
 
     async def job() -> Outcome:
-        bot_user_id = _str(payload.get("bot_user_id"))
-        text = strip_mention(_str(message.get("text")) or "", bot_user_id)
-        author = _str(message.get("user"))
+        bot_user_id = as_str(payload.get("bot_user_id"))
+        text = strip_mention(as_str(message.get("text")) or "", bot_user_id)
+        author = as_str(message.get("user"))
         if not text or (author is not None and author == bot_user_id):
             await reply.notify_asker(notice("own_answer" if text else "no_text"))
             return Outcome(route="-", outcome="invalid_input")
@@ -158,9 +144,7 @@ async def handle_shortcut(
         answering = deps.answers(reply, route, question=text, name_asker=True, about=author)
         return await deps.streams.run(stream, answering, route.kind)
 
-    await deps.boundary("shortcut", job, reply.notify_thread)
-    if record is not None:
-        await deps.work.finish(record)
+    await deps.run("shortcut", job, reply.notify_thread, record)
 
 
 async def thread_root(
@@ -179,4 +163,4 @@ async def thread_root(
         return None
     messages = response.get("messages")
     first = messages[0] if isinstance(messages, list) and messages else None
-    return _str(first.get("text")) if isinstance(first, dict) else None
+    return as_str(first.get("text")) if isinstance(first, dict) else None

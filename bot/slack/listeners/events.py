@@ -12,7 +12,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import WorkKind
-from bot.slack.boundary import Outcome, duplicate, ignored, say_nothing
+from bot.slack.boundary import Outcome, ignored, say_nothing
 from bot.slack.delivery.replies import SlackReply, Where
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.pages import unfurl
@@ -25,7 +25,6 @@ from bot.slack.flows.routing import (
     why_not_asked,
     with_channel_privacy,
 )
-from bot.slack.memory import delivery_key
 from bot.slack.work.stops import slack_time
 from bot.slack.work.worklog import WorkRecord, streamed, track
 
@@ -129,14 +128,8 @@ async def _accept(
     if not isinstance(event.get("team"), str) and isinstance(body.get("team_id"), str):
         event = {**event, "team": body["team_id"]}  # a stream in a channel names the team
     kept = {k: event[k] for k in _KEPT if isinstance(event.get(k), str)}
-    payload = {"event": kept, "bot_user_id": bot_user_id}
-    record = await deps.work.accept(kind, payload, key=delivery_key(body))
-    await ack()
-    if record is None:
-        duplicate(deps.metrics)
-    else:
-        job = handle_question(deps, client, event, bot_user_id, kind=kind, record=record)
-        deps.inflight.spawn(job)
+    handle = partial(handle_question, deps, client, event, bot_user_id, kind=kind)
+    await deps.take(ack, body, kind, {"event": kept, "bot_user_id": bot_user_id}, handle)
 
 
 async def _why_not_heard(
@@ -201,6 +194,4 @@ async def handle_question(
         answering = deps.answers(reply, route, question=text, name_asker=False)
         return await deps.streams.run(stream, answering, route.kind)
 
-    await deps.boundary(kind, job, reply.notify_thread)
-    if record is not None:
-        await deps.work.finish(record)
+    await deps.run(kind, job, reply.notify_thread, record)

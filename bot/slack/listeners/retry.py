@@ -5,6 +5,7 @@ under a message in a channel's thread or a DM, a reply there."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
@@ -12,17 +13,16 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import render
 from bot.errors import InvalidInput
-from bot.slack.boundary import duplicate, ignored
+from bot.slack.boundary import as_dict, as_str, first_action, ignored
 from bot.slack.delivery import posting
 from bot.slack.deps import SlackDeps
 from bot.slack.listeners.commands import handle_command
 from bot.slack.listeners.events import handle_question
-from bot.slack.memory import delivery_key
 
 
 def is_try_again(body: dict[str, Any]) -> bool:
     """A Try again click: claimed with its work record."""
-    return body.get("type") == "block_actions" and _action(body).get("action_id") == (
+    return body.get("type") == "block_actions" and first_action(body).get("action_id") == (
         render.ACTION_TRY_AGAIN
     )
 
@@ -30,9 +30,9 @@ def is_try_again(body: dict[str, Any]) -> bool:
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_try_again(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         channel, user = _id(body.get("channel")), _id(body.get("user"))
-        url = _str(body.get("response_url"))
+        url = as_str(body.get("response_url"))
         try:
-            text = render.decode_try_again(_action(body).get("value"))
+            text = render.decode_try_again(first_action(body).get("value"))
         except InvalidInput as exc:
             await ack()
             await posting.respond(url, render.render_error(exc), session=client.session)
@@ -42,18 +42,11 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             await ack()
             return
         kind, payload = again(body, text, channel, user, url)
-        record = await deps.work.accept(kind, payload, key=delivery_key(body))
-        await ack()
-        if record is None:
-            duplicate(deps.metrics)
-        elif kind == "command":
-            job = handle_command(deps, client, payload, posting.OnceAck(None), record=record)
-            deps.inflight.spawn(job)
+        if kind == "command":
+            handle = partial(handle_command, deps, client, payload, posting.OnceAck(None))
         else:
-            event = payload["event"]
-            deps.inflight.spawn(
-                handle_question(deps, client, event, None, kind=kind, record=record)
-            )
+            handle = partial(handle_question, deps, client, payload["event"], None, kind=kind)
+        await deps.take(ack, body, kind, payload, handle)
 
     app.action(render.ACTION_TRY_AGAIN)(on_try_again)
 
@@ -63,9 +56,9 @@ def again(
 ) -> tuple[str, dict[str, Any]]:
     """The work kind and record of asking `text` again: a command under an ephemeral error
     (no message of its own to reply to), else a reply in the error's thread or DM."""
-    message, team = _dict(body.get("message")), _id(body.get("team"))
-    ts, thread = _str(message.get("ts")), _str(message.get("thread_ts"))
-    if ts is None or _dict(body.get("container")).get("is_ephemeral"):
+    message, team = as_dict(body.get("message")), _id(body.get("team"))
+    ts, thread = as_str(message.get("ts")), as_str(message.get("thread_ts"))
+    if ts is None or as_dict(body.get("container")).get("is_ephemeral"):
         kept = dict(command="/gdocs", text=text, channel_id=channel, user_id=user, retry="1")
         return "command", kept | _set(response_url=url, team_id=team)
     in_dm = channel.startswith("D")
@@ -78,19 +71,5 @@ def _set(**values: str | None) -> dict[str, str]:
     return {name: value for name, value in values.items() if value is not None}
 
 
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _action(body: dict[str, Any]) -> dict[str, Any]:
-    found = body.get("actions")
-    first = found[0] if isinstance(found, list) and found else None
-    return first if isinstance(first, dict) else {}
-
-
-def _dict(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _id(value: object) -> str | None:
-    return _str(_dict(value).get("id"))
+    return as_str(as_dict(value).get("id"))

@@ -14,7 +14,6 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import aiohttp
 import httpx
 
 import bot
@@ -40,6 +39,7 @@ _META = "io.modelcontextprotocol/"
 _CLIENT_INFO = {"name": "gdocs-bot", "version": bot.__version__}
 _USER_AGENT = f"gdocs-bot/{bot.__version__}"
 _ERROR_BODY_LIMIT = 64 * 1024
+_Obj = dict[str, Any]
 
 
 class McpClient:
@@ -75,20 +75,19 @@ class McpClient:
         self._tools: list[ToolInfo] | None = None
         self._tools_lock = asyncio.Lock()
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+    async def call_tool(self, name: str, arguments: _Obj) -> Any:
         """A tool's structured output, or the typed error its result reports (measured)."""
         params = {"name": name, "arguments": arguments}
         started, outcome = time.perf_counter(), "cancelled"
         try:
-            payload = _payload(await self._request("tools/call", params, name), self.server, name)
+            payload = self.server.tool_output(await self._request("tools/call", params, name), name)
             outcome = "ok"
             return payload
         except GdocsError as exc:
             outcome = exc.code.value
             raise
         finally:
-            seconds = time.perf_counter() - started
-            self._metrics.upstream(self.server.key, name, outcome, seconds)
+            self._metrics.upstream(self.server.key, name, outcome, time.perf_counter() - started)
 
     async def list_tools(self, *, refresh: bool = False) -> list[ToolInfo]:
         """tools/list's first page (Google's servers list a handful), kept unless `refresh`."""
@@ -98,7 +97,7 @@ class McpClient:
                 self._tools = self.server.parse(ListToolsOutput, data, "tools/list").tools
             return list(self._tools)
 
-    async def _request(self, method: str, params: dict[str, Any], tool: str) -> dict[str, Any]:
+    async def _request(self, method: str, params: _Obj, tool: str) -> _Obj:
         """The result of one request, tried again (with backoff) while it fails transiently."""
         for attempt in itertools.count():
             try:
@@ -113,7 +112,7 @@ class McpClient:
                 await asyncio.sleep(delay)
         raise AssertionError("unreachable")
 
-    async def _attempt(self, method: str, params: dict[str, Any], tool: str) -> dict[str, Any]:
+    async def _attempt(self, method: str, params: _Obj, tool: str) -> _Obj:
         async with self._semaphore:
             if not self._legacy:
                 try:
@@ -125,14 +124,14 @@ class McpClient:
                     self._legacy, self.protocol_version = True, None
             session = await self._ensure_session()
             try:
-                result, _ = await self._exchange(method, params, tool, session=session, retry=True)
+                result, _ = await self._exchange(method, params, tool, retry=True)
             except SessionExpired:
                 logger.info("%s: session expired; initializing again", self.server.key)
-                session = await self._ensure_session(expired=session)
-                result, _ = await self._exchange(method, params, tool, session=session)
+                await self._ensure_session(expired=session)
+                result, _ = await self._exchange(method, params, tool)
             return result
 
-    async def _modern(self, method: str, params: dict[str, Any], tool: str) -> dict[str, Any]:
+    async def _modern(self, method: str, params: _Obj, tool: str) -> _Obj:
         version = self.protocol_version or MODERN_VERSIONS[0]
         try:
             result, _ = await self._exchange(method, params, tool, modern=version)
@@ -167,17 +166,12 @@ class McpClient:
             return session
 
     async def _exchange(
-        self,
-        method: str,
-        params: dict[str, Any],
-        tool: str,
-        *,
-        modern: str = "",
-        session: str | None = None,
-        retry: bool = False,
-    ) -> tuple[dict[str, Any], httpx.Headers]:
-        """POST one request; its result and the response headers, or a typed error."""
+        self, method: str, params: _Obj, tool: str, *, modern: str = "", retry: bool = False
+    ) -> tuple[_Obj, httpx.Headers]:
+        """POST one request (in the 2025 lifecycle, in the current session; `retry`: a 404 is
+        the session expired); its result and the response headers, or a typed error."""
         request_id, tool = next(self._ids), tool or method
+        session = None if modern else self._session
         headers = await self._headers(session, modern or self.protocol_version)
         if modern:
             headers["Mcp-Method"] = method
@@ -191,10 +185,8 @@ class McpClient:
                 raw, status = await self._read(response, _ERROR_BODY_LIMIT), response.status_code
                 if status == 404 and retry and session:
                     raise SessionExpired()
-                after = response.headers.get("retry-after")
-                raise self.server.from_http(
-                    status, raw, tool=tool, modern=modern, retry_after=after
-                )
+                wait = response.headers.get("retry-after")
+                raise self.server.from_http(status, raw, tool=tool, modern=modern, retry_after=wait)
             message = await self._message(response, request_id)
         if "error" in message:
             raise self.server.from_rpc_error(message["error"], tool=tool, modern=modern)
@@ -213,19 +205,15 @@ class McpClient:
         return headers
 
     @contextlib.asynccontextmanager
-    async def _post(
-        self, body: dict[str, Any], headers: dict[str, str]
-    ) -> AsyncIterator[httpx.Response]:
+    async def _post(self, body: _Obj, headers: dict[str, str]) -> AsyncIterator[httpx.Response]:
         """The streamed response, with transport failures (also mid-body) as typed errors."""
         try:
-            async with self._http().stream(
-                "POST", self.url, json=body, headers=headers
-            ) as response:
-                if response.status_code < 500:  # it answered, even if to refuse: it is up
+            async with self._http().stream("POST", self.url, json=body, headers=headers) as reply:
+                if reply.status_code < 500:  # it answered, even if to refuse: it is up
                     self.answered_at = time.monotonic()
-                yield response
+                yield reply
         except httpx.HTTPError as exc:
-            raise _transport_error(self.server, exc) from None
+            raise self.server.from_transport(exc) from None
 
     @staticmethod
     async def _read(response: httpx.Response, limit: int) -> bytes:
@@ -237,7 +225,7 @@ class McpClient:
                 break
         return bytes(buffer[: limit + 1])
 
-    async def _message(self, response: httpx.Response, request_id: int) -> dict[str, Any]:
+    async def _message(self, response: httpx.Response, request_id: int) -> _Obj:
         """The JSON-RPC response to `request_id`, from a JSON body or an event stream."""
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self._limit:
@@ -283,7 +271,7 @@ class McpClient:
         return self.server.protocol(f"the answer is larger than {self._limit:,} bytes")
 
 
-def _pick(data: object, request_id: int) -> dict[str, Any] | None:
+def _pick(data: object, request_id: int) -> _Obj | None:
     """The response to our request in a message or batch; None for anything else."""
     for item in data if isinstance(data, list) else [data]:
         if not isinstance(item, dict) or "method" in item:
@@ -295,43 +283,3 @@ def _pick(data: object, request_id: int) -> dict[str, Any] | None:
         if rid in (request_id, str(request_id)) or (rid is None and "error" in item):
             return item
     return None
-
-
-def _payload(result: dict[str, Any], server: ServerContext, tool: str) -> Any:
-    """The structured output of a tools/call result, or the typed error it reports."""
-    blocks = result.get("content")
-    texts = [
-        b["text"]
-        for b in (blocks if isinstance(blocks, list) else [])
-        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
-    ]
-    if result.get("isError") is True:
-        raise server.from_tool_error(" ".join(texts), tool=tool)
-    if isinstance(result.get("structuredContent"), dict):
-        return result["structuredContent"]
-    if not texts:
-        raise server.protocol(f"{tool} returned no content")
-    try:
-        return json.loads("".join(texts))
-    except ValueError:
-        raise server.protocol(f"{tool} returned text that is not JSON") from None
-
-
-def _transport_error(server: ServerContext, exc: httpx.HTTPError) -> Exception:
-    # httpx-aiohttp reports every aiohttp connection error as ConnectTimeout: aiohttp's says
-    cause = exc.__cause__
-    if isinstance(cause, aiohttp.ClientConnectionError) and not isinstance(cause, TimeoutError):
-        why = (
-            "cannot connect"
-            if isinstance(cause, aiohttp.ClientConnectorError)
-            else "connection lost"
-        )
-        return server.unavailable(why, transient=True)
-    if isinstance(exc, httpx.TimeoutException):
-        return server.timeout_error()
-    if isinstance(exc, httpx.UnsupportedProtocol | httpx.LocalProtocolError):
-        return server.protocol(f"bad request URL or headers: {type(exc).__name__}")
-    if isinstance(exc, httpx.TransportError):
-        why = "cannot connect" if isinstance(exc, httpx.ConnectError) else "connection lost"
-        return server.unavailable(why, transient=True)
-    return server.protocol(type(exc).__name__)  # DecodingError, TooManyRedirects…

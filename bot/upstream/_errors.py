@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
+import aiohttp
+import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot.errors import (
@@ -65,13 +67,11 @@ _RETRY_TEXT = re.compile(r"retry\s+(?:in|after)\s+(\d+(?:\.\d+)?)\s*s(?:ec\w*)?\
 
 
 def quota_signal(text: str, retry_after: str | None = None) -> QuotaSignal:
-    """Which limit a quota refusal names, how long to wait and the limit's size. Google's
-    ErrorInfo (`quota_limit`, `quota_limit_value`) and RetryInfo (`retryDelay`) are read
-    wherever they sit in `text` (a body, JSON-RPC data, a tool's text); the words otherwise;
-    `Retry-After` when RetryInfo is absent. No window, an hour, or both: "unknown"."""
+    """Which limit a quota refusal names, how long to wait and the limit's size: Google's
+    ErrorInfo and RetryInfo wherever they sit in `text` (a body, JSON-RPC data, a tool's text),
+    else its words, then `Retry-After`. No window, an hour, or both: "unknown"."""
     text = "" if "<html" in text[:500].lower() else text.replace('\\"', '"')
-    limits = _QUOTA_LIMIT.findall(text)
-    window: Any = _window(limits) if limits else "unknown"
+    window = _window(_QUOTA_LIMIT.findall(text))
     if window == "unknown":
         window = _window([text])
     delay = _RETRY_DELAY.search(text) or _RETRY_TEXT.search(text)
@@ -189,7 +189,7 @@ class ServerContext:
             return self.unavailable(f"HTTP {status}", transient=status in (502, 503, 504))
         if status == 404 and not _DOC_NAME.search(text):
             return self._not_enabled()  # Google's answer on /mcp when the API is off
-        if known := self._classify(text, tool, status, raw, retry_after):
+        if known := self._classify(text, tool, status, raw, wait=retry_after):
             return known
         return self._refused(text) if status == 400 else self.protocol(f"HTTP {status}")
 
@@ -209,6 +209,41 @@ class ServerContext:
             return self.protocol(f"error {code}: {self.quote(message)}")
         return self.unavailable(f"error {code}: {self.quote(message)}", transient=False)
 
+    def from_transport(self, exc: httpx.HTTPError) -> Exception:
+        """No answer, a broken one, or a request httpx would not send."""
+        # httpx-aiohttp reports every aiohttp connection error as ConnectTimeout: aiohttp's says
+        cause = exc.__cause__
+        if isinstance(cause, aiohttp.ClientConnectionError) and not isinstance(cause, TimeoutError):
+            refused = isinstance(cause, aiohttp.ClientConnectorError)
+        elif isinstance(exc, httpx.TimeoutException):
+            return self.timeout_error()
+        elif isinstance(exc, httpx.UnsupportedProtocol | httpx.LocalProtocolError):
+            return self.protocol(f"bad request URL or headers: {type(exc).__name__}")
+        elif isinstance(exc, httpx.TransportError):
+            refused = isinstance(exc, httpx.ConnectError)
+        else:
+            return self.protocol(type(exc).__name__)  # DecodingError, TooManyRedirects…
+        return self.unavailable("cannot connect" if refused else "connection lost", transient=True)
+
+    def tool_output(self, result: dict[str, Any], tool: str) -> Any:
+        """The structured output of a tools/call result, or the typed error it reports."""
+        blocks = result.get("content")
+        texts = [
+            b["text"]
+            for b in (blocks if isinstance(blocks, list) else [])
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
+        if result.get("isError") is True:
+            raise self.from_tool_error(" ".join(texts), tool=tool)
+        if isinstance(result.get("structuredContent"), dict):
+            return result["structuredContent"]
+        if not texts:
+            raise self.protocol(f"{tool} returned no content")
+        try:
+            return json.loads("".join(texts))
+        except ValueError:
+            raise self.protocol(f"{tool} returned text that is not JSON") from None
+
     def from_tool_error(self, text: str, *, tool: str) -> GdocsError:
         """A tool result with isError: true."""
         if known := self._classify(text, tool):
@@ -218,19 +253,15 @@ class ServerContext:
         return self.unavailable(f"{tool} failed: {self.quote(text)}", transient=False)
 
     def _classify(
-        self,
-        text: str,
-        tool: str,
-        status: int | None = None,
-        raw: str = "",
-        retry_after: str | None = None,
+        self, text: str, tool: str, status: int = 0, raw: str = "", wait: str | None = None
     ) -> GdocsError | None:
-        """The error a server's words (and HTTP 4xx status, if any) name; None: no known one."""
+        """The error a server's words (and HTTP 4xx status, if any) name; None: no known one.
+        A quota's signal is read from `raw` (the whole body) and `wait` (Retry-After)."""
         if _NOT_ENABLED.search(text):
             return self._not_enabled()
-        quota = status == 429 or (status in (None, 400, 403) and _QUOTA.search(text))
+        quota = status == 429 or (status in (0, 400, 403) and _QUOTA.search(text))
         if quota and not _QUOTA_PROJECT.search(text):
-            signal = quota_signal(raw or text, retry_after)
+            signal = quota_signal(raw or text, wait)
             return QuotaExceeded(signal=signal, facts=self.facts(Reason.OVER_QUOTA, tool=tool))
         if _BAD_KEY.search(text) or status in (401, 403) or (not status and _AUTH.search(text)):
             return self._auth_error(status, text)
@@ -240,7 +271,7 @@ class ServerContext:
             return NotFound(facts=self.facts(Reason.NOT_FOUND, name=found))
         return None
 
-    def _auth_error(self, status: int | None, text: str) -> AuthError:
+    def _auth_error(self, status: int, text: str) -> AuthError:
         if _QUOTA_PROJECT.search(text):
             reason, setting = Reason.QUOTA_PROJECT, "GOOGLE_CLOUD_PROJECT"
         elif self.auth == "api_key":

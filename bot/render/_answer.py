@@ -239,8 +239,8 @@ def render_help(command: str = "/gdocs") -> Message:
 def render_error(
     error: GdocsError, *, question: str | None = None, retry: str | None = None
 ) -> Message:
-    """One sentence; for trouble that passes, a Try again button re-asking `retry` (the text
-    as typed, `private` and all). `question`: quoted, where the message replaces it."""
+    """One sentence; for trouble that passes, a Try again button asking `retry` (as typed)
+    again. `question`: quoted, where the message replaces it."""
     passing = passing_trouble(error)
     said = escape_truncated(one_line(passing or error_sentence(error)), 500)
     said = said or "Something went wrong."

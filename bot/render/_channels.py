@@ -33,19 +33,14 @@ def _channel_ref(channel: str) -> str:
 
 def _describe(settings: ChannelSettings, default_followups: Followups, fixed_auto: bool) -> str:
     auto = "*Answers:* automatic — every question asked here is answered in its thread"
+    mode = "*Answers:* when someone mentions me or uses the command"
+    if settings.mode == "auto" or fixed_auto:
+        mode = auto
     if fixed_auto:
         mode = f"{auto} (set by the bot's configuration, ANSWER_CHANNELS)"
-    else:
-        mode = (
-            auto
-            if settings.mode == "auto"
-            else "*Answers:* when someone mentions me or uses the command"
-        )
-    private = (
-        "*Private:* on — each answer goes to its asker alone, with a Share button"
-        if settings.private
-        else "*Private:* off — answers are posted for everyone"
-    )
+    private = "*Private:* off — answers are posted for everyone"
+    if settings.private:
+        private = "*Private:* on — each answer goes to its asker alone, with a Share button"
     policy = settings.followups or default_followups
     origin = "" if settings.followups else " (the bot's default)"
     return f"{mode}\n{private}\n*Follow-ups without a mention:* {_FOLLOWUP_WORDS[policy]}{origin}"

@@ -146,8 +146,8 @@ _AGAIN_PREFIX = "again1:"
 
 
 def try_again_value(asked: str) -> str | None:
-    """A Try again button's value: the text as it was typed (`private`, `search` and all,
-    so it is routed the same), on one line and cut to fit; None when nothing is left."""
+    """A Try again button's value: the text as typed (routed the same), on one line, cut to
+    fit; None when nothing is left."""
     room = MAX_BUTTON_VALUE_CHARS - len(_AGAIN_PREFIX)
     text = truncate(one_line(asked), room, at_word=True)
     return _AGAIN_PREFIX + text if text else None
@@ -171,11 +171,8 @@ def _quota(server: str, facts: ErrorFacts, error: GdocsError) -> str:
 
 def _for_today(error: GdocsError) -> bool:
     """A daily quota: trying again in a minute will not help."""
-    return (
-        isinstance(error, QuotaExceeded)
-        and error.signal is not None
-        and (error.signal.limit == "day")
-    )
+    signal = error.signal if isinstance(error, QuotaExceeded) else None
+    return signal is not None and signal.limit == "day"
 
 
 def status_detail(status: ServerStatus) -> str:

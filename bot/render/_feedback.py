@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bot.errors import InvalidInput
-from bot.render._notices import forged
+from bot.render._notices import forged, notice
 from bot.render._text import (
     MAX_BLOCKS,
     MAX_BUTTON_VALUE_CHARS,
@@ -51,10 +51,6 @@ class Vote:
     vote: VoteKind
 
 
-def _note(text: str, emoji: str = "") -> Message:
-    return {"text": text, "blocks": [context(f"{emoji} {text}" if emoji else text)]}
-
-
 def _encode_vote(answer_id: str, vote: VoteKind) -> str:
     if not _ANSWER_ID_RE.fullmatch(answer_id) or vote not in ("up", "down"):
         raise InvalidInput("Cannot make feedback buttons for that answer.")
@@ -87,15 +83,11 @@ def feedback_block_for(answer_id: str) -> Block:
 def render_feedback_thanks(vote: Vote) -> Message:
     """The ephemeral thanks for a vote; after a 👎 it offers the "what was wrong?" form."""
     if vote.vote == "up":
-        return _note("Thanks for the feedback — glad it helped.", ":thumbsup:")
+        return notice("feedback_thanks")
     text = "Thanks for telling me. What was wrong? A one-line note helps fix answers like this."
-    ask = button(
-        "Say what was wrong", ACTION_FEEDBACK_COMMENT, _encode_vote(vote.answer_id, "down")
-    )
-    return {
-        "text": text,
-        "blocks": [section(f":thumbsdown: {text}"), actions([ask], block_id="feedback_more")],
-    }
+    value = _encode_vote(vote.answer_id, "down")
+    ask = actions([button("Say what was wrong", ACTION_FEEDBACK_COMMENT, value)], "feedback_more")
+    return {"text": text, "blocks": [section(f":thumbsdown: {text}"), ask]}
 
 
 def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
@@ -137,8 +129,7 @@ def vote_from_view(view: object) -> Vote:
 
 
 def comment_from_view(view: object) -> str:
-    """The comment typed into the modal, one line of at most 300 characters (Slack enforces
-    `max_length` in its client only)."""
+    """The comment, one line, cut to its limit (Slack enforces `max_length` in its client only)."""
     values = _dict(_dict(_dict(view).get("state")).get("values"))
     value = _dict(_dict(values.get(COMMENT_BLOCK_ID)).get(_COMMENT_ACTION_ID)).get("value")
     return truncate(one_line(value), MAX_COMMENT_CHARS) if isinstance(value, str) else ""
@@ -158,15 +149,13 @@ def decode_share_value(value: object) -> str:
 
 
 def _framed(head: list[Block], body: Message, tail: list[Block]) -> list[Block]:
-    """Within Slack's block limit (one spare for the Share row): the body is cut only in a
-    pathological case."""
+    """Within Slack's block limit, one spare for the Share row (only a pathological body is cut)."""
     room = MAX_BLOCKS - len(head) - len(tail) - 1
     return [*head, *list(body.get("blocks") or [])[:room], *tail]
 
 
 def _first_in_row(blocks: list[Block], element: Block, tail: int) -> list[Block]:
-    """`element` first in the answer's actions row (its Show full doc buttons), or in a row
-    of its own just before the last `tail` blocks: one row of actions, not two."""
+    """`element` first in the answer's row of Show full doc buttons, else in its own row."""
     for at in range(len(blocks) - tail - 1, -1, -1):
         row = blocks[at]
         if row.get("type") == "actions" and len(row.get("elements") or []) < _MAX_ROW:
@@ -179,8 +168,7 @@ def _first_in_row(blocks: list[Block], element: Block, tail: int) -> list[Block]
 def render_private_answer(
     body: Message, question: str, answer_id: str | None, feedback_id: str | None = None
 ) -> Message:
-    """The ephemeral answer: the question, the answer and its sources, one row of actions
-    (Share in channel when it was kept as `answer_id`), who sees it, 👍 / 👎."""
+    """The ephemeral answer: question, answer, one row of actions with Share, who sees it."""
     asked = escape_truncated(one_line(question), SHARED_QUESTION_CHARS, at_word=True)
     head = [section(f"> {asked}")] if asked else []
     lock = ":lock: Only you can see this answer."
@@ -196,8 +184,7 @@ def render_private_answer(
 def render_shared_answer(
     body: Message, asker: str, question: str, feedback_id: str | None = None
 ) -> Message:
-    """The answer re-posted in the channel, headed `<@U…> shared an answer to: “question”`;
-    its 👍 / 👎 count for the same answer as the private copy's."""
+    """The answer re-posted in the channel; its 👍 / 👎 count with the private copy's."""
     who = mention(asker)
     asked = escape_truncated(one_line(question), SHARED_QUESTION_CHARS, at_word=True)
     lead = f"{who} shared an answer" if who else "An answer was shared"
@@ -207,7 +194,8 @@ def render_shared_answer(
 
 
 def render_share_expired(kept_minutes: int) -> Message:
-    return _note(
+    text = (
         f"I no longer have that answer to share: private answers are kept for "
         f"{kept_minutes} minutes and shared once. Ask again with `/gdocs private …`."
     )
+    return {"text": text, "blocks": [context(text)]}

@@ -148,8 +148,7 @@ class AskAgain:
 
 
 def _encode_ask(asked: AskAgain) -> str:
-    """An Ask button's value: `ask2:<kind>[+private]:<question on one line, cut to fit>`;
-    without a kind, `ask1:<question>` (routed as typed, as older buttons are)."""
+    """`ask2:<kind>[+private]:<question, one line, cut to fit>`, or `ask1:<question>`."""
     prefix = f"ask2:{asked.kind}{'+private' if asked.private else ''}:" if asked.kind else "ask1:"
     text = truncate(one_line(asked.question), MAX_BUTTON_VALUE_CHARS - len(prefix), at_word=True)
     if not text:
@@ -171,14 +170,10 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def _local(moment: datetime, now: datetime, tz: str | None) -> tuple[datetime, datetime]:
-    zone, _ = viewer_zone(tz)
-    return _aware(moment).astimezone(zone), _aware(now).astimezone(zone)
-
-
 def _when(moment: datetime, now: datetime, tz: str | None) -> str:
     """ "today at 14:05", "yesterday at 09:12", "Mon 3 Mar at 10:00" in the viewer's zone."""
-    local, local_now = _local(moment, now, tz)
+    zone, _ = viewer_zone(tz)
+    local, local_now = _aware(moment).astimezone(zone), _aware(now).astimezone(zone)
     days = (local.date() - local_now.date()).days
     day = {0: "today", -1: "yesterday"}.get(days) or f"{local:%a} {local.day} {local:%b}"
     return f"{day} at {local:%H:%M}"
@@ -216,11 +211,14 @@ def _about(command: str) -> list[Block]:
 
 
 _INSTEAD = "Until then I answer with matching documentation pages."
+_NOTHING_ASKED = (
+    "You haven't asked me anything yet. Pick an example above, or ask away: "
+    "your questions show up here so you can ask them again."
+)
 
 
 def _quota(view: HomeInput) -> str:
-    """The quota as it is: Google's pause first, then the bot's own count; in the words the
-    stream's step and the answer's note use (`quota_words`)."""
+    """Google's pause first, then the bot's own count, in `quota_words`' words."""
     now, tz, pause = _aware(view.now), view.viewer_tz, view.pause
     per_day = max(view.per_day, 0)
     left = min(max(view.answers_left, 0), per_day)
@@ -285,13 +283,7 @@ def _recent(view: HomeInput) -> list[Block]:
         blocks.append(block)
     if len(blocks) > 1:
         return [*blocks, context("Ask again answers in our direct messages.")]
-    return [
-        *blocks,
-        section(
-            "You haven't asked me anything yet. Pick an example above, or ask away: "
-            "your questions show up here so you can ask them again."
-        ),
-    ]
+    return [*blocks, section(_NOTHING_ASKED)]
 
 
 def render_home(view: HomeInput) -> dict[str, Any]:

@@ -47,32 +47,26 @@ def _code(text: str, terminal: bool) -> str:
 
 
 def _where(check: SnippetCheck, sources: Sequence[Reference], terminal: bool) -> str:
-    """ "in source 2, under “Deploy a service”": the Sources list is where a page is named (a
-    section that is the page's name, its H1, is left out: the title is said once)."""
+    """ "in source 2, under “Deploy a service”" (a section that is the page's name is left out)."""
     ref = next(((i, r) for i, r in enumerate(sources, 1) if r.uri == check.uri), None)
     place = f"in source {ref[0]}" if ref else "in a cited page"
     section = one_line(plain_text(check.section))
     titles = (check.title, ref[1].title if ref else "")
-    if not section or any(_names(_plain(t), section.casefold()) for t in titles):
+    if not section or any(_names(one_line(plain_text(t)).casefold(), section) for t in titles):
         return place
     shown = truncate(section, 100) if terminal else escape_truncated(section, 100)
     return f"{place}, under “{shown}”"
 
 
-def _plain(title: str) -> str:
-    return one_line(plain_text(title)).casefold()
-
-
 def _names(title: str, section: str) -> bool:
     """`section` is the page's name: the title itself, or before its site (`… | Cloud Run`)."""
-    rest = title.removeprefix(section)
+    rest = title.removeprefix(section.casefold())
     return rest != title and (not rest or rest.lstrip()[:1] in ("|", "·", "-", "–", "—", ":", "¦"))
 
 
 def _missing(check: SnippetCheck) -> tuple[str, ...]:
-    """What to name as missing: the flags of a command a page shows (its other words are the
-    command itself, and one no page shows is the finding whole), a code block's calls and
-    lines; a bare flag is its own name."""
+    """What to name as missing: the flags of a command a page shows (no page showing it is the
+    finding whole), a code block's calls and lines; a bare flag is its own name."""
     if check.kind == "command":
         shown = check.result == "partly"
         return tuple(m for m in check.missing if shown and m.startswith("-"))
@@ -100,8 +94,7 @@ def verdict(
 
 
 def _mark_lines(lines: list[tuple[bool, str]]) -> list[str]:
-    """The verdicts under one block, in reading order; past MAX_MARK_LINES the ⚠ are said
-    first and the rest counted in one line."""
+    """The verdicts under one block; past MAX_MARK_LINES the ⚠ first, the rest counted."""
     if len(lines) <= MAX_MARK_LINES:
         return [line for _, line in lines]
     said = set(sorted(range(len(lines)), key=lambda i: lines[i][0])[: MAX_MARK_LINES - 1])
@@ -122,8 +115,7 @@ def summary_line(verification: Verification | None) -> str | None:
 def marks(
     verification: Verification | None, sources: Sequence[Reference], *, terminal: bool = False
 ) -> list[tuple[SnippetCheck, str]]:
-    """Each check that gets a mark, with it: a verdict said already (the same command, or
-    one that reads the same) is not said again; none when nothing was checked."""
+    """Each check that gets a mark, with it; a verdict that reads like one said is not said."""
     if verification is None or verification.status != "checked":
         return []
     said: set[tuple[str, str]] = set()

@@ -58,6 +58,7 @@ _STATE_STORE_DOWN = "(the bot's state store is not answering)"
 _ADMINS_ONLY = "Only workspace admins and owners may change this channel's settings"
 #: kind → (fallback text, the mrkdwn of a context block or "" for none)
 _NOTES: dict[str, tuple[str, str]] = {
+    "feedback_thanks": _note("Thanks for the feedback — glad it helped.", ":thumbsup:"),
     "feedback_recorded": _note("Thanks — your note is saved with your vote.", ":memo:"),
     "feedback_stale": (
         forged("feedback button"),

@@ -68,18 +68,13 @@ def verify_title(commands: int) -> str:
 
 
 def verify_summary(verification: Verification | None) -> str | None:
-    """The step's output, the marks counted: "1 of 2 found" (the ⚠ lines say which one is
-    not); None when there is no mark (VERIFY_ANSWERS off, or the pages not read)."""
+    """The step's output, the marks counted: "1 of 2 found"; None when there is no mark."""
     found, warned = verify_counts(verification)
-    total = found + warned
-    if not total:
-        return None
-    return f"{found} of {total} found"
+    return f"{found} of {found + warned} found" if found + warned else None
 
 
 def task_found(answer: Answer) -> str:
-    """The search step's output: how many pages, not which — the answer's Sources list
-    names each page once."""
+    """The search step's output: how many pages (the Sources list says which)."""
     count = len(answer.references if answer.kind == "answer" else answer.hits)
     return f"{count} page{'s' if count != 1 else ''} found" if count else "No pages found"
 
@@ -87,8 +82,8 @@ def task_found(answer: Answer) -> str:
 def task_chunk(
     task_id: str, title: str, status: str, *, output: str | None = None
 ) -> dict[str, Any]:
-    """One `task_update` chunk; `title` and `output` are plain text, escaped here (the
-    edge that knows the surface). No `sources`: the message's Sources list names the pages."""
+    """One `task_update` chunk; `title` and `output` are plain text, escaped here. No
+    `sources`: the message's Sources list names the pages."""
     chunk: dict[str, Any] = {"type": "task_update", "id": task_id, "title": task_text(title)}
     return chunk | {"status": status} | ({"output": task_text(output)} if output else {})
 
@@ -105,14 +100,11 @@ def _safe_link(match: re.Match[str]) -> str:
 def _split(text: str) -> list[str]:
     """`text` in pieces Slack takes in one append, cut at a paragraph, line or space."""
     pieces: list[str] = []
-    rest = text
-    while len(rest) > _APPEND_CHARS:
-        cut = _cut_at(rest, _APPEND_CHARS)
-        pieces.append(rest[:cut])
-        rest = rest[cut:]
-    if rest:
-        pieces.append(rest)
-    return pieces
+    while len(text) > _APPEND_CHARS:
+        cut = _cut_at(text, _APPEND_CHARS)
+        pieces.append(text[:cut])
+        text = text[cut:]
+    return [*pieces, text] if text else pieces
 
 
 def _cut_at(text: str, limit: int) -> int:

@@ -1,18 +1,25 @@
-"""How the last calls to a documentation server went (`upstream:<server>`), kept in the store
-so every replica's Home tab tells what people meet now, not what one replica's probe saw."""
+"""Calls to a documentation server, each within its time, and how the last ones went
+(`upstream:<server>`), kept in the store so every replica's Home tab tells what people meet
+now, not what one replica's probe saw."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from bot import keys
+from bot.errors import GdocsError
 from bot.store import AdapterCodec, Store, StoreError
+from bot.upstream._documents import deadline
+from bot.upstream._errors import ServerContext
 
 logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 #: the calls kept per server, newest first
 MAX_CALLS = 5
@@ -43,6 +50,31 @@ class UpstreamCalls:
         self._clock = clock
         #: what this replica last wrote, per server
         self._written: dict[str, list[Call]] = {}
+
+    async def run(
+        self,
+        server: ServerContext,
+        work: Callable[..., Awaitable[_T]],
+        *args: object,
+        timeout: float = 0,
+    ) -> _T:
+        """`work` within `timeout` (MCP_TIMEOUT_SECONDS: the server's) end to end, retries
+        included, and how it went recorded."""
+        timeout = timeout or server.timeout
+        token = deadline.set(asyncio.get_running_loop().time() + timeout)
+        try:
+            async with asyncio.timeout(timeout):
+                result = await work(*args)
+        except TimeoutError:
+            await self.record(server.key, "timeout")
+            raise server.timeout_error() from None
+        except GdocsError as exc:  # what a person meets, for the Home tab
+            await self.record(server.key, exc.code.value)
+            raise
+        finally:
+            deadline.reset(token)
+        await self.record(server.key, None)
+        return result
 
     async def record(self, server: str, error: str | None) -> None:
         failed = None if error in _ANSWERED else error

@@ -9,7 +9,6 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from functools import partial
-from typing import TypeVar
 from urllib.parse import urlsplit
 from urllib.request import getproxies, proxy_bypass
 
@@ -29,12 +28,11 @@ from bot.text import clean_language, clean_query
 from bot.upstream._auth import ApiKeyAuth, Auth, OAuth
 from bot.upstream._calls import UpstreamCalls
 from bot.upstream._client import McpClient
-from bot.upstream._documents import DocumentFetcher, deadline, name_for, normalise, pay_search
+from bot.upstream._documents import DocumentFetcher, name_for, normalise, pay_search
 from bot.upstream._errors import ServerContext
 from bot.upstream._question_key import question_key
 
 logger = logging.getLogger(__name__)
-_T = TypeVar("_T")
 #: told how long the answer waits for a per-minute slot, before it waits
 OnWait = Callable[[float], Awaitable[None]]
 ANSWER = ModelCodec(Answer)
@@ -116,11 +114,13 @@ class GoogleDocsService:
             raise RuntimeError("the docs service is closed")
         if self._client is None:
             # httpx's API on aiohttp's connections: httpcore's pool cost ~3 ms of CPU a question
-            # in the guard's burst (bench/FINDINGS.md); the semaphores bound the calls
-            transport = AiohttpTransport(
-                limits=httpx.Limits(max_connections=None, max_keepalive_connections=20),
-                proxy=env_proxy(str(self._settings.developer_knowledge_mcp_url)),
-            )
+            # in the guard's burst (bench/FINDINGS.md); the semaphores bound the calls. httpx
+            # reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY itself only for its own transport
+            url = urlsplit(str(self._settings.developer_knowledge_mcp_url))
+            found = getproxies().get(url.scheme)
+            proxy = httpx.Proxy(found) if found and not proxy_bypass(url.hostname or "") else None
+            limits = httpx.Limits(max_connections=None, max_keepalive_connections=20)
+            transport = AiohttpTransport(limits=limits, proxy=proxy)
             self._client = httpx.AsyncClient(timeout=self._timeout, transport=transport)
         return self._client
 
@@ -131,11 +131,11 @@ class GoogleDocsService:
         key = keys.ANSWER.key(question_key(query))
         if (cached := await self._cached(key, query)) is not None:
             return cached
-        spent = await self.quota.user_spent(asker)
-        if spent is not None:  # this person's allowance, not the team's: not shared
+        if (spent := await self.quota.user_spent(asker)) is not None:
+            # this person's allowance, not the team's: not shared
             fallback = self._quota_fallback("user", spent.until, spent.limit_value)
             return (await self.search(query)).model_copy(update={"fallback": fallback})
-        compute = partial(self._bounded, self._dk.server, self._answer, query, asker, on_wait)
+        compute = partial(self.calls.run, self._dk.server, self._answer, query, asker, on_wait)
         return await self._shared(key, query, compute)
 
     async def verify(self, answer: Answer) -> Answer:
@@ -143,10 +143,7 @@ class GoogleDocsService:
         skip = answer.kind != "answer" or answer.verification or answer.fallback
         if skip or not self._settings.verify_answers:
             return answer
-        if verify.count_commands(answer.text) == 0:
-            result = Verification(status="checked")  # nothing to look up: no call
-        else:
-            result = await self._check(answer)
+        result = await self._check(answer)
         for name in ("found", "partly", "not_found", "unchecked"):
             if count := result.count(name):
                 self._metrics.count("gdocs_snippets_total", _SNIPPETS_HELP, count, result=name)
@@ -166,7 +163,7 @@ class GoogleDocsService:
     async def search(self, query: str) -> Answer:
         text = clean_query(query, self._settings.max_query_chars)
         key = keys.SEARCH.key(normalise(text))
-        compute = partial(self._bounded, self._dk.server, self._documents.search, text)
+        compute = partial(self.calls.run, self._dk.server, self._documents.search, text)
         return await self._cached(key, text) or await self._shared(key, text, compute)
 
     async def pay(self, query: str, language: str | None = None) -> Answer:
@@ -177,7 +174,7 @@ class GoogleDocsService:
             return answer.model_copy(update={"fallback": Fallback(reason="pay_not_configured")})
         key = keys.PAY.key((tag or "").casefold(), normalise(text))
         search = partial(pay_search, self._pay, self._documents)
-        compute = partial(self._bounded, self._pay.server, search, text, tag)
+        compute = partial(self.calls.run, self._pay.server, search, text, tag)
         return await self._cached(key, text) or await self._shared(key, text, compute)
 
     async def docs(self, names: list[str]) -> list[Document]:
@@ -185,7 +182,7 @@ class GoogleDocsService:
         if not wanted:
             return []
         unique = list(dict.fromkeys(wanted))
-        found = await self._bounded(self._dk.server, self._documents.get, unique)
+        found = await self.calls.run(self._dk.server, self._documents.get, unique)
         return [found[name] for name in wanted]
 
     async def status(self) -> list[ServerStatus]:
@@ -237,43 +234,14 @@ class GoogleDocsService:
         # each asker sees their own wording (keys ignore case, spacing and filler words)
         return answer if answer.query == query else answer.model_copy(update={"query": query})
 
-    async def _bounded(
-        self,
-        server: ServerContext,
-        work: Callable[..., Awaitable[_T]],
-        *args: object,
-        timeout: float | None = None,
-    ) -> _T:
-        """`work` within `timeout` (MCP_TIMEOUT_SECONDS) end to end, retries included."""
-        timeout = timeout or self._timeout
-        token = deadline.set(asyncio.get_running_loop().time() + timeout)
-        try:
-            async with asyncio.timeout(timeout):
-                result = await work(*args)
-        except TimeoutError:
-            await self.calls.record(server.key, "timeout")
-            raise server.timeout_error() from None
-        except GdocsError as exc:  # what a person meets, for the Home tab
-            await self.calls.record(server.key, exc.code.value)
-            raise
-        finally:
-            deadline.reset(token)
-        await self.calls.record(server.key, None)
-        return result
-
     async def _status(self, client: McpClient) -> ServerStatus:
-        tools: tuple[str, ...] = ()
-        error: GdocsError | None = None
+        server, url = client.server.key, client.url
         try:
-            listed = await self._bounded(client.server, partial(client.list_tools, refresh=True))
-            tools = tuple(sorted(t.name for t in listed))
+            listed = await self.calls.run(client.server, partial(client.list_tools, refresh=True))
         except GdocsError as exc:
-            error = exc
-        detail = str(error) if error else f"MCP {client.protocol_version}"
-        server, ok = client.server.key, error is None
-        return ServerStatus(
-            server=server, url=client.url, ok=ok, tools=tools, detail=detail, error=error
-        )
+            return ServerStatus(server=server, url=url, ok=False, detail=str(exc), error=exc)
+        tools, detail = tuple(sorted(t.name for t in listed)), f"MCP {client.protocol_version}"
+        return ServerStatus(server=server, url=url, ok=True, tools=tools, detail=detail)
 
     def _keep_for(self, answer: Answer) -> float:
         """Seconds a result is worth keeping (0: not at all). A quota fallback is kept no
@@ -312,25 +280,19 @@ class GoogleDocsService:
         return Fallback(reason="answer_quota", limit=limit, until=until, limit_value=size or None)
 
     async def _check(self, answer: Answer) -> Verification:
+        if verify.count_commands(answer.text) == 0:
+            return Verification(status="checked")  # nothing to look up: no call
         names = [n for n in dict.fromkeys(name_for(r.name) for r in answer.references) if n]
         if not names:
             return verify.unchecked(answer.text)
-        timeout = self._settings.verify_timeout_seconds
-        get, wanted = self._documents.get, names[:MAX_NAMES_PER_CALL]
+        names, timeout = names[:MAX_NAMES_PER_CALL], self._settings.verify_timeout_seconds
+        get = self._documents.get
         try:
-            found = await self._bounded(self._dk.server, get, wanted, timeout=timeout)
+            found = await self.calls.run(self._dk.server, get, names, timeout=timeout)
         except GdocsError as exc:
             # the answer is worth more than its marks: it goes out, marked "not checked"
             logger.info("answer not checked: %s", type(exc).__name__)
             return verify.unchecked(answer.text)
-        pages = [found[name] for name in names[:MAX_NAMES_PER_CALL]]
+        pages = [found[name] for name in names]
         # CPU over up to 20 whole pages: in a worker thread, so the acks never wait for it
         return await asyncio.to_thread(verify.check_answer, answer.text, pages)
-
-
-def env_proxy(url: str) -> httpx.Proxy | None:
-    """HTTPS_PROXY/HTTP_PROXY for `url` unless NO_PROXY names its host: httpx reads them
-    itself only for its own transport."""
-    parts = urlsplit(url)
-    found = getproxies().get(parts.scheme)
-    return httpx.Proxy(found) if found and not proxy_bypass(parts.hostname or "") else None

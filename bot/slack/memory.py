@@ -28,12 +28,9 @@ RATE_WINDOW_SECONDS = 60.0
 
 
 def delivery_key(body: dict[str, Any]) -> str | None:
-    event_id = body.get("event_id")
-    if isinstance(event_id, str) and event_id:
-        return f"event:{event_id}"
-    trigger_id = body.get("trigger_id")
-    if isinstance(trigger_id, str) and trigger_id:
-        return f"trigger:{trigger_id}"
+    for field, kind in (("event_id", "event"), ("trigger_id", "trigger")):
+        if isinstance(found := body.get(field), str) and found:
+            return f"{kind}:{found}"
     return None
 
 
@@ -58,8 +55,7 @@ class RateLimiter:
 class UserProfile:
     locale: str | None = None  # BCP-47, e.g. "it-IT"
     tz: str | None = None  # IANA, e.g. "Europe/Rome"
-    #: a workspace admin or owner; None: not known
-    is_admin: bool | None = None
+    is_admin: bool | None = None  # a workspace admin or owner; None: not known
 
 
 PROFILE_CODEC = AdapterCodec(UserProfile)
@@ -176,8 +172,7 @@ class ChannelSettingsStore:
         retention_seconds: float = 365 * 86400,
     ) -> None:
         self._store = store
-        #: ANSWER_CHANNELS: answer channels by configuration, whatever is stored
-        self.answer_channels = answer_channels
+        self.answer_channels = answer_channels  # by configuration, whatever is stored
         self._retention = retention_seconds
 
     def is_fixed_auto(self, channel: str) -> bool:
@@ -280,17 +275,15 @@ class RecentQuestions:
         if not text:
             return
         asked = Asked(text=text, at=self._clock(), kind=kind, private=private, failed=failed)
-        key = keys.RECENT.key(user)
+        key, store, ttl = keys.RECENT.key(user), self._store, RECENT_TTL_SECONDS
         try:
             for _ in range(_CAS_TRIES):
-                current = await self._store.get(key, _RECENT)
+                current = await store.get(key, _RECENT)
                 updated = _distinct([asked, *(current or [])])
                 if current is None:
-                    written = await self._store.add(key, updated, _RECENT, RECENT_TTL_SECONDS)
+                    written = await store.add(key, updated, _RECENT, ttl)
                 else:
-                    written = await self._store.replace(
-                        key, current, updated, _RECENT, RECENT_TTL_SECONDS
-                    )
+                    written = await store.replace(key, current, updated, _RECENT, ttl)
                 if written:
                     return
         except StoreError as exc:

@@ -24,6 +24,7 @@ from bot.slack.boundary import (
     Notify,
     Outcome,
     as_dict,
+    as_str,
     first_action,
     ignored,
     say_nothing,
@@ -79,8 +80,8 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
     async def on_ask_again(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        user = as_dict(body.get("user")).get("id")
-        if not isinstance(user, str) or not user:
+        user = as_str(as_dict(body.get("user")).get("id"))
+        if user is None:
             ignored(deps.metrics, "home_action", "no user")
             return
         reply = SlackReply(client, "direct", user, user)  # the DM's id once posted
@@ -91,9 +92,8 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             except InvalidInput as exc:
                 await reply.notify_asker(render.render_error(exc))
                 return Outcome(route="-", outcome="invalid_input")
-            question = asked.question
             # routed as the first time; the DM is private already, so no Share button there
-            kind = cast(RouteKind, asked.kind)
+            kind, question = cast(RouteKind, asked.kind), asked.question
             route = Route(kind, question) if asked.kind else deps.router.route(question)
             return await deps.answers(reply, route, question=question, name_asker=True)
 
@@ -116,8 +116,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         run("feedback", form, reply.notify_asker)
 
     async def on_comment(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        """The form was sent: a vote we cannot place is said in the form, which Slack keeps
-        open (one store read before the ack, well inside Slack's 3 s)."""
+        """The form sent: a vote we cannot place is said in it (one store read before the ack)."""
         view, voter = body.get("view"), as_dict(body.get("user")).get("id")
         try:
             placed = render.vote_from_view(view)
@@ -191,8 +190,7 @@ def reply_for_click(
     if container.get("is_ephemeral"):
         thread_ts = message_ts = None
     channel = as_dict(body.get("channel")).get("id") or container.get("channel_id")
-    user = as_dict(body.get("user")).get("id")
-    user = user if isinstance(user, str) and user else None
+    user = as_str(as_dict(body.get("user")).get("id"))
     url = body.get("response_url")
     return SlackReply(
         client, "click", channel, user, url, thread_ts=thread_ts, message_ts=message_ts
@@ -290,13 +288,10 @@ async def store_comment(
         return Outcome(route=answer.kind, outcome="no_comment")
     await feedback.record_vote(answer, decoded.vote, voter, comment=comment)
     if answer.channel:
+        thanks = render.notice("feedback_recorded")
         try:
             await posting.post_ephemeral(
-                client,
-                channel=answer.channel,
-                user=voter,
-                msg=render.notice("feedback_recorded"),
-                thread_ts=answer.thread_ts,
+                client, channel=answer.channel, user=voter, msg=thanks, thread_ts=answer.thread_ts
             )
         except SLACK_CALL_FAILURES as exc:
             logger.info("feedback thanks not sent: %s", posting.why(exc))

@@ -8,7 +8,7 @@ from typing import NamedTuple, TypedDict, Unpack
 
 from bot.errors import ErrorCode, GdocsError
 from bot.models import Answer, Reference, SearchHit
-from bot.render._buttons import page_title, show_doc_actions
+from bot.render._documents import page_title, show_doc_actions
 from bot.render._errors import error_sentence, passing_trouble, try_again_value
 from bot.render._feedback import feedback_block_for
 from bot.render._inline import plain_text

@@ -5,6 +5,7 @@ now, not what one replica's probe saw."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
@@ -15,11 +16,14 @@ from pydantic import BaseModel, ConfigDict
 from bot import keys
 from bot.errors import GdocsError
 from bot.store import AdapterCodec, Store, StoreError
-from bot.upstream._documents import deadline
 from bot.upstream._errors import ServerContext
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
+_Work = Callable[..., Awaitable[_T]]
+#: loop time by which the current operation must finish (set by `run`): optional work such
+#: as fetching titles stops early so the answer itself is not lost
+deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
 
 #: the calls kept per server, newest first
 MAX_CALLS = 5
@@ -52,11 +56,7 @@ class UpstreamCalls:
         self._written: dict[str, list[Call]] = {}
 
     async def run(
-        self,
-        server: ServerContext,
-        work: Callable[..., Awaitable[_T]],
-        *args: object,
-        timeout: float = 0,
+        self, server: ServerContext, work: _Work[_T], *args: object, timeout: float = 0
     ) -> _T:
         """`work` within `timeout` (MCP_TIMEOUT_SECONDS: the server's) end to end, retries
         included, and how it went recorded."""

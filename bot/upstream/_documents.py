@@ -5,10 +5,10 @@ and kept in the store (`doc:<name>`, `title:<name>`), and the Pay search."""
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import re
 from collections.abc import Sequence
+from typing import TypeVar
 from urllib.parse import unquote, urlsplit
 
 from bot import keys
@@ -16,17 +16,16 @@ from bot.errors import ErrorFacts, GdocsError, InvalidInput, NotFound, ProtocolE
 from bot.models import Answer, Document, Fallback, Reference, SearchHit
 from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref, uri_for_name
 from bot.observability.metrics import Metrics
-from bot.store import TEXT, ModelCodec, Op, SharedFlight, Store
+from bot.store import TEXT, Codec, ModelCodec, Op, SharedFlight, Store
 from bot.text import collapse_whitespace, markdown_lines, truncate
+from bot.upstream._calls import deadline
 from bot.upstream._client import McpClient
 from bot.upstream._errors import Output
 
 logger = logging.getLogger(__name__)
 
 _DOCUMENT = ModelCodec(Document)
-#: loop time by which the current operation must finish (set by the service per operation):
-#: optional work such as fetching titles stops early so the answer itself is not lost
-deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar("deadline", default=None)
+_V = TypeVar("_V")
 
 
 class Chunk(Output):
@@ -130,12 +129,7 @@ class DocumentFetcher:
 
     async def get(self, names: list[str]) -> dict[str, Document]:
         """Documents by name (valid, unique), from the store or fetched."""
-        found: dict[str, Document] = {}
-        cached = await self._store.get_many([keys.DOC.key(n) for n in names], _DOCUMENT)
-        for name, doc in zip(names, cached, strict=True):
-            self._metrics.cache("document", doc is not None)
-            if doc is not None:
-                found[name] = doc
+        found = await self._kept(keys.DOC, _DOCUMENT, "document", names)
         missing = [n for n in names if n not in found]
         if missing:
             found.update(await self._flight.run("\n".join(missing), lambda: self._fetch(missing)))
@@ -171,16 +165,9 @@ class DocumentFetcher:
 
     async def titles(self, names: list[str]) -> dict[str, str]:
         """Titles of the documents that could be had in time; never fails the caller."""
-        cached = (
-            await self._store.get_many([keys.TITLE.key(n) for n in names], TEXT) if names else []
-        )
-        titles, missing = {}, []
-        for name, title in zip(names, cached, strict=True):
-            self._metrics.cache("title", title is not None)
-            if title is None:
-                missing.append(name)
-            elif title:  # "": the page is known to have no title
-                titles[name] = title
+        known = await self._kept(keys.TITLE, TEXT, "title", names)
+        titles = {n: t for n, t in known.items() if t}  # "": the page is known to have no title
+        missing = [n for n in names if n not in known]
         if not missing:
             return titles
         try:
@@ -192,6 +179,15 @@ class DocumentFetcher:
             return titles
         titles.update({name: doc.title for name, doc in documents.items() if doc.title})
         return titles
+
+    async def _kept(
+        self, family: keys.KeyFamily, codec: Codec[_V], cache: str, names: list[str]
+    ) -> dict[str, _V]:
+        """What the store keeps of `names`, each look-up counted as a hit or a miss."""
+        values = await self._store.get_many([family.key(n) for n in names], codec) if names else []
+        for value in values:
+            self._metrics.cache(cache, value is not None)
+        return {n: v for n, v in zip(names, values, strict=True) if v is not None}
 
     def _budget(self) -> float:
         """Seconds for optional work: a fifth of what is left stays, so this timeout fires

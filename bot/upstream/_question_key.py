@@ -31,15 +31,12 @@ _CONTROL_SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85"
 
 def question_key(text: str) -> str:
     """The normalised form of a question."""
-    words = [_singular(w) for w in (_strip(w) for w in _words(text)) if _has_alnum(w)]
-    kept = _without_fillers(words)
-    return " ".join(kept or words)
-
-
-def _words(text: str) -> list[str]:
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
     # control and format characters (zero-width spaces, bidi marks) go; whitespace stays
-    return without_invisible(folded, keep=_CONTROL_SPACES).split()
+    stripped = (_strip(w) for w in without_invisible(folded, keep=_CONTROL_SPACES).split())
+    words = [_singular(w) for w in stripped if any(c.isalnum() for c in w)]
+    kept = _without_fillers(words)
+    return " ".join(kept or words)
 
 
 def _strip(word: str) -> str:
@@ -56,10 +53,6 @@ def _strip(word: str) -> str:
             word = word[:-1]
         if word == before:
             return word
-
-
-def _has_alnum(word: str) -> bool:
-    return any(c.isalnum() for c in word)
 
 
 def _singular(word: str) -> str:

@@ -70,7 +70,6 @@ from bot.render._notices import render_rate_limited as render_rate_limited
 from bot.render._notices import with_not_in_channel_hint as with_not_in_channel_hint
 from bot.render._notices import with_restart_note as with_restart_note
 from bot.render._pages import PageSpan as PageSpan
-from bot.render._quota import QuotaWords as QuotaWords
 from bot.render._quota import quota_words as quota_words
 from bot.render._quota import render_quota_status as render_quota_status
 from bot.render._quota import render_quota_waiting as render_quota_waiting

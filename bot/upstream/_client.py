@@ -80,7 +80,7 @@ class McpClient:
         params = {"name": name, "arguments": arguments}
         started, outcome = time.perf_counter(), "cancelled"
         try:
-            payload = self.server.tool_output(await self._request("tools/call", params, name), name)
+            payload = self._payload(await self._request("tools/call", params, name), name)
             outcome = "ok"
             return payload
         except GdocsError as exc:
@@ -233,11 +233,7 @@ class McpClient:
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
             async for data in self._events(response):
-                try:
-                    message = _pick(json.loads(data), request_id)
-                except ValueError:
-                    raise self.server.protocol("malformed JSON in the event stream") from None
-                if message is not None:
+                if (message := self._pick(data, request_id, " in the event stream")) is not None:
                     return message
             raise self.server.protocol("the event stream ended before the answer")
         if kind != "application/json" and not kind.endswith("+json"):
@@ -245,11 +241,7 @@ class McpClient:
         body = await self._read(response, self._limit)
         if len(body) > self._limit:
             raise self._too_large()
-        try:
-            message = _pick(json.loads(body), request_id)
-        except ValueError:
-            raise self.server.protocol("malformed JSON") from None
-        if message is None:
+        if (message := self._pick(body, request_id)) is None:
             raise self.server.protocol("no response to the request")
         return message
 
@@ -267,19 +259,41 @@ class McpClient:
                 yield "\n".join(data)
                 data = []
 
+    def _pick(self, raw: str | bytes, request_id: int, where: str = "") -> _Obj | None:
+        """The response to our request in a JSON message or batch; None for anything else."""
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            raise self.server.protocol(f"malformed JSON{where}") from None
+        for item in data if isinstance(data, list) else [data]:
+            if not isinstance(item, dict) or "method" in item:
+                continue  # notifications and server-to-client requests (pings)
+            if "result" not in item and "error" not in item:
+                continue
+            rid = item.get("id")
+            # an error with a null id is the server saying it could not read our request
+            if rid in (request_id, str(request_id)) or (rid is None and "error" in item):
+                return item
+        return None
+
+    def _payload(self, result: _Obj, tool: str) -> Any:
+        """The structured output of a tools/call result, or the typed error it reports."""
+        blocks = result.get("content")
+        texts = [
+            b["text"]
+            for b in (blocks if isinstance(blocks, list) else [])
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
+        if result.get("isError") is True:
+            raise self.server.from_tool_error(" ".join(texts), tool=tool)
+        if isinstance(result.get("structuredContent"), dict):
+            return result["structuredContent"]
+        if not texts:
+            raise self.server.protocol(f"{tool} returned no content")
+        try:
+            return json.loads("".join(texts))
+        except ValueError:
+            raise self.server.protocol(f"{tool} returned text that is not JSON") from None
+
     def _too_large(self) -> Exception:
         return self.server.protocol(f"the answer is larger than {self._limit:,} bytes")
-
-
-def _pick(data: object, request_id: int) -> _Obj | None:
-    """The response to our request in a message or batch; None for anything else."""
-    for item in data if isinstance(data, list) else [data]:
-        if not isinstance(item, dict) or "method" in item:
-            continue  # notifications and server-to-client requests (pings)
-        if "result" not in item and "error" not in item:
-            continue
-        rid = item.get("id")
-        # an error with a null id is the server saying it could not read our request
-        if rid in (request_id, str(request_id)) or (rid is None and "error" in item):
-            return item
-    return None

@@ -264,13 +264,12 @@ async def pay_search(
     out = pay.server.parse(SearchDocumentationOutput, data, tool)
     hits: dict[str, SearchHit] = {}
     for result in out.results:
-        if result.uri in hits or not result.uri.startswith(("https://", "http://")):
+        uri = result.uri
+        if uri in hits or not uri.startswith(("https://", "http://")):
             continue
-        hits[result.uri] = SearchHit(
-            title=result.title or title_from_uri(result.uri),
-            uri=result.uri,
-            snippet=snippet(result.content),
-            name=name_for(result.uri),
+        title = result.title or title_from_uri(uri)
+        hits[uri] = SearchHit(
+            title=title, uri=uri, snippet=snippet(result.content), name=name_for(uri)
         )
     # a page gets Show full doc only when Developer Knowledge serves it
     served = await documents.served([n for hit in hits.values() if (n := hit.name)])

@@ -1,5 +1,6 @@
 """What a server said (HTTP status, error JSON, JSON-RPC error, `isError` result, tool output)
-as the typed errors of `bot.errors`, and which quota a 429 names; quotes are redacted first."""
+or a failed exchange as the typed errors of `bot.errors`, and which quota a 429 names; quotes
+are redacted first."""
 
 from __future__ import annotations
 
@@ -224,25 +225,6 @@ class ServerContext:
         else:
             return self.protocol(type(exc).__name__)  # DecodingError, TooManyRedirects…
         return self.unavailable("cannot connect" if refused else "connection lost", transient=True)
-
-    def tool_output(self, result: dict[str, Any], tool: str) -> Any:
-        """The structured output of a tools/call result, or the typed error it reports."""
-        blocks = result.get("content")
-        texts = [
-            b["text"]
-            for b in (blocks if isinstance(blocks, list) else [])
-            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
-        ]
-        if result.get("isError") is True:
-            raise self.from_tool_error(" ".join(texts), tool=tool)
-        if isinstance(result.get("structuredContent"), dict):
-            return result["structuredContent"]
-        if not texts:
-            raise self.protocol(f"{tool} returned no content")
-        try:
-            return json.loads("".join(texts))
-        except ValueError:
-            raise self.protocol(f"{tool} returned text that is not JSON") from None
 
     def from_tool_error(self, text: str, *, tool: str) -> GdocsError:
         """A tool result with isError: true."""

@@ -117,9 +117,8 @@ _CHUNK = 64 * 1024
 
 
 def slack_events_route(app: AsyncApp, *, max_body_bytes: int = 1_000_000) -> web.RouteDef:
-    """`web.post("/slack/events", …)` serving `app`. Before Bolt checks the signature: a body
-    over the cap is a 413 (unread), one not UTF-8 or not parseable a 400, a bad timestamp a
-    401."""
+    """`web.post("/slack/events", …)` serving `app`. Before Bolt checks the signature: a body over
+    the cap is a 413 (unread), one not UTF-8 or not parseable a 400, a bad timestamp a 401."""
 
     async def slack_events(request: web.Request) -> web.StreamResponse:
         body = await _read_capped(request, max_body_bytes)
@@ -167,9 +166,8 @@ async def resume(deps: SlackDeps, client: AsyncWebClient, record: WorkRecord) ->
         "finishing work a stopped process had accepted",
         extra={"work_id": record.id, "kind": record.kind, "takeovers": record.takeovers},
     )
-    if record.kind == "command":
-        acked = OnceAck(None)  # long since
-        await handle_command(deps, client, payload, acked, record=record, resumed=True)
+    if record.kind == "command":  # acknowledged long since
+        await handle_command(deps, client, payload, OnceAck(None), record=record, resumed=True)
     elif record.kind in ("mention", "dm", "thread", "auto"):
         event: dict[str, Any] = payload.get("event") or {}
         if not isinstance(event.get("channel"), str) or not isinstance(event.get("ts"), str):

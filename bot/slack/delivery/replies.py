@@ -210,11 +210,9 @@ class SlackReply:
 
     async def _react(self, *, add: bool) -> None:
         where = {"channel": self.channel or "", "timestamp": self.message_ts or ""}
+        call = self.client.reactions_add if add else self.client.reactions_remove
         try:
-            if add:
-                await self.client.reactions_add(name=PROGRESS_REACTION, **where)
-            else:
-                await self.client.reactions_remove(name=PROGRESS_REACTION, **where)
+            await call(name=PROGRESS_REACTION, **where)
         except SLACK_CALL_FAILURES as exc:
             logger.debug("reaction %s failed: %s", "add" if add else "remove", type(exc).__name__)
 

@@ -21,6 +21,7 @@ from bot.slack.delivery.replies import Progress, SlackReply, Step
 logger = logging.getLogger(__name__)
 
 State = Literal["idle", "open", "gone", "classic"]
+Parts = list[dict[str, Any]]  # a stream's chunks, a message's blocks
 
 
 @dataclass
@@ -150,13 +151,13 @@ class StreamReply(Progress):
             return not await self.stop_check()
         return True
 
-    async def _send(self, chunks: list[dict[str, Any]]) -> None:
+    async def _send(self, chunks: Parts) -> None:
         if self._state == "idle":
             await self._start(chunks)
         elif self._state == "open":
             await self._append(chunks)
 
-    async def _start(self, chunks: list[dict[str, Any]]) -> None:
+    async def _start(self, chunks: Parts) -> None:
         in_dm = self.channel.startswith("D")
         started = asyncio.ensure_future(
             self.client.chat_startStream(
@@ -192,19 +193,14 @@ class StreamReply(Progress):
         self._state, self._ts = "open", ts
         return True
 
-    async def _append(self, chunks: list[dict[str, Any]]) -> None:
+    async def _append(self, chunks: Parts) -> None:
         assert self._ts is not None
         try:
             await self.client.chat_appendStream(channel=self.channel, ts=self._ts, chunks=chunks)
         except SLACK_CALL_FAILURES as exc:
             self._gone(exc)
 
-    async def _stop(
-        self,
-        *,
-        blocks: list[dict[str, Any]] | None = None,
-        chunks: list[dict[str, Any]] | None = None,
-    ) -> bool:
+    async def _stop(self, *, blocks: Parts | None = None, chunks: Parts | None = None) -> bool:
         assert self._ts is not None
         try:
             await self.client.chat_stopStream(

@@ -80,8 +80,7 @@ async def answer_privately(
             feedback_id=feedback_id,
         )
         answer_id = await answers.keep(kept)
-    private = render.render_private_answer(body, question, answer_id, feedback_id)
-    await reply.notify_asker(private)
+    await reply.notify_asker(render.render_private_answer(body, question, answer_id, feedback_id))
 
 
 async def share(

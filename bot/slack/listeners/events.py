@@ -12,7 +12,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import WorkKind
-from bot.slack.boundary import Outcome, ignored, say_nothing
+from bot.slack.boundary import Outcome, as_dict, ignored, say_nothing
 from bot.slack.delivery.replies import SlackReply, Where
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.pages import unfurl
@@ -98,8 +98,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
     async def on_link_shared(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        found = body.get("event")
-        event = found if isinstance(found, dict) else {}
+        event = as_dict(body.get("event"))
         job = partial(unfurl, deps.service, deps.store, client, event)
         deps.inflight.spawn(deps.boundary("unfurl", job, say_nothing))
 

@@ -118,30 +118,34 @@ def marks(
     """Each check that gets a mark, with it; a verdict that reads like one said is not said."""
     if verification is None or verification.status != "checked":
         return []
-    said: set[tuple[str, str]] = set()
+    said: set[str] = set()
     out: list[tuple[SnippetCheck, str]] = []
     for check in verification.snippets:
         if check.result == "unchecked":
             continue
         name = _short_name(check)
-        key = (verdict(check, name, (), terminal=True), check.uri * (check.result == "found"))
+        key = verdict(check, name, sources, terminal=True)  # the words shown, surface aside
         if key not in said:
             said.add(key)
             out.append((check, verdict(check, name, sources, terminal=terminal)))
     return out
 
 
-def verify_counts(verification: Verification | None) -> tuple[int, int]:
-    """(✓, ⚠): how many verdicts of each kind the answer's marks say."""
-    checks = [check for check, _ in marks(verification, ())]
+def verify_counts(
+    verification: Verification | None, sources: Sequence[Reference] = ()
+) -> tuple[int, int]:
+    """(✓, ⚠): how many verdicts of each kind the answer's marks say (with its `sources`)."""
+    checks = [check for check, _ in marks(verification, sources)]
     found = sum(1 for c in checks if c.result == "found")
     return found, len(checks) - found
 
 
-def verify_status(verification: Verification | None) -> Literal["complete", "error"]:
+def verify_status(
+    verification: Verification | None, sources: Sequence[Reference] = ()
+) -> Literal["complete", "error"]:
     """The check's step: an error when a command is marked ⚠ or nothing could be checked."""
     unchecked = verification is not None and verification.status == "unchecked"
-    return "error" if unchecked or verify_counts(verification)[1] else "complete"
+    return "error" if unchecked or verify_counts(verification, sources)[1] else "complete"
 
 
 def marked_pieces(

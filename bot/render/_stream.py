@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bot.models import Answer, Fallback, Verification
+from bot.models import Answer, Fallback, Reference, Verification
 from bot.render._answer import AnswerParts
 from bot.render._marks import marked_pieces, verify_counts
 from bot.render._quota import quota_words
@@ -67,9 +68,11 @@ def verify_title(commands: int) -> str:
     return f"Checking the {noun} against the cited pages"
 
 
-def verify_summary(verification: Verification | None) -> str | None:
+def verify_summary(
+    verification: Verification | None, sources: Sequence[Reference] = ()
+) -> str | None:
     """The step's output, the marks counted: "1 of 2 found"; None when there is no mark."""
-    found, warned = verify_counts(verification)
+    found, warned = verify_counts(verification, sources)
     return f"{found} of {found + warned} found" if found + warned else None
 
 

@@ -217,8 +217,8 @@ class Answers:
             return await self.service.verify(result)
         async with progress.step(render.verify_title(commands)) as step:
             checked = await self.service.verify(result)
-            step.output = render.verify_summary(checked.verification)
-            step.status = render.verify_status(checked.verification)
+            step.output = render.verify_summary(checked.verification, checked.references)
+            step.status = render.verify_status(checked.verification, checked.references)
         return checked
 
     async def _call(self, reply: Reply, route: Route, progress: Progress) -> Answer:

@@ -1,6 +1,5 @@
-"""Calls to a documentation server, each within its time, and how the last ones went
-(`upstream:<server>`), kept in the store so every replica's Home tab tells what people meet
-now, not what one replica's probe saw."""
+"""Calls to a documentation server, each within its time, and how the last ones went, kept in
+the store (`upstream:<server>`): every replica's Home tab tells what people meet now."""
 
 from __future__ import annotations
 

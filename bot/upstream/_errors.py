@@ -1,6 +1,5 @@
-"""What a server said (HTTP status, error JSON, JSON-RPC error, `isError` result, tool output)
-or a failed exchange as the typed errors of `bot.errors`, and which quota a 429 names; quotes
-are redacted first."""
+"""What a server said (HTTP status, error JSON, JSON-RPC error, `isError` result, tool output) or
+a failed exchange as the typed errors of `bot.errors`; which quota a 429 names; quotes redacted."""
 
 from __future__ import annotations
 

@@ -65,11 +65,10 @@ class GoogleDocsService:
         self._store = store = MemoryStore() if store is None else store
         self.pay_configured = settings.google_oauth_configured
         # never probe ADC/the metadata server unless OAuth is configured
-        oauth = OAuth(settings, clock) if self.pay_configured else None
+        self._oauth = oauth = OAuth(settings, clock) if self.pay_configured else None
         api_key = reveal(settings.google_api_key)
         dk_auth: Auth = oauth if api_key is None and oauth else ApiKeyAuth(api_key)
         pay_auth: Auth = oauth or ApiKeyAuth(None)  # Pay takes OAuth only
-        self._oauth = oauth
         self._client: httpx.AsyncClient | None = None
         self._closed = False
         # the credentials the clients hold (an OAuth token changes): asked for on every use
@@ -181,8 +180,7 @@ class GoogleDocsService:
         wanted = [normalize_doc_ref(name) for name in names]
         if not wanted:
             return []
-        unique = list(dict.fromkeys(wanted))
-        found = await self.calls.run(self._dk.server, self._documents.get, unique)
+        found = await self.calls.run(self._dk.server, self._documents.get, [*dict.fromkeys(wanted)])
         return [found[name] for name in wanted]
 
     async def status(self) -> list[ServerStatus]:

@@ -4,6 +4,7 @@ defaults when the store does not answer) and each person's last questions (`rece
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -85,10 +86,17 @@ class UserProfiles:
     def __init__(self, store: Store, ttl_seconds: float = 6 * 3600) -> None:
         self._store = store
         self._ttl = ttl_seconds
+        self._asking: dict[str, asyncio.Future[UserProfile | None]] = {}
 
     async def get(self, user: str, fetch: Fetch) -> UserProfile | None:
+        """The kept profile, else one users.info call shared by the questions asking at once."""
         cached = await self._store.get(keys.PROFILE.key(user), PROFILE_CODEC)
-        return cached if cached is not None else await self._fetch(user, fetch)
+        if cached is not None:
+            return cached
+        if (asking := self._asking.get(user)) is None:
+            asking = self._asking[user] = asyncio.ensure_future(self._fetch(user, fetch))
+            asking.add_done_callback(lambda _: self._asking.pop(user, None))
+        return await asyncio.shield(asking)
 
     async def of(self, client: AsyncWebClient, user: str | None) -> UserProfile | None:
         return await self.get(user, lambda u: user_profile(client, u)) if user else None

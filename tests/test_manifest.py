@@ -150,10 +150,11 @@ def _sources() -> dict[Path, str]:
 
 
 def _web_api_methods() -> set[str]:
-    """Every AsyncWebClient method the bot's code calls (`x.chat_postMessage(`, `api_call("…")`)."""
+    """Every AsyncWebClient method the bot's code calls or hands on (`x.chat_postMessage(`,
+    `x.reactions_add if add else …`, `api_call("…")`)."""
     methods: set[str] = set()
     for source in _sources().values():
-        for name in re.findall(r"\.([a-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\(", source):
+        for name in re.findall(r"\.([a-z][A-Za-z0-9]*_[A-Za-z0-9_]+)\b", source):
             if name != "api_call" and callable(getattr(AsyncWebClient, name, None)):
                 methods.add(name)
         for dotted in re.findall(r"api_call\(\s*[\"']([a-z]+(?:\.[A-Za-z]+)+)[\"']", source):

@@ -201,8 +201,8 @@ def test_a_title_with_a_bar_reads_the_same_on_every_surface(title: str, expected
     ],
 )
 def test_search_snippets_read_as_plain_words(snippet: str, shown: str) -> None:
-    """A result's snippet shows no headings (they repeat the title), fence or language tag (`run: sh gcloud…`),
-    list, quote or table marks — and keeps a pipe that is part of the text."""
+    """A result's snippet shows no headings (they repeat the title), fence or language tag
+    (`run: sh gcloud…`), list, quote or table marks — and keeps a pipe in the text."""
     hit = SearchHit(title="T", uri=f"https://{HOST}/t", snippet=snippet)
     [block] = render_answer(Answer(query="q", kind="search", hits=(hit,)))["blocks"]
     assert shown == " ".join(block["text"]["text"].split("\n", 1)[1].split())

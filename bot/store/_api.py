@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 T = TypeVar("T")
-M = TypeVar("M", bound=BaseModel)
 
 
 class StoreError(Exception):
@@ -68,10 +67,7 @@ class AdapterCodec(Generic[T]):
             raise ValueError("unreadable value") from exc
 
 
-def ModelCodec(model: type[M]) -> AdapterCodec[M]:
-    return AdapterCodec(model)
-
-
+ModelCodec = AdapterCodec  # for a pydantic model
 TEXT = TextCodec()
 JSON: AdapterCodec[Any] = AdapterCodec(Any)  # compact JSON, as json.dumps wrote
 

@@ -17,6 +17,7 @@ from bot.store._api import TEXT, Codec, Op, Store, T
 _LOCK = keys.LOCK.prefix
 #: how long to keep a result: seconds, or a function of the result
 Ttl = float | Callable[[T], float]
+Compute = Callable[[], Awaitable[T]]
 
 
 @dataclass
@@ -63,7 +64,7 @@ class SharedFlight:
     async def run(
         self,
         key: str,
-        compute: Callable[[], Awaitable[T]],
+        compute: Compute[T],
         codec: Codec[T] | None = None,
         ttl: Ttl[T] = 0.0,
         *,
@@ -106,12 +107,7 @@ class SharedFlight:
             task.exception()  # retrieved: every caller may have gone
 
     async def _lead(
-        self,
-        key: str,
-        compute: Callable[[], Awaitable[T]],
-        codec: Codec[T],
-        ttl: Ttl[T],
-        checked: bool,
+        self, key: str, compute: Compute[T], codec: Codec[T], ttl: Ttl[T], checked: bool
     ) -> T:
         stored: T | None = None
         if not checked:
@@ -145,12 +141,7 @@ class SharedFlight:
         return await compute()
 
     async def _compute_and_store(
-        self,
-        key: str,
-        owner: str | None,
-        compute: Callable[[], Awaitable[T]],
-        codec: Codec[T],
-        ttl: Ttl[T],
+        self, key: str, owner: str | None, compute: Compute[T], codec: Codec[T], ttl: Ttl[T]
     ) -> T:
         release = [] if owner is None else [Op.delete_if(_LOCK + key, owner, TEXT)]
         try:

@@ -135,7 +135,7 @@ class MemoryStore(Store):
         return True
 
     async def hit(self, key: str, limit: int, window: float, now: float) -> float | None:
-        events = self._events(key, window, now)
+        events = await self.window_events(key, window, now)
         if len(events) >= limit:
             return max(0.0, events[0] + window - now) if events else window
         self._put(key, [*events, now], now + window, windows=now)
@@ -149,9 +149,6 @@ class MemoryStore(Store):
         return True
 
     async def window_events(self, key: str, window: float, now: float) -> list[float]:
-        return self._events(key, window, now)
-
-    def _events(self, key: str, window: float, now: float) -> list[float]:
         entry = self._space(key, True).get(key)
         events: list[float] = [] if entry is None else entry[1]
         return [t for t in events if t > now - window]

@@ -151,10 +151,11 @@ def _topics(answers: list[AnswerRecord]) -> tuple[TopicRow, ...]:
 
 def _gap_reasons(record: AnswerRecord) -> list[str]:
     reasons = []
-    if record.kind != "answer" and tally.wanted_an_answer(record.route, record.fallback):
-        reasons.append("search_only")
-    if record.kind != "answer" and record.hits == 0:
-        reasons.append("no_hit")
+    if record.kind != "answer":
+        if record.route == "answer" or (record.fallback or "").startswith("answer_quota"):
+            reasons.append("search_only")  # wanted an answer (a keyword lookup did not)
+        if record.hits == 0:
+            reasons.append("no_hit")
     not_found = (record.checks or {}).get("not_found")  # a count, if the summary is sound
     if isinstance(not_found, int) and not isinstance(not_found, bool) and not_found > 0:
         reasons.append("not_found")
@@ -169,7 +170,6 @@ def _flagged(checks: dict[str, Any] | None) -> list[str]:
 
 
 def _gaps(answers: list[AnswerRecord], votes: list[VoteRecord]) -> tuple[GapRow, ...]:
-    events: Counter[str] = Counter()
     reasons: dict[str, Counter[str]] = defaultdict(Counter)
     example: dict[str, str] = {}
     comments: dict[str, list[str]] = defaultdict(list)
@@ -177,7 +177,6 @@ def _gaps(answers: list[AnswerRecord], votes: list[VoteRecord]) -> tuple[GapRow,
     for record in answers:
         topic = topic_of(record.question)
         for reason in _gap_reasons(record):
-            events[topic] += 1
             reasons[topic][reason] += 1
             example[topic] = _example(record.question)
         flagged[topic].extend(_flagged(record.checks))
@@ -185,11 +184,11 @@ def _gaps(answers: list[AnswerRecord], votes: list[VoteRecord]) -> tuple[GapRow,
         if vote.vote != "down":
             continue
         topic = topic_of(vote.question)
-        events[topic] += 1
         reasons[topic]["thumbs_down"] += 1
         example[topic] = _example(vote.question)
         if vote.comment.strip():
             comments[topic].append(truncate(without_people(vote.comment), COMMENT_CHARS))
+    events = Counter({topic: r.total() for topic, r in reasons.items()})
     return tuple(
         GapRow(
             topic=t,

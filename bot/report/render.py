@@ -56,7 +56,7 @@ def share(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f} %" if whole else "–"
 
 
-_MD_TITLES = {
+TITLES = {
     "days": "Per day", "topics": "Top topics", "gaps": "Gaps", "pages": "Most cited pages",
     "votes": "Votes", "channels": "Answers by channel",
 }  # fmt: skip
@@ -95,7 +95,7 @@ def render_md(report: Report) -> str:
         f"- Channels: {report.channels}",
     ]
     for key, table in tables(report).items():
-        lines += ["", f"## {_MD_TITLES[key]}", "", *_md_table(table)]
+        lines += ["", f"## {TITLES[key]}", "", *_md_table(table)]
     return "\n".join(lines) + "\n"
 
 

@@ -137,11 +137,6 @@ def classify(kind: str, fallback: str | None, route: str | None) -> str:
     return "search:" + why
 
 
-def wanted_an_answer(route: str | None, fallback: str | None) -> bool:
-    """Routed to a generated answer but got search only (a gap), unlike a keyword lookup."""
-    return route == "answer" or (fallback is not None and fallback.startswith("answer_quota"))
-
-
 def answered_counts(
     kind: str, fallback: str | None, route: str | None, reuse: str | None
 ) -> list[str]:

@@ -115,12 +115,15 @@ class PageIndex:
             if command.program == program
         ]
 
-    def code_lines(self, like: tuple[str, ...]) -> list[tuple[tuple[str, ...], str]]:
-        """The page's code lines as long as `like` that have its longest name (a quick filter)."""
-        names = [t for t in like if IDENT_RE.match(t)]
-        key = max(names, key=len) if names else like[0]
-        tokens = [(code_tokens(raw), section) for raw, section in self.code if key in raw]
-        return [(t, section) for t, section in tokens if t is not None and len(t) == len(like)]
+    def code_section(self, tokens: tuple[str, ...]) -> str | None:
+        """The section of the first code line `tokens` can stand for (None: the page has none)."""
+        names = [t for t in tokens if IDENT_RE.match(t)]
+        key = max(names, key=len) if names else tokens[0]  # a quick filter
+        for raw, section in self.code:
+            line = code_tokens(raw) if key in raw else None
+            if line and len(line) == len(tokens) and all(map(code_token_ok, tokens, line)):
+                return section
+        return None
 
 
 def page_index(doc: Document) -> PageIndex:
@@ -196,17 +199,14 @@ def _result(s: Snippet, result: str, page: PageIndex | None = None, **extra: Any
     return SnippetCheck(snippet=s.text[:200], kind=s.kind, result=result, anchor=s.anchor, **extra)
 
 
-def _first_word(c: Command) -> str:
-    """A word on every page line whose command can match `c` ("" when none is sure)."""
-    word = c.path[0] if c.path and c.loose and c.path[0] == c.loose[0] else ""
-    return "" if is_placeholder(word) or "/" in word or not word.isascii() else word
-
-
 def check_command(s: Snippet, pages: list[PageIndex]) -> SnippetCheck:
     c = s.command
     assert c is not None
     best: tuple[int, PageIndex, str, list[str]] | None = None
-    first = _first_word(c)
+    # a word on every page line whose command can match `c` ("" when none is sure)
+    first = c.path[0] if c.path and c.loose and c.path[0] == c.loose[0] else ""
+    if is_placeholder(first) or "/" in first or not first.isascii():
+        first = ""
     for page in pages:
         for d, section in page.commands(c.program, first):
             if not path_ok(c, d, prefix=s.inline):
@@ -238,17 +238,10 @@ def _scattered(s: Snippet, c: Command, pages: list[PageIndex]) -> SnippetCheck:
     return _result(s, "not_found", missing=list(dict.fromkeys(named)))
 
 
-def _line_found(tokens: tuple[str, ...], page: PageIndex) -> str | None:
-    for d, section in page.code_lines(tokens):
-        if all(code_token_ok(a, b) for a, b in zip(tokens, d, strict=True)):
-            return section
-    return None
-
-
 def check_code(s: Snippet, pages: list[PageIndex]) -> SnippetCheck:
     best: tuple[int, PageIndex, str, list[tuple[str, ...]]] | None = None
     for page in pages:
-        sections = [_line_found(line, page) for line in s.lines]
+        sections = [page.code_section(line) for line in s.lines]
         matched = [sec for sec in sections if sec is not None]
         if len(matched) == len(s.lines):
             return _result(s, "found", page, section=matched[0])

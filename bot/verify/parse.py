@@ -164,7 +164,7 @@ def logical_lines(lines: tuple[str, ...] | list[str]) -> Iterator[str]:
             held = line[:-1].rstrip()
             continue
         line = _PROMPT_RE.sub("", line, count=1)
-        if not line or line.startswith("#") or line.startswith("//"):
+        if not line or line.startswith(("#", "//")):
             continue
         yield _TRAILING_COMMENT_RE.sub("", line)
     if held:
@@ -231,7 +231,7 @@ def looks_like_command(text: str) -> bool:
     first = text.split(None, 1)
     if not first:
         return False
-    if first[0].removeprefix("$").strip() in KNOWN_CLIS or first[0] in KNOWN_CLIS:
+    if first[0].removeprefix("$") in KNOWN_CLIS:
         return len(first) > 1
     return " --" in f" {text}" and bool(_FLAG_RE.search(text))
 

@@ -17,25 +17,9 @@ from bot.upstream import McpClient
 from tests.fakes.dk_client import dk_client
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.quota import Form, QuotaEnforcer
+from tests.test_quota_ledger import T0, Clock
 
-T0 = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
 FORMS = ["http", "jsonrpc", "result"]
-
-
-class Clock:
-    """The one time shared by the fake server, the governor and the store."""
-
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def epoch(self) -> float:
-        return self.now.timestamp()
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 class Asker:

@@ -85,7 +85,7 @@ def _answers(dk: FakeDeveloperKnowledge) -> int:
     return len(dk.tool_calls("answer_query"))
 
 
-def _post_for(slack: FakeSlack, question: str) -> str:
+def post_for(slack: FakeSlack, question: str) -> str:
     """Everything the channel message answering `question` shows."""
     for call in slack.calls_to("chat.postMessage"):
         shown = json.dumps([call.args.get("text"), call.args.get("blocks")], ensure_ascii=False)
@@ -140,7 +140,7 @@ def test_a_question_answered_by_one_replica_is_a_cache_hit_on_the_other(
 
     assert 1 == _answers(dk)
     assert hits + 1 == b.counter("gdocs_cache_total", cache="answer", result="hit")
-    assert "Here is how" in _post_for(slack, "how to create cloud storage buckets")
+    assert "Here is how" in post_for(slack, "how to create cloud storage buckets")
 
 
 def test_identical_questions_at_both_replicas_at_once_cost_one_call(
@@ -174,7 +174,7 @@ def test_the_day_spent_on_one_replica_makes_the_other_search_without_answer_quer
 
     b.command(slack, "how do I enable object versioning?")
     slack.wait_for("chat.postMessage", 2, timeout=20)
-    shown = _post_for(slack, "how do I enable object versioning?")
+    shown = post_for(slack, "how do I enable object versioning?")
     assert 1 == _answers(dk)
     assert "generated answers are used up" in shown
     assert "Here is how" not in shown
@@ -227,7 +227,7 @@ def test_both_replicas_keep_answering_through_a_redis_outage_and_share_again_aft
         assert all(ack.status == 200 for ack in acks)
         assert max(ack.elapsed for ack in acks) < ACK_BUDGET_SECONDS
         slack.wait_for("chat.postMessage", 2, timeout=20)
-        assert "Here is how" in _post_for(slack, "how do I rename a bucket?")
+        assert "Here is how" in post_for(slack, "how do I rename a bucket?")
 
         status_key = b.command(slack, "quota").key
         assert status_key is not None

@@ -5,7 +5,6 @@ through the bot's bounded connection pool)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -15,16 +14,9 @@ from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.redis_server import RedisServer
 from tests.fakes.slack_api import FakeSlack
 from tests.process_harness import ServedBot, env_for
+from tests.test_replicas import post_for
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def _post_for(slack: FakeSlack, question: str) -> str:
-    for call in slack.calls_to("chat.postMessage"):
-        shown = json.dumps([call.args.get("text"), call.args.get("blocks")], ensure_ascii=False)
-        if question in shown:
-            return shown
-    raise AssertionError(f"no message answers {question!r}")
 
 
 def test_a_bot_starts_while_redis_is_down_and_uses_it_once_it_is_up(
@@ -41,7 +33,7 @@ def test_a_bot_starts_while_redis_is_down_and_uses_it_once_it_is_up(
         assert f"redis://127.0.0.1:{redis.port}/0" == report["store"]["url"]
         bot.command(slack, "how do I make a bucket public?")
         slack.wait_for("chat.postMessage", 1, timeout=20)
-        assert "Here is how" in _post_for(slack, "how do I make a bucket public?")
+        assert "Here is how" in post_for(slack, "how do I make a bucket public?")
 
         redis.start()
         bot.wait_until(lambda: bot.readyz()[1]["store"]["ok"], "the store to be up", timeout=20)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import test_replicas
 from tests.fakes.bot_process import run_to_exit
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import FakeSlack
@@ -26,7 +27,6 @@ from tests.test_cli import gdocs
 
 pytestmark = pytest.mark.timeout(120)
 
-BUCKETS = "documents/docs.cloud.google.com/storage/docs/creating-buckets"
 #: answered by the first bot, before the restart
 CACHED = "how do I create a Cloud Storage bucket?"
 #: refused answer_query for the day by the server, before the restart
@@ -45,21 +45,8 @@ class Restarted:
     calls_before: int
 
 
-@pytest.fixture(scope="module")
-def dk() -> Iterator[FakeDeveloperKnowledge]:
-    server = FakeDeveloperKnowledge()
-    server.api_key = "test-key"
-    server.add_document(BUCKETS, "Create buckets", "# Create buckets\n\nUse `gcloud`.")
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def slack() -> Iterator[FakeSlack]:
-    fake = FakeSlack().start()
-    yield fake
-    fake.stop()
+#: the fake servers, started once for the module, as in test_replicas.py
+dk, slack = test_replicas.dk, test_replicas.slack
 
 
 @pytest.fixture(scope="module")

@@ -114,7 +114,7 @@ def aggregate(
 
 
 def _day_row(day: str, c: Counter[str]) -> DayRow:
-    why = {w: c[f"search:{w}"] for w in tally.SEARCH_WHY}
+    why = {w: c[f"search:{w}"] for w in tally.WHY_WORDS}
     return DayRow(
         day=day,
         questions=c[tally.QUESTIONS],

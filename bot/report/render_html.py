@@ -94,25 +94,27 @@ def _bars_chart(report: Report, label: str, stacks: list[list[tuple[str, int, st
     )
 
 
-def questions_chart(report: Report) -> str:
-    stacks = [
-        [
-            ("gen", d.generated, "generated"),
-            ("search", d.search_only, "search only"),
-            ("fail", d.unanswered, "no answer"),
-        ]
+def _charts(report: Report) -> list[str]:
+    """Questions per day, then answer_query calls against the quota, each with its legend."""
+    limit = ("none", "the bot sets no daily limit")
+    if report.quota_per_day:
+        limit = ("limit", f"the daily quota: {report.quota_per_day} (ANSWER_QUOTA_PER_DAY)")
+    of = report.quota_per_day or "unlimited"
+    kinds = [("gen", "generated"), ("search", "search only"), ("fail", "no answer")]
+    counts = [(d.generated, d.search_only, d.unanswered) for d in report.days]
+    questions = [[(c, n, w) for (c, w), n in zip(kinds, ns, strict=True)] for ns in counts]
+    quota = [
+        [("quota", d.answer_query["made"], f"of {of} made, {d.answer_query['refused']} refused")]
         for d in report.days
     ]
-    return _bars_chart(report, "Questions per day: generated, search only, no answer", stacks)
-
-
-def quota_chart(report: Report) -> str:
-    limit = report.quota_per_day or "unlimited"
-    stacks = [
-        [("quota", d.answer_query["made"], f"of {limit} made, {d.answer_query['refused']} refused")]
-        for d in report.days
+    return [
+        "<h2>Questions per day</h2>",
+        _legend(kinds),
+        _bars_chart(report, "Questions per day: generated, search only, no answer", questions),
+        "<h2>Generated answers against the daily quota</h2>",
+        _legend([("quota", "answer_query calls made"), limit]),
+        _bars_chart(report, "answer_query calls per day against the daily quota", quota),
     ]
-    return _bars_chart(report, "answer_query calls per day against the daily quota", stacks)
 
 
 def _table(table: Table) -> str:
@@ -155,9 +157,6 @@ def _legend(items: list[tuple[str, str]]) -> str:
 
 
 def render_html(report: Report) -> str:
-    limit = ("none", "the bot sets no daily limit")
-    if report.quota_per_day:
-        limit = ("limit", f"the daily quota: {report.quota_per_day} (ANSWER_QUOTA_PER_DAY)")
     shown = tables(report)
     head, days = shown["days"]
     shown["days"] = (head, [*days, day_cells(report.total)])
@@ -165,12 +164,7 @@ def render_html(report: Report) -> str:
         f"<h1>What the team asks: {_e(report.since)} to {_e(report.until)}</h1>",
         '<p class="muted">gdocs-bot report. Days are Pacific days (the answer quota\'s).</p>',
         _cards(report),
-        "<h2>Questions per day</h2>",
-        _legend([("gen", "generated"), ("search", "search only"), ("fail", "no answer")]),
-        questions_chart(report),
-        "<h2>Generated answers against the daily quota</h2>",
-        _legend([("quota", "answer_query calls made"), limit]),
-        quota_chart(report),
+        *_charts(report),
     ]
     for key in ("gaps", "topics", "pages", "votes", "days", "channels"):
         title = "Gaps: where the docs fall short" if key == "gaps" else TITLES[key]

@@ -33,7 +33,6 @@ WHY_WORDS: Final = {
     "pay": "Pay docs search",
     "other": "no answer tool",
 }
-SEARCH_WHY: Final = tuple(WHY_WORDS)
 REUSE_KINDS: Final = ("exact", "normalised", "shared")
 _QUOTA = {"minute": "quota_minute", "day": "quota_day", "user": "quota_user"}
 
@@ -54,7 +53,7 @@ class DayRow:
     questions: int
     generated: int
     search_only: int
-    #: by why (SEARCH_WHY)
+    #: by why (WHY_WORDS)
     search_only_why: dict[str, int]
     failed: int
     rate_limited: int

@@ -1,7 +1,5 @@
-"""`gdocs-bot serve`: settings checked (exit 2), HTTP on HOST:PORT, Slack auth.test (a bad
-token: exit 2, naming the setting; unreachable: exit 1), Socket Mode's WebSocket. The first
-SIGTERM/SIGINT turns /readyz 503 and gives answers in flight SHUTDOWN_GRACE_SECONDS (exit 0),
-a second skips the wait; HTTP requests are still acknowledged (a 503 makes Slack retry)."""
+"""`gdocs-bot serve`: HTTP on HOST:PORT, Slack's auth.test, Socket Mode. The first SIGTERM/SIGINT
+turns /readyz 503 and gives answers in flight SHUTDOWN_GRACE_SECONDS; a second skips the wait."""
 
 from __future__ import annotations
 
@@ -31,8 +29,7 @@ if TYPE_CHECKING:  # Socket Mode's client is imported only when SOCKET_MODE is o
 
 logger = logging.getLogger(__name__)
 
-#: at Python's 700 allocations a pass rescans the questions in flight (young objects living
-#: a second or two) for nothing: at 50,000 CPU per question fell 10-20 %
+#: Python's 700 allocations a pass rescan questions in flight for nothing: 50,000 saved 10-20 % CPU
 SERVE_GC_THRESHOLDS = (50_000, 20, 100)
 
 #: how long the first Socket Mode connection may take before start-up gives up
@@ -69,18 +66,13 @@ def serve(settings: Settings) -> int:
         return 130
 
 
-def _cap_malloc_arenas(arenas: int = 2) -> None:
-    """glibc gives each allocating thread an arena (up to 8 per core); the bot's few threads
-    need two: about 2 MB less peak RSS."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
+def _cap_malloc_arenas() -> None:
+    """glibc gives each thread an arena (up to 8 per core); two do: about 2 MB less peak RSS."""
+    if sys.platform.startswith("linux"):
+        import ctypes
 
-    try:  # the process's own symbols: libc's, without searching for the library
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return
-    mallopt(-8, arenas)  # -8: glibc's M_ARENA_MAX
+        with suppress(OSError, AttributeError):  # libc's, among the process's own symbols
+            ctypes.CDLL(None).mallopt(-8, 2)  # -8: glibc's M_ARENA_MAX
 
 
 def _loop_factory(settings: Settings) -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -118,13 +110,11 @@ class _Runtime:
             try:
                 bot = await stack.enter_async_context(open_bot(self.settings))
                 await self._start(bot, stack)
-            except StartupError as exc:
-                if exc.exit_code:
+            except (StartupError, StoreConfigError) as exc:  # StoreConfigError: fix STATE_URL
+                code = exc.exit_code if isinstance(exc, StartupError) else 2
+                if code:
                     logger.error("%s", exc.message)
-                return exc.exit_code
-            except StoreConfigError as exc:  # STATE_URL cannot work: fix the setting
-                logger.error("%s", exc.message)
-                return 2
+                return code
             except Exception:  # the top-level boundary: one redacted log entry, then exit 1
                 logger.exception("start-up failed")
                 return 1
@@ -136,11 +126,10 @@ class _Runtime:
     async def _start(self, bot: Bot, stack: AsyncExitStack) -> None:
         from bot.slack.app import run_recovery, slack_events_route
 
-        settings = self.settings
         readiness = bot.readiness
         # answers left come from the shared ledger: fresh at every scrape, on every replica
         web_app = build_web_app(readiness, bot.core.metrics, refresh=bot.refresh_metrics)
-        if not settings.socket_mode:
+        if not self.settings.socket_mode:
             web_app.add_routes([slack_events_route(bot.app)])
         await self._listen(web_app, stack)
         gc.freeze()  # start-up ran without the garbage collector (bot.cli)
@@ -157,7 +146,7 @@ class _Runtime:
             extra={"bot_user_id": identity.get("user_id"), "team": identity.get("team")},
         )
         readiness.slack_authenticated = True
-        if settings.socket_mode:
+        if self.settings.socket_mode:
             await self._connect_socket(bot, stack)
         # work a stopped process had acknowledged is finished now, and looked for from now on
         recovery = asyncio.create_task(run_recovery(bot.deps, bot.client), name="work-recovery")
@@ -202,11 +191,9 @@ class _Runtime:
         socket.client.wss_uri = url
         self._socket = socket
         stack.push_async_callback(self._close_socket)
+        connecting = socket.connect_async()  # type: ignore[no-untyped-call]
         try:
-            await asyncio.wait_for(
-                socket.connect_async(),  # type: ignore[no-untyped-call]
-                SOCKET_CONNECT_TIMEOUT_SECONDS,
-            )
+            await asyncio.wait_for(connecting, SOCKET_CONNECT_TIMEOUT_SECONDS)
         except TimeoutError:
             raise StartupError(
                 "cannot open the Socket Mode WebSocket to Slack; check the network", 1
@@ -252,7 +239,6 @@ async def _cancel(task: asyncio.Task[Any]) -> None:
 
 async def _call_slack(
     call: Callable[[], Awaitable[Any]],
-    *,
     what: str,
     setting: str,
     hint: str,
@@ -260,12 +246,12 @@ async def _call_slack(
     stop: asyncio.Event,
     unreachable: Callable[[str], None] | None = None,
 ) -> Any:
-    """Run one Web API call; retry an outage after a pause, refuse a bad token at once.
-    `unreachable` hears each time Slack cannot be reached (for /readyz)."""
+    """Run one Web API call; retry an outage after a pause, refuse a bad token at once."""
     last = ""
     for attempt in range(ATTEMPTS):
         if attempt:
-            logger.warning("cannot reach Slack (%s); retrying in %gs", last, PAUSE_SECONDS)
+            if not stop.is_set():  # after a signal, no retry to announce
+                logger.warning("cannot reach Slack (%s); retrying in %gs", last, PAUSE_SECONDS)
             with suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), PAUSE_SECONDS)
             if stop.is_set():
@@ -275,9 +261,8 @@ async def _call_slack(
         except SlackApiError as exc:
             error = str(exc.response.get("error", "unknown_error"))
             if error in TOKEN_ERRORS:
-                raise StartupError(
-                    f"Slack refused {setting} ({error}) on {what}: {hint}", 2
-                ) from None
+                refused = f"Slack refused {setting} ({error}) on {what}: {hint}"
+                raise StartupError(refused, 2) from None
             if exc.response.status_code < 500 and error != "ratelimited":
                 raise StartupError(f"Slack {what} failed: {error}", 1) from None
             last = f"{error} (HTTP {exc.response.status_code})"
@@ -285,8 +270,6 @@ async def _call_slack(
             last = type(exc).__name__
             if unreachable is not None:
                 unreachable(f"cannot connect to Slack at {api_url} ({last}); check SLACK_API_URL")
-        if stop.is_set():  # after a signal, no retry to announce
-            break
     if stop.is_set():
         raise StartupError("stopped while waiting for Slack", 0)
     raise StartupError(
@@ -297,32 +280,21 @@ async def _call_slack(
 
 
 async def check_bot_token(
-    client: AsyncWebClient,
-    *,
-    stop: asyncio.Event,
-    unreachable: Callable[[str], None] | None = None,
+    client: AsyncWebClient, *, stop: asyncio.Event, unreachable: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
     """auth.test with the bot token; the bot's identity on success."""
+    hint = "set it to the app's Bot User OAuth Token (xoxb-…) and reinstall the app if needed"
     response = await _call_slack(
-        client.auth_test,
-        what="auth.test",
-        setting="SLACK_BOT_TOKEN",
-        hint="set it to the app's Bot User OAuth Token (xoxb-…) and reinstall the app if needed",
-        api_url=client.base_url,
-        stop=stop,
-        unreachable=unreachable,
+        client.auth_test, "auth.test", "SLACK_BOT_TOKEN", hint, client.base_url, stop, unreachable
     )
     return dict(response.data) if isinstance(response.data, dict) else {}
 
 
 async def open_socket_url(client: AsyncWebClient, app_token: str, *, stop: asyncio.Event) -> str:
     """apps.connections.open with the app-level token: the WebSocket URL to connect to."""
+    call = partial(client.apps_connections_open, app_token=app_token)
+    hint = "set it to an app-level token (xapp-…) with the connections:write scope"
     response = await _call_slack(
-        partial(client.apps_connections_open, app_token=app_token),
-        what="apps.connections.open",
-        setting="SLACK_APP_TOKEN",
-        hint="set it to an app-level token (xapp-…) with the connections:write scope",
-        api_url=client.base_url,
-        stop=stop,
+        call, "apps.connections.open", "SLACK_APP_TOKEN", hint, client.base_url, stop
     )
     return str(response["url"])

@@ -34,10 +34,7 @@ _current: ContextVar[_Flight | None] = ContextVar("gdocs_flight", default=None)
 async def abandonable(wait: Callable[[], Awaitable[object]]) -> None:
     """`await wait()`; inside a flight whose callers have all left, before or during the wait,
     the computation ends here (CancelledError)."""
-    flight = _current.get()
-    if flight is None:
-        await wait()
-        return
+    flight = _current.get() or _Flight()  # outside a flight: one nobody abandons
     if flight.abandoned:
         raise asyncio.CancelledError("every caller of this computation has left")
     flight.waiting = True

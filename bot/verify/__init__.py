@@ -162,12 +162,7 @@ def path_ok(c: Command, d: Command, *, prefix: bool = False) -> bool:
     """The same words, whichever flags took values; `prefix`: the arguments may be left out."""
     if prefix and not c.flags and _same_words(c.path, d.path[: len(c.path)]):
         return True
-    return (
-        _same_words(c.path, d.path)
-        or _same_words(c.loose, d.loose)
-        or _same_words(c.path, d.loose)
-        or _same_words(c.loose, d.path)
-    )
+    return any(_same_words(a, b) for a in (c.path, c.loose) for b in (d.path, d.loose))
 
 
 def _agree(a: list[str] | tuple[str, ...], d: list[str] | tuple[str, ...]) -> int:

@@ -11,14 +11,11 @@ from dataclasses import dataclass
 
 #: first words that make a line (or an inline span) a command
 KNOWN_CLIS = frozenset(
-    {
-        "gcloud", "gsutil", "bq", "cbt", "kubectl", "helm", "skaffold", "firebase",
-        "terraform", "npm", "npx", "yarn", "pnpm", "pip", "pip3", "python", "python3",
-        "node", "curl", "wget", "adb", "flutter", "dart", "go", "docker", "gradle",
-        "gradlew", "mvn", "gemini", "genkit", "git", "sdkmanager", "bazel", "protoc",
-        "firebase-tools", "flutterfire", "gsutil.py", "deno", "bun", "pod", "xcodebuild",
-        "emulator",
-    }
+    {"gcloud", "gsutil", "bq", "cbt", "kubectl", "helm", "skaffold", "firebase", "terraform",
+     "npm", "npx", "yarn", "pnpm", "pip", "pip3", "python", "python3", "node", "curl", "wget",
+     "adb", "flutter", "dart", "go", "docker", "gradle", "gradlew", "mvn", "gemini", "genkit",
+     "git", "sdkmanager", "bazel", "protoc", "firebase-tools", "flutterfire", "gsutil.py",
+     "deno", "bun", "pod", "xcodebuild", "emulator"}
 )  # fmt: skip
 #: fence info words whose blocks hold shell commands (and an empty info string)
 SHELL_LANGS = frozenset(
@@ -74,12 +71,9 @@ def is_placeholder(token: str) -> bool:
 
 
 def _part_ok(a: str, d: str) -> bool:
-    return (
-        a == d
-        or is_placeholder(a)
-        or is_placeholder(d)
-        or bool(_IN_WORD_PLACEHOLDER_RE.search(d) or _IN_WORD_PLACEHOLDER_RE.search(a))
-    )
+    if a == d or is_placeholder(a) or is_placeholder(d):
+        return True
+    return bool(_IN_WORD_PLACEHOLDER_RE.search(d) or _IN_WORD_PLACEHOLDER_RE.search(a))
 
 
 def _is_path(token: str) -> bool:
@@ -262,7 +256,7 @@ def _string_ok(a: str, d: str) -> bool:
         return value_ok(a, d)
     structured = ("_", ".", ":")
     if any(c in a for c in structured) or any(c in d for c in structured):
-        return bool(_IN_WORD_PLACEHOLDER_RE.search(d) or _IN_WORD_PLACEHOLDER_RE.search(a))
+        return _part_ok(a, d)
     return True  # a name or a sentence the example chose: any other does as well
 
 

@@ -14,6 +14,7 @@ import pytest
 from bot.errors import QuotaExceeded, QuotaSignal
 from bot.render import error_sentence
 from bot.upstream import McpClient, quota_signal
+from tests.fakes.clock import TestClock
 from tests.fakes.dk_client import dk_client, dk_context
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.fakes.quota import QuotaEnforcer
@@ -234,16 +235,6 @@ def test_quota_exceeded_still_builds_from_a_message_alone() -> None:
 
 
 # --- end to end: the real client against the mcp SDK fake ----------------------------------
-class FakeClock:
-    """The fake's clock, moved by the test (read from the server's thread)."""
-
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 async def client(dk_server: FakeDeveloperKnowledge) -> AsyncIterator[McpClient]:
     async with dk_client(dk_server) as mcp:
@@ -262,7 +253,7 @@ async def test_the_real_client_tells_a_minute_limit_from_the_fake(
 ) -> None:
     """Two per minute: the third call is refused as "minute"; HTTP and JSON-RPC keep
     Google's retryDelay (until the first call leaves the window), the text form cannot."""
-    clock = FakeClock(datetime(2026, 11, 2, 17, 0, tzinfo=UTC))
+    clock = TestClock(datetime(2026, 11, 2, 17, 0, tzinfo=UTC))
     dk_server.quota = QuotaEnforcer(per_minute=2, form=form, clock=clock)  # type: ignore[arg-type]
     await client.call_tool("answer_query", {"query": "one"})
     clock.now += timedelta(seconds=20)
@@ -278,7 +269,7 @@ async def test_the_real_client_tells_a_day_limit_from_the_fake(
     dk_server: FakeDeveloperKnowledge, client: McpClient, form: str
 ) -> None:
     """One a day: the second call that Pacific day is refused as "day", with no wait given."""
-    clock = FakeClock(datetime(2026, 11, 2, 17, 0, tzinfo=UTC))
+    clock = TestClock(datetime(2026, 11, 2, 17, 0, tzinfo=UTC))
     dk_server.quota = QuotaEnforcer(per_day=1, form=form, clock=clock)  # type: ignore[arg-type]
     await client.call_tool("answer_query", {"query": "one"})
     error = await _refusal(client)

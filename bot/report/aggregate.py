@@ -98,6 +98,7 @@ def aggregate(
     for day, name, value in collected.counters:
         counts[day][name] += max(value, 0)
     in_window = [(day, counts.get(day, Counter())) for day in window.days()]
+    where = Counter(_channel(a.channel) for a in answers if a.channel)
     return Report(
         since=window.since.isoformat(),
         until=window.until.isoformat(),
@@ -108,8 +109,8 @@ def aggregate(
         gaps=_gaps(answers, votes),
         pages=_pages(answers),
         votes=_votes(votes),
-        channels=len({_channel(a.channel) for a in answers if a.channel}),
-        by_channel=_by_channel(answers) if by_channel else None,
+        channels=len(where),
+        by_channel={channel: where[channel] for channel in _ranked(where)} if by_channel else None,
     )
 
 
@@ -209,8 +210,7 @@ def _pages(answers: list[AnswerRecord]) -> tuple[PageRow, ...]:
         into = cited if record.kind == "answer" else listed
         for url in dict.fromkeys(record.references):
             into[url] += 1
-    both = cited + listed
-    ranked = sorted(both, key=lambda url: (-cited[url], -listed[url], url))[:MAX_ROWS]
+    ranked = sorted(cited + listed, key=lambda url: (-cited[url], -listed[url], url))[:MAX_ROWS]
     return tuple(PageRow(url, cited[url], listed[url]) for url in ranked)
 
 
@@ -227,11 +227,6 @@ def _votes(votes: list[VoteRecord]) -> tuple[VoteRow, ...]:
 def _channel(channel: str) -> str:
     """A channel id, or "direct messages" for any DM (a DM is someone's conversation)."""
     return "direct messages" if channel.startswith("D") else channel
-
-
-def _by_channel(answers: list[AnswerRecord]) -> dict[str, int]:
-    counts = Counter(_channel(a.channel) for a in answers if a.channel)
-    return {channel: counts[channel] for channel in _ranked(counts)}
 
 
 def _example(question: str) -> str:

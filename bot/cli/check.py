@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from contextlib import suppress
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -44,7 +45,10 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
     store = await _store_report(core)
     status = "not yet" if store.get("missing") else "ok" if store["ok"] else "FAIL"
     rows.append(CheckRow("state store", status, store_detail(store)))
-    quota = await _quota_state(core) if store["ok"] else None
+    quota: QuotaState | None = None
+    if store["ok"]:
+        with suppress(StoreError):  # answer_query's ledger, no upstream call; None: unreadable
+            quota = await core.service.quota.state(None)
     detail = quota_detail(quota, now=datetime.now(UTC)) if quota else quota_unknown_detail()
     rows.append(CheckRow("answer quota", "ok" if quota is not None else "FAIL", detail))
     ok = dk_ok and bool(store["ok"])
@@ -89,14 +93,6 @@ async def _store_report(core: Core) -> dict[str, object]:
         return {"backend": "sqlite", "url": url, "ok": True, "detail": "no file", "missing": True}
     await core.store.ping()  # bounded, never raises: the outcome is in state()
     return core.store.state()
-
-
-async def _quota_state(core: Core) -> QuotaState | None:
-    """answer_query's ledger (no upstream call); None when unreadable."""
-    try:
-        return await core.service.quota.state(None)
-    except StoreError:
-        return None
 
 
 def _quota_json(state: QuotaState) -> dict[str, object]:

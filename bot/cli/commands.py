@@ -112,16 +112,6 @@ def _run(argv: list[str] | None) -> int:
         from bot.playground import run  # the page and its server only when asked for
 
         return run(settings, args.port)
-    _configure_quiet_logging(settings)
-    if args.command in ("feedback", "report"):
-        return _stored(args, settings)
-    problems = settings.google_problems() if args.command != "check" else []
-    for problem in problems:
-        _fail(problem)
-    return 2 if problems else asyncio.run(_command(args, settings))
-
-
-def _configure_quiet_logging(settings: Settings) -> None:
     from bot.observability.logging import configure_logging
 
     configure_logging(settings)
@@ -130,6 +120,12 @@ def _configure_quiet_logging(settings: Settings) -> None:
         root.setLevel(max(logging.WARNING, root.level))
         # the client's warnings (quota spent…) reach the user as the answer's note already
         logging.getLogger("bot.upstream").setLevel(logging.ERROR)
+    if args.command in ("feedback", "report"):
+        return _stored(args, settings)
+    problems = settings.google_problems() if args.command != "check" else []
+    for problem in problems:
+        _fail(problem)
+    return 2 if problems else asyncio.run(_command(args, settings))
 
 
 async def _command(args: argparse.Namespace, settings: Settings) -> int:

@@ -158,10 +158,7 @@ def feedback_log(
 
 
 def _slack_deps(
-    settings: Settings,
-    core: Core,
-    *,
-    clock: Callable[[], datetime] | None,
+    settings: Settings, core: Core, *, clock: Callable[[], datetime] | None
 ) -> SlackDeps:
     from bot.serving.inflight import InFlight
     from bot.slack.boundary import Boundary

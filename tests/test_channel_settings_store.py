@@ -69,11 +69,8 @@ class _FailingStore(MemoryStore):
     async def get(self, key: str, codec: object) -> object:  # type: ignore[override]
         raise StoreError("down")
 
-    async def set(self, key: str, value: object, codec: object, ttl: float) -> None:  # type: ignore[override]
-        raise StoreError("down")
-
     async def batch(self, ops: object) -> list[object]:  # type: ignore[override]
-        raise StoreError("down")
+        raise StoreError("down")  # every write, `set` too
 
 
 async def test_a_failing_store_reads_as_the_defaults_and_refuses_changes() -> None:

@@ -367,10 +367,7 @@ async def test_an_unreadable_pause_is_ignored() -> None:
 
 
 class BrokenStore(MemoryStore):
-    """A store whose backend is down: every call raises StoreError."""
-
-    async def get(self, key: str, codec: Codec[Any]) -> Any:
-        raise StoreError("state store unreachable")
+    """A store whose backend is down: every call raises StoreError (`get` reads get_many)."""
 
     async def get_many(self, keys: Sequence[str], codec: Codec[Any]) -> list[Any]:
         raise StoreError("state store unreachable")

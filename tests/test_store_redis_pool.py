@@ -8,6 +8,7 @@ import asyncio
 import os
 import signal
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from pathlib import Path
 
 import pytest
@@ -149,8 +150,7 @@ async def test_rediss_serves_concurrent_calls_over_tls(tls_redis: tuple[int, Pat
     """rediss:// with the server's CA: the same concurrent calls, over TLS."""
     port, cert = tls_redis
     url = f"rediss://127.0.0.1:{port}/0?ssl_ca_certs={cert}"
-    store = await open_store(url, prefix="gdocs:", max_entries=10)
-    try:
+    async with aclosing(await open_store(url, prefix="gdocs:", max_entries=10)) as store:
         assert store.tls is True  # type: ignore[attr-defined]
         added = await asyncio.gather(
             *(store.add(f"lease:E{i}", "owner", TEXT, ttl=60) for i in range(100))
@@ -158,5 +158,3 @@ async def test_rediss_serves_concurrent_calls_over_tls(tls_redis: tuple[int, Pat
         assert all(added)
         assert await store.replace("lease:E1", "owner", "done", TEXT, ttl=60) is True
         assert "done" == await store.get("lease:E1", TEXT)
-    finally:
-        await store.aclose()

@@ -76,15 +76,12 @@ async def test_a_reopened_store_still_has_its_values_counters_and_windows(
     await store.aclose()
 
     clock.advance(50)
-    again = await _open(tmp_path / "s.db", clock)
-    try:
+    async with contextlib.aclosing(await _open(tmp_path / "s.db", clock)) as again:
         assert {"text": "kept"} == await again.get("answer:q", JSON)
         assert 8 == await again.incr("quota:today", 1, ttl=100)
         assert [clock.now - 50] == await again.window_events("rate:U1", 60, now=clock.now)
         clock.advance(51)
         assert await again.get("quota:today", JSON) is None
-    finally:
-        await again.aclose()
 
 
 async def test_two_stores_on_one_file_give_each_claim_to_exactly_one(tmp_path: Path) -> None:
@@ -114,8 +111,7 @@ def _keys(path: Path, table: str = "entries") -> list[str]:
 async def test_expired_rows_are_swept_from_the_file(tmp_path: Path) -> None:
     """Expired rows do not stay in the file: a write after the sweep interval deletes them."""
     clock = FakeClock()
-    store = await _open(tmp_path / "s.db", clock, sweep_every=60)
-    try:
+    async with contextlib.aclosing(await _open(tmp_path / "s.db", clock, sweep_every=60)) as store:
         for i in range(20):
             await store.set(f"answer:{i}", i, JSON, ttl=10)
             await store.hit(f"quota:{i}", 5, 10, clock())
@@ -123,29 +119,25 @@ async def test_expired_rows_are_swept_from_the_file(tmp_path: Path) -> None:
         await store.set("answer:fresh", 1, JSON, ttl=10)  # this write sweeps
         assert ["answer:fresh"] == _keys(tmp_path / "s.db")
         assert [] == _keys(tmp_path / "s.db", "windows")
-    finally:
-        await store.aclose()
 
 
 async def test_a_long_backlog_of_expired_rows_is_swept(tmp_path: Path) -> None:
     """Many expired rows: the writes after the sweep interval leave none of them."""
     clock = FakeClock()
-    store = await _open(tmp_path / "s.db", clock, sweep_every=60)
-    try:
+    async with contextlib.aclosing(await _open(tmp_path / "s.db", clock, sweep_every=60)) as store:
         await store.batch([Op.set(f"answer:{i:04}", i, JSON, ttl=10) for i in range(1200)])
         clock.advance(61)
         for n in range(3):
             await store.set(f"answer:fresh{n}", n, JSON, ttl=100)
         assert ["answer:fresh0", "answer:fresh1", "answer:fresh2"] == _keys(tmp_path / "s.db")
-    finally:
-        await store.aclose()
 
 
 async def test_a_namespace_never_holds_more_than_max_entries(tmp_path: Path) -> None:
     """Writing far past the bound: the file never holds more rows than max_entries in the
     namespace, and the most recently written ones are those kept."""
-    store = await SqliteStore.open(tmp_path / "s.db", max_entries=200, clock=FakeClock())
-    try:
+    async with contextlib.aclosing(
+        await SqliteStore.open(tmp_path / "s.db", max_entries=200, clock=FakeClock())
+    ) as store:
         with contextlib.closing(sqlite3.connect(tmp_path / "s.db")) as raw:
             for i in range(1000):
                 await store.set(f"answer:{i:04}", i, JSON, ttl=60)
@@ -155,8 +147,6 @@ async def test_a_namespace_never_holds_more_than_max_entries(tmp_path: Path) -> 
         assert len(kept) >= 198
         assert kept[-1] == "answer:0999"
         assert all(key >= "answer:0800" for key in kept)
-    finally:
-        await store.aclose()
 
 
 async def test_rows_another_process_adds_are_bounded_within_a_second(tmp_path: Path) -> None:
@@ -277,8 +267,7 @@ async def test_a_closed_store_raises_store_error(tmp_path: Path) -> None:
 async def test_a_failing_batch_leaves_nothing_and_the_next_write_works(tmp_path: Path) -> None:
     """An operation of a batch fails (a value its codec cannot encode): none of the batch
     stays, and the store goes on."""
-    store = await _open(tmp_path / "s.db")
-    try:
+    async with contextlib.aclosing(await _open(tmp_path / "s.db")) as store:
         with pytest.raises((TypeError, ValueError)):  # the codec cannot encode it
             await store.batch(
                 [Op.set("answer:a", 1, JSON, ttl=60), Op.set("answer:b", object(), JSON, ttl=60)]
@@ -287,8 +276,6 @@ async def test_a_failing_batch_leaves_nothing_and_the_next_write_works(tmp_path:
         assert [None, None, 3] == await store.get_many(
             ["answer:a", "answer:b", "answer:after"], JSON
         )
-    finally:
-        await store.aclose()
 
 
 _WRITER = textwrap.dedent(
@@ -332,9 +319,6 @@ async def test_an_awaited_write_survives_a_kill_9(tmp_path: Path) -> None:
     """A process is killed (SIGKILL) right after its writes returned: every one is in the file."""
     path = tmp_path / "s.db"
     await asyncio.to_thread(_write_then_kill, path)
-    store = await SqliteStore.open(path)
-    try:
+    async with contextlib.aclosing(await SqliteStore.open(path)) as store:
         assert "kept" == await store.get("answer:last", JSON)
         assert list(range(300)) == await store.get_many([f"answer:{i}" for i in range(300)], JSON)
-    finally:
-        await store.aclose()

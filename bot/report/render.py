@@ -35,12 +35,11 @@ def tables(report: Report) -> dict[str, Table]:
          g.example, " / ".join(g.comments) or "–", " / ".join(g.flagged_commands) or "–"]
         for g in report.gaps
     ]  # fmt: skip
-    topics: list[list[Cell]] = [
-        [t.topic, t.asked, t.generated, t.search_only, t.example] for t in report.topics
-    ]
     out: dict[str, Table] = {
         "days": (DAY_HEAD, [day_cells(d) for d in report.days]),
-        "topics": (["topic", "asked", "generated", "search only", "latest wording"], topics),
+        "topics": (["topic", "asked", "generated", "search only", "latest wording"],
+                   [[t.topic, t.asked, t.generated, t.search_only, t.example]
+                    for t in report.topics]),
         "gaps": (["topic", "times", "why", "latest wording", "comments on down votes",
                   "flagged commands"], gaps),
         "pages": (["page", "cited in answers", "in search results"],

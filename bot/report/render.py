@@ -69,12 +69,6 @@ def cell(text: object) -> str:
     return value
 
 
-def _md_table(table: Table) -> list[str]:
-    head, rows = table
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return lines + ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-
-
 def render_md(report: Report) -> str:
     t = report.total
     quota = f"{report.quota_per_day} a day" if report.quota_per_day else "no daily limit"
@@ -93,8 +87,9 @@ def render_md(report: Report) -> str:
         f"{t.reuse.get('shared', 0)} shared in flight",
         f"- Channels: {report.channels}",
     ]
-    for key, table in tables(report).items():
-        lines += ["", f"## {TITLES[key]}", "", *_md_table(table)]
+    for key, (head, rows) in tables(report).items():
+        lines += ["", f"## {TITLES[key]}", "", f"| {' | '.join(head)} |", "|---" * len(head) + "|"]
+        lines += [f"| {' | '.join(cell(c) for c in row)} |" for row in rows]
     return "\n".join(lines) + "\n"
 
 

@@ -215,11 +215,7 @@ def check_command(s: Snippet, pages: list[PageIndex]) -> SnippetCheck:
         _, page, section, missing = best
         elsewhere = all(any(p.has(f) for p in pages) for f in missing)
         return _result(s, "partly", page, missing=missing, section=section, elsewhere=elsewhere)
-    return _scattered(s, c, pages)
-
-
-def _scattered(s: Snippet, c: Command, pages: list[PageIndex]) -> SnippetCheck:
-    """No page shows `c`: 'partly' where one page has all its words, else 'not_found'."""
+    # no page shows `c`: 'partly' where one page has all its words, else 'not_found'
     words = [w for w in (c.program, *c.path, *c.flags) if "/" not in w]
     fewest: list[str] | None = None
     for page in pages:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
 from bot import keys
-from bot.models import Answer, Verification
+from bot.models import Answer, SnippetResult, Verification
 from bot.store import ModelCodec, Op, Store
 from bot.text import truncate
 
@@ -90,13 +90,8 @@ def checks_summary(verification: Verification | None) -> dict[str, Any] | None:
         for s in verification.snippets
         if s.result in ("not_found", "partly")
     ]
-    return {
-        "found": verification.count("found"),
-        "partly": verification.count("partly"),
-        "not_found": verification.count("not_found"),
-        "unchecked": verification.count("unchecked"),
-        "flagged": flagged[:MAX_FLAGGED],
-    }
+    counts = {result: verification.count(result) for result in get_args(SnippetResult)}
+    return {**counts, "flagged": flagged[:MAX_FLAGGED]}
 
 
 def answer_record(

@@ -120,9 +120,7 @@ class Settings(BaseSettings):
     @field_validator("state_url", mode="before")
     @classmethod
     def _default_state_url(cls, value: object) -> object:
-        if isinstance(value, str) and not value.strip():
-            return "sqlite:///gdocs-state.db"
-        return value.strip() if isinstance(value, str) else value
+        return (value.strip() or "sqlite:///gdocs-state.db") if isinstance(value, str) else value
 
     @field_validator(
         "slack_bot_token",
@@ -136,9 +134,7 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         # `.env.example` copies leave settings as `NAME=`; treat that as not configured
-        if isinstance(value, str) and not value.strip():
-            return None
-        return value.strip() if isinstance(value, str) else value
+        return (value.strip() or None) if isinstance(value, str) else value
 
     @property
     def answer_channel_ids(self) -> frozenset[str]:

@@ -45,6 +45,7 @@ MIN_PAUSE_SECONDS = 1.0
 _USER_CHARS = 64
 _CAS_TRIES = 3
 _MIN_SLEEP = 0.05
+_REFUSALS_HELP = "answer_query calls the server refused (429), by limit."
 
 
 class AnswerQuota:
@@ -159,11 +160,7 @@ class AnswerQuota:
         now, signal = self._clock(), signal or QuotaSignal("unknown")
         if self._tally is not None:
             await self._tally("answer_query:refused")
-        self._metrics.count(
-            "gdocs_quota_refusals_total",
-            "answer_query calls the server refused (429), by limit.",
-            limit=signal.limit,
-        )
+        self._metrics.count("gdocs_quota_refusals_total", _REFUSALS_HELP, limit=signal.limit)
         until = now + timedelta(seconds=signal.retry_after or self.config.unknown_pause_seconds)
         pause = Pause(signal.limit, until, signal.limit_value)
         if not self.config.skip_until_reset:  # the next question tries answer_query again

@@ -17,9 +17,8 @@ MAX_CHARS = 4_000_000  # bytes one namespace's values take at most (encoded), by
 
 
 class _Space:
-    """One namespace: at most `max_entries` entries and `max_size` encoded bytes, the least
-    recently used going first. A value over a quarter of `max_size` is not kept, so that one
-    huge value does not push out every other one."""
+    """One namespace, bounded by entries and encoded bytes (least recently used out first). A
+    value over a quarter of `max_size` is not kept: one huge value would push out all others."""
 
     def __init__(self, max_entries: int, max_size: int) -> None:
         self.entries: OrderedDict[str, _Entry] = OrderedDict()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from datetime import UTC, date, datetime, time
+from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
@@ -192,11 +192,6 @@ class FeedbackLog:
 
 def _vote_key(answer_id: str, voter: str) -> str:
     return f"{VOTE_PREFIX}{answer_id}:{voter}"
-
-
-def since_start(day: date) -> datetime:
-    """The first instant (UTC) of `day`: `--since` counts whole UTC days."""
-    return datetime.combine(day, time(0), tzinfo=UTC)
 
 
 def export_object(vote: VoteRecord) -> dict[str, Any]:

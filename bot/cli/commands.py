@@ -11,12 +11,12 @@ import json
 import logging
 import re
 import sys
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.errors import ConfigError, GdocsError, InvalidInput
-from bot.feedback import VoteKind, export_object, since_start
+from bot.feedback import VoteKind, export_object
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.quota import pacific_day
@@ -136,8 +136,7 @@ async def _command(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "doc":
         names = [normalize_doc_ref(ref) for ref in args.refs]  # refuse typos before any call
     # a command that only looks does not create the bot's state file (`ask` records quota)
-    looks_only = args.command in _LOOK_ONLY
-    async with open_core(settings, create_state_file=not looks_only) as core:
+    async with open_core(settings, create_state_file=args.command not in _LOOK_ONLY) as core:
         service = core.service
         if args.command == "check":
             status, report = await run_check(core, as_json)
@@ -226,7 +225,7 @@ async def _export_votes(settings: Settings, since: str | None, vote: str | None)
     """Every vote `--since` and `--vote` keep as JSON Lines, oldest first (the eval set), never
     who voted; non-ASCII as escapes, so nothing reaches a terminal as a control sequence."""
     day = _day("--since", since)
-    start = since_start(day) if day is not None else None
+    start = datetime.combine(day, time(0), tzinfo=UTC) if day else None  # whole UTC days
     kind = None
     if vote is not None:
         kind = _VOTES.get(vote.strip().lower())

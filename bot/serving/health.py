@@ -34,8 +34,7 @@ REFRESH_SECONDS = 1.0
 
 def operator_detail(error: GdocsError, url: str = "") -> str:
     """An error as `check`, /readyz and the log say it: a server that cannot be reached names
-    the setting that holds its URL, for the operator (people in Slack get `error_sentence`,
-    which tells them to try again and no setting)."""
+    the setting holding its URL (people in Slack get `error_sentence`, which names none)."""
     facts = error.facts
     where = redact_url(url) if url else "the server"
     if facts is None or not facts.url_setting:

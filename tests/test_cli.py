@@ -359,6 +359,16 @@ def test_check_names_the_url_setting_of_a_server_it_cannot_reach(
         assert "try again" not in line
 
 
+def test_ask_names_the_url_setting_of_a_server_it_cannot_reach(tmp_path: Path) -> None:
+    """`ask` at a closed Developer Knowledge URL: one line naming the setting to fix, not
+    "try again in a minute" (which no waiting would make true)."""
+    result = gdocs(tmp_path, "ask", "how do I create a bucket?", GOOGLE_API_KEY="k",
+                   DEVELOPER_KNOWLEDGE_MCP_URL=CLOSED_URL)  # fmt: skip
+    assert 1 == result.returncode
+    said = "cannot connect to the server — check DEVELOPER_KNOWLEDGE_MCP_URL and the network"
+    assert f"gdocs-bot: {said}\n" == result.stderr
+
+
 def test_check_json_reports_each_check(dk_server: FakeDeveloperKnowledge, tmp_path: Path) -> None:
     """check --json: overall ok and one entry per check."""
     result = gdocs(tmp_path, "check", "--json", **_dk_env(dk_server))

@@ -20,7 +20,7 @@ from bot.feedback import VoteKind, export_object
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.quota import pacific_day
-from bot.render import answer_markdown, documents_markdown, error_sentence, fallback_note
+from bot.render import answer_markdown, documents_markdown, fallback_note
 from bot.settings import Settings, load_settings
 from bot.store import StoreConfigError, StoreError, state_file
 from bot.text import terminal_safe
@@ -265,8 +265,13 @@ def _out(text: str) -> None:
 
 
 def _said(exc: GdocsError | StoreError) -> str:
-    """The sentence for a failure: bot.render.error_sentence writes the words for a GdocsError."""
-    return error_sentence(exc) if isinstance(exc, GdocsError) else exc.message
+    """The sentence for a failure, as an operator needs it: an unreachable server names the
+    setting holding its URL (`operator_detail`; else `error_sentence`, people's words)."""
+    if not isinstance(exc, GdocsError):
+        return exc.message
+    from bot.serving.health import operator_detail  # the failure path only
+
+    return operator_detail(exc)
 
 
 def _fail(message: str) -> None:

@@ -29,6 +29,8 @@ class Reason(StrEnum):
     TEXT_TOO_LONG = "text_too_long"
     BAD_LANGUAGE = "bad_language"
     NOT_A_PAGE = "not_a_page"
+    #: a product scope asked of the MCP backend, which has no filter
+    SCOPE_NEEDS_REST = "scope_needs_rest"
     # what a server said about our credentials or project
     QUOTA_PROJECT = "quota_project"
     KEY_REFUSED = "key_refused"

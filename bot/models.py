@@ -19,6 +19,10 @@ class Reference(_Model):
     name: str
     uri: str
     title: str
+    #: the page's last meaningful change (REST's `updateTime`, aware UTC); None: not known
+    updated: datetime | None = None
+    #: the page's size in bytes (REST's `contentLengthBytes`); None: not known
+    size: int | None = None
 
 
 class SearchHit(_Model):
@@ -28,6 +32,8 @@ class SearchHit(_Model):
     uri: str
     snippet: str
     name: str | None = None
+    updated: datetime | None = None
+    size: int | None = None
 
 
 class Document(_Model):
@@ -81,6 +87,19 @@ class Verification(_Model):
         return sum(1 for s in self.snippets if s.result == result)
 
 
+class Citation(_Model):
+    """A cited span of a generated answer (REST): UTF-8 byte offsets of `Answer.text`, `end`
+    exclusive, as Google sends them; `references` index `Answer.references` (never past it)."""
+
+    start: int
+    end: int
+    references: tuple[int, ...]
+
+
+#: the `data_source` hosts a question is limited to (sorted, unique); () is all of them
+Scope = tuple[str, ...]
+
+
 class Answer(_Model):
     """What a question produced, whichever route it took."""
 
@@ -98,6 +117,10 @@ class Answer(_Model):
     #: the MCP tool whose result this is, when known
     tool: str | None = None
     verification: Verification | None = None
+    #: which spans of `text` come from which references (REST only)
+    citations: tuple[Citation, ...] = ()
+    #: the products it was limited to
+    scope: Scope = ()
 
 
 class ServerStatus(_Model):

@@ -54,6 +54,10 @@ _SENTENCES: dict[Reason, str | Callable[[str, ErrorFacts], str]] = {
     Reason.BAD_LANGUAGE: (
         "Not a language code: use a BCP-47 tag such as it-IT, not {f.user_text!r}."
     ),
+    Reason.SCOPE_NEEDS_REST: (
+        "Limiting answers to products needs the bot's REST setting "
+        "(DEVELOPER_KNOWLEDGE_API=rest): ask whoever runs the bot."
+    ),
     Reason.NOT_A_PAGE: (
         "That is not a documentation page: give a URL like "
         "https://docs.cloud.google.com/storage/docs/creating-buckets "

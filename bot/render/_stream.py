@@ -83,12 +83,22 @@ def task_found(answer: Answer) -> str:
 
 
 def task_chunk(
-    task_id: str, title: str, status: str, *, output: str | None = None
+    task_id: str,
+    title: str,
+    status: str,
+    *,
+    output: str | None = None,
+    sources: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
-    """One `task_update` chunk; `title` and `output` are plain text, escaped here. No
-    `sources`: the message's Sources list names the pages."""
+    """One `task_update` chunk; `title` and `output` are plain text, escaped here. `sources`
+    (url, title): pages found early, while the answer is written (the message's Sources list
+    names the cited ones)."""
     chunk: dict[str, Any] = {"type": "task_update", "id": task_id, "title": task_text(title)}
-    return chunk | {"status": status} | ({"output": task_text(output)} if output else {})
+    chunk |= {"status": status} | ({"output": task_text(output)} if output else {})
+    shown = [(url, text) for url, text in sources if is_http_url(url)]
+    if shown:
+        chunk["sources"] = [{"type": "url", "url": u, "text": task_text(t)} for u, t in shown]
+    return chunk
 
 
 def _safe_link(match: re.Match[str]) -> str:

@@ -9,6 +9,7 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from functools import partial
+from typing import Literal
 from urllib.parse import urlsplit
 from urllib.request import getproxies, proxy_bypass
 
@@ -16,12 +17,13 @@ import httpx
 from httpx_aiohttp import AiohttpTransport
 
 from bot import keys, verify
-from bot.errors import GdocsError, InvalidInput, QuotaExceeded, ServerKey
-from bot.models import Answer, Document, Fallback, ServerStatus, Verification
+from bot.errors import ErrorFacts, GdocsError, InvalidInput, QuotaExceeded, Reason, ServerKey
+from bot.models import Answer, Document, Fallback, Scope, ServerStatus, Verification
 from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota, QuotaConfig, Refusal, Tally
 from bot.redact import Redactor
+from bot.service import OnSources
 from bot.settings import Settings, reveal
 from bot.store import MemoryStore, ModelCodec, SharedFlight, Store, StoreError
 from bot.text import clean_language, clean_query
@@ -123,9 +125,25 @@ class GoogleDocsService:
             self._client = httpx.AsyncClient(timeout=self._timeout, transport=transport)
         return self._client
 
+    @property
+    def backend(self) -> Literal["mcp", "rest"]:
+        return "mcp"
+
+    def _scoped(self, scope: Scope) -> None:
+        if scope and self.backend == "mcp":
+            facts = ErrorFacts(Reason.SCOPE_NEEDS_REST)
+            raise InvalidInput(setting="DEVELOPER_KNOWLEDGE_API", facts=facts)
+
     async def ask(
-        self, question: str, *, asker: str | None = None, on_wait: OnWait | None = None
+        self,
+        question: str,
+        *,
+        asker: str | None = None,
+        on_wait: OnWait | None = None,
+        scope: Scope = (),
+        on_sources: OnSources | None = None,
     ) -> Answer:
+        self._scoped(scope)
         query = clean_query(question, self._settings.max_query_chars)
         key = keys.ANSWER.key(question_key(query))
         if (cached := await self._cached(key, query)) is not None:
@@ -159,7 +177,8 @@ class GoogleDocsService:
                 logger.info("checked answer not cached: %s", exc)
         return checked
 
-    async def search(self, query: str) -> Answer:
+    async def search(self, query: str, *, scope: Scope = ()) -> Answer:
+        self._scoped(scope)
         text = clean_query(query, self._settings.max_query_chars)
         key = keys.SEARCH.key(normalise(text))
         compute = partial(self.calls.run, self._dk.server, self._documents.search, text)

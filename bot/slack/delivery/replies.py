@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -15,6 +15,7 @@ from typing import Any, Literal
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import render
+from bot.models import SearchHit
 from bot.render import CLEARED_STATUS, Message, WorkKind, assistant_status, loading_messages
 from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.delivery import posting
@@ -59,6 +60,9 @@ class Progress:
 
     async def close_step(self, step: Step, status: str) -> None:
         pass
+
+    async def show_sources(self, step: Step, hits: Sequence[SearchHit]) -> None:
+        """Pages found early, shown on an open step until its answer comes."""
 
 
 NO_PROGRESS = Progress()

@@ -12,7 +12,7 @@ from datetime import datetime
 from bot import render
 from bot.errors import ErrorCode, GdocsError
 from bot.feedback import AnswerRecord, FeedbackLog, answer_record, fallback_label, new_answer_id
-from bot.models import Answer
+from bot.models import Answer, SearchHit
 from bot.names import normalize_doc_ref
 from bot.quota import AnswerQuota
 from bot.report import DailyTally, answered_counts, tally
@@ -205,7 +205,7 @@ class Answers:
         """The upstream call as a step (a quota wait its own), then the commands' check."""
         progress = reply.progress
         async with progress.step(render.step_title(route.kind)) as step:
-            result = await self._call(reply, route, progress)
+            result = await self._call(reply, route, progress, step)
             step.output = render.task_found(result)
             instead = render.fallback_title(result.fallback) if result.fallback else None
             if instead:
@@ -221,10 +221,10 @@ class Answers:
             step.status = render.verify_status(checked.verification, checked.references)
         return checked
 
-    async def _call(self, reply: Reply, route: Route, progress: Progress) -> Answer:
+    async def _call(self, reply: Reply, route: Route, progress: Progress, step: Step) -> Answer:
         service = self.service
         if route.kind == "search":
-            return await service.search(route.query)
+            return await service.search(route.query, scope=route.scope)
         if route.kind == "pay":
             language = None
             if service.pay_configured and reply.user:
@@ -240,8 +240,17 @@ class Answers:
             per_minute = self.quota.config.per_minute
             await reply.update_progress(render.render_quota_waiting(seconds, per_minute=per_minute))
 
+        async def on_sources(hits: tuple[SearchHit, ...]) -> None:
+            await progress.show_sources(step, hits)
+
         try:
-            return await service.ask(route.query, asker=reply.user, on_wait=on_wait)
+            return await service.ask(
+                route.query,
+                asker=reply.user,
+                on_wait=on_wait,
+                scope=route.scope,
+                on_sources=on_sources,
+            )
         finally:
             for wait in waits:  # the wait is over once the answer (or the failure) is here
                 await progress.close_step(wait, "complete")

@@ -65,6 +65,8 @@ class Route:
     topic: str | None = None
     #: answer the asker alone (`private …`)
     private: bool = False
+    #: the `data_source` hosts to limit it to (`in:PRODUCT …`, the channel's products)
+    scope: tuple[str, ...] = ()
 
 
 def strip_mention(text: str, bot_user_id: str | None) -> str:

@@ -14,6 +14,10 @@ from bot.render._channels import ChannelLine as ChannelLine
 from bot.render._channels import render_channel_notice as render_channel_notice
 from bot.render._channels import render_channel_settings as render_channel_settings
 from bot.render._channels import render_channel_usage as render_channel_usage
+from bot.render._channels import scope_line as scope_line
+from bot.render._channels import scope_note as scope_note
+from bot.render._channels import scope_refusal as scope_refusal
+from bot.render._channels import scope_words as scope_words
 from bot.render._documents import ACTION_NEXT_PAGE as ACTION_NEXT_PAGE
 from bot.render._documents import ACTION_SHOW_DOC_MORE as ACTION_SHOW_DOC_MORE
 from bot.render._documents import ACTION_SHOW_DOC_PREFIX as ACTION_SHOW_DOC_PREFIX
@@ -22,6 +26,7 @@ from bot.render._documents import decode_page_value as decode_page_value
 from bot.render._documents import doc_name_for_url as doc_name_for_url
 from bot.render._documents import document_file as document_file
 from bot.render._documents import document_page_spans as document_page_spans
+from bot.render._documents import page_title as page_title
 from bot.render._documents import render_document_file_intro as render_document_file_intro
 from bot.render._documents import render_document_page as render_document_page
 from bot.render._documents import render_unfurl as render_unfurl

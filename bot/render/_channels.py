@@ -7,7 +7,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.channels import CHANNEL_ID_RE, ChannelSettings, Field, Followups
-from bot.render._text import Block, Message, context, header, mention, section, text_message
+from bot.models import Scope
+from bot.products import PRODUCTS, ScopeError, labels
+from bot.render._text import (
+    Block,
+    Message,
+    context,
+    escape,
+    header,
+    mention,
+    section,
+    text_message,
+)
 
 MAX_HOME_CHANNELS = 10
 
@@ -44,6 +55,41 @@ def _describe(settings: ChannelSettings, default_followups: Followups, fixed_aut
     policy = settings.followups or default_followups
     origin = "" if settings.followups else " (the bot's default)"
     return f"{mode}\n{private}\n*Follow-ups without a mention:* {_FOLLOWUP_WORDS[policy]}{origin}"
+
+
+def scope_words(scope: Scope) -> str:
+    """ "Firebase", "Firebase and Android", "Firebase, Android and Chrome" (mrkdwn)."""
+    said = [escape(label) for label in labels(scope)]
+    return " and ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said)
+
+
+def scope_line(scope: Scope, *, from_channel: bool, command: str = "/gdocs") -> str:
+    """An answer's products (mrkdwn): "Firebase docs only", and how to change the channel's."""
+    line = f"{scope_words(scope)} docs only"
+    return f"{line} · change with `{command} channel products`" if from_channel else line
+
+
+def scope_note(applied: Scope, channel: Scope, command: str = "/gdocs") -> str | None:
+    """The line an answer's head carries about products (mrkdwn; None: all, as asked):
+    `applied`, the scope it was limited to; `channel`, the channel's products when they
+    were meant to apply (not with a question's own `in:`). A channel's products the MCP
+    backend could not apply are said, not dropped silently."""
+    if applied:
+        return scope_line(applied, from_channel=applied == channel, command=command)
+    if channel:
+        return (
+            f"Answered from all products: this channel's limit to {scope_words(channel)} "
+            "needs the bot's REST setting (DEVELOPER_KNOWLEDGE_API=rest)."
+        )
+    return None
+
+
+def scope_refusal(error: ScopeError) -> str:
+    """Product words that name no scope, in one sentence (mrkdwn)."""
+    if error.unknown is None:
+        return "That is more products than one question can be limited to: name fewer."
+    known = ", ".join(f"`{p.name}`" for p in PRODUCTS)
+    return f"I don't know the product “{escape(error.unknown[:40])}”: try {known} or `all`."
 
 
 def render_channel_usage(command: str = "/gdocs") -> Message:

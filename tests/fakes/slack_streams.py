@@ -3,7 +3,14 @@
 work only while that stream is open; chunks are checked with slack_sdk's models
 (`slack_sdk.models.messages.chunk`) and Slack's documented limits; in a channel (not a DM)
 the stream needs its human recipient. Failures are switchable: a refused start, a stream
-that expires after a number of appends, a start that waits for the test.
+that expires after a number of appends, a start that waits for the test, a Slack that takes
+no empty `sources` list.
+
+A task is updated by sending its id again (../shared/reference/slack.md): `Stream.task_view`
+shows it as the playground draws it — a field sent replaces the one shown, `details`
+accumulate, a field not sent stays. Slack does not document an empty `sources` list (slack_sdk
+never writes one: its models drop empty arrays): here it clears the chips, and
+`refuse_empty_sources` plays a Slack that refuses it instead.
 """
 
 from __future__ import annotations
@@ -57,6 +64,16 @@ class Stream:
             (c["id"], c["title"], c["status"]) for c in self.chunks if c["type"] == "task_update"
         ]
 
+    def task_view(self) -> dict[str, dict[str, Any]]:
+        """Each task by id as it shows now: every update merged over the last."""
+        shown: dict[str, dict[str, Any]] = {}
+        for chunk in self.chunks:
+            if chunk["type"] == "task_update":
+                task = shown.setdefault(chunk["id"], {})
+                details = task.get("details", "") + chunk.get("details", "")
+                task.update(chunk, **({"details": details} if details else {}))
+        return shown
+
     def blocks(self) -> list[dict[str, Any]]:
         """The blocks of every `blocks` chunk, in order."""
         return [b for c in self.chunks if c["type"] == "blocks" for b in c["blocks"]]
@@ -79,6 +96,8 @@ class Streams:
     start_gate: threading.Event | None = None
     #: chat.startStream calls waiting at the gate
     waiting_at_gate: int = 0
+    #: refuse a task_update whose `sources` is an empty list (invalid_chunks)
+    refuse_empty_sources: bool = False
 
     def all(self) -> list[Stream]:
         return list(self.by_ts.values())
@@ -95,6 +114,8 @@ class Streams:
         problem = _check_chunks(_json(args.get("chunks"))) if has_chunks else None
         if problem:
             return Refusal("invalid_chunks", problem)
+        if has_chunks and self.refuse_empty_sources and _empty_sources(_json(args["chunks"])):
+            return Refusal("invalid_chunks", "task_update sources is an empty array")
         if method == "chat.startStream":
             return _check_start(args)
         if not _present(args, "ts"):
@@ -242,6 +263,10 @@ def _check_task(chunk: TaskUpdateChunk) -> str | None:
         if not str(source.get("url", "")).startswith(("https://", "http://")):
             return f"task source url {source.get('url')!r:.80}"
     return None
+
+
+def _empty_sources(chunks: list[dict[str, Any]]) -> bool:
+    return any(c.get("type") == "task_update" and c.get("sources") == [] for c in chunks)
 
 
 def _present(args: dict[str, Any], name: str) -> bool:

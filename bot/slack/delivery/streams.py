@@ -7,18 +7,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import render
+from bot.models import SearchHit
 from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.delivery.posting import why as _why
 from bot.slack.delivery.replies import Progress, SlackReply, Step
 
 logger = logging.getLogger(__name__)
+
+#: a search's first pages shown on an open step (its chips, while the answer is written)
+EARLY_SOURCES = 4
+#: a refused call that leaves the stream open: only that chunk was not taken
+_CHUNK_REFUSALS = ("invalid_chunks", "invalid_arguments")
 
 State = Literal["idle", "open", "gone", "classic"]
 Parts = list[dict[str, Any]]  # a stream's chunks, a message's blocks
@@ -41,6 +47,10 @@ class StreamReply(Progress):
     _tasks: int = 0
     _staged: render.StreamedAnswer | None = None
     _progress_msg: render.Message | None = None
+    #: steps showing a search's first pages, which their closing update takes away
+    _early: set[str] = field(default_factory=set)
+    #: one task update at a time: early pages never land after their step's close
+    _tasks_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     client: AsyncWebClient = field(init=False)
     channel: str = field(init=False)
     user: str | None = field(init=False)
@@ -125,12 +135,31 @@ class StreamReply(Progress):
         return step
 
     async def close_step(self, step: Step, status: str) -> None:
-        if step.closed or not await self._wanted():  # after Stop, nothing more is sent
-            return
-        step.closed = True
-        # plain text: task_chunk escapes it
-        chunk = render.task_chunk(step.task_id, step.title, status, output=step.output)
-        await self._send([chunk])
+        async with self._tasks_lock:
+            if step.closed or not await self._wanted():  # after Stop, nothing more is sent
+                return
+            step.closed = True
+            # plain text: task_chunk escapes it
+            chunk = render.task_chunk(step.task_id, step.title, status, output=step.output)
+            # the answer replaces the early pages: its Sources list names the pages it cites,
+            # once (docs/presentation.md). A Slack that takes no empty list keeps them.
+            early = step.task_id in self._early and self._state == "open"
+            if not (early and await self._append_or_refused(chunk | {"sources": []})):
+                await self._send([chunk])
+
+    async def show_sources(self, step: Step, hits: Sequence[SearchHit]) -> None:
+        """A search's first pages as the open step's chips, until the answer replaces them;
+        never in the way of the answer (no stream, a closed step, a refusal: nothing)."""
+        pages = [(h.uri, render.page_title(h.title)) for h in hits[:EARLY_SOURCES]]
+        try:
+            async with self._tasks_lock:
+                if step.closed or self._state != "open" or not await self._wanted():
+                    return
+                chunk = render.task_chunk(step.task_id, step.title, "in_progress", sources=pages)
+                if "sources" in chunk and await self._append_or_refused(chunk):
+                    self._early.add(step.task_id)
+        except Exception as exc:  # noqa: BLE001 -- early pages must never cost the answer
+            logger.info("early sources not shown: %s", type(exc).__name__)
 
     async def stop_by_person(self) -> None:
         self.stopped = True
@@ -199,6 +228,18 @@ class StreamReply(Progress):
             await self.client.chat_appendStream(channel=self.channel, ts=self._ts, chunks=chunks)
         except SLACK_CALL_FAILURES as exc:
             self._gone(exc)
+
+    async def _append_or_refused(self, chunk: dict[str, Any]) -> bool:
+        """Append one chunk; False (the stream still open) when Slack refused only it."""
+        assert self._ts is not None
+        try:
+            await self.client.chat_appendStream(channel=self.channel, ts=self._ts, chunks=[chunk])
+        except SLACK_CALL_FAILURES as exc:
+            if _why(exc) in _CHUNK_REFUSALS:
+                logger.info("a task update was refused (%s)", _why(exc))
+                return False
+            self._gone(exc)
+        return True
 
     async def _stop(self, *, blocks: Parts | None = None, chunks: Parts | None = None) -> bool:
         assert self._ts is not None

@@ -39,6 +39,10 @@ class Step:
 class Progress:
     """Steps on a reply that shows no timeline: nothing is sent (StreamReply shows them)."""
 
+    @property
+    def streaming(self) -> bool:  # a timeline open: early pages can show (StreamReply)
+        return False
+
     def decline(self) -> None:  # no timeline: a whole page, a private answer
         pass
 

@@ -249,7 +249,8 @@ class Answers:
                 asker=reply.user,
                 on_wait=on_wait,
                 scope=route.scope,
-                on_sources=on_sources,
+                # early pages cost a search unit: only a timeline can show them
+                on_sources=on_sources if progress.streaming else None,
             )
         finally:
             for wait in waits:  # the wait is over once the answer (or the failure) is here

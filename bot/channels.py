@@ -7,9 +7,12 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from bot.models import Scope
+from bot.products import ScopeError, scope_of
+
 Mode = Literal["auto", "mentions"]
 Followups = Literal["asker", "anyone", "off"]
-Field = Literal["mode", "private", "followups"]
+Field = Literal["mode", "private", "followups", "products"]
 
 #: a Slack conversation id of a public (C…) or private (G…, or C… in newer workspaces) channel
 CHANNEL_ID_RE = re.compile(r"[CG][A-Z0-9]{1,20}")
@@ -24,6 +27,8 @@ class ChannelSettings:
     private: bool = False
     #: None: the bot's THREAD_FOLLOWUPS setting applies in this channel
     followups: Followups | None = None
+    #: the products its questions are limited to (`/gdocs channel products …`); (): all
+    products: Scope = ()
 
     @property
     def is_default(self) -> bool:
@@ -41,8 +46,11 @@ class ChangeSetting:
     mode: Mode | None = None
     private: bool | None = None
     followups: Followups | None = None
+    products: Scope = ()
 
     def apply(self, settings: ChannelSettings) -> ChannelSettings:
+        if self.field == "products":
+            return replace(settings, products=self.products)
         if self.field == "mode" and self.mode is not None:
             return replace(settings, mode=self.mode)
         if self.field == "private" and self.private is not None:
@@ -56,7 +64,14 @@ class ChannelUsage:
     pass
 
 
-ChannelRequest = ShowSettings | ChangeSetting | ChannelUsage
+@dataclass(frozen=True)
+class UnknownProducts:
+    """`channel products …` naming no scope (an unknown word, or too many)."""
+
+    error: ScopeError
+
+
+ChannelRequest = ShowSettings | ChangeSetting | ChannelUsage | UnknownProducts
 
 
 def parse_channel_request(words: str) -> ChannelRequest:
@@ -68,6 +83,11 @@ def parse_channel_request(words: str) -> ChannelRequest:
         return ChangeSetting("mode", mode="auto" if tokens[0] == "auto" else "mentions")
     if len(tokens) == 2 and tokens[0] == "private" and tokens[1] in _ON | _OFF:
         return ChangeSetting("private", private=tokens[1] in _ON)
+    if len(tokens) > 1 and tokens[0] == "products":
+        try:
+            return ChangeSetting("products", products=scope_of(tokens[1:]))
+        except ScopeError as error:
+            return UnknownProducts(error)
     if len(tokens) == 2 and tokens[0] == "followups":
         if tokens[1] == "default":
             return ChangeSetting("followups", followups=None)

@@ -72,9 +72,13 @@ class ScopeError(ValueError):
         self.unknown = unknown
 
 
+#: a site Slack turned into a link in a message: `<http://web.dev|web.dev>`
+_LINK_RE = re.compile(r"<(?:[a-z]+://)?([^|>/]*)[^|>]*(?:\|[^>]*)?>", re.IGNORECASE)
+
+
 def product_words(text: str) -> list[str]:
     """`firebase,android  chrome` → its words (commas or spaces between them)."""
-    return [word for word in re.split(r"[,\s]+", text) if word]
+    return [word for word in re.split(r"[,\s]+", _LINK_RE.sub(r"\1", text)) if word]
 
 
 def scope_of(names: Iterable[str]) -> Scope:

@@ -14,6 +14,7 @@ from bot.render._channels import ChannelLine as ChannelLine
 from bot.render._channels import render_channel_notice as render_channel_notice
 from bot.render._channels import render_channel_settings as render_channel_settings
 from bot.render._channels import render_channel_usage as render_channel_usage
+from bot.render._channels import render_scope_refused as render_scope_refused
 from bot.render._channels import scope_line as scope_line
 from bot.render._channels import scope_note as scope_note
 from bot.render._channels import scope_refusal as scope_refusal

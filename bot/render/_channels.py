@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from bot.channels import CHANNEL_ID_RE, ChannelSettings, Field, Followups
 from bot.models import Scope
@@ -54,7 +55,9 @@ def _describe(settings: ChannelSettings, default_followups: Followups, fixed_aut
         private = "*Private:* on — each answer goes to its asker alone, with a Share button"
     policy = settings.followups or default_followups
     origin = "" if settings.followups else " (the bot's default)"
-    return f"{mode}\n{private}\n*Follow-ups without a mention:* {_FOLLOWUP_WORDS[policy]}{origin}"
+    followups = f"*Follow-ups without a mention:* {_FOLLOWUP_WORDS[policy]}{origin}"
+    products = f"\n*Products:* {scope_words(settings.products)} docs only"
+    return f"{mode}\n{private}\n{followups}" + (products if settings.products else "")
 
 
 def scope_words(scope: Scope) -> str:
@@ -92,6 +95,23 @@ def scope_refusal(error: ScopeError) -> str:
     return f"I don't know the product “{escape(error.unknown[:40])}”: try {known} or `all`."
 
 
+def render_scope_refused(
+    why: ScopeError | Literal["needs_rest", "not_scoped"], *, channel: bool = False
+) -> Message:
+    """Product words not taken: naming no scope; a channel's products on the MCP backend,
+    which has no filter ("needs_rest"); `in:` on a page or Pay ("not_scoped")."""
+    if isinstance(why, ScopeError):
+        text = scope_refusal(why)
+    elif why == "needs_rest":
+        text = (
+            "Limiting a channel to products needs the bot's REST setting "
+            "(DEVELOPER_KNOWLEDGE_API=rest): ask whoever runs the bot."
+        )
+    else:
+        text = "`in:` limits questions and searches, not whole pages or Pay's docs: ask without it."
+    return text_message(f"{text} Nothing was changed." if channel else text)
+
+
 def render_channel_usage(command: str = "/gdocs") -> Message:
     lines = [
         f"`{command} channel` — show this channel's settings",
@@ -100,6 +120,8 @@ def render_channel_usage(command: str = "/gdocs") -> Message:
         f"`{command} channel private on|off` — answers here go to the asker alone",
         f"`{command} channel followups asker|anyone|off|default` — whose follow-ups in "
         "my threads I answer without a mention",
+        f"`{command} channel products firebase android…|all` — limit answers here to "
+        "products (`all`: every product)",
     ]
     text = "Channel settings:\n" + "\n".join(lines)
     return {"text": text, "blocks": [section(text)]}
@@ -112,9 +134,13 @@ def render_channel_settings(
     default_followups: Followups,
     fixed_auto: bool,
     command: str = "/gdocs",
+    products_apply: bool = True,
 ) -> Message:
-    """`/gdocs channel`: the channel's settings, and how to change them."""
+    """`/gdocs channel`: the channel's settings, and how to change them. `products_apply`:
+    False on the MCP backend, which cannot limit answers to the stored products."""
     lines = _describe(settings, default_followups, fixed_auto)
+    if settings.products and not products_apply:
+        lines += " — not applied: that needs the bot's REST setting (DEVELOPER_KNOWLEDGE_API=rest)"
     title = f"Settings in {_channel_ref(channel)}"
     blocks = [
         section(f"*{title}*\n{lines}"),
@@ -147,6 +173,15 @@ def render_channel_notice(
         text = (
             f"{who} made my answers here visible to everyone again — "
             f"`{command} channel private on` makes them private."
+        )
+    elif field == "products" and settings.products:
+        text = (
+            f"{who} limited my answers here to {scope_words(settings.products)} docs — "
+            f"`{command} channel products all` undoes it."
+        )
+    elif field == "products":
+        text = (
+            f"{who} cleared this channel's products: my answers here come from all of them again."
         )
     else:
         policy = settings.followups

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from bot.channels import Followups
 from bot.errors import InvalidInput
+from bot.products import ScopeError, names, scope_of
 from bot.render._channels import ChannelLine, channel_blocks
 from bot.render._notices import forged
 from bot.render._quota import at_time, quota_words, viewer_zone
@@ -41,7 +42,8 @@ _ACTION_EXAMPLE_PREFIX = "ask_example:"
 #: Ask again (a recent question) and Ask (an example): both ask in the viewer's DM
 ASK_AGAIN_ACTION_RE = re.compile(r"^ask_(?:again|example):\d+\Z")
 _ASK_VALUE_RE = re.compile(
-    r"ask1:(?P<old>.+)|ask2:(?P<kind>answer|search|pay|doc)(?P<private>\+private)?:(?P<q>.+)",
+    r"ask1:(?P<old>.+)|ask2:(?P<kind>answer|search|pay|doc)(?P<private>\+private)?"
+    r"(?:@(?P<scope>[a-z0-9.,-]+))?:(?P<q>.+)",
     re.DOTALL,
 )
 _EXAMPLE_QUESTIONS = (
@@ -59,6 +61,13 @@ class RecentQuestion:
     kind: str | None = None
     private: bool = False
     failed: bool = False
+    #: the products it was limited to
+    scope: tuple[str, ...] = ()
+
+
+def scope_words_in(scope: tuple[str, ...]) -> str:
+    """How a question names `scope` (`in:firebase,android`): the words it would type."""
+    return "in:" + ",".join(names(scope))
 
 
 @dataclass(frozen=True)
@@ -145,11 +154,15 @@ class AskAgain:
     #: None: an older button, whose question is routed as typed
     kind: str | None = None
     private: bool = False
+    scope: tuple[str, ...] = ()
 
 
 def _encode_ask(asked: AskAgain) -> str:
-    """`ask2:<kind>[+private]:<question, one line, cut to fit>`, or `ask1:<question>`."""
-    prefix = f"ask2:{asked.kind}{'+private' if asked.private else ''}:" if asked.kind else "ask1:"
+    """`ask2:<kind>[+private][@<products>]:<question, one line, cut to fit>`, or
+    `ask1:<question>`."""
+    products = f"@{','.join(names(asked.scope))}" if asked.scope else ""
+    private = "+private" if asked.private else ""
+    prefix = f"ask2:{asked.kind}{private}{products}:" if asked.kind else "ask1:"
     text = truncate(one_line(asked.question), MAX_BUTTON_VALUE_CHARS - len(prefix), at_word=True)
     if not text:
         raise InvalidInput("There is no question to ask again.")
@@ -163,7 +176,11 @@ def decode_ask_again(value: object) -> AskAgain:
     question = (match["old"] or match["q"]) if match else ""
     if match is None or not question or question != one_line(question):
         raise InvalidInput(forged("Ask again button"))
-    return AskAgain(question, match["kind"], match["private"] is not None)
+    try:
+        scope = scope_of([match["scope"] or ""])
+    except ScopeError:
+        raise InvalidInput(forged("Ask again button")) from None
+    return AskAgain(question, match["kind"], match["private"] is not None, scope)
 
 
 def _aware(moment: datetime) -> datetime:
@@ -266,6 +283,7 @@ def _recent_row(asked: RecentQuestion, view: HomeInput) -> str:
     shown = escape_truncated(one_line(asked.text), 200, at_word=True)
     about = [_when(asked.asked_at, view.now, view.viewer_tz)]
     about += [_KIND_WORDS[asked.kind]] if asked.kind in _KIND_WORDS else []
+    about += [escape(scope_words_in(asked.scope))] if asked.scope else []
     about += ["private"] if asked.private else []
     about += [":warning: not answered"] if asked.failed else []
     return f"“{shown}”\n_{' · '.join(about)}_"
@@ -275,7 +293,7 @@ def _recent(view: HomeInput) -> list[Block]:
     blocks: list[Block] = [header("Your recent questions")]
     for index, asked in enumerate(view.recent[:MAX_RECENT]):
         try:
-            value = _encode_ask(AskAgain(asked.text, asked.kind, asked.private))
+            value = _encode_ask(AskAgain(asked.text, asked.kind, asked.private, asked.scope))
         except InvalidInput:
             continue  # nothing left of it to show or ask
         block = section(_recent_row(asked, view))

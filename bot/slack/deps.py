@@ -115,4 +115,5 @@ class SlackDeps:
 
     @cached_property
     def channel_command(self) -> ChannelCommand:
-        return ChannelCommand(self.channels, self.profiles, self.settings)
+        backend = self.service.backend
+        return ChannelCommand(self.channels, self.profiles, self.settings, backend=backend)

@@ -245,6 +245,8 @@ class Asked(BaseModel):
     private: bool = False
     #: it got an error instead of an answer
     failed: bool = False
+    #: the products it was limited to (`in:…`, the channel's)
+    scope: tuple[str, ...] = ()
 
 
 _RECENT = AdapterCodec(list[Asked])
@@ -277,12 +279,15 @@ class RecentQuestions:
         kind: str | None = None,
         private: bool = False,
         failed: bool = False,
+        scope: tuple[str, ...] = (),
     ) -> None:
         """`question` first in `user`'s list (an earlier form of it moves up, not twice)."""
         text = one_line(question, MAX_RECENT_CHARS)
         if not text:
             return
-        asked = Asked(text=text, at=self._clock(), kind=kind, private=private, failed=failed)
+        asked = Asked(
+            text=text, at=self._clock(), kind=kind, private=private, failed=failed, scope=scope
+        )
         key, store, ttl = keys.RECENT.key(user), self._store, RECENT_TTL_SECONDS
         try:
             for _ in range(_CAS_TRIES):

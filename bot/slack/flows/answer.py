@@ -12,7 +12,7 @@ from datetime import datetime
 from bot import render
 from bot.errors import ErrorCode, GdocsError
 from bot.feedback import AnswerRecord, FeedbackLog, answer_record, fallback_label, new_answer_id
-from bot.models import Answer, SearchHit
+from bot.models import Answer, Scope, SearchHit
 from bot.names import normalize_doc_ref
 from bot.quota import AnswerQuota
 from bot.report import DailyTally, answered_counts, tally
@@ -21,7 +21,7 @@ from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.replies import Progress, Step
 from bot.slack.flows.home import report_summary
 from bot.slack.flows.pages import FIRST_PAGE, Pages, render_off_loop
-from bot.slack.flows.routing import Route, asked_words
+from bot.slack.flows.routing import SCOPED_KINDS, Route, asked_words
 from bot.slack.flows.sharing import PrivateAnswers, answer_privately
 from bot.slack.memory import RateLimiter, RecentQuestions, ThreadMemory, UserProfiles
 from bot.slack.work.worklog import Reply, Staged, TrackedReply
@@ -66,6 +66,11 @@ class Answers:
         if route.kind == "report":
             per_day = self.quota.config.per_day
             return await report_summary(reply, self.profiles, self.store, self.clock(), per_day)
+        if route.scope_error is not None or (route.scope and route.kind not in SCOPED_KINDS):
+            # `in:` naming no products, or on a page or Pay
+            refused = render.render_scope_refused(route.scope_error or "not_scoped")
+            await reply.notify_asker(refused)
+            return Outcome(route=route.kind, outcome="invalid_input")
         if route.kind == "doc" and route.private:  # a whole page is posted where it was asked
             await reply.notify_asker(render.notice("private_doc_refused", command))
             return Outcome(route="doc", outcome="invalid_input")
@@ -124,7 +129,12 @@ class Answers:
             await reply.finish()
             if reply.user is not None:
                 await self.recent.remember(
-                    reply.user, route.query, kind=route.kind, private=route.private, failed=failed
+                    reply.user,
+                    route.query,
+                    kind=route.kind,
+                    private=route.private,
+                    failed=failed,
+                    scope=sent_scope(route, self.service.backend),
                 )
 
     async def _deliver(
@@ -222,9 +232,9 @@ class Answers:
         return checked
 
     async def _call(self, reply: Reply, route: Route, progress: Progress, step: Step) -> Answer:
-        service = self.service
+        service, scope = self.service, sent_scope(route, self.service.backend)
         if route.kind == "search":
-            return await service.search(route.query, scope=route.scope)
+            return scoped(await service.search(route.query, scope=scope), scope)
         if route.kind == "pay":
             language = None
             if service.pay_configured and reply.user:
@@ -244,17 +254,30 @@ class Answers:
             await progress.show_sources(step, hits)
 
         try:
-            return await service.ask(
+            answer = await service.ask(
                 route.query,
                 asker=reply.user,
                 on_wait=on_wait,
-                scope=route.scope,
+                scope=scope,
                 # early pages cost a search unit: only a timeline can show them
                 on_sources=on_sources if progress.streaming else None,
             )
         finally:
             for wait in waits:  # the wait is over once the answer (or the failure) is here
                 await progress.close_step(wait, "complete")
+        return scoped(answer, scope)
+
+
+def scoped(answer: Answer, scope: Scope) -> Answer:
+    """`answer` saying the products it was limited to (whatever the backend filled in)."""
+    return answer if answer.scope == scope else answer.model_copy(update={"scope": scope})
+
+
+def sent_scope(route: Route, backend: str) -> Scope:
+    """The products asked of the docs service: a channel's are not applied on the MCP
+    backend, which has no filter (the answer says so); a question's own `in:` is, and
+    gets the backend's refusal there."""
+    return () if route.channel_scope and backend == "mcp" else route.scope
 
 
 def answer_size(answer: Answer) -> int:

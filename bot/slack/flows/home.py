@@ -93,7 +93,7 @@ class Home:
         except StoreError:
             state = None
         asked = [
-            render.RecentQuestion(a.text, a.at, a.kind, a.private, a.failed)
+            render.RecentQuestion(a.text, a.at, a.kind, a.private, a.failed, a.scope)
             for a in await self.recent.of(user)
         ]
         calls = await self.upstream.last(DEVELOPER_KNOWLEDGE)

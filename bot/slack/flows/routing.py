@@ -1,14 +1,17 @@
 """Which server a Slack text goes to (pure): answer_query is scarce, so only real questions
 use it (a question mark, a question word, or enough words); keywords go to search, Pay /
-Wallet topics to Pay; `search`, `pay`, `doc` force a route; empty or `help`: the usage."""
+Wallet topics to Pay; `search`, `pay`, `doc` force a route; empty or `help`: the usage.
+`in:PRODUCT` words among the first limit a question or search to products."""
 
 from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from bot.channels import ChannelSettings
+from bot.products import ScopeError, scope_of
 from bot.text import clean_text
 
 RouteKind = Literal["help", "answer", "search", "pay", "doc", "quota", "report"]
@@ -67,6 +70,31 @@ class Route:
     private: bool = False
     #: the `data_source` hosts to limit it to (`in:PRODUCT …`, the channel's products)
     scope: tuple[str, ...] = ()
+    #: the question named its products (`in:…`, `in:all` too): the channel's do not apply
+    own_scope: bool = False
+    #: the channel's products, when they are the ones meant (said on the answer)
+    channel_scope: tuple[str, ...] = ()
+    #: `in:` words naming no scope (an unknown product, or too many): refused, not asked
+    scope_error: ScopeError | None = field(default=None, compare=False)
+
+
+#: routes a product scope limits (a whole page and Pay's own docs are not limited)
+SCOPED_KINDS = frozenset({"answer", "search"})
+_IN = "in:"
+
+
+def split_scope(text: str) -> tuple[list[str] | None, str]:
+    """The product words of the `in:` words among the first (before, between or after
+    `private`, `search`, …) and the text without them; None: no `in:` word."""
+    words, kept, found = text.split(" "), [], None
+    for index, word in enumerate(words):
+        if word[: len(_IN)].lower() == _IN and len(word) > len(_IN):
+            found = [*(found or []), word[len(_IN) :]]
+        elif word.lower() in _PRIVATE or word.lower() in _EXPLICIT:
+            kept.append(word)
+        else:
+            return found, " ".join([*kept, *words[index:]])
+    return found, " ".join(kept)
 
 
 def strip_mention(text: str, bot_user_id: str | None) -> str:
@@ -87,8 +115,8 @@ def is_question(text: str, *, answer_min_words: int) -> bool:
 
 
 def asked_words(text: str) -> str:
-    """What was asked, without the words that said how (`private`, `search`, `pay`, …)."""
-    words = clean_text(text)
+    """What was asked, without the words that said how (`private`, `search`, `in:…`, …)."""
+    words = split_scope(clean_text(text))[1]
     for said_how in (_PRIVATE, _EXPLICIT):
         first, _, rest = words.partition(" ")
         if first.lower() in said_how and rest.strip():
@@ -111,7 +139,15 @@ def with_channel_privacy(route: Route, private: bool) -> Route:
     """`route`, private when the channel's answers are (`/gdocs channel private on`)."""
     if not private or route.private or route.kind not in _PRIVATE_KINDS:
         return route
-    return Route(route.kind, route.query, route.topic, private=True)
+    return replace(route, private=True)
+
+
+def with_channel(route: Route, settings: ChannelSettings) -> Route:
+    """`route` with the channel's privacy and products (a question's own `in:` wins)."""
+    route = with_channel_privacy(route, settings.private)
+    if route.own_scope or not settings.products or route.kind not in SCOPED_KINDS:
+        return route
+    return replace(route, scope=settings.products, channel_scope=settings.products)
 
 
 #: how much of a thread's first message goes with a question about one of its replies
@@ -151,37 +187,47 @@ class Router:
 
     def route(self, text: str) -> Route:
         """The route for a `/gdocs` text, a mention (bot id stripped) or a DM."""
-        text = clean_text(text)
+        names, text = split_scope(clean_text(text))
+        if names is None:
+            return self._route(text, pay=True)
+        try:
+            scope = scope_of(names)
+        except ScopeError as error:
+            return Route("answer", text, own_scope=True, scope_error=error)
+        # with its own products a question stays with Google's docs, not Pay's
+        return replace(self._route(text, pay=False), scope=scope, own_scope=True)
+
+    def _route(self, text: str, *, pay: bool) -> Route:
         first, _, rest = text.partition(" ")
         keyword, rest = first.lower(), rest.strip()
         if keyword in _PRIVATE and rest:
-            inner = self.route(rest)
-            return Route(inner.kind, inner.query, inner.topic, private=inner.kind != "help")
+            inner = self._route(rest, pay=pay)
+            return replace(inner, private=inner.kind != "help")
         if not rest and (keyword in _HELP_WORDS or keyword in _PRIVATE):
             return Route("help", "")  # `private` with nothing to ask: how to use it
         if not rest and keyword in ("quota", "report"):  # report: the week's, for admins
             return Route(keyword, "")  # type: ignore[arg-type]
         if keyword in _EXPLICIT:
             return Route(_EXPLICIT[keyword], rest)  # type: ignore[arg-type]
-        return self._free(text)
+        return self._free(text, pay=pay)
 
     def route_message(self, text: str) -> Route:
         """Someone's message asked about (the message shortcut): never a command's keyword."""
-        return self._free(clean_text(text))
+        return self._free(clean_text(text), pay=True)
 
     def route_in_thread(self, text: str, earlier: str | None) -> Route:
         """`route`, but a follow-up in a known thread carries the thread's question."""
         route = self.route(text)
-        if route.kind == "help" or route.query != clean_text(text):
+        if route.kind == "help" or route.query != split_scope(clean_text(text))[1]:
             return route  # help, or an explicit `search`/`pay`/`doc`/`ask`: taken as typed
         combined = with_thread_context(earlier, route.query)
         if combined == route.query:
             return route
-        routed = self._free(combined)
-        return Route(routed.kind, routed.query, topic=earlier)
+        routed = self._free(combined, pay=not route.own_scope)
+        return replace(route, kind=routed.kind, query=routed.query, topic=earlier)
 
-    def _free(self, text: str) -> Route:
-        if self.route_pay_questions and _PAY_RE.search(text):
+    def _free(self, text: str, *, pay: bool) -> Route:
+        if pay and self.route_pay_questions and _PAY_RE.search(text):
             return Route("pay", text)
         if is_question(text, answer_min_words=self.answer_min_words):
             return Route("answer", text)

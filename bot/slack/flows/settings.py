@@ -1,12 +1,14 @@
 """`/gdocs channel …`: show or change the channel's settings. A change is checked (a
 channel, not a DM; with CHANNEL_SETTINGS_ADMINS_ONLY the asker is a workspace admin), saved,
 then announced in the channel; where the bot may not post it would do nothing there, so it
-is undone and the asker told how to invite the bot."""
+is undone and the asker told how to invite the bot. Products are kept only where they
+apply: the MCP backend has no filter, so it takes `products all` alone."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Literal
 
 from bot import render
 from bot.channels import (
@@ -14,6 +16,7 @@ from bot.channels import (
     ChannelSettings,
     ChannelUsage,
     ShowSettings,
+    UnknownProducts,
     parse_channel_request,
 )
 from bot.settings import Settings
@@ -30,6 +33,8 @@ class ChannelCommand:
     channels: ChannelSettingsStore
     profiles: UserProfiles
     settings: Settings  # THREAD_FOLLOWUPS (the default shown), CHANNEL_SETTINGS_ADMINS_ONLY
+    #: the docs service's DEVELOPER_KNOWLEDGE_API: only "rest" limits answers to products
+    backend: Literal["mcp", "rest"] = "mcp"
 
     async def __call__(self, reply: Reply, words: str, *, command: str) -> Outcome:
         """Answer `/gdocs channel <words>` through the command's `reply`."""
@@ -38,6 +43,9 @@ class ChannelCommand:
         if isinstance(request, ChannelUsage):
             await reply.notify_asker(render.render_channel_usage(command))
             return Outcome(route="channel", outcome="help")
+        if isinstance(request, UnknownProducts):
+            await reply.notify_asker(render.render_scope_refused(request.error, channel=True))
+            return Outcome(route="channel", outcome="invalid_input")
         if not channel or not user or channel.startswith("D"):
             await reply.notify_asker(render.notice("channel_not_a_channel"))
             return Outcome(route="channel", outcome="invalid_input")
@@ -53,6 +61,7 @@ class ChannelCommand:
                 default_followups=self.settings.thread_followups,
                 fixed_auto=self.channels.is_fixed_auto(channel),
                 command=command,
+                products_apply=self.backend == "rest",
             )
             await reply.notify_asker(shown)
             return Outcome(route="channel", outcome="ok")
@@ -67,6 +76,9 @@ class ChannelCommand:
         command: str,
     ) -> Outcome:
         channel, user = reply.channel or "", reply.user or ""
+        if request.products and self.backend != "rest":
+            await reply.notify_asker(render.render_scope_refused("needs_rest", channel=True))
+            return Outcome(route="channel", outcome="refused")
         if request.field == "mode" and self.channels.is_fixed_auto(channel):
             await reply.notify_asker(render.notice("channel_fixed", command))
             return Outcome(route="channel", outcome="refused")

@@ -94,7 +94,9 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
                 return Outcome(route="-", outcome="invalid_input")
             # routed as the first time; the DM is private already, so no Share button there
             kind, question = cast(RouteKind, asked.kind), asked.question
-            route = Route(kind, question) if asked.kind else deps.router.route(question)
+            route = deps.router.route(question)  # an older button: routed as typed
+            if asked.kind:  # with the products it was limited to (a DM has none of its own)
+                route = Route(kind, question, scope=asked.scope, own_scope=bool(asked.scope))
             return await deps.answers(reply, route, question=question, name_asker=True)
 
         run("home_action", job, reply.notify_asker)

@@ -21,7 +21,7 @@ from bot.slack.deps import SlackDeps
 from bot.slack.flows.routing import (
     channel_words,
     strip_mention,
-    with_channel_privacy,
+    with_channel,
     with_root_context,
 )
 from bot.slack.memory import delivery_key
@@ -83,8 +83,8 @@ async def handle_command(
         if settings_words is not None:  # `/gdocs channel …`: the channel's settings
             return await deps.channel_command(reply, settings_words, command=command)
         route = deps.router.route(text)
-        if channel and not channel.startswith("D"):  # `/gdocs channel private on`
-            route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
+        if channel and not channel.startswith("D"):  # `/gdocs channel private on`, `products …`
+            route = with_channel(route, await deps.channels.get(channel))
         question = clean_text(text)
         return await deps.answers(reply, route, question=question, name_asker=True, command=command)
 
@@ -140,7 +140,7 @@ async def handle_shortcut(
             return Outcome(route="-", outcome="invalid_input")
         root = await thread_root(deps, client, channel, in_reply) if in_reply else None
         route = deps.router.route_message(with_root_context(root, text))
-        route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
+        route = with_channel(route, await deps.channels.get(channel))
         answering = deps.answers(reply, route, question=text, name_asker=True, about=author)
         return await deps.streams.run(stream, answering, route.kind)
 

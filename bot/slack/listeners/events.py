@@ -23,7 +23,7 @@ from bot.slack.flows.routing import (
     why_not_a_follow_up,
     why_not_a_person,
     why_not_asked,
-    with_channel_privacy,
+    with_channel,
 )
 from bot.slack.work.stops import slack_time
 from bot.slack.work.worklog import WorkRecord, streamed, track
@@ -188,8 +188,8 @@ async def handle_question(
         if where == "dm":
             direct.status_kind = next((k for k in _WORK_KINDS if k == route.kind), "answer")
             route = replace(route, private=False)  # a DM is private already
-        else:  # `/gdocs channel private on`
-            route = with_channel_privacy(route, (await deps.channels.get(channel)).private)
+        else:  # `/gdocs channel private on`, `products …`
+            route = with_channel(route, await deps.channels.get(channel))
         answering = deps.answers(reply, route, question=text, name_asker=False)
         return await deps.streams.run(stream, answering, route.kind)
 

@@ -115,6 +115,9 @@ def _week_lines(week: Report) -> tuple[str, str]:
         f"*{t.questions}* questions · *{share}* got a generated answer · "
         f"{t.search_only} search results only · {t.unanswered} no answer"
     )
+    if week.by_product:  # the products questions were limited to, if any was
+        shown = " · ".join(f"{escape(p)} {n}" for p, n in week.by_product.items())
+        figures += f"\n*By product:* {shown}"
     if not week.gaps:
         return figures, "*Top gaps:* none this week."
     gaps = "\n".join(

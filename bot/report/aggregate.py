@@ -111,7 +111,20 @@ def aggregate(
         votes=_votes(votes),
         channels=len(where),
         by_channel={channel: where[channel] for channel in _ranked(where)} if by_channel else None,
+        by_product=_by_product(sum((c for _, c in in_window), Counter())),
     )
+
+
+def _by_product(c: Counter[str]) -> dict[str, int]:
+    """Questions per products asked ("android, firebase"), after those asked of all of them."""
+    scoped: Counter[str] = Counter()
+    for name, n in c.items():
+        if name.startswith(tally.SCOPE_PREFIX) and n:
+            scoped[name.removeprefix(tally.SCOPE_PREFIX).replace("+", ", ")] += n
+    if not scoped:
+        return {}
+    unscoped = max(c[tally.QUESTIONS] - scoped.total(), 0)
+    return {tally.UNSCOPED: unscoped} | {key: scoped[key] for key in _ranked(scoped)}
 
 
 def _day_row(day: str, c: Counter[str]) -> DayRow:

@@ -48,6 +48,9 @@ def tables(report: Report) -> dict[str, Table]:
     }  # fmt: skip
     if report.by_channel is not None:
         out["channels"] = (["channel", "answers"], [[c, n] for c, n in report.by_channel.items()])
+    if report.by_product:
+        products: list[list[Cell]] = [[p, n] for p, n in report.by_product.items()]
+        out["products"] = (["products", "questions"], products)
     return out
 
 
@@ -57,7 +60,7 @@ def share(part: int, whole: int) -> str:
 
 TITLES = {
     "days": "Per day", "topics": "Top topics", "gaps": "Gaps", "pages": "Most cited pages",
-    "votes": "Votes", "channels": "Answers by channel",
+    "votes": "Votes", "channels": "Answers by channel", "products": "By product",
 }  # fmt: skip
 
 
@@ -107,4 +110,6 @@ def render_json(report: Report) -> str:
         **{key: rows[key] for key in ("total", "days", "topics", "gaps", "pages", "votes")},
         "channels": channels,
     }
+    if report.by_product:
+        shown["by_product"] = report.by_product
     return json.dumps(shown, indent=2, ensure_ascii=True)

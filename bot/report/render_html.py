@@ -166,7 +166,7 @@ def render_html(report: Report) -> str:
         _cards(report),
         *_charts(report),
     ]
-    for key in ("gaps", "topics", "pages", "votes", "days", "channels"):
+    for key in ("gaps", "topics", "pages", "votes", "days", "products", "channels"):
         title = "Gaps: where the docs fall short" if key == "gaps" else TITLES[key]
         if key in shown:
             sections += [f"<h2>{title}</h2>", _table(shown[key])]

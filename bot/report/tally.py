@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
 from bot import keys
 from bot.feedback import DAY_SECONDS, VOTING_WINDOW_DAYS
+from bot.models import Scope
+from bot.products import names
 from bot.quota import pacific_day
 from bot.store import Op, Store, StoreError
 
@@ -34,6 +36,10 @@ WHY_WORDS: Final = {
     "other": "no answer tool",
 }
 REUSE_KINDS: Final = ("exact", "normalised", "shared")
+#: a question limited to products: `scope:android+firebase` (none counted for all products)
+SCOPE_PREFIX: Final = "scope:"
+#: the report's row of the questions limited to no product
+UNSCOPED: Final = "all products"
 _QUOTA = {"minute": "quota_minute", "day": "quota_day", "user": "quota_user"}
 
 
@@ -120,6 +126,8 @@ class Report:
     channels: int
     #: answers per channel id (DMs together as "direct messages"); None unless asked for
     by_channel: dict[str, int] | None = None
+    #: questions by the products they were limited to (UNSCOPED: none); {}: none was
+    by_product: dict[str, int] = field(default_factory=dict)
 
 
 def classify(kind: str, fallback: str | None, route: str | None) -> str:
@@ -144,6 +152,11 @@ def answered_counts(
     if reuse in REUSE_KINDS:
         names.append(f"reuse:{reuse}")
     return names
+
+
+def scope_counts(scope: Scope) -> list[str]:
+    """The counter a question limited to `scope` adds to (none for all products)."""
+    return [SCOPE_PREFIX + "+".join(names(scope))] if scope else []
 
 
 class DailyTally:

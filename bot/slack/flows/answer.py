@@ -75,13 +75,15 @@ class Answers:
             await reply.notify_asker(render.notice("private_doc_refused", command))
             return Outcome(route="doc", outcome="invalid_input")
         question_kind = route.kind != "doc"  # a whole page is not a question to the report
+        scope = sent_scope(route, self.service.backend)
+        by_scope = tally.scope_counts(scope)  # the report's "By product"
         if reply.user is not None:
             retry_after = await self.limiter.try_acquire(reply.user)
             if retry_after is not None:
                 per_minute = self.limiter.per_minute
                 await reply.notify_asker(render.render_rate_limited(per_minute, retry_after))
                 if question_kind:
-                    await self.tally.count(tally.QUESTIONS, tally.RATE_LIMITED)
+                    await self.tally.count(tally.QUESTIONS, tally.RATE_LIMITED, *by_scope)
                 return Outcome(route=route.kind, outcome="rate_limited")
         if route.kind == "doc" or route.private:
             reply.progress.decline()  # a whole page, or an answer for the asker alone
@@ -100,6 +102,7 @@ class Answers:
             counts = (
                 tally.QUESTIONS,
                 *answered_counts(result.kind, fallback, route.kind, result.reuse),
+                *by_scope,
             )
             await self._deliver(
                 reply, route, result, question, name_asker=name_asker, about=about, counts=counts
@@ -123,7 +126,7 @@ class Answers:
                     render.render_error(error, question=shown, retry=question)
                 )
             if question_kind:
-                await self.tally.count(tally.QUESTIONS, tally.FAILED)
+                await self.tally.count(tally.QUESTIONS, tally.FAILED, *by_scope)
             return Outcome(route=route.kind, outcome=error.code.value, server=server)
         finally:
             await reply.finish()
@@ -134,7 +137,7 @@ class Answers:
                     kind=route.kind,
                     private=route.private,
                     failed=failed,
-                    scope=sent_scope(route, self.service.backend),
+                    scope=scope,
                 )
 
     async def _deliver(
@@ -166,7 +169,12 @@ class Answers:
 
         if route.private:  # what was asked, without the `private` that asked for privacy
             body = await render_off_loop(
-                answer_size(result), render.render_answer, result, tz=tz, now=self.clock()
+                answer_size(result),
+                render.render_answer,
+                result,
+                tz=tz,
+                now=self.clock(),
+                channel_scope=route.channel_scope,
             )
             await self.feedback.keep_answer(record(None))  # its 👍 / 👎, its shared copy's
             await answer_privately(self.private, reply, body, route.query, answer_id)
@@ -182,6 +190,7 @@ class Answers:
             now=self.clock(),
             feedback_id=answer_id,
             about=about,
+            channel_scope=route.channel_scope,
         )
         msg: render.Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
         reply.progress.stage(render.streamed_answer(result, parts))

@@ -7,8 +7,10 @@ from datetime import datetime
 from typing import NamedTuple, TypedDict, Unpack
 
 from bot.errors import ErrorCode, GdocsError
-from bot.models import Answer, Reference, SearchHit
-from bot.render._documents import page_title, show_doc_actions
+from bot.models import Answer, Reference, Scope, SearchHit
+from bot.render._channels import scope_note
+from bot.render._citations import cited_text
+from bot.render._documents import FILE_CHARS, page_title, show_doc_actions, updated_words
 from bot.render._errors import error_sentence, passing_trouble, try_again_value
 from bot.render._feedback import feedback_block_for
 from bot.render._inline import plain_text
@@ -27,6 +29,7 @@ from bot.render._text import (
     context,
     escape,
     escape_truncated,
+    is_http_url,
     link,
     mention,
     safe_command,
@@ -49,6 +52,8 @@ _HINTS: dict[ErrorCode, str] = {
 }
 #: the Try again button under an error (its value: `try_again_value`)
 ACTION_TRY_AGAIN = "try_again"
+#: an address a Markdown link holds as is (Google's pages have no spaces or brackets)
+_LINKABLE_RE = re.compile(r"[^\s()<>\[\]]+")
 
 
 def _plain_summary(markdown: str, limit: int) -> str:
@@ -80,19 +85,42 @@ def _cited(answer: Answer) -> list[Reference | SearchHit]:
     return list(pages.values())
 
 
-def _sources(pages: list[Reference | SearchHit]) -> Block | None:
+def _updated(page: Reference | SearchHit) -> str:
+    """ " · updated 12 Oct 2026" after a page's title, when its last change is known."""
+    words = updated_words(page.updated)
+    return f" · {words}" if words else ""
+
+
+def _sources(pages: list[Reference | SearchHit]) -> tuple[Block | None, int]:
+    """The Sources list, and how many pages it names (the rest: "…and 3 more")."""
     lines: list[str] = []
     for number, page in enumerate(pages, start=1):
-        line = f"{number}. {link(page.uri, page_title(page.title))}"  # untitled: the address
+        # untitled: the address
+        line = f"{number}. {link(page.uri, page_title(page.title))}{_updated(page)}"
         if len("\n".join(["*Sources*", *lines, line])) > SECTION_CHARS - 40:
             lines.append(f"…and {len(pages) - number + 1} more")
-            break
+            return section("\n".join(["*Sources*", *lines])), number - 1
         lines.append(line)
-    return section("\n".join(["*Sources*", *lines])) if lines else None
+    return (section("\n".join(["*Sources*", *lines])) if lines else None), len(lines)
+
+
+def listed_pages(answer: Answer) -> list[Reference | SearchHit]:
+    """The pages an answer's Sources list names, in its order: what markers may point at."""
+    pages = _cited(answer)
+    return pages[: _sources(pages)[1]] if answer.kind == "answer" else []
+
+
+def _source_marker(number: int, uri: str) -> str:
+    """A marker in the answer's Markdown: `[[1]](url)` becomes `<url|[1]>` (`link`)."""
+    return (
+        f"[[{number}]]({uri})"
+        if _LINKABLE_RE.fullmatch(uri) and is_http_url(uri)
+        else f"[{number}]"
+    )
 
 
 def _hit_block(number: int, hit: SearchHit) -> Block:
-    head = f"*{number}. {link(hit.uri, page_title(hit.title)) or 'Untitled page'}*"
+    head = f"*{number}. {link(hit.uri, page_title(hit.title)) or 'Untitled page'}*{_updated(hit)}"
     snippet = _plain_summary(hit.snippet, _SHOWN_CHARS)
     text = f"{head}\n{snippet}" if snippet else head
     return section(text if len(text) <= SECTION_CHARS else head)
@@ -139,6 +167,10 @@ class Asked(TypedDict, total=False):
     now: datetime | None
     feedback_id: str | None
     about: str | None
+    #: the channel's products, when they were meant to apply (the scope line says so)
+    channel_scope: Scope
+    #: a page longer than this comes as a file (`Settings.doc_file_threshold_chars`)
+    file_chars: int
 
 
 def render_answer(answer: Answer, **asked: Unpack[Asked]) -> Message:
@@ -152,6 +184,8 @@ def answer_parts(answer: Answer, **asked: Unpack[Asked]) -> AnswerParts:
         question = answer.query
     said = _asked(asker, question, asked.get("about"))
     head = [section(said)] if said else []
+    scope = scope_note(answer.scope, asked.get("channel_scope", ()))
+    head += [context(scope)] if scope else []
     if answer.fallback:
         note = fallback_note(answer.fallback, tz=asked.get("tz"), now=asked.get("now"))
         note = escape_truncated(one_line(note), 600)
@@ -161,10 +195,10 @@ def answer_parts(answer: Answer, **asked: Unpack[Asked]) -> AnswerParts:
     if summary:  # in the fixed part: the answer may be shortened, never its summary
         tail.append(context(escape(summary)))
     pages = _cited(answer)
-    sources = _sources(pages) if answer.kind == "answer" else None
+    sources = _sources(pages)[0] if answer.kind == "answer" else None
     tail += [sources] if sources else []
-    numbered = enumerate(pages, start=1)
-    buttons = show_doc_actions([(n, page.name, page.title) for n, page in numbered if page.name])
+    numbered = [(n, p.name, p.title, p.size) for n, p in enumerate(pages, start=1) if p.name]
+    buttons = show_doc_actions(numbered, file_chars=asked.get("file_chars", FILE_CHARS))
     if buttons:
         tail.append(buttons)
     if (feedback_id := asked.get("feedback_id")) is not None:
@@ -175,7 +209,8 @@ def answer_parts(answer: Answer, **asked: Unpack[Asked]) -> AnswerParts:
     budget_blocks = MAX_BLOCKS - len(head) - len(tail)
     left_out = 0
     if answer.kind == "answer":
-        source, left_out = cut_source(answer.text, _ANSWER_SOURCE_CHARS)
+        marked = cited_text(answer, listed_pages(answer), _source_marker)
+        source, left_out = cut_source(marked, _ANSWER_SOURCE_CHARS)
         body = _answer_blocks(answer, source) or [section(_no_answer(answer))]
         what = "answer"
     else:

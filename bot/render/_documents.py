@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -84,8 +85,31 @@ def page_title(title: str, limit: int = 300) -> str:
     return truncate(_BAR_RE.sub(" · ", flat).strip(" ·"), limit)
 
 
-#: (its number in the Sources list, document name, title)
-CitedPage = tuple[int, str, str]
+_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+#: what `Settings.doc_file_threshold_chars` is unless set: a longer page comes as a file
+FILE_CHARS = 20_000
+
+
+def updated_words(updated: datetime | None) -> str | None:
+    """ "updated 12 Oct 2026": the day a page last changed, as its UTC date (no time zone
+    guessing for a page); None when not known."""
+    if updated is None:
+        return None
+    day = updated.astimezone(UTC) if updated.tzinfo else updated
+    return f"updated {day.day} {_MONTHS[day.month - 1]} {day.year}"
+
+
+def _file_words(size: int | None, file_chars: int) -> str:
+    """ " (file, 48 KB)" when a page of `size` bytes will come as a file: more bytes than
+    the threshold's characters (a character is at least a byte)."""
+    if size is None or size <= file_chars:
+        return ""
+    amount = f"{size / 1e6:.1f} MB" if size >= 999_500 else f"{round(size / 1000)} KB"
+    return f" (file, {amount})"
+
+
+#: (its number in the Sources list, document name, title, size in bytes when known)
+CitedPage = tuple[int, str, str, int | None]
 
 
 def _buttons_first(valid: list[CitedPage]) -> tuple[list[CitedPage], list[CitedPage]]:
@@ -102,28 +126,32 @@ def _buttons_first(valid: list[CitedPage]) -> tuple[list[CitedPage], list[CitedP
     return [page for page in valid if page[1] in chosen], rest[:100]
 
 
-def show_doc_actions(pages: list[CitedPage], *, max_chars: int = 3000) -> Block | None:
+def show_doc_actions(
+    pages: list[CitedPage], *, max_chars: int = 3000, file_chars: int = FILE_CHARS
+) -> Block | None:
     """ONE control for the numbered pages that can be fetched: `Show full doc 1`, `Show full
-    doc 2`… (five buttons, the rest in a menu; a lone `2` read as unclear in the playground).
-    Titles stay in the Sources list above."""
+    doc 2 (file, 48 KB)`… (five buttons, the rest in a menu; a lone `2` read as unclear in the
+    playground). Titles stay in the Sources list above."""
     valid: dict[str, CitedPage] = {}
-    for number, name, title in pages:
+    for number, name, title, size in pages:
         if name not in valid and is_valid_name(name):
-            valid[name] = (number, name, title)
+            valid[name] = (number, name, title, size)
     if not valid:
         return None
     as_buttons, rest = _buttons_first(list(valid.values()))
     elements: list[Block] = []
-    for number, name, title in as_buttons:
-        element = button(f"Show full doc {number}", f"{ACTION_SHOW_DOC_PREFIX}{number}", name)
-        said = f"Show full doc {number}: {page_title(title)}".rstrip(": ")
+    for number, name, title, size in as_buttons:
+        shown = f"Show full doc {number}{_file_words(size, file_chars)}"
+        element = button(shown, f"{ACTION_SHOW_DOC_PREFIX}{number}", name)
+        said = f"{shown}: {page_title(title)}".rstrip(": ")
         elements.append(element | {"accessibility_label": truncate(said, 75)})
     while len(elements) > 1 and blocks_chars(elements) > max_chars:
         elements.pop()  # only with absurdly long names
     options: list[Block] = []
     room = max_chars - blocks_chars(elements) - 120
-    for number, name, _ in rest:
-        candidate = {"text": plain_text_object(f"Show full doc {number}", 75), "value": name}
+    for number, name, _, size in rest:
+        shown = f"Show full doc {number}{_file_words(size, file_chars)}"
+        candidate = {"text": plain_text_object(shown, 75), "value": name}
         if blocks_chars([*options, candidate]) > room:
             break
         options.append(candidate)

@@ -9,6 +9,9 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
 from bot.models import Answer, Document, Reference, SearchHit, SnippetCheck, Verification
+from bot.render._channels import scope_line
+from bot.render._citations import cited_text
+from bot.render._documents import updated_words
 from bot.render._inline import plain_text
 from bot.render._notices import fallback_note
 from bot.render._quota import at_time, in_about
@@ -173,7 +176,7 @@ def marked_pieces(
 
 def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
     """An answer as Markdown: note (times in Pacific), text and numbered sources, or hits."""
-    parts = []
+    parts = [f"> {scope_line(answer.scope, from_channel=False)}"] if answer.scope else []
     if answer.fallback:
         parts.append(f"> Note: {fallback_note(answer.fallback, now=now)}")
     if answer.kind == "answer":
@@ -182,7 +185,10 @@ def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
         if summary:
             parts.append(f"> {summary}")
         if answer.references:
-            sources = [f"{i}. [{r.title}]({r.uri})" for i, r in enumerate(answer.references, 1)]
+            sources = [
+                f"{i}. [{r.title}]({r.uri}){_updated(r)}"
+                for i, r in enumerate(answer.references, 1)
+            ]
             parts.append("Sources:\n" + "\n".join(sources))
     elif answer.hits:
         parts.append("\n\n".join(_hit(i, hit) for i, hit in enumerate(answer.hits, 1)))
@@ -191,8 +197,15 @@ def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
     return "\n\n".join(parts)
 
 
+def _updated(page: Reference | SearchHit) -> str:
+    words = updated_words(page.updated)
+    return f" · {words}" if words else ""
+
+
 def _marked_text(answer: Answer) -> str:
-    pieces = marked_pieces(answer.text, answer.verification, answer.references, terminal=True)
+    """The text, a cited span's sentence ending in `[1]` (the Sources list below, as printed)."""
+    text = cited_text(answer, answer.references, lambda number, _: f"[{number}]")
+    pieces = marked_pieces(text, answer.verification, answer.references, terminal=True)
     shown = [
         piece.strip("\n") + "".join(f"\n> {line}" for line in lines) for piece, lines in pieces
     ]
@@ -201,7 +214,7 @@ def _marked_text(answer: Answer) -> str:
 
 def _hit(number: int, hit: SearchHit) -> str:
     snippet = f"\n   {hit.snippet}" if hit.snippet else ""
-    return f"{number}. **{hit.title}**\n   {hit.uri}{snippet}"
+    return f"{number}. **{hit.title}**{_updated(hit)}\n   {hit.uri}{snippet}"
 
 
 def documents_markdown(documents: Sequence[Document]) -> str:

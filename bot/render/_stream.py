@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bot.models import Answer, Fallback, Reference, Verification
-from bot.render._answer import AnswerParts
+from bot.render._answer import AnswerParts, listed_pages
+from bot.render._citations import cited_text
 from bot.render._marks import marked_pieces, verify_counts
 from bot.render._quota import quota_words
 from bot.render._text import (
@@ -110,6 +111,12 @@ def _safe_link(match: re.Match[str]) -> str:
     return f"[{label.replace('[', '(').replace(']', ')')}]({url})"
 
 
+def _marker(number: int, uri: str) -> str:
+    """`[[1](url)]`: Slack's Markdown reads `[1]`, the number linked; a label keeps no bracket
+    (`_safe_link`), so the brackets stand outside the link."""
+    return f"[[{number}]({uri})]" if _MD_LINK_RE.fullmatch(f"[{number}]({uri})") else f"[{number}]"
+
+
 def _split(text: str) -> list[str]:
     """`text` in pieces Slack takes in one append, cut at a paragraph, line or space."""
     pieces: list[str] = []
@@ -148,7 +155,8 @@ def streamed_answer(answer: Answer, parts: AnswerParts) -> StreamedAnswer:
         whole = parts.head + parts.body + parts.tail
         return StreamedAnswer((), {"text": parts.text, "blocks": whole})
     chunks: list[dict[str, Any]] = [{"type": "blocks", "blocks": parts.head}] if parts.head else []
-    for piece, lines in marked_pieces(answer.text, answer.verification, answer.references):
+    text = cited_text(answer, listed_pages(answer), _marker)
+    for piece, lines in marked_pieces(text, answer.verification, answer.references):
         for text in _split(escape(_MD_LINK_RE.sub(_safe_link, piece)).strip()):
             chunks.append({"type": "markdown_text", "text": text})
         if lines:

@@ -13,6 +13,7 @@ from bot.errors import ConfigError
 
 DEFAULT_DK_URL = "https://developerknowledge.googleapis.com/mcp"
 DEFAULT_PAY_URL = "https://paydeveloper.googleapis.com/mcp"
+DEFAULT_DK_REST_URL = "https://developerknowledge.googleapis.com/v1"
 
 
 class Settings(BaseSettings):
@@ -35,6 +36,12 @@ class Settings(BaseSettings):
     google_cloud_project: str | None = None
     developer_knowledge_mcp_url: AnyHttpUrl = AnyHttpUrl(DEFAULT_DK_URL)
     pay_mcp_url: AnyHttpUrl = AnyHttpUrl(DEFAULT_PAY_URL)
+    #: Developer Knowledge's face: "rest" adds cited spans, product scope and page dates
+    developer_knowledge_api: Literal["mcp", "rest"] = "mcp"
+    developer_knowledge_rest_url: AnyHttpUrl = AnyHttpUrl(DEFAULT_DK_REST_URL)
+    #: Google's search units a minute (each search and each answer takes one): REST's early
+    #: sources are skipped near it; 0 = not counted
+    search_quota_per_minute: int = Field(100, ge=0, le=100_000)
     #: end-to-end bound of one upstream call, retries included
     mcp_timeout_seconds: float = Field(30.0, gt=0, le=600)
     mcp_max_concurrency: int = Field(32, ge=1, le=1000)
@@ -116,6 +123,11 @@ class Settings(BaseSettings):
     @classmethod
     def _upper(cls, value: object) -> object:
         return value.upper() if isinstance(value, str) else value
+
+    @field_validator("developer_knowledge_api", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("state_url", mode="before")
     @classmethod

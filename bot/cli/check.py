@@ -1,5 +1,6 @@
-"""`gdocs-bot check`: the configuration, both MCP servers (with one cheap search), Slack, the
-state store and where the team stands with answer_query — without an answer_query call."""
+"""`gdocs-bot check`: the configuration, both servers (Developer Knowledge by the backend in
+use, MCP or REST, with one cheap search), Slack, the state store and where the team stands with
+answer_query — without an answer_query call."""
 
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
     if as_json:
         report = {
             "ok": ok,
+            "backend": core.service.backend,
             "checks": [asdict(r) for r in rows],
             "store": store,
             "quota": _quota_json(quota) if quota is not None else None,
@@ -66,7 +68,8 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
 async def _server_rows(service: GoogleDocsService, rows: list[CheckRow]) -> bool:
     """Both servers' rows and a probe search; whether Developer Knowledge is usable."""
     dk, pay = await service.status()
-    missing = missing_tools(dk.tools) if dk.ok else ()
+    # REST has no tool list to miss: its status is one GET (bot/upstream/_service.py)
+    missing = missing_tools(dk.tools) if dk.ok and service.backend == "mcp" else ()
     if missing:
         rows.append(CheckRow(_DK, "FAIL", missing_tools_detail(missing, dk.tools)))
     else:
@@ -117,6 +120,10 @@ def _status_row(name: str, status: ServerStatus) -> CheckRow:
         detail = operator_detail(status.error, status.url)
     if not status.ok:
         return CheckRow(name, "FAIL", detail)
+    if detail.startswith("REST"):
+        return CheckRow(
+            name, "ok", f"{detail} answers at {status.url} (DEVELOPER_KNOWLEDGE_API=rest)"
+        )
     return CheckRow(name, "ok", f"{len(tools)} tools: {', '.join(tools)} ({detail})")
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import itertools
 import logging
+import random
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import TypeVar
@@ -15,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from bot import keys
 from bot.errors import GdocsError
 from bot.store import AdapterCodec, Store, StoreError
-from bot.upstream._errors import ServerContext
+from bot.upstream._errors import ServerContext, Transient
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -30,6 +32,24 @@ MAX_CALLS = 5
 CALLS_TTL_SECONDS = 3600.0
 #: errors that are an answer from the server (about the request, or its quota)
 _ANSWERED = frozenset({"invalid_input", "not_found", "quota"})
+
+
+async def retrying(
+    server: ServerContext, retries: int, backoff: tuple[float, float], attempt: _Work[_T]
+) -> _T:
+    """`attempt()`, tried again (with backoff) while it fails transiently (MCP and REST)."""
+    for tried in itertools.count():
+        try:
+            return await attempt()
+        except Transient as exc:
+            if tried >= retries:
+                raise
+            # full jitter: spread many callers' retries over the whole window
+            window = min(backoff[1], backoff[0] * 2**tried)
+            delay = random.uniform(0, window)  # noqa: S311 - jitter, not cryptography
+            logger.info("%s: %s; retry %d in %.2fs", server.key, exc, tried + 1, delay)
+            await asyncio.sleep(delay)
+    raise AssertionError("unreachable")
 
 
 class Call(BaseModel):

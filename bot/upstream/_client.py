@@ -9,9 +9,9 @@ import contextlib
 import itertools
 import json
 import logging
-import random
 import time
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from typing import Any
 
 import httpx
@@ -22,12 +22,12 @@ from bot.observability.metrics import Metrics
 from bot.settings import Settings
 from bot.text import one_line
 from bot.upstream._auth import Auth
+from bot.upstream._calls import retrying
 from bot.upstream._errors import (
     ListToolsOutput,
     ServerContext,
     SessionExpired,
     ToolInfo,
-    Transient,
     VersionRefused,
 )
 
@@ -40,6 +40,16 @@ _CLIENT_INFO = {"name": "gdocs-bot", "version": bot.__version__}
 _USER_AGENT = f"gdocs-bot/{bot.__version__}"
 _ERROR_BODY_LIMIT = 64 * 1024
 _Obj = dict[str, Any]
+
+
+async def read_limited(response: httpx.Response, limit: int) -> bytes:
+    """The body's first `limit` bytes (and one more, if there is more)."""
+    buffer = bytearray()
+    async for chunk in response.aiter_bytes():
+        buffer += chunk
+        if len(buffer) > limit:
+            break
+    return bytes(buffer[: limit + 1])
 
 
 class McpClient:
@@ -99,18 +109,8 @@ class McpClient:
 
     async def _request(self, method: str, params: _Obj, tool: str) -> _Obj:
         """The result of one request, tried again (with backoff) while it fails transiently."""
-        for attempt in itertools.count():
-            try:
-                return await self._attempt(method, params, tool)
-            except Transient as exc:
-                if attempt >= self._retries:
-                    raise
-                # full jitter: spread many callers' retries over the whole window
-                window = min(self._backoff[1], self._backoff[0] * 2**attempt)
-                delay = random.uniform(0, window)  # noqa: S311 - jitter, not cryptography
-                logger.info("%s: %s; retry %d in %.2fs", self.server.key, exc, attempt + 1, delay)
-                await asyncio.sleep(delay)
-        raise AssertionError("unreachable")
+        attempt = partial(self._attempt, method, params, tool)
+        return await retrying(self.server, self._retries, self._backoff, attempt)
 
     async def _attempt(self, method: str, params: _Obj, tool: str) -> _Obj:
         async with self._semaphore:
@@ -215,15 +215,7 @@ class McpClient:
         except httpx.HTTPError as exc:
             raise self.server.from_transport(exc) from None
 
-    @staticmethod
-    async def _read(response: httpx.Response, limit: int) -> bytes:
-        """The body's first `limit` bytes (and one more, if there is more)."""
-        buffer = bytearray()
-        async for chunk in response.aiter_bytes():
-            buffer += chunk
-            if len(buffer) > limit:
-                break
-        return bytes(buffer[: limit + 1])
+    _read = staticmethod(read_limited)
 
     async def _message(self, response: httpx.Response, request_id: int) -> _Obj:
         """The JSON-RPC response to `request_id`, from a JSON body or an event stream."""

@@ -1,57 +1,32 @@
-"""The tools' calls and outputs: which Developer Knowledge tool does which job (names have
-changed over time), answers and searches with titled references, pages fetched 20 at a time
-and kept in the store (`doc:<name>`, `title:<name>`), and the Pay search."""
+"""Answers and searches with titled references (and, from REST, cited spans, page dates and
+sizes), pages fetched 20 at a time and kept in the store (`doc:<name>`, `title:<name>`) over
+either wire (bot/upstream/_wire.py), and the Pay search."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import re
-from collections.abc import Sequence
 from typing import TypeVar
 from urllib.parse import unquote, urlsplit
 
 from bot import keys
 from bot.errors import ErrorFacts, GdocsError, InvalidInput, NotFound, ProtocolError, Reason
-from bot.models import Answer, Document, Fallback, Reference, SearchHit
+from bot.models import Answer, Citation, Document, Fallback, Reference, Scope, SearchHit
 from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref, uri_for_name
 from bot.observability.metrics import Metrics
+from bot.products import filter_for
 from bot.store import TEXT, Codec, ModelCodec, Op, SharedFlight, Store
 from bot.text import collapse_whitespace, markdown_lines, truncate
 from bot.upstream._calls import deadline
 from bot.upstream._client import McpClient
 from bot.upstream._errors import Output
+from bot.upstream._wire import Wire, WireAnswer, WireChunk, WireRef
 
 logger = logging.getLogger(__name__)
 
 _DOCUMENT = ModelCodec(Document)
 _V = TypeVar("_V")
-
-
-class Chunk(Output):
-    parent: str
-    content: str = ""
-
-
-class SearchDocumentsOutput(Output):
-    results: tuple[Chunk, ...] = ()
-
-
-class DocumentOutput(Output):
-    name: str
-    uri: str = ""
-    title: str = ""
-    description: str = ""
-    content: str = ""
-
-
-class GetDocumentsOutput(Output):
-    documents: list[DocumentOutput]
-
-
-class AnswerQueryOutput(Output):
-    answerText: str
-    references: tuple[str, ...] = ()
 
 
 class PayResult(Output):
@@ -92,40 +67,20 @@ def name_for(ref: str) -> str | None:
         return None
 
 
-#: which tool does each job, by the names servers have used (the first is today's)
-_JOBS = {
-    "search": ("search_documents", "search_document_chunks"),
-    "get_many": ("get_documents", "batch_get_documents"),
-    "get_one": ("get_document",),
-    "answer": ("answer_query",),
-}
-
-
-def find_tools(names: Sequence[str]) -> dict[str, str | None]:
-    """The tool for each job among `names` (None: the server has none)."""
-    return {job: next((n for n in tools if n in names), None) for job, tools in _JOBS.items()}
-
-
-def missing_tools(names: Sequence[str]) -> tuple[str, ...]:
-    """The jobs a Developer Knowledge server listing `names` cannot do, by today's tool name."""
-    tools = find_tools(names)
-    jobs = {"answer_query": tools["answer"], "search_documents": tools["search"]}
-    jobs["get_documents"] = tools["get_many"] or tools["get_one"]
-    return tuple(name for name, tool in jobs.items() if tool is None)
-
-
 class DocumentFetcher:
+    """Answers, searches and pages over a `Wire` (MCP or REST), with titles and pages kept."""
+
     def __init__(
-        self, dk: McpClient, store: Store, metrics: Metrics, flight: SharedFlight, *, ttl: float
+        self, wire: Wire, store: Store, metrics: Metrics, flight: SharedFlight, *, ttl: float
     ) -> None:
-        self._dk = dk
+        self._wire = wire
         self._store = store
         self._metrics = metrics
         self._flight = flight
         self._ttl = ttl
 
     async def tools(self) -> dict[str, str | None]:
-        return find_tools([t.name for t in await self._dk.list_tools()])
+        return await self._wire.jobs()
 
     async def get(self, names: list[str]) -> dict[str, Document]:
         """Documents by name (valid, unique), from the store or fetched."""
@@ -135,33 +90,56 @@ class DocumentFetcher:
             found.update(await self._flight.run("\n".join(missing), lambda: self._fetch(missing)))
         return found
 
-    async def answer(self, tool: str, query: str) -> Answer:
-        data = await self._dk.call_tool(tool, {"query": query})
-        out = self._dk.server.parse(AnswerQueryOutput, data, tool)
-        names = [n for n in dict.fromkeys(map(name_for, out.references)) if n is not None]
-        refs = tuple(Reference(name=n, uri=u, title=t) for n, u, t in await self._titled(names))
-        return Answer(query=query, kind="answer", text=out.answerText, references=refs, tool=tool)
+    async def answer(self, tool: str, query: str, scope: Scope = ()) -> Answer:
+        out = await self._wire.answer(tool, query, filter_for(scope))
+        firsts: dict[str, WireRef] = {}  # each page once, where it is first named
+        index: dict[int, int] = {}  # a sent reference's place -> its page's place
+        for i, ref in enumerate(out.references):
+            if (name := name_for(ref.name)) is not None:
+                index[i] = list(firsts).index(name) if name in firsts else len(firsts)
+                firsts.setdefault(name, ref)
+        refs = tuple(
+            Reference(name=n, uri=u, title=t, updated=r.updated, size=r.size)
+            for (n, u, t), r in zip(await self._titled(firsts), firsts.values(), strict=True)
+        )
+        cited = cited_spans(out, index)
+        return Answer(
+            query=query,
+            kind="answer",
+            text=out.text,
+            references=refs,
+            tool=tool,
+            citations=cited,
+            scope=scope,
+        )
 
-    async def search(self, query: str, fallback: Fallback | None = None) -> Answer:
+    async def search(
+        self, query: str, fallback: Fallback | None = None, scope: Scope = ()
+    ) -> Answer:
         tool = (await self.tools())["search"] or "search_documents"
-        data = await self._dk.call_tool(tool, {"query": query})
-        out = self._dk.server.parse(SearchDocumentsOutput, data, tool)
-        chunks = {}
-        for chunk in out.results:
-            name = name_for(chunk.parent)
+        chunks: dict[str, WireChunk] = {}
+        for chunk in await self._wire.search(tool, query, filter_for(scope)):
+            name = name_for(chunk.name)
             if name is not None and name not in chunks:
                 chunks[name] = chunk  # the best-ranked chunk of each document
         hits = tuple(
-            SearchHit(title=t, uri=u, snippet=snippet(chunks[n].content), name=n)
-            for n, u, t in await self._titled(list(chunks))
+            SearchHit(
+                title=t, uri=u, snippet=snippet(c.content), name=n, updated=c.updated, size=c.size
+            )
+            for (n, u, t), c in zip(await self._titled(chunks), chunks.values(), strict=True)
         )
-        return Answer(query=query, kind="search", hits=hits, fallback=fallback, tool=tool)
+        return Answer(
+            query=query, kind="search", hits=hits, fallback=fallback, tool=tool, scope=scope
+        )
 
-    async def _titled(self, names: list[str]) -> list[tuple[str, str, str]]:
-        """(name, URI, title) of each document, the title made from the URI when unknown."""
-        titles = await self.titles(names)
-        pairs = [(n, uri_for_name(n)) for n in names]
-        return [(n, u, titles.get(n) or title_from_uri(u)) for n, u in pairs]
+    async def _titled(
+        self, refs: dict[str, WireChunk] | dict[str, WireRef]
+    ) -> list[tuple[str, str, str]]:
+        """(name, URI, title) of each page: as the wire gave them (REST), else the title
+        fetched, or made from the URI when unknown."""
+        titles = await self.titles([n for n, ref in refs.items() if not ref.title])
+        pairs = [(n, ref.uri or uri_for_name(n), ref.title) for n, ref in refs.items()]
+        return [(n, u, t or titles.get(n) or title_from_uri(u)) for n, u, t in pairs]
 
     async def titles(self, names: list[str]) -> dict[str, str]:
         """Titles of the documents that could be had in time; never fails the caller."""
@@ -194,7 +172,7 @@ class DocumentFetcher:
         before the operation's own."""
         end = deadline.get()
         loop = asyncio.get_running_loop()
-        return self._dk.server.timeout if end is None else max(0.0, (end - loop.time()) * 0.8)
+        return self._wire.server.timeout if end is None else max(0.0, (end - loop.time()) * 0.8)
 
     async def served(self, names: list[str]) -> set[str]:
         """Which of `names` get_documents serves (fetched now, so a click finds them cached):
@@ -213,14 +191,14 @@ class DocumentFetcher:
         return set().union(*halves)
 
     async def _fetch(self, names: list[str]) -> dict[str, Document]:
-        tools = await self.tools()
+        tools, wire = await self.tools(), self._wire
         if (many := tools["get_many"]) is not None:
             step = MAX_NAMES_PER_CALL
             batches = [names[i : i + step] for i in range(0, len(names), step)]
-            parts = await asyncio.gather(*(self._get_batch(many, b) for b in batches))
+            parts = await asyncio.gather(*(wire.get_many(many, b) for b in batches))
             outs = [doc for part in parts for doc in part]
         elif (one := tools["get_one"]) is not None:
-            outs = list(await asyncio.gather(*(self._get_one(one, n) for n in names)))
+            outs = list(await asyncio.gather(*(wire.get_one(one, n) for n in names)))
         else:
             raise ProtocolError(facts=ErrorFacts(Reason.NO_FETCH_TOOL))
         result = {}
@@ -237,22 +215,16 @@ class DocumentFetcher:
         await self._store.batch(writes)
         return result
 
-    async def _get_batch(self, tool: str, names: list[str]) -> list[DocumentOutput]:
-        data = await self._dk.call_tool(tool, {"names": names})
-        out = self._dk.server.parse(GetDocumentsOutput, data, tool)
-        by_name = {doc.name: doc for doc in out.documents}
-        if all(name in by_name for name in names):
-            return [by_name[name] for name in names]
-        if len(out.documents) == len(names):
-            return list(out.documents)  # canonical names differ from ours; order is the contract
-        missing = next(name for name in names if name not in by_name)
-        raise NotFound(facts=ErrorFacts(Reason.NOT_FOUND, server=self._dk.server.key, name=missing))
 
-    async def _get_one(self, tool: str, name: str) -> DocumentOutput:
-        data = await self._dk.call_tool(tool, {"name": name})
-        if isinstance(data, dict) and isinstance(data.get("document"), dict):
-            data = data["document"]  # the document itself, or wrapped as {"document": …}
-        return self._dk.server.parse(DocumentOutput, data, tool)
+def cited_spans(out: WireAnswer, index: dict[int, int]) -> tuple[Citation, ...]:
+    """Google's spans whose bytes lie within the text, pointing at the deduplicated pages
+    (`index`); a source pointing nowhere is dropped, and a span left with none."""
+    size, spans = len(out.text.encode()), []
+    for cite in out.citations:
+        refs = tuple(dict.fromkeys(index[i] for i in cite.references if i in index))
+        if refs and 0 <= cite.start < cite.end <= size:
+            spans.append(Citation(start=cite.start, end=cite.end, references=refs))
+    return tuple(spans)
 
 
 async def pay_search(

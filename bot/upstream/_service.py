@@ -17,7 +17,15 @@ import httpx
 from httpx_aiohttp import AiohttpTransport
 
 from bot import keys, verify
-from bot.errors import ErrorFacts, GdocsError, InvalidInput, QuotaExceeded, Reason, ServerKey
+from bot.errors import (
+    ErrorFacts,
+    GdocsError,
+    InvalidInput,
+    NotFound,
+    QuotaExceeded,
+    Reason,
+    ServerKey,
+)
 from bot.models import Answer, Document, Fallback, Scope, ServerStatus, Verification
 from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref
 from bot.observability.metrics import Metrics
@@ -33,8 +41,18 @@ from bot.upstream._client import McpClient
 from bot.upstream._documents import DocumentFetcher, name_for, normalise, pay_search
 from bot.upstream._errors import ServerContext
 from bot.upstream._question_key import question_key
+from bot.upstream._rest import JOBS, RestWire, SearchUnits, with_early_sources
+from bot.upstream._wire import McpWire
 
 logger = logging.getLogger(__name__)
+
+
+def _key(family: keys.KeyFamily, text: str, scope: Scope) -> str:
+    """A result's key: unscoped ones as ever, a scope a part of its own (never served to an
+    unscoped question, nor the reverse)."""
+    return family.key(text, "in=" + ",".join(scope)) if scope else family.key(text)
+
+
 #: told how long the answer waits for a per-minute slot, before it waits
 OnWait = Callable[[float], Awaitable[None]]
 ANSWER = ModelCodec(Answer)
@@ -76,21 +94,37 @@ class GoogleDocsService:
         # the credentials the clients hold (an OAuth token changes): asked for on every use
         redact = Redactor(current=lambda: [*dk_auth.secrets(), *pay_auth.secrets()])
 
-        def client(key: ServerKey, url: str, auth: Auth) -> McpClient:
-            dk = key == "developer_knowledge"
+        def context(key: ServerKey, setting: str, url: str, auth: Auth) -> ServerContext:
             host = urlsplit(url).hostname or ""
             # the API's name for the gcloud hint (the default on other hosts)
-            default = "developerknowledge" if dk else "paydeveloper"
+            default = "developerknowledge" if key == "developer_knowledge" else "paydeveloper"
             service = host if host.endswith(".googleapis.com") else f"{default}.googleapis.com"
-            setting = "DEVELOPER_KNOWLEDGE_MCP_URL" if dk else "PAY_MCP_URL"
-            server = ServerContext(key, setting, service, auth.kind, timeout, redact)
+            return ServerContext(key, setting, service, auth.kind, timeout, redact)
+
+        def client(key: ServerKey, setting: str, url: str, auth: Auth) -> McpClient:
+            server = context(key, setting, url, auth)
             # self._http makes the httpx client at the first call: its TLS context costs ~35 ms
             return McpClient(
                 server, url, self._http, auth, settings, backoff_base=backoff_base, metrics=metrics
             )
 
-        self._dk = client("developer_knowledge", str(settings.developer_knowledge_mcp_url), dk_auth)
-        self._pay = client("pay", str(settings.pay_mcp_url), pay_auth)
+        dk_url = str(settings.developer_knowledge_mcp_url)
+        self._dk = client("developer_knowledge", "DEVELOPER_KNOWLEDGE_MCP_URL", dk_url, dk_auth)
+        self._pay = client("pay", "PAY_MCP_URL", str(settings.pay_mcp_url), pay_auth)
+        self._units = SearchUnits(store, settings.search_quota_per_minute, clock)
+        self._wire: McpWire | RestWire = McpWire(self._dk)
+        if settings.developer_knowledge_api == "rest":
+            setting, url = "DEVELOPER_KNOWLEDGE_REST_URL", self._base_url
+            self._wire = RestWire(
+                context("developer_knowledge", setting, url, dk_auth),
+                url,
+                self._http,
+                dk_auth,
+                settings,
+                backoff_base=backoff_base,
+                metrics=metrics,
+                spend=self._units.spend,
+            )
         limits = QuotaConfig(
             per_minute=settings.answer_quota_per_minute,
             per_day=settings.answer_quota_per_day,
@@ -107,7 +141,7 @@ class GoogleDocsService:
         self._flights = SharedFlight(store, lock_ttl=timeout)
         self.calls = UpstreamCalls(store, clock)
         self._documents = DocumentFetcher(
-            self._dk, store, metrics, self._flights, ttl=settings.cache_document_ttl_seconds
+            self._wire, store, metrics, self._flights, ttl=settings.cache_document_ttl_seconds
         )
 
     def _http(self) -> httpx.AsyncClient:
@@ -117,7 +151,7 @@ class GoogleDocsService:
             # httpx's API on aiohttp's connections: httpcore's pool cost ~3 ms of CPU a question
             # in the guard's burst (bench/FINDINGS.md); the semaphores bound the calls. httpx
             # reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY itself only for its own transport
-            url = urlsplit(str(self._settings.developer_knowledge_mcp_url))
+            url = urlsplit(self._base_url)
             found = getproxies().get(url.scheme)
             proxy = httpx.Proxy(found) if found and not proxy_bypass(url.hostname or "") else None
             limits = httpx.Limits(max_connections=None, max_keepalive_connections=20)
@@ -126,8 +160,15 @@ class GoogleDocsService:
         return self._client
 
     @property
+    def _base_url(self) -> str:
+        """Developer Knowledge's URL for the backend in use (the proxy is chosen for it)."""
+        if self.backend == "rest":
+            return str(self._settings.developer_knowledge_rest_url)
+        return str(self._settings.developer_knowledge_mcp_url)
+
+    @property
     def backend(self) -> Literal["mcp", "rest"]:
-        return "mcp"
+        return self._settings.developer_knowledge_api
 
     def _scoped(self, scope: Scope) -> None:
         if scope and self.backend == "mcp":
@@ -145,15 +186,26 @@ class GoogleDocsService:
     ) -> Answer:
         self._scoped(scope)
         query = clean_query(question, self._settings.max_query_chars)
-        key = keys.ANSWER.key(question_key(query))
+        key = _key(keys.ANSWER, question_key(query), scope)
         if (cached := await self._cached(key, query)) is not None:
             return cached
         if (spent := await self.quota.user_spent(asker)) is not None:
             # this person's allowance, not the team's: not shared
             fallback = self._quota_fallback("user", spent.until, spent.limit_value)
-            return (await self.search(query)).model_copy(update={"fallback": fallback})
-        compute = partial(self.calls.run, self._dk.server, self._answer, query, asker, on_wait)
-        return await self._shared(key, query, compute)
+            return (await self.search(query, scope=scope)).model_copy(update={"fallback": fallback})
+        server = self._wire.server
+        compute = partial(self.calls.run, server, self._answer, query, asker, on_wait, scope)
+        answering = self._shared(key, query, compute)
+        if on_sources is None or self.backend != "rest":
+            return await answering
+        return await with_early_sources(answering, self._early(query, scope), on_sources)
+
+    async def _early(self, query: str, scope: Scope) -> Answer:
+        """The search shown while the answer is written: one search unit more, spent only
+        while the minute has room (it is cached, so a quota fallback reuses it)."""
+        if not await self._units.room():
+            return Answer(query=query, kind="search", scope=scope)
+        return await self.search(query, scope=scope)
 
     async def verify(self, answer: Answer) -> Answer:
         """A generated `answer` with its `verification`, kept in the store and counted."""
@@ -170,9 +222,8 @@ class GoogleDocsService:
         if result.status == "checked" and seconds > 0 and not answer.cached:
             try:
                 query = clean_query(answer.query, self._settings.max_query_chars)
-                await self._store.set(
-                    keys.ANSWER.key(question_key(query)), checked, ANSWER, seconds
-                )
+                key = _key(keys.ANSWER, question_key(query), answer.scope)
+                await self._store.set(key, checked, ANSWER, seconds)
             except (StoreError, InvalidInput) as exc:
                 logger.info("checked answer not cached: %s", exc)
         return checked
@@ -180,8 +231,9 @@ class GoogleDocsService:
     async def search(self, query: str, *, scope: Scope = ()) -> Answer:
         self._scoped(scope)
         text = clean_query(query, self._settings.max_query_chars)
-        key = keys.SEARCH.key(normalise(text))
-        compute = partial(self.calls.run, self._dk.server, self._documents.search, text)
+        key = _key(keys.SEARCH, normalise(text), scope)
+        search = partial(self._documents.search, text, None, scope)
+        compute = partial(self.calls.run, self._wire.server, search)
         return await self._cached(key, text) or await self._shared(key, text, compute)
 
     async def pay(self, query: str, language: str | None = None) -> Answer:
@@ -199,11 +251,14 @@ class GoogleDocsService:
         wanted = [normalize_doc_ref(name) for name in names]
         if not wanted:
             return []
-        found = await self.calls.run(self._dk.server, self._documents.get, [*dict.fromkeys(wanted)])
+        found = await self.calls.run(
+            self._wire.server, self._documents.get, [*dict.fromkeys(wanted)]
+        )
         return [found[name] for name in wanted]
 
     async def status(self) -> list[ServerStatus]:
-        dk = self._status(self._dk)
+        wire = self._wire
+        dk = self._rest_status(wire) if isinstance(wire, RestWire) else self._status(self._dk)
         if self.pay_configured:
             return list(await asyncio.gather(dk, self._status(self._pay)))
         # Pay takes OAuth only: without it nothing is worth a round trip to Google
@@ -212,7 +267,7 @@ class GoogleDocsService:
         return [await dk, ServerStatus(server="pay", url=self._pay.url, ok=False, detail=why)]
 
     def recently_healthy(self, within_seconds: float = 300.0) -> bool:
-        at = self._dk.answered_at
+        at = self._wire.answered_at
         return at is not None and time.monotonic() - at <= within_seconds
 
     async def aclose(self) -> None:
@@ -251,6 +306,22 @@ class GoogleDocsService:
         # each asker sees their own wording (keys ignore case, spacing and filler words)
         return answer if answer.query == query else answer.model_copy(update={"query": query})
 
+    async def _rest_status(self, wire: RestWire) -> ServerStatus:
+        """REST: one page's metadata (GET, BASIC view) proves key, API and route without a
+        unit of the scarce search quota; a 404 naming the page is an answer too."""
+        url, tools = wire.url, tuple(JOBS.values())
+        try:
+            await self.calls.run(wire.server, wire.probe)
+        except NotFound:
+            pass
+        except GdocsError as exc:
+            return ServerStatus(
+                server="developer_knowledge", url=url, ok=False, detail=str(exc), error=exc
+            )
+        return ServerStatus(
+            server="developer_knowledge", url=url, ok=True, tools=tools, detail="REST v1"
+        )
+
     async def _status(self, client: McpClient) -> ServerStatus:
         server, url = client.server.key, client.url
         try:
@@ -273,7 +344,9 @@ class GoogleDocsService:
         left = (fallback.until - self._clock()).total_seconds()
         return max(0.0, min(self._settings.cache_search_ttl_seconds, left))
 
-    async def _answer(self, query: str, asker: str | None, on_wait: OnWait | None) -> Answer:
+    async def _answer(
+        self, query: str, asker: str | None, on_wait: OnWait | None, scope: Scope = ()
+    ) -> Answer:
         """answer_query when the quota allows it, else search with a fallback."""
         tool = (await self._documents.tools())["answer"]
         if tool is None:
@@ -281,15 +354,23 @@ class GoogleDocsService:
         decision = await self.quota.acquire_waiting(asker, on_wait=on_wait)
         if isinstance(decision, Refusal):
             fallback = self._quota_fallback(decision.limit, decision.until, decision.limit_value)
-            return await self._documents.search(query, fallback)
+            return await self._instead(query, fallback, scope)
         try:
-            return await self._documents.answer(tool, query)
+            return await self._documents.answer(tool, query, scope)
         except QuotaExceeded as exc:
             logger.warning("answer_query is out of quota (%s); answering with search", exc)
             pause = await self.quota.refused(exc.signal, asker, decision)
             # the server's own number when it gave one: it may not be the bot's setting
             fallback = self._quota_fallback(pause.kind, pause.until, pause.limit_value)
+            return await self._instead(query, fallback, scope)
+
+    async def _instead(self, query: str, fallback: Fallback, scope: Scope) -> Answer:
+        """The search answering for a refused answer. REST: the cached one, which the early
+        search for the same question may have fetched already (MCP: a call of its own)."""
+        if self.backend == "mcp":
             return await self._documents.search(query, fallback)
+        found = await self.search(query, scope=scope)
+        return found.model_copy(update={"fallback": fallback, "cached": False, "reuse": None})
 
     def _quota_fallback(self, limit: str, until: datetime, size: int | None) -> Fallback:
         """Search instead: which limit (of `size` answers) and until when."""
@@ -305,7 +386,7 @@ class GoogleDocsService:
         names, timeout = names[:MAX_NAMES_PER_CALL], self._settings.verify_timeout_seconds
         get = self._documents.get
         try:
-            found = await self.calls.run(self._dk.server, get, names, timeout=timeout)
+            found = await self.calls.run(self._wire.server, get, names, timeout=timeout)
         except GdocsError as exc:
             # the answer is worth more than its marks: it goes out, marked "not checked"
             logger.info("answer not checked: %s", type(exc).__name__)

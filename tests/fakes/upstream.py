@@ -5,20 +5,28 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.settings import Settings
 from bot.upstream import GoogleDocsService
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
+
+if TYPE_CHECKING:
+    from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest
 
 #: nothing listens on the discard port on loopback: connections are refused at once
 CLOSED_URL = "http://127.0.0.1:9/mcp"
 
 
 def settings_for(
-    dk: FakeDeveloperKnowledge | None = None, pay: FakePay | None = None, **overrides: Any
+    dk: FakeDeveloperKnowledge | None = None,
+    pay: FakePay | None = None,
+    *,
+    rest: FakeDeveloperKnowledgeRest | None = None,
+    **overrides: Any,
 ) -> Settings:
-    """Settings aimed at the fakes, with a short timeout; `overrides` win."""
+    """Settings aimed at the fakes, with a short timeout; `overrides` win. `rest`: the REST
+    backend (DEVELOPER_KNOWLEDGE_API=rest) against that fake."""
     values: dict[str, Any] = {
         "google_api_key": "test-key",
         "developer_knowledge_mcp_url": dk.url if dk else CLOSED_URL,
@@ -27,6 +35,8 @@ def settings_for(
         "mcp_max_retries": 2,
         "state_url": "memory://",
     }
+    if rest is not None:
+        values |= {"developer_knowledge_api": "rest", "developer_knowledge_rest_url": rest.url}
     values.update(overrides)
     return Settings(**values)
 

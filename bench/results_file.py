@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-SECTIONS = ("guard", "day", "verify", "render")
+SECTIONS = ("guard", "day", "verify", "render", "rest")
 RESULTS = Path(__file__).with_name("RESULTS.md")
 TITLE = "# Benchmark results\n\nThe latest figures of each scenario; what they taught is in FINDINGS.md."
 _SECTION = re.compile(r"<!-- section:(\w+) -->\n(.*?)\n<!-- /section:\1 -->", re.DOTALL)

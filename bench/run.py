@@ -5,6 +5,7 @@
     python -m bench.run --scenario day       # a team's day through 3 set-ups (~6 min)
     python -m bench.run --scenario verify    # verified answers on their eval set (in process)
     python -m bench.run --scenario render    # rendering's cost, typical and worst (in process)
+    python -m bench.run --scenario rest      # DK's REST and MCP backends side by side (~7 min)
     python -m bench.run [--scenario S] --smoke   # tiny and quick, writes nothing (the tests)
 
 Other options go to the scenario (`python -m bench.guard --help`, `python -m bench.day
@@ -24,10 +25,13 @@ from bench.results_file import RESULTS
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__)
-    parser.add_argument("--scenario", choices=("guard", "day", "verify", "render"), default="guard")
+    parser.add_argument(
+        "--scenario", choices=("guard", "day", "verify", "render", "rest"), default="guard"
+    )
     parser.add_argument("--smoke", action="store_true", help="tiny run; writes nothing")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--render-repeats", type=int, default=3, help="--scenario render")
+    parser.add_argument("--rest-questions", type=int, default=20, help="--scenario rest")
     args, rest = parser.parse_known_args(argv)
     passed = [*rest, "--out", str(args.out)]
     if args.scenario == "guard":
@@ -44,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench.verify_bench import run_verify_scenario
 
         return run_verify_scenario(args, argv=argv, machine=machine())
+    if args.scenario == "rest":
+        from bench.rest_vs_mcp import run_rest_scenario
+
+        return run_rest_scenario(args, argv=argv, machine=machine())
     from bench.render_bench import run_render_scenario
 
     return run_render_scenario(args, argv=argv, machine=machine())

@@ -4,12 +4,13 @@ defaults (answers go on) while a change says it could not be saved."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
 from bot.channels import ChannelSettings
 from bot.slack.memory import ChannelSettingsStore
-from bot.store import JSON, MemoryStore, StoreError
+from bot.store import JSON, MemoryStore, SqliteStore, StoreError
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.redis_server import RedisServer
 from tests.fakes.slack_api import FakeSlack
@@ -106,3 +107,26 @@ async def test_the_home_list_is_only_channels_with_settings() -> None:
     await channels.save("C2", ChannelSettings(private=True))
     found = await channels.of_many(["C1", "C2", "C9", "C2"])
     assert {"C2": ChannelSettings(private=True), "C9": ChannelSettings("auto")} == found
+
+
+async def test_settings_stored_before_products_existed_read_as_all_products(
+    tmp_path: Path,
+) -> None:
+    """A value written by the version before products (no `products` field) is read, not
+    dropped as another version's: its mode and privacy still apply (real SQLite bytes)."""
+    async with contextlib.aclosing(await SqliteStore.open(tmp_path / "state.db")) as store:
+        old = {"mode": "auto", "private": True, "followups": "anyone"}
+        await store.set("channel:C1", old, JSON, 60)
+        found = await ChannelSettingsStore(store).get("C1")
+    assert ChannelSettings("auto", True, "anyone") == found
+    assert () == found.products
+
+
+async def test_a_channels_products_are_stored_with_its_other_settings() -> None:
+    store = MemoryStore(max_entries=100)
+    channels = ChannelSettingsStore(store)
+    scoped = ChannelSettings("auto", products=("firebase.google.com",))
+    await channels.save("C1", scoped)
+    assert scoped == await ChannelSettingsStore(store).get("C1")
+    await channels.save("C1", ChannelSettings())  # `products all` back to every default
+    assert [] == await store.scan("channel:", JSON, 10)

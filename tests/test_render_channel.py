@@ -16,6 +16,7 @@ from bot.channels import (
     ChannelSettings,
     ChannelUsage,
     ShowSettings,
+    UnknownProducts,
     parse_channel_ids,
     parse_channel_request,
 )
@@ -26,7 +27,9 @@ from bot.render import (
     HomeInput,
     render_channel_notice,
     render_channel_settings,
+    render_channel_usage,
     render_home,
+    render_scope_refused,
 )
 from bot.settings import Settings
 from bot.slack.flows.routing import (
@@ -261,3 +264,85 @@ def test_a_shortcut_answer_names_who_asked_about_whose_message(
     answer = Answer(query="how <b>?", kind="answer", text="Like so.")
     msg = render_answer(answer, asker=asker, question="how <b>?", about=about)
     assert head == msg["blocks"][0]["text"]["text"]
+
+
+FIREBASE = ("firebase.google.com",)
+BOTH = ("developer.android.com", "firebase.google.com")
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("products firebase", ChangeSetting("products", products=FIREBASE)),
+        ("products Firebase,Android", ChangeSetting("products", products=BOTH)),
+        ("products firebase android", ChangeSetting("products", products=BOTH)),
+        ("products all", ChangeSetting("products")),
+        ("products", ChannelUsage()),
+    ],
+)  # fmt: skip
+def test_channel_products_words(words: str, expected: object) -> None:
+    assert expected == parse_channel_request(words)
+
+
+def test_unknown_channel_products_are_refused_and_nothing_changes() -> None:
+    request = parse_channel_request("products firebase fire")
+    assert isinstance(request, UnknownProducts)
+    said = render_scope_refused(request.error, channel=True)["text"]
+    assert said.startswith("I don't know the product “fire”: try `cloud`, `firebase`")
+    assert said.endswith("Nothing was changed.")
+
+
+def test_products_change_only_the_products() -> None:
+    start = ChannelSettings("auto", private=True, followups="off")
+    request = parse_channel_request("products firebase")
+    assert isinstance(request, ChangeSetting)
+    assert ChannelSettings("auto", True, "off", FIREBASE) == request.apply(start)
+
+
+@pytest.mark.parametrize(
+    ("products", "expected"),
+    [
+        (FIREBASE, "limited my answers here to Firebase docs — `/gdocs channel products all`"),
+        ((), "cleared this channel's products"),
+    ],
+)
+def test_a_products_change_posts_who_limited_the_channel_and_the_undo(
+    products: tuple[str, ...], expected: str
+) -> None:
+    notice = render_channel_notice("UANA1", "products", ChannelSettings(products=products))
+    assert notice["text"].startswith("<@UANA1> ")
+    assert expected in notice["text"]
+
+
+@pytest.mark.parametrize(
+    ("apply", "shown"),
+    [
+        (True, "*Products:* Firebase docs only"),
+        (False, "*Products:* Firebase docs only — not applied: that needs the bot's REST setting "
+                "(DEVELOPER_KNOWLEDGE_API=rest)"),
+    ],
+)  # fmt: skip
+def test_settings_show_the_products_and_whether_they_apply(apply: bool, shown: str) -> None:
+    """On the MCP backend a stored scope is shown as not applied: no silent degradation."""
+    msg = render_channel_settings(
+        "C1",
+        ChannelSettings(products=FIREBASE),
+        default_followups="asker",
+        fixed_auto=False,
+        products_apply=apply,
+    )
+    assert msg["blocks"][0]["text"]["text"].endswith(shown)
+    unscoped = render_channel_settings(
+        "C1", ChannelSettings(), default_followups="asker", fixed_auto=False, products_apply=apply
+    )
+    assert "Products" not in str(unscoped)
+
+
+def test_the_usage_names_channel_products() -> None:
+    assert "`/gdocs channel products firebase android…|all`" in render_channel_usage()["text"]
+
+
+def test_the_mcp_refusal_of_channel_products_names_the_setting_in_one_line() -> None:
+    said = render_scope_refused("needs_rest", channel=True)["text"]
+    assert "DEVELOPER_KNOWLEDGE_API=rest" in said
+    assert "\n" not in said

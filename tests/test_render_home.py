@@ -65,7 +65,7 @@ def _ask_again_buttons(view: dict[str, Any]) -> list[dict[str, Any]]:
 
 def encode_ask(asked: AskAgain) -> str:
     """The value of the Ask again button the Home tab shows for a question asked so."""
-    recent = [RecentQuestion(asked.question, NOW, asked.kind, asked.private)]
+    recent = [RecentQuestion(asked.question, NOW, asked.kind, asked.private, scope=asked.scope)]
     buttons = _ask_again_buttons(render_home(_home(recent=recent)))
     if not buttons:
         raise InvalidInput("no button")
@@ -285,6 +285,45 @@ def test_the_examples_can_be_asked_with_a_click() -> None:
     asked = [decode_ask_again(b["value"]) for b in buttons]
     assert all(a.kind == "answer" and not a.private for a in asked)
     assert "How do I create a Cloud Storage bucket with gcloud?" == asked[0].question
+
+
+def test_a_scoped_question_shows_its_products_and_is_asked_again_with_them() -> None:
+    """The row says `in:…` as the asker would type it; Ask again keeps the products."""
+    scope = ("developer.android.com", "firebase.google.com")
+    asked = RecentQuestion("how do I add sign-in?", NOW, kind="answer", scope=scope)
+    view = render_home(_home(recent=[asked], viewer_tz="UTC"))
+    assert "“how do I add sign-in?”\n_today at 15:30 · in:android,firebase_" in _texts(view)
+    (button,) = _ask_again_buttons(view)
+    assert AskAgain("how do I add sign-in?", "answer", scope=scope) == decode_ask_again(
+        button["value"]
+    )
+
+
+@FAST
+@given(
+    question=HOSTILE_TEXT,
+    private=st.booleans(),
+    scope=st.sampled_from(
+        [(), ("firebase.google.com",), ("developers.google.com", "mapsplatform.google.com")]
+    ),
+)
+def test_ask_again_keeps_the_products_apart_from_the_question(
+    question: str, private: bool, scope: tuple[str, ...]
+) -> None:
+    try:
+        value = encode_ask(AskAgain(question, "search", private, scope))
+    except InvalidInput:
+        return
+    assert scope == decode_ask_again(value).scope
+
+
+@pytest.mark.parametrize(
+    "forged", ["ask2:answer@gcp:x", "ask2:answer@firebase,android:x", "ask2:answer@nope:x"]
+)
+def test_products_an_ask_again_value_we_did_not_write_are_refused(forged: str) -> None:
+    """Only the canonical names `_encode_ask` writes (an alias or another order is not)."""
+    with pytest.raises(InvalidInput):
+        decode_ask_again(forged)
 
 
 # --- Ask again values --------------------------------------------------------------------------

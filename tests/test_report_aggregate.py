@@ -23,6 +23,7 @@ from bot.report import (
     render_html,
     render_json,
     render_md,
+    scope_counts,
     topic_of,
     without_people,
 )
@@ -255,3 +256,41 @@ def test_no_typed_text_opens_markup_in_the_html_report(question: str, comment: s
     assert tags <= allowed, tags
     assert "UASKER" not in html
     assert "UVOTER" not in html
+
+
+def test_questions_are_counted_by_the_products_they_were_limited_to() -> None:
+    """One counter per scoped question (`scope:<names>`); the report sets the questions
+    asked of all products beside each scope, in md, html, json and the week in Slack."""
+    assert ["scope:android+firebase"] == scope_counts(
+        ("developer.android.com", "firebase.google.com")
+    )
+    assert [] == scope_counts(())
+    counters = (
+        ("2026-12-01", "questions", 10),
+        ("2026-11-30", "questions", 2),
+        ("2026-12-01", "scope:firebase", 3),
+        ("2026-11-30", "scope:firebase", 1),
+        ("2026-12-01", "scope:android+firebase", 2),
+    )
+    report = aggregate(Collected(counters=counters), WEEK, quota_per_day=50)
+
+    expected = {"all products": 6, "firebase": 4, "android, firebase": 2}
+    assert expected == report.by_product
+    assert list(expected) == list(report.by_product)  # all products first, then most asked
+    md = render_md(report)
+    assert "## By product\n\n| products | questions |\n|---|---|\n| all products | 6 |" in md
+    assert "| android, firebase | 2 |" in md
+    assert "<h2>By product</h2>" in render_html(report)
+    assert expected == json.loads(render_json(report))["by_product"]
+    week = str(render_week_report(report)["blocks"])
+    assert "*By product:* all products 6 · firebase 4 · android, firebase 2" in week
+
+
+def test_a_report_without_scoped_questions_has_no_product_table() -> None:
+    """On the MCP backend, or where no one limited a question: the report as before."""
+    report = aggregate(
+        Collected(counters=(("2026-12-01", "questions", 4),)), WEEK, quota_per_day=50
+    )
+    assert {} == report.by_product
+    assert "By product" not in render_md(report) + render_html(report)
+    assert "by_product" not in json.loads(render_json(report))

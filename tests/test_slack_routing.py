@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.channels import ChannelSettings
 from bot.slack.flows.routing import (
     Route,
     Router,
@@ -13,6 +14,7 @@ from bot.slack.flows.routing import (
     clean_text,
     is_follow_up,
     strip_mention,
+    with_channel,
     with_thread_context,
 )
 
@@ -184,3 +186,116 @@ def test_route_text_always_returns_a_known_route_without_control_characters(text
 def test_the_question_is_quoted_without_the_words_that_said_how(typed: str, asked: str) -> None:
     """The ack and an error quote what was asked, not `private` or `search` before it."""
     assert asked == asked_words(typed)
+
+
+FIREBASE = ("firebase.google.com",)
+ANDROID_FIREBASE = ("developer.android.com", "firebase.google.com")
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        (
+            "in:firebase how do I add sign-in?",
+            Route("answer", "how do I add sign-in?", scope=FIREBASE, own_scope=True),
+        ),
+        (
+            "in:firebase,android how do I add sign-in?",
+            Route("answer", "how do I add sign-in?", scope=ANDROID_FIREBASE, own_scope=True),
+        ),
+        (
+            "in:Firebase in:android crashlytics",
+            Route("search", "crashlytics", scope=ANDROID_FIREBASE, own_scope=True),
+        ),
+        (
+            "private in:firebase how do I add sign-in?",
+            Route("answer", "how do I add sign-in?", private=True, scope=FIREBASE, own_scope=True),
+        ),
+        (
+            "in:firebase -p search auth",
+            Route("search", "auth", private=True, scope=FIREBASE, own_scope=True),
+        ),
+        (
+            "search in:firebase auth",
+            Route("search", "auth", scope=FIREBASE, own_scope=True),
+        ),
+        # its own products keep a question on Google's docs, not Pay's
+        (
+            "in:firebase how do I save a pass to google wallet?",
+            Route(
+                "answer", "how do I save a pass to google wallet?", scope=FIREBASE, own_scope=True
+            ),
+        ),
+        (
+            "in:all what is cloud run?",
+            Route("answer", "what is cloud run?", own_scope=True),
+        ),
+        ("doc in:firebase x", Route("doc", "x", scope=FIREBASE, own_scope=True)),
+        # not an `in:` word: asked as typed
+        ("how do I filter in: clauses?", Route("answer", "how do I filter in: clauses?")),
+        ("what is in:firebase for?", Route("answer", "what is in:firebase for?")),
+    ],
+)
+def test_in_words_limit_a_question_to_products(typed: str, expected: Route) -> None:
+    assert expected == route(typed)
+
+
+def test_in_naming_an_unknown_product_carries_the_refusal_not_a_scope() -> None:
+    routed = route("in:firestore how do I query?")
+    assert routed.scope_error is not None
+    assert "firestore" == routed.scope_error.unknown
+    assert () == routed.scope
+
+
+@pytest.mark.parametrize(
+    ("typed", "asked"),
+    [
+        ("in:firebase how do I add sign-in?", "how do I add sign-in?"),
+        ("private in:firebase,android search auth", "auth"),
+        ("in:firebase -p auth rules", "auth rules"),
+    ],
+)
+def test_the_question_is_quoted_without_its_in_words(typed: str, asked: str) -> None:
+    assert asked == asked_words(typed)
+
+
+def test_a_scoped_follow_up_keeps_its_products_and_the_threads_question() -> None:
+    expected = Route(
+        "answer",
+        "how do I deploy? — follow-up: what about it?",
+        topic="how do I deploy?",
+        scope=("go.dev",),
+        own_scope=True,
+    )
+    assert expected == Router(4, True).route_in_thread("in:go what about it?", "how do I deploy?")
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        # the channel's products, said as the channel's
+        (
+            "how do I add sign-in?",
+            Route("answer", "how do I add sign-in?", scope=FIREBASE, channel_scope=FIREBASE),
+        ),
+        ("auth", Route("search", "auth", scope=FIREBASE, channel_scope=FIREBASE)),
+        # the question's own win, `in:all` too
+        (
+            "in:android how do I add sign-in?",
+            Route(
+                "answer",
+                "how do I add sign-in?",
+                scope=("developer.android.com",),
+                own_scope=True,
+            ),
+        ),
+        ("in:all auth", Route("search", "auth", own_scope=True)),
+        # Pay's docs and whole pages are not limited
+        ("pay google wallet passes", Route("pay", "google wallet passes")),
+        ("doc https://x", Route("doc", "https://x")),
+    ],
+)
+def test_a_scoped_channel_limits_its_questions_unless_they_name_their_own(
+    typed: str, expected: Route
+) -> None:
+    assert expected == with_channel(route(typed), ChannelSettings(products=FIREBASE))

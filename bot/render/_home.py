@@ -182,7 +182,9 @@ def decode_ask_again(value: object) -> AskAgain:
     try:
         scope = scope_of([match["scope"] or ""])
     except ScopeError:
-        raise InvalidInput(forged("Ask again button")) from None
+        scope = ("",)  # refused below
+    if ",".join(names(scope)) != (match["scope"] or ""):  # only what _encode_ask writes
+        raise InvalidInput(forged("Ask again button"))
     return AskAgain(question, match["kind"], match["private"] is not None, scope)
 
 

@@ -17,3 +17,4 @@ from bot.report.tally import DailyTally as DailyTally
 from bot.report.tally import Report as Report
 from bot.report.tally import answered_counts as answered_counts
 from bot.report.tally import classify as classify
+from bot.report.tally import scope_counts as scope_counts

@@ -93,7 +93,7 @@ def split_scope(text: str) -> tuple[list[str] | None, str]:
         elif word.lower() in _PRIVATE or word.lower() in _EXPLICIT:
             kept.append(word)
         else:
-            return found, " ".join([*kept, *words[index:]])
+            return found, clean_text(" ".join([*kept, *words[index:]]))
     return found, " ".join(kept)
 
 

@@ -1,10 +1,7 @@
 """Developer Knowledge's REST face (DEVELOPER_KNOWLEDGE_API=rest): plain JSON over the
 service's httpx client, read with models that ignore what they do not use. Same key or
 OAuth, retries, metrics and error mapping as the MCP client; unlike MCP it takes a `filter`
-and says which spans of an answer each page backs, and when each page changed.
-
-Also here: the deployment's search units of the last minute (`SearchUnits`) and the early
-search shown while an answer is written (`with_early_sources`), both REST only."""
+and says which spans of an answer each page backs, and when each page changed."""
 
 from __future__ import annotations
 
@@ -12,7 +9,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -21,16 +18,14 @@ from urllib.parse import quote
 import httpx
 
 import bot
-from bot import keys
-from bot.errors import GdocsError
-from bot.models import Answer, Citation
+from bot.errors import GdocsError, NotFound
+from bot.models import Citation, ServerStatus
 from bot.observability.metrics import Metrics
-from bot.service import OnSources
 from bot.settings import Settings
-from bot.store import Store, StoreError
 from bot.upstream._auth import Auth
-from bot.upstream._calls import retrying
+from bot.upstream._calls import UpstreamCalls, retrying
 from bot.upstream._client import read_limited
+from bot.upstream._early import SearchUnits
 from bot.upstream._errors import Output, ServerContext
 from bot.upstream._wire import DocumentOutput, WireAnswer, WireChunk, in_order
 
@@ -128,29 +123,28 @@ def _document(doc: _Document) -> DocumentOutput:
 
 class RestWire:
     """`Wire` over `{url}:answerQuery`, `{url}/documents:searchDocumentChunks`, `…:batchGet`
-    and `{url}/documents/…`. `spend` is told of each call that takes a search unit."""
+    and `{url}/documents/…`; `units` counts each call that takes a search unit."""
 
     def __init__(
         self,
         server: ServerContext,
-        url: str,
         http: Callable[[], httpx.AsyncClient],
         auth: Auth,
         settings: Settings,
+        units: SearchUnits,
         *,
         backoff_base: float,
         metrics: Metrics,
-        spend: Callable[[], Awaitable[None]],
     ) -> None:
         self.server = server
-        self.url = url.rstrip("/")
+        self.url = str(settings.developer_knowledge_rest_url).rstrip("/")
         self._http = http
         self._auth = auth
         self._limit = settings.mcp_max_response_bytes
         self._retries = settings.mcp_max_retries
         self._backoff = (backoff_base, 8.0)
         self._metrics = metrics
-        self._spend = spend
+        self._units = units
         self._semaphore = asyncio.Semaphore(settings.mcp_max_concurrency)
         self.answered_at: float | None = None
 
@@ -191,10 +185,25 @@ class RestWire:
         data = await self._call(tool, "GET", "/" + quote(name, safe="/"), params=params)
         return _document(self.server.parse(_Document, data, tool))
 
-    async def probe(self, name: str = PROBE_DOCUMENT) -> None:
-        """A page's metadata only: the cheapest call that proves key, API and route."""
-        path = "/" + quote(name, safe="/")
-        await self._call(JOBS["get_one"], "GET", path, params={"view": "DOCUMENT_VIEW_BASIC"})
+    async def status(self, calls: UpstreamCalls) -> ServerStatus:
+        """One page's metadata (GET, BASIC view) proves key, API and route without a unit of
+        the scarce search quota; a 404 naming the page is an answer too."""
+        path = "/" + quote(PROBE_DOCUMENT, safe="/")
+        view = {"view": "DOCUMENT_VIEW_BASIC"}
+        try:
+            await calls.run(
+                self.server, partial(self._call, JOBS["get_one"], "GET", path, params=view)
+            )
+        except NotFound:
+            pass
+        except GdocsError as exc:
+            return ServerStatus(
+                server=self.server.key, url=self.url, ok=False, detail=str(exc), error=exc
+            )
+        tools = tuple(JOBS.values())
+        return ServerStatus(
+            server=self.server.key, url=self.url, ok=True, tools=tools, detail="REST v1"
+        )
 
     async def _call(
         self, rpc: str, method: str, path: str, *, params: Any = None, body: Any = None
@@ -214,7 +223,7 @@ class RestWire:
 
     async def _attempt(self, rpc: str, method: str, url: str, params: Any, body: Any) -> Any:
         if rpc in (JOBS["answer"], JOBS["search"]):
-            await self._spend()  # each try takes a unit of Google's search quota
+            await self._units.spend()  # each try takes a unit of Google's search quota
         headers = {"Accept": "application/json", "User-Agent": _USER_AGENT}
         headers |= await self._auth.headers()
         async with self._semaphore:
@@ -238,73 +247,3 @@ class RestWire:
             return json.loads(raw)
         except ValueError:
             raise self.server.protocol("malformed JSON") from None
-
-
-#: this deployment's search units of the rolling minute (shared by replicas)
-UNITS_KEY = keys.QUOTA.key("search_minute")
-_MINUTE = 60.0
-
-
-class SearchUnits:
-    """Google's search quota counts every search and every answer (100 a minute by default).
-    The calls users ask for are counted, never held back; the early search is the one extra,
-    made only while the minute has room to spare: a fifth of the limit stays for the rest."""
-
-    def __init__(self, store: Store, per_minute: int, clock: Callable[[], datetime]) -> None:
-        self._store = store
-        self._per_minute = per_minute
-        self._clock = clock
-
-    async def spend(self) -> None:
-        if not self._per_minute:
-            return
-        try:
-            await self._store.hit(UNITS_KEY, 1 << 30, _MINUTE, self._clock().timestamp())
-        except StoreError as exc:
-            logger.info("search unit not counted: %s", exc.message)
-
-    async def room(self) -> bool:
-        """Whether an early search fits: used + 1 stays within the limit less its reserve."""
-        if not self._per_minute:
-            return True
-        now = self._clock().timestamp()
-        try:
-            used = len(await self._store.window_events(UNITS_KEY, _MINUTE, now))
-        except StoreError:
-            return False  # unknown: the answer alone is worth more than early pages
-        return used + 1 <= self._per_minute - max(1, self._per_minute // 5)
-
-
-async def with_early_sources(
-    answering: Awaitable[Answer], searching: Awaitable[Answer], on_sources: OnSources
-) -> Answer:
-    """The answer; the search's pages go to `on_sources` first if they come before it. The
-    search never fails nor delays the answer: its failure is logged, and when the answer comes
-    first the wait for it ends (its single flight still finishes into the cache)."""
-    answer = asyncio.ensure_future(answering)
-    early = asyncio.ensure_future(searching)
-    try:
-        done, _ = await asyncio.wait({answer, early}, return_when=asyncio.FIRST_COMPLETED)
-        if early in done and not answer.done():
-            await _show(early, on_sources)
-        return await answer
-    finally:
-        for task in (early, answer):  # a Stop ends the answer's wait as it did before
-            if not task.done():
-                task.cancel()
-        await asyncio.wait({early, answer})
-        if not early.cancelled():
-            early.exception()  # retrieved: a failed early search is no error of the answer
-
-
-async def _show(early: asyncio.Future[Answer], on_sources: OnSources) -> None:
-    try:
-        hits = early.result().hits
-    except GdocsError as exc:
-        logger.info("early sources unavailable: %s", type(exc).__name__)
-        return
-    try:
-        if hits:
-            await on_sources(hits)
-    except Exception:  # a nicety: showing them must not cost the answer
-        logger.warning("early sources not shown", exc_info=True)

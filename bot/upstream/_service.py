@@ -1,5 +1,6 @@
-"""GoogleDocsService: `bot.service.DocsService` over the Developer Knowledge and Pay MCP servers.
-A generated answer goes out within answer_query's quota, else a search with a `Fallback`."""
+"""GoogleDocsService: `bot.service.DocsService` over Developer Knowledge (its MCP server, or its
+REST API with DEVELOPER_KNOWLEDGE_API=rest) and the Pay MCP server. A generated answer goes
+out within answer_query's quota, else a search with a `Fallback`."""
 
 from __future__ import annotations
 
@@ -17,15 +18,7 @@ import httpx
 from httpx_aiohttp import AiohttpTransport
 
 from bot import keys, verify
-from bot.errors import (
-    ErrorFacts,
-    GdocsError,
-    InvalidInput,
-    NotFound,
-    QuotaExceeded,
-    Reason,
-    ServerKey,
-)
+from bot.errors import ErrorFacts, GdocsError, InvalidInput, QuotaExceeded, Reason, ServerKey
 from bot.models import Answer, Document, Fallback, Scope, ServerStatus, Verification
 from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref
 from bot.observability.metrics import Metrics
@@ -39,9 +32,10 @@ from bot.upstream._auth import ApiKeyAuth, Auth, OAuth
 from bot.upstream._calls import UpstreamCalls
 from bot.upstream._client import McpClient
 from bot.upstream._documents import DocumentFetcher, name_for, normalise, pay_search
+from bot.upstream._early import SearchUnits, with_early_sources
 from bot.upstream._errors import ServerContext
 from bot.upstream._question_key import question_key
-from bot.upstream._rest import JOBS, RestWire, SearchUnits, with_early_sources
+from bot.upstream._rest import RestWire
 from bot.upstream._wire import McpWire
 
 logger = logging.getLogger(__name__)
@@ -114,16 +108,17 @@ class GoogleDocsService:
         self._units = SearchUnits(store, settings.search_quota_per_minute, clock)
         self._wire: McpWire | RestWire = McpWire(self._dk)
         if settings.developer_knowledge_api == "rest":
-            setting, url = "DEVELOPER_KNOWLEDGE_REST_URL", self._base_url
+            rest = context(
+                "developer_knowledge", "DEVELOPER_KNOWLEDGE_REST_URL", self._base_url, dk_auth
+            )
             self._wire = RestWire(
-                context("developer_knowledge", setting, url, dk_auth),
-                url,
+                rest,
                 self._http,
                 dk_auth,
                 settings,
+                self._units,
                 backoff_base=backoff_base,
                 metrics=metrics,
-                spend=self._units.spend,
             )
         limits = QuotaConfig(
             per_minute=settings.answer_quota_per_minute,
@@ -258,7 +253,7 @@ class GoogleDocsService:
 
     async def status(self) -> list[ServerStatus]:
         wire = self._wire
-        dk = self._rest_status(wire) if isinstance(wire, RestWire) else self._status(self._dk)
+        dk = wire.status(self.calls) if isinstance(wire, RestWire) else self._status(self._dk)
         if self.pay_configured:
             return list(await asyncio.gather(dk, self._status(self._pay)))
         # Pay takes OAuth only: without it nothing is worth a round trip to Google
@@ -305,22 +300,6 @@ class GoogleDocsService:
             answer = answer.model_copy(update={"reuse": "shared"})
         # each asker sees their own wording (keys ignore case, spacing and filler words)
         return answer if answer.query == query else answer.model_copy(update={"query": query})
-
-    async def _rest_status(self, wire: RestWire) -> ServerStatus:
-        """REST: one page's metadata (GET, BASIC view) proves key, API and route without a
-        unit of the scarce search quota; a 404 naming the page is an answer too."""
-        url, tools = wire.url, tuple(JOBS.values())
-        try:
-            await self.calls.run(wire.server, wire.probe)
-        except NotFound:
-            pass
-        except GdocsError as exc:
-            return ServerStatus(
-                server="developer_knowledge", url=url, ok=False, detail=str(exc), error=exc
-            )
-        return ServerStatus(
-            server="developer_knowledge", url=url, ok=True, tools=tools, detail="REST v1"
-        )
 
     async def _status(self, client: McpClient) -> ServerStatus:
         server, url = client.server.key, client.url

@@ -49,8 +49,6 @@ class StreamReply(Progress):
     _progress_msg: render.Message | None = None
     #: steps showing a search's first pages, which their closing update takes away
     _early: set[str] = field(default_factory=set)
-    #: one task update at a time: early pages never land after their step's close
-    _tasks_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     client: AsyncWebClient = field(init=False)
     channel: str = field(init=False)
     user: str | None = field(init=False)
@@ -135,29 +133,28 @@ class StreamReply(Progress):
         return step
 
     async def close_step(self, step: Step, status: str) -> None:
-        async with self._tasks_lock:
-            if step.closed or not await self._wanted():  # after Stop, nothing more is sent
-                return
-            step.closed = True
-            # plain text: task_chunk escapes it
-            chunk = render.task_chunk(step.task_id, step.title, status, output=step.output)
-            # the answer replaces the early pages: its Sources list names the pages it cites,
-            # once (docs/presentation.md). A Slack that takes no empty list keeps them.
-            early = step.task_id in self._early and self._state == "open"
-            if not (early and await self._append_or_refused(chunk | {"sources": []})):
-                await self._send([chunk])
+        if step.closed or not await self._wanted():  # after Stop, nothing more is sent
+            return
+        step.closed = True
+        # plain text: task_chunk escapes it
+        chunk = render.task_chunk(step.task_id, step.title, status, output=step.output)
+        # the answer replaces the early pages: its Sources list names the pages it cites,
+        # once (docs/presentation.md). A Slack that takes no empty list keeps them.
+        early = step.task_id in self._early and self._state == "open"
+        if not (early and await self._append_or_refused(chunk | {"sources": []})):
+            await self._send([chunk])
 
     async def show_sources(self, step: Step, hits: Sequence[SearchHit]) -> None:
         """A search's first pages as the open step's chips, until the answer replaces them;
-        never in the way of the answer (no stream, a closed step, a refusal: nothing)."""
+        never in the way of the answer (no stream, a closed step, a refusal: nothing). The
+        docs service calls it before `ask` returns, so before the step can close."""
         pages = [(h.uri, render.page_title(h.title)) for h in hits[:EARLY_SOURCES]]
         try:
-            async with self._tasks_lock:
-                if step.closed or self._state != "open" or not await self._wanted():
-                    return
-                chunk = render.task_chunk(step.task_id, step.title, "in_progress", sources=pages)
-                if "sources" in chunk and await self._append_or_refused(chunk):
-                    self._early.add(step.task_id)
+            if step.closed or self._state != "open" or not await self._wanted():
+                return
+            chunk = render.task_chunk(step.task_id, step.title, "in_progress", sources=pages)
+            if "sources" in chunk and await self._append_or_refused(chunk):
+                self._early.add(step.task_id)
         except Exception as exc:  # noqa: BLE001 -- early pages must never cost the answer
             logger.info("early sources not shown: %s", type(exc).__name__)
 

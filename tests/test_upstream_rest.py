@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -304,3 +305,26 @@ async def test_the_early_search_never_takes_the_last_search_units_of_the_minute(
 
 async def _ignore(hits: tuple[SearchHit, ...]) -> None:
     pass
+
+
+async def test_int64_as_a_string_offsets_and_unknown_fields_are_read(
+    rest: FakeDeveloperKnowledgeRest,
+) -> None:
+    """proto3 JSON sends int64 as a string and times with any offset; fields the bot does
+    not know (Google adds them) are ignored, never a failure."""
+    doc = {
+        "name": RULES,
+        "uri": "https://firebase.google.com/docs/rules",
+        "title": "Security Rules",
+        "updateTime": "2026-10-12T10:30:00.123456+02:00",
+        "contentLengthBytes": "123456789012",
+        "newField": {"x": 1},
+    }
+    chunk = {"parent": RULES, "content": "Rules.", "document": doc, "relevanceScore": 0.9}
+    body = json.dumps({"results": [chunk], "nextPageToken": "t", "extra": True}).encode()
+    rest.faults.append(Fault(status=200, body=body, tool="searchDocumentChunks"))
+    async with service_for(settings_for(rest=rest)) as service:
+        (hit,) = (await service.search("rules")).hits
+    assert hit.size == 123456789012
+    assert hit.updated == datetime(2026, 10, 12, 8, 30, 0, 123456, tzinfo=UTC)
+    assert hit.updated.tzinfo == UTC

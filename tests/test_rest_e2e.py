@@ -162,8 +162,8 @@ async def test_a_streamed_answer_shows_the_searchs_pages_before_the_answer_arriv
     rest: FakeDeveloperKnowledgeRest,
 ) -> None:
     """answerQuery held upstream in a Firebase channel: the stream's step already shows the
-    (Firebase) pages the search found, with no answer text yet; the answer then streams and
-    its Sources list names the pages it cites."""
+    (Firebase) pages the search found, with no answer text yet; the answer then streams,
+    says it is Firebase docs only, and its Sources list names the pages it cites."""
     rest.answer_gate = threading.Event()
     async with rest_bot(rest, stream_answers=True) as bot:
         await bot.command("channel products firebase", channel="C1")
@@ -183,6 +183,7 @@ async def test_a_streamed_answer_shows_the_searchs_pages_before_the_answer_arriv
         assert [uri(AUTH), uri(RULES)] == [url for url, _ in chips(before[0])]
         assert [] == chips(stream.task_view()["step-1"])
         assert "Firebase Auth" in "\n".join(sources_list(stream.final_blocks or []))
+        assert "Firebase docs only" in texts(stream.blocks())[0]
         assert stream.text()
         assert [] == bot.fake.invalid_payloads
 

@@ -10,6 +10,7 @@ import json
 import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,7 @@ from bot.errors import AuthError, InvalidInput, NotFound, Unavailable
 from bot.models import Citation, SearchHit
 from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest, RestAnswer
 from tests.fakes.mcp_servers import Fault, google_error
+from tests.fakes.oauth_token import FakeTokenServer
 from tests.fakes.quota import QuotaEnforcer
 from tests.fakes.upstream import service_for, settings_for
 
@@ -328,3 +330,27 @@ async def test_int64_as_a_string_offsets_and_unknown_fields_are_read(
     assert hit.size == 123456789012
     assert hit.updated == datetime(2026, 10, 12, 8, 30, 0, 123456, tzinfo=UTC)
     assert hit.updated.tzinfo == UTC
+
+
+async def test_without_a_key_rest_calls_carry_the_oauth_token_and_quota_project(
+    rest: FakeDeveloperKnowledgeRest, tmp_path: Path
+) -> None:
+    tokens = FakeTokenServer().start()
+    tokens.tokens.append("dk-token")
+    rest.api_key, rest.bearer = None, "dk-token"
+    settings = settings_for(
+        rest=rest,
+        google_api_key=None,
+        google_application_credentials=tokens.service_account_file(tmp_path),
+        google_cloud_project="test-project",
+    )
+    try:
+        async with service_for(settings) as service:
+            found = await service.search("rules")
+    finally:
+        tokens.stop()
+    assert found.hits
+    (request,) = rest.requests
+    assert request.headers["authorization"] == "Bearer dk-token"
+    assert request.headers["x-goog-user-project"] == "test-project"
+    assert "x-goog-api-key" not in request.headers

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Mapping
 from typing import TypeVar
 from urllib.parse import unquote, urlsplit
 
@@ -132,9 +133,7 @@ class DocumentFetcher:
             query=query, kind="search", hits=hits, fallback=fallback, tool=tool, scope=scope
         )
 
-    async def _titled(
-        self, refs: dict[str, WireChunk] | dict[str, WireRef]
-    ) -> list[tuple[str, str, str]]:
+    async def _titled(self, refs: Mapping[str, WireRef]) -> list[tuple[str, str, str]]:
         """(name, URI, title) of each page: as the wire gave them (REST), else the title
         fetched, or made from the URI when unknown."""
         titles = await self.titles([n for n, ref in refs.items() if not ref.title])

@@ -26,7 +26,7 @@ TITLE = KeyFamily("title:", "document titles", "CACHE_DOCUMENT_TTL_SECONDS")
 #: the shared single flight's claim (bot/store/_flight.py)
 LOCK = KeyFamily("lock:", "who is computing an answer now", "MCP_TIMEOUT_SECONDS")
 #: answer_query's ledger (bot/quota)
-QUOTA = KeyFamily("quota:", "answer_query calls; Google's pause", "as said")
+QUOTA = KeyFamily("quota:", "answer_query calls, search units; Google's pause", "as said")
 #: how the last calls to each server went, for the Home tab (bot/upstream/_calls.py)
 UPSTREAM = KeyFamily("upstream:", "the last 5 calls' outcomes per server", "1 hour")
 

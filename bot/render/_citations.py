@@ -177,9 +177,9 @@ class _Layout:
             stop -= 1
         if stop <= first:
             return False
-        if text[stop - 1] in _WIDE_STOPS:
+        if text[stop - 1] in _WIDE_STOPS and stop == at:
             return not _joins(text[at])
-        if text[stop - 1] not in _STOPS or text[at] not in " \t":
+        if text[stop - 1] not in _STOPS | _WIDE_STOPS or text[at] not in " \t":
             return False
         if text[stop - 1] != ".":
             return True

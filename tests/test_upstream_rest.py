@@ -16,6 +16,7 @@ import pytest
 
 from bot.errors import AuthError, InvalidInput, NotFound, Unavailable
 from bot.models import Citation, SearchHit
+from bot.store import MemoryStore
 from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest, RestAnswer
 from tests.fakes.mcp_servers import Fault, google_error
 from tests.fakes.oauth_token import FakeTokenServer
@@ -354,3 +355,16 @@ async def test_without_a_key_rest_calls_carry_the_oauth_token_and_quota_project(
     assert request.headers["authorization"] == "Bearer dk-token"
     assert request.headers["x-goog-user-project"] == "test-project"
     assert "x-goog-api-key" not in request.headers
+
+
+async def test_replicas_share_the_minutes_search_units(rest: FakeDeveloperKnowledgeRest) -> None:
+    """One replica's searches count on another's: with 5 a minute, after four units spent
+    elsewhere this replica's question goes without its early search."""
+    store = MemoryStore()
+    settings = settings_for(rest=rest, verify_answers=False, search_quota_per_minute=5)
+    async with service_for(settings, store=store) as other:
+        for query in ("buckets", "rules", "users", "guard"):
+            await other.search(query)
+    async with service_for(settings, store=store) as service:
+        await service.ask("how do I sign in users?", on_sources=_ignore)
+    assert len(rest.requests_for("searchDocumentChunks")) == 4

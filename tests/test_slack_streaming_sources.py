@@ -148,3 +148,23 @@ async def test_an_answer_that_is_not_streamed_runs_no_early_search(
         assert 1 == len(rest_server.requests_for("answerQuery"))
         assert [] == rest_server.requests_for("searchDocumentChunks")
         assert [] == bot.fake.calls_to("chat.startStream")
+
+
+async def test_early_pages_slack_refuses_cost_the_answer_nothing(
+    rest_server: FakeDeveloperKnowledgeRest,
+) -> None:
+    """Slack refuses the step's update with the pages (`invalid_chunks`): the stream is
+    still open, so the answer streams into it and stops as always; no chips, no update."""
+    rest_server.answer_gate = threading.Event()
+    async with rest_bot(rest_server, stream_answers=True) as bot:
+        bot.fake.fail("chat.appendStream", "invalid_chunks")
+        await bot.mention(QUESTION, ts="1710000000.000400")
+        early = await early_view(bot, rest_server)
+        await bot.finished(1)
+        stream = only_stream(bot.fake)
+        step = stream.task_view()["step-1"]
+
+        assert ([], [], "complete") == (chips(early["step"]), chips(step), step["status"])
+        assert stream.text()
+        assert (False, "active") == (stream.open, stream.session_status)
+        assert [] == bot.fake.calls_to("chat.update")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from bot.channels import ChannelSettings
+from bot.report import collect
 from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import API_KEY, ASKER, SlackBot, running_bot
@@ -204,11 +205,16 @@ async def test_on_mcp_a_channels_stored_products_are_said_not_to_apply(
         assert "Firebase docs only" not in head
 
 
-async def test_a_scoped_question_shows_its_products_on_home(
+async def test_a_scoped_question_is_kept_with_its_products_for_home_and_the_report(
     rest_server: FakeDeveloperKnowledgeRest,
 ) -> None:
+    """Home's recent questions keep the products; the report counts the question under
+    them (by names, nothing of the asker or the text); an unscoped one adds no counter."""
     async with rest_bot(rest_server) as bot:
         await bot.command(f"in:firebase {QUESTION}")
-        await bot.finished(1)
+        await bot.command("how do I sign users out of my app?")
+        await bot.finished(2)
         recent = await bot.deps.recent.of(ASKER)
-        assert [("firebase.google.com",)] == [a.scope for a in recent]
+        assert [(), ("firebase.google.com",)] == [a.scope for a in recent]
+        counters = (await collect(bot.deps.store)).counters
+        assert [("scope:firebase", 1)] == [(n, c) for _, n, c in counters if "scope" in n]

@@ -218,3 +218,22 @@ async def test_a_scoped_question_is_kept_with_its_products_for_home_and_the_repo
         assert [(), ("firebase.google.com",)] == [a.scope for a in recent]
         counters = (await collect(bot.deps.store)).counters
         assert [("scope:firebase", 1)] == [(n, c) for _, n, c in counters if "scope" in n]
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "in:firebase doc https://firebase.google.com/docs/auth",
+        "in:firebase pay google wallet passes",
+    ],
+)
+async def test_a_page_or_pay_asked_with_in_is_told_they_are_not_limited(
+    rest_server: FakeDeveloperKnowledgeRest, typed: str
+) -> None:
+    async with rest_bot(rest_server) as bot:
+        sent = await bot.command(typed)
+        await bot.finished(1)
+        assert "`in:` limits questions and searches, not whole pages or Pay's docs" in told(
+            bot, sent.key
+        )
+        assert [] == rest_server.requests

@@ -18,7 +18,6 @@ from bot.render._channels import render_scope_refused as render_scope_refused
 from bot.render._channels import scope_line as scope_line
 from bot.render._channels import scope_note as scope_note
 from bot.render._channels import scope_refusal as scope_refusal
-from bot.render._channels import scope_words as scope_words
 from bot.render._citations import marker_places as marker_places
 from bot.render._citations import with_markers as with_markers
 from bot.render._documents import ACTION_NEXT_PAGE as ACTION_NEXT_PAGE

@@ -65,11 +65,6 @@ class RecentQuestion:
     scope: tuple[str, ...] = ()
 
 
-def scope_words_in(scope: tuple[str, ...]) -> str:
-    """How a question names `scope` (`in:firebase,android`): the words it would type."""
-    return "in:" + ",".join(names(scope))
-
-
 @dataclass(frozen=True)
 class Upstream:
     """How the last calls to Google's documentation servers went, on any replica."""
@@ -288,7 +283,7 @@ def _recent_row(asked: RecentQuestion, view: HomeInput) -> str:
     shown = escape_truncated(one_line(asked.text), 200, at_word=True)
     about = [_when(asked.asked_at, view.now, view.viewer_tz)]
     about += [_KIND_WORDS[asked.kind]] if asked.kind in _KIND_WORDS else []
-    about += [escape(scope_words_in(asked.scope))] if asked.scope else []
+    about += [escape("in:" + ",".join(names(asked.scope)))] if asked.scope else []  # as typed
     about += ["private"] if asked.private else []
     about += [":warning: not answered"] if asked.failed else []
     return f"“{shown}”\n_{' · '.join(about)}_"

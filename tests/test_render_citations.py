@@ -55,6 +55,12 @@ def marked(text: str, *spans: tuple[tuple[int, int], tuple[int, ...]]) -> str:
         ("A list:\n- first item\n- second.", "first", "A list:\n- first item[1]\n- second."),
         ("Use `a.b() c` now. Done.", "a.b", "Use `a.b() c` now.[1] Done."),
         ("Run `gcloud run deploy`", "deploy", "Run `gcloud run deploy`[1]"),
+        ("Run `cd dir. ls` now. Ok.", "Run", "Run `cd dir. ls` now.[1] Ok."),
+        (
+            "[Read this. Then](https://x.dev/a) go. Ok.",
+            "Read",
+            "[Read this. Then](https://x.dev/a) go.[1] Ok.",
+        ),
         (
             "See [the page.](https://x.dev/a.b) here. Ok.",
             "the",

@@ -338,8 +338,11 @@ def test_settings_show_the_products_and_whether_they_apply(apply: bool, shown: s
     assert "Products" not in str(unscoped)
 
 
-def test_the_usage_names_channel_products() -> None:
-    assert "`/gdocs channel products firebase android…|all`" in render_channel_usage()["text"]
+def test_the_usage_names_channel_products_where_they_can_apply() -> None:
+    """On REST only: the MCP backend's usage stays as it was."""
+    words = "`/gdocs channel products firebase android…|all` — limit answers here"
+    assert words in render_channel_usage(products=True)["text"]
+    assert "products" not in render_channel_usage()["text"]
 
 
 def test_the_mcp_refusal_of_channel_products_names_the_setting_in_one_line() -> None:

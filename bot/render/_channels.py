@@ -112,7 +112,8 @@ def render_scope_refused(
     return text_message(f"{text} Nothing was changed." if channel else text)
 
 
-def render_channel_usage(command: str = "/gdocs") -> Message:
+def render_channel_usage(command: str = "/gdocs", *, products: bool = False) -> Message:
+    """`products`: the REST backend, where a channel can be limited to products."""
     lines = [
         f"`{command} channel` — show this channel's settings",
         f"`{command} channel auto` — answer every question asked here, in its thread",
@@ -120,9 +121,9 @@ def render_channel_usage(command: str = "/gdocs") -> Message:
         f"`{command} channel private on|off` — answers here go to the asker alone",
         f"`{command} channel followups asker|anyone|off|default` — whose follow-ups in "
         "my threads I answer without a mention",
-        f"`{command} channel products firebase android…|all` — limit answers here to "
-        "products (`all`: every product)",
     ]
+    if products:
+        lines.append(f"`{command} channel products firebase android…|all` — limit answers here")
     text = "Channel settings:\n" + "\n".join(lines)
     return {"text": text, "blocks": [section(text)]}
 

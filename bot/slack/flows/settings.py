@@ -41,7 +41,9 @@ class ChannelCommand:
         channel, user = reply.channel, reply.user
         request = parse_channel_request(words)
         if isinstance(request, ChannelUsage):
-            await reply.notify_asker(render.render_channel_usage(command))
+            await reply.notify_asker(
+                render.render_channel_usage(command, products=self.backend == "rest")
+            )
             return Outcome(route="channel", outcome="help")
         if isinstance(request, UnknownProducts):
             await reply.notify_asker(render.render_scope_refused(request.error, channel=True))

@@ -175,6 +175,7 @@ class Answers:
                 tz=tz,
                 now=self.clock(),
                 channel_scope=route.channel_scope,
+                file_chars=self.pages.settings.doc_file_threshold_chars,
             )
             await self.feedback.keep_answer(record(None))  # its 👍 / 👎, its shared copy's
             await answer_privately(self.private, reply, body, route.query, answer_id)
@@ -191,6 +192,7 @@ class Answers:
             feedback_id=answer_id,
             about=about,
             channel_scope=route.channel_scope,
+            file_chars=self.pages.settings.doc_file_threshold_chars,
         )
         msg: render.Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
         reply.progress.stage(render.streamed_answer(result, parts))

@@ -21,6 +21,7 @@ from bot.render import (
     render_unfurl,
     streamed_answer,
 )
+from tests.render_strategies import citations, page_sizes, updated_times
 from tests.test_render_support import assert_valid_message, document_pages
 
 HOST = "docs.cloud.google.com"
@@ -58,11 +59,28 @@ def pages(draw: st.DrawFn) -> list[tuple[int, str, str | None, str]]:
     return out
 
 
-def _answer(kind: str, cited: list[tuple[int, str, str | None, str]], text: str) -> Answer:
+def _answer(
+    kind: str,
+    cited: list[tuple[int, str, str | None, str]],
+    text: str,
+    data: st.DataObject | None = None,
+) -> Answer:
+    """The answer or results; with `data`, as REST gives them (issue 41): each page's date
+    and size, and cited spans over the text."""
+    rest = [
+        (data.draw(updated_times), data.draw(page_sizes)) if data else (None, None) for _ in cited
+    ]
     if kind == "answer":
-        refs = tuple(Reference(name=n or "x", uri=u, title=t) for _, u, n, t in cited)
-        return Answer(query="q", kind="answer", text=text, references=refs)
-    hits = tuple(SearchHit(title=t, uri=u, snippet=text, name=n) for _, u, n, t in cited)
+        refs = tuple(
+            Reference(name=n or "x", uri=u, title=t, updated=when, size=size)
+            for (_, u, n, t), (when, size) in zip(cited, rest, strict=True)
+        )
+        spans = data.draw(citations(text, len(refs))) if data else ()
+        return Answer(query="q", kind="answer", text=text, references=refs, citations=spans)
+    hits = tuple(
+        SearchHit(title=t, uri=u, snippet=text, name=n, updated=when, size=size)
+        for (_, u, n, t), (when, size) in zip(cited, rest, strict=True)
+    )
     return Answer(query="q", kind=kind, hits=hits)  # type: ignore[arg-type]
 
 
@@ -101,16 +119,22 @@ def _final_texts(
 
 
 @FAST
-@given(st.sampled_from(["answer", "search", "pay"]), pages(), UNTRUSTED, ASKERS)
+@given(st.sampled_from(["answer", "search", "pay"]), pages(), UNTRUSTED, ASKERS, st.data())
 def test_no_cited_page_is_named_twice_in_a_final_message(
-    kind: str, cited: list[tuple[int, str, str | None, str]], text: str, asker: str | None
+    kind: str,
+    cited: list[tuple[int, str, str | None, str]],
+    text: str,
+    asker: str | None,
+    data: st.DataObject,
 ) -> None:
     """Posted or streamed, answer or results: each page's title shows once (in Sources or
-    the result list), never again in a button, menu or line; a page cited twice, once."""
-    answer = _answer(kind, cited, text)
+    the result list), never again in a button, menu or line; a page cited twice, once —
+    with REST's dates, sizes and citation markers too (its date once, after its title)."""
+    answer = _answer(kind, cited, text, data if data.draw(st.booleans()) else None)
     assert_valid_message(render_answer(answer, asker=asker, feedback_id="a1"))
     for texts in _final_texts(answer, asker):
         seen = "\n".join(texts)
+        assert seen.count(" · updated ") <= len({i for i, *_ in cited})
         for i in {i for i, *_ in cited}:
             assert seen.count(_token(i)) <= 1, (_token(i), seen)
         if kind == "answer" and len(cited) <= 5:  # a short Sources list is never cut
@@ -118,13 +142,18 @@ def test_no_cited_page_is_named_twice_in_a_final_message(
 
 
 @FAST
-@given(st.sampled_from(["answer", "search"]), pages(), UNTRUSTED, ASKERS)
+@given(st.sampled_from(["answer", "search"]), pages(), UNTRUSTED, ASKERS, st.data())
 def test_untrusted_text_is_escaped_once_and_pings_nobody(
-    kind: str, cited: list[tuple[int, str, str | None, str]], text: str, asker: str | None
+    kind: str,
+    cited: list[tuple[int, str, str | None, str]],
+    text: str,
+    asker: str | None,
+    data: st.DataObject,
 ) -> None:
     """No `&amp;amp;` (escaped twice) and no raw `<!` in any mrkdwn or markdown text,
-    whatever the titles, snippets and answer say (plain_text shows `<!` as typed)."""
-    answer = _answer(kind, cited, text)
+    whatever the titles, snippets and answer say (plain_text shows `<!` as typed), citation
+    markers among them."""
+    answer = _answer(kind, cited, text, data if data.draw(st.booleans()) else None)
     for texts in _final_texts(answer, asker, kinds=("mrkdwn",)):
         for shown in texts:
             assert "&amp;amp;" not in shown, shown

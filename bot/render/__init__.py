@@ -19,6 +19,7 @@ from bot.render._channels import scope_line as scope_line
 from bot.render._channels import scope_note as scope_note
 from bot.render._channels import scope_refusal as scope_refusal
 from bot.render._citations import marker_places as marker_places
+from bot.render._citations import updated_words as updated_words
 from bot.render._citations import with_markers as with_markers
 from bot.render._documents import ACTION_NEXT_PAGE as ACTION_NEXT_PAGE
 from bot.render._documents import ACTION_SHOW_DOC_MORE as ACTION_SHOW_DOC_MORE
@@ -32,7 +33,6 @@ from bot.render._documents import page_title as page_title
 from bot.render._documents import render_document_file_intro as render_document_file_intro
 from bot.render._documents import render_document_page as render_document_page
 from bot.render._documents import render_unfurl as render_unfurl
-from bot.render._documents import updated_words as updated_words
 from bot.render._errors import decode_try_again as decode_try_again
 from bot.render._errors import error_sentence as error_sentence
 from bot.render._errors import status_detail as status_detail

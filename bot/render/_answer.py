@@ -9,8 +9,8 @@ from typing import NamedTuple, TypedDict, Unpack
 from bot.errors import ErrorCode, GdocsError
 from bot.models import Answer, Reference, Scope, SearchHit
 from bot.render._channels import scope_note
-from bot.render._citations import cited_text
-from bot.render._documents import FILE_CHARS, page_title, show_doc_actions, updated_words
+from bot.render._citations import cited_text, updated_words
+from bot.render._documents import FILE_CHARS, page_title, show_doc_actions
 from bot.render._errors import error_sentence, passing_trouble, try_again_value
 from bot.render._feedback import feedback_block_for
 from bot.render._inline import plain_text

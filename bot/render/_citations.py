@@ -1,7 +1,8 @@
-"""Inline citation markers (REST answers): each cited span gets its Sources number, `[1]`, at
-the end of the span's sentence — never inside code, a table, a link, a word or an emoji, never
-a new line (the verify marks anchor on lines). Google counts spans in UTF-8 bytes of the
-answer; a str counts characters, so every offset is converted first."""
+"""What a REST answer tells of its pages: when each last changed, and inline citation
+markers. Each cited span gets its Sources number, `[1]`, at the end of the span's sentence:
+never inside code, a table, a link, a word or an emoji, and never a new line (the verify
+marks anchor on lines). Google counts spans in UTF-8 bytes, a str in characters: every
+offset is converted first."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from itertools import accumulate
 
 from bot.models import Answer, Citation, Reference, SearchHit
@@ -36,6 +38,16 @@ _UNDERLINE_RE = re.compile(r" {0,3}(?:=+|-+)[ \t]*")
 Place = tuple[int, tuple[int, ...]]
 #: (number, the listed page's address) → the marker's text on one surface
 Marker = Callable[[int, str], str]
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def updated_words(updated: datetime | None) -> str | None:
+    """ "updated 12 Oct 2026": the UTC day a page last changed (REST's `updateTime`; no
+    guessing at the page's own zone, no locale); None when not known (MCP)."""
+    if updated is None:
+        return None
+    day = updated.astimezone(UTC) if updated.tzinfo else updated
+    return f"updated {day.day} {_MONTHS[day.month - 1]} {day.year}"
 
 
 def _utf8_len(char: str) -> int:

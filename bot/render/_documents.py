@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -85,23 +84,14 @@ def page_title(title: str, limit: int = 300) -> str:
     return truncate(_BAR_RE.sub(" · ", flat).strip(" ·"), limit)
 
 
-_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 #: what `Settings.doc_file_threshold_chars` is unless set: a longer page comes as a file
 FILE_CHARS = 20_000
 
 
-def updated_words(updated: datetime | None) -> str | None:
-    """ "updated 12 Oct 2026": the day a page last changed, as its UTC date (no time zone
-    guessing for a page); None when not known."""
-    if updated is None:
-        return None
-    day = updated.astimezone(UTC) if updated.tzinfo else updated
-    return f"updated {day.day} {_MONTHS[day.month - 1]} {day.year}"
-
-
 def _file_words(size: int | None, file_chars: int) -> str:
-    """ " (file, 48 KB)" when a page of `size` bytes will come as a file: more bytes than
-    the threshold's characters (a character is at least a byte)."""
+    """ " (file, 48 KB)" when a page of `size` bytes will come as a file. Bytes are compared
+    with the threshold's characters: exact for the corpus's mostly ASCII pages (a page in
+    CJK may still come as pages; one within the threshold never comes as a file)."""
     if size is None or size <= file_chars:
         return ""
     amount = f"{size / 1e6:.1f} MB" if size >= 999_500 else f"{round(size / 1000)} KB"

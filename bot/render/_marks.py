@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 from bot.models import Answer, Document, Reference, SearchHit, SnippetCheck, Verification
 from bot.render._channels import scope_line
-from bot.render._citations import cited_text
-from bot.render._documents import updated_words
+from bot.render._citations import cited_text, updated_words
 from bot.render._inline import plain_text
 from bot.render._notices import fallback_note
 from bot.render._quota import at_time, in_about

@@ -9,7 +9,7 @@ from typing import NamedTuple, TypedDict, Unpack
 from bot.errors import ErrorCode, GdocsError
 from bot.models import Answer, Reference, Scope, SearchHit
 from bot.render._channels import scope_note
-from bot.render._citations import cited_text, updated_words
+from bot.render._citations import cited_text, dated
 from bot.render._documents import FILE_CHARS, page_title, show_doc_actions
 from bot.render._errors import error_sentence, passing_trouble, try_again_value
 from bot.render._feedback import feedback_block_for
@@ -85,18 +85,12 @@ def _cited(answer: Answer) -> list[Reference | SearchHit]:
     return list(pages.values())
 
 
-def _updated(page: Reference | SearchHit) -> str:
-    """ " · updated 12 Oct 2026" after a page's title, when its last change is known."""
-    words = updated_words(page.updated)
-    return f" · {words}" if words else ""
-
-
 def _sources(pages: list[Reference | SearchHit]) -> tuple[Block | None, int]:
     """The Sources list, and how many pages it names (the rest: "…and 3 more")."""
     lines: list[str] = []
     for number, page in enumerate(pages, start=1):
         # untitled: the address
-        line = f"{number}. {link(page.uri, page_title(page.title))}{_updated(page)}"
+        line = f"{number}. {link(page.uri, page_title(page.title))}{dated(page)}"
         if len("\n".join(["*Sources*", *lines, line])) > SECTION_CHARS - 40:
             lines.append(f"…and {len(pages) - number + 1} more")
             return section("\n".join(["*Sources*", *lines])), number - 1
@@ -120,7 +114,7 @@ def _source_marker(number: int, uri: str) -> str:
 
 
 def _hit_block(number: int, hit: SearchHit) -> Block:
-    head = f"*{number}. {link(hit.uri, page_title(hit.title)) or 'Untitled page'}*{_updated(hit)}"
+    head = f"*{number}. {link(hit.uri, page_title(hit.title)) or 'Untitled page'}*{dated(hit)}"
     snippet = _plain_summary(hit.snippet, _SHOWN_CHARS)
     text = f"{head}\n{snippet}" if snippet else head
     return section(text if len(text) <= SECTION_CHARS else head)

@@ -50,6 +50,12 @@ def updated_words(updated: datetime | None) -> str | None:
     return f"updated {day.day} {_MONTHS[day.month - 1]} {day.year}"
 
 
+def dated(page: Reference | SearchHit) -> str:
+    """ " · updated 12 Oct 2026", said once after a page's title; "" when not known."""
+    words = updated_words(page.updated)
+    return f" · {words}" if words else ""
+
+
 def _utf8_len(char: str) -> int:
     code = ord(char)
     return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4

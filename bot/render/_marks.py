@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 from bot.models import Answer, Document, Reference, SearchHit, SnippetCheck, Verification
 from bot.render._channels import scope_line
-from bot.render._citations import cited_text, updated_words
+from bot.render._citations import cited_text, dated
 from bot.render._inline import plain_text
 from bot.render._notices import fallback_note
 from bot.render._quota import at_time, in_about
@@ -185,8 +185,7 @@ def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
             parts.append(f"> {summary}")
         if answer.references:
             sources = [
-                f"{i}. [{r.title}]({r.uri}){_updated(r)}"
-                for i, r in enumerate(answer.references, 1)
+                f"{i}. [{r.title}]({r.uri}){dated(r)}" for i, r in enumerate(answer.references, 1)
             ]
             parts.append("Sources:\n" + "\n".join(sources))
     elif answer.hits:
@@ -194,11 +193,6 @@ def answer_markdown(answer: Answer, *, now: datetime | None = None) -> str:
     else:
         parts.append(f"No results for “{answer.query}”.")
     return "\n\n".join(parts)
-
-
-def _updated(page: Reference | SearchHit) -> str:
-    words = updated_words(page.updated)
-    return f" · {words}" if words else ""
 
 
 def _marked_text(answer: Answer) -> str:
@@ -213,7 +207,7 @@ def _marked_text(answer: Answer) -> str:
 
 def _hit(number: int, hit: SearchHit) -> str:
     snippet = f"\n   {hit.snippet}" if hit.snippet else ""
-    return f"{number}. **{hit.title}**{_updated(hit)}\n   {hit.uri}{snippet}"
+    return f"{number}. **{hit.title}**{dated(hit)}\n   {hit.uri}{snippet}"
 
 
 def documents_markdown(documents: Sequence[Document]) -> str:

@@ -155,8 +155,8 @@ def streamed_answer(answer: Answer, parts: AnswerParts) -> StreamedAnswer:
         whole = parts.head + parts.body + parts.tail
         return StreamedAnswer((), {"text": parts.text, "blocks": whole})
     chunks: list[dict[str, Any]] = [{"type": "blocks", "blocks": parts.head}] if parts.head else []
-    text = cited_text(answer, listed_pages(answer), _marker)
-    for piece, lines in marked_pieces(text, answer.verification, answer.references):
+    marked = cited_text(answer, listed_pages(answer), _marker)
+    for piece, lines in marked_pieces(marked, answer.verification, answer.references):
         for text in _split(escape(_MD_LINK_RE.sub(_safe_link, piece)).strip()):
             chunks.append({"type": "markdown_text", "text": text})
         if lines:

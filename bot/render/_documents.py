@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from bot.errors import InvalidInput
 from bot.models import Document
 from bot.names import is_valid_name
+from bot.products import BY_HOST
 from bot.render._convert import ATX_RE
 from bot.render._inline import plain_text
 from bot.render._markdown import cut_source, markdown_to_blocks
@@ -46,31 +47,25 @@ ACTION_NEXT_PAGE = "doc_next_page"
 MAX_PAGE = 10_000
 #: "Show full doc" buttons before the rest go into a menu (an overflow holds 5 options)
 _MAX_BUTTONS = 5
-#: the hosts the Developer Knowledge corpus covers (shared/reference/google-mcp.md)
-_CORPUS = (
-    "developer.android.com firebase.google.com docs.cloud.google.com cloud.google.com "
-    "developer.chrome.com web.dev go.dev dart.dev docs.flutter.dev developers.google.com "
-    "ai.google.dev tensorflow.org fuchsia.dev genkit.dev adk.dev geminicli.com "
-    "antigravity.google docs.apigee.com developers.home.google.com "
-    "mapsplatform.google.com knowledge.workspace.google.com"
-)
-CORPUS_HOSTS = frozenset(_CORPUS.split())
+#: what the control's elements may add up to, well within one message
+_ACTIONS_CHARS = 3000
+#: the hosts the Developer Knowledge corpus covers: every product's sites
+CORPUS_HOSTS = frozenset(BY_HOST)
 DESCRIPTION_CHARS = 300
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _BAR_RE = re.compile(r"\s*\|\s*")
 
 
 def decode_page_value(value: str) -> tuple[str, int]:
-    if not isinstance(value, str) or len(value) > MAX_BUTTON_VALUE_CHARS:
-        raise InvalidInput(forged("button"))
+    """`(name, page)` from exactly what `next_page_actions` writes, else InvalidInput."""
+    short = isinstance(value, str) and len(value) <= MAX_BUTTON_VALUE_CHARS
     try:
-        data = json.loads(value)
+        data = json.loads(value) if short else None
     except (ValueError, RecursionError):
-        raise InvalidInput(forged("button")) from None
-    if not isinstance(data, dict) or set(data) != {"n", "p"}:
-        raise InvalidInput(forged("button"))
-    name, page = data["n"], data["p"]
-    if not isinstance(name, str) or not is_valid_name(name):
+        data = None
+    whole = isinstance(data, dict) and set(data) == {"n", "p"}
+    name, page = (data["n"], data["p"]) if whole else (None, None)
+    if not (isinstance(name, str) and is_valid_name(name)):
         raise InvalidInput(forged("button"))
     if type(page) is not int or not 1 <= page <= MAX_PAGE:
         raise InvalidInput(forged("button"))
@@ -88,14 +83,14 @@ def page_title(title: str, limit: int = 300) -> str:
 FILE_CHARS = 20_000
 
 
-def _file_words(size: int | None, file_chars: int) -> str:
-    """ " (file, 48 KB)" when a page of `size` bytes will come as a file. Bytes are compared
-    with the threshold's characters: exact for the corpus's mostly ASCII pages (a page in
-    CJK may still come as pages; one within the threshold never comes as a file)."""
+def _show_words(number: int, size: int | None, file_chars: int) -> str:
+    """ "Show full doc 2", with " (file, 48 KB)" when a page of `size` bytes will come as a
+    file. Bytes are compared with the threshold's characters: exact for the corpus's mostly
+    ASCII pages (a page in CJK may still come as pages; one within it never as a file)."""
     if size is None or size <= file_chars:
-        return ""
+        return f"Show full doc {number}"
     amount = f"{size / 1e6:.1f} MB" if size >= 999_500 else f"{round(size / 1000)} KB"
-    return f" (file, {amount})"
+    return f"Show full doc {number} (file, {amount})"
 
 
 #: (its number in the Sources list, document name, title, size in bytes when known)
@@ -108,17 +103,14 @@ def _buttons_first(valid: list[CitedPage]) -> tuple[list[CitedPage], list[CitedP
         return valid, []
     long_names = [page for page in valid if len(page[1]) > MAX_OPTION_VALUE_CHARS]
     chosen = {page[1] for page in long_names[:_MAX_BUTTONS]}
-    for page in valid:
-        if len(chosen) >= _MAX_BUTTONS:
-            break
-        chosen.add(page[1])
+    for page in valid:  # then the first others, in the Sources' order
+        if len(chosen) < _MAX_BUTTONS:
+            chosen.add(page[1])
     rest = [p for p in valid if p[1] not in chosen and len(p[1]) <= MAX_OPTION_VALUE_CHARS]
     return [page for page in valid if page[1] in chosen], rest[:100]
 
 
-def show_doc_actions(
-    pages: list[CitedPage], *, max_chars: int = 3000, file_chars: int = FILE_CHARS
-) -> Block | None:
+def show_doc_actions(pages: list[CitedPage], *, file_chars: int = FILE_CHARS) -> Block | None:
     """ONE control for the numbered pages that can be fetched: `Show full doc 1`, `Show full
     doc 2 (file, 48 KB)`… (five buttons, the rest in a menu; a lone `2` read as unclear in the
     playground). Titles stay in the Sources list above."""
@@ -131,16 +123,16 @@ def show_doc_actions(
     as_buttons, rest = _buttons_first(list(valid.values()))
     elements: list[Block] = []
     for number, name, title, size in as_buttons:
-        shown = f"Show full doc {number}{_file_words(size, file_chars)}"
+        shown = _show_words(number, size, file_chars)
         element = button(shown, f"{ACTION_SHOW_DOC_PREFIX}{number}", name)
         said = f"{shown}: {page_title(title)}".rstrip(": ")
         elements.append(element | {"accessibility_label": truncate(said, 75)})
-    while len(elements) > 1 and blocks_chars(elements) > max_chars:
+    while len(elements) > 1 and blocks_chars(elements) > _ACTIONS_CHARS:
         elements.pop()  # only with absurdly long names
     options: list[Block] = []
-    room = max_chars - blocks_chars(elements) - 120
+    room = _ACTIONS_CHARS - blocks_chars(elements) - 120
     for number, name, _, size in rest:
-        shown = f"Show full doc {number}{_file_words(size, file_chars)}"
+        shown = _show_words(number, size, file_chars)
         candidate = {"text": plain_text_object(shown, 75), "value": name}
         if blocks_chars([*options, candidate]) > room:
             break
@@ -239,7 +231,7 @@ def _source_line(doc: Document, asker: str | None) -> Block:
 
 def _asked(asker: str | None) -> str:
     """Who asked for the page, said in a channel (`asker` None: a DM)."""
-    who = mention(asker) if asker else ""
+    who = mention(asker or "")
     return f" · {who} asked for this page" if who else ""
 
 
@@ -276,10 +268,8 @@ def render_document_page(
 def render_document_file_intro(doc: Document, asker: str | None = None) -> Message:
     """The message with a document uploaded as a file: title, link, first section."""
     title = doc_title(doc)
-    # the rest of a long first section is never converted
-    intro_md, _ = cut_source(
-        _without_title_heading(first_section(doc.content), title), 4 * _INTRO_CHARS
-    )
+    intro = _without_title_heading(first_section(doc.content), title)
+    intro_md, _ = cut_source(intro, 4 * _INTRO_CHARS)  # the rest is never converted
     blocks: list[Block] = [header(title), _source_line(doc, asker)]
     shown = 0
     for block in markdown_to_blocks(intro_md, max_chars=SECTION_CHARS, base_url=doc.uri)[:6]:
@@ -299,13 +289,11 @@ def document_file(doc: Document) -> tuple[str, str]:
     last = doc.name.rstrip("/").rsplit("/", 1)[-1]
     last = re.sub(r"\.(?:html?|md|markdown)$", "", last, flags=re.IGNORECASE)
     stem = _FILENAME_RE.sub("-", last).strip(".-_")[:100].strip(".-_")
-    title = doc_title(doc)
-    content = doc.content
-    first, _, rest = content.lstrip().partition("\n")
+    first, _, rest = doc.content.lstrip().partition("\n")
     heading = ATX_RE.match(first)
     if heading and heading.group("marks") == "#":
         head, body = first.rstrip("\r"), rest.lstrip("\r\n")  # the document names itself already
     else:
-        head, body = f"# {title}", content
+        head, body = f"# {doc_title(doc)}", doc.content
     text = f"{head}\n\nSource: {doc.uri}\n\n{body}"
     return f"{stem or 'document'}.md", text if text.endswith("\n") else text + "\n"

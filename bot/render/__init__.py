@@ -58,7 +58,6 @@ from bot.render._home import RecentQuestion as RecentQuestion
 from bot.render._home import Upstream as Upstream
 from bot.render._home import decode_ask_again as decode_ask_again
 from bot.render._home import render_home as render_home
-from bot.render._home import render_week_report as render_week_report
 from bot.render._inline import inline_mrkdwn as inline_mrkdwn
 from bot.render._inline import plain_text as plain_text
 from bot.render._markdown import markdown_to_blocks as markdown_to_blocks
@@ -103,3 +102,4 @@ from bot.render._text import escape as escape
 from bot.render._text import is_http_url as is_http_url
 from bot.render._text import link as link
 from bot.render._text import mention as mention
+from bot.render._week import render_week_report as render_week_report

@@ -60,7 +60,7 @@ def decode_page_value(value: str) -> tuple[str, int]:
     """`(name, page)` from exactly what `next_page_actions` writes, else InvalidInput."""
     short = isinstance(value, str) and len(value) <= MAX_BUTTON_VALUE_CHARS
     try:
-        data = json.loads(value) if short else None
+        data: Any = json.loads(value) if short else None
     except (ValueError, RecursionError):
         data = None
     whole = isinstance(data, dict) and set(data) == {"n", "p"}

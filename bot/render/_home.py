@@ -1,4 +1,4 @@
-"""The Home tab (the viewer's channels are in _channels.py) and the week's report for admins;
+"""The Home tab (the viewer's channels are in _channels.py, the admins' week in _week.py);
 plain values in, no clock."""
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from bot.render._quota import at_time, quota_words, viewer_zone
 from bot.render._text import (
     MAX_BUTTON_VALUE_CHARS,
     Block,
-    Message,
     button,
     context,
     divider,
@@ -28,6 +27,7 @@ from bot.render._text import (
     safe_command,
     section,
 )
+from bot.render._week import week_blocks
 from bot.text import one_line, truncate
 
 if TYPE_CHECKING:
@@ -101,47 +101,6 @@ class HomeInput:
     default_followups: Followups = "asker"
     #: shown to workspace admins only
     week: Report | None = None
-
-
-def _week_lines(week: Report) -> tuple[str, str]:
-    t = week.total
-    share = f"{round(100 * t.generated / t.questions)} %" if t.questions else "–"
-    figures = (
-        f"*{t.questions}* questions · *{share}* got a generated answer · "
-        f"{t.search_only} search results only · {t.unanswered} no answer"
-    )
-    if week.by_product:  # the products questions were limited to, if any was
-        shown = " · ".join(f"{escape(p)} {n}" for p, n in week.by_product.items())
-        figures += f"\n*By product:* {shown}"
-    if not week.gaps:
-        return figures, "*Top gaps:* none this week."
-    gaps = "\n".join(
-        f"{i}. {escape_truncated(g.topic, 80, at_word=True)} ({g.count}×)"
-        for i, g in enumerate(week.gaps[:3], start=1)
-    )
-    return figures, f"*Top gaps* (search only, no hit, 👎, unverified commands)\n{gaps}"
-
-
-def _week_blocks(week: Report, command: str) -> list[Block]:
-    figures, gaps = _week_lines(week)
-    about = (
-        f"{week.since} to {week.until}, Pacific days. Only admins see this. "
-        f"`{command} report` posts it to you; `gdocs-bot report --format html` has it all."
-    )
-    return [header("This week"), section(figures), section(gaps), context(about), divider()]
-
-
-def render_week_report(week: Report) -> Message:
-    """The private reply to `/gdocs report`."""
-    figures, gaps = _week_lines(week)
-    blocks = [
-        section(f"*This week* ({week.since} to {week.until}, Pacific days)"),
-        section(figures),
-        section(gaps),
-        context("The whole picture: `gdocs-bot report --format html` where the bot runs."),
-    ]
-    text = f"This week ({week.since} to {week.until}): {week.total.questions} questions"
-    return {"text": text, "blocks": blocks}
 
 
 @dataclass(frozen=True)
@@ -275,10 +234,6 @@ def _upstream(view: HomeInput) -> str:
     )
 
 
-def _status(view: HomeInput) -> list[Block]:
-    return [section(_quota(view)), section(_upstream(view)), divider()]
-
-
 def _recent_row(asked: RecentQuestion, view: HomeInput) -> str:
     shown = escape_truncated(one_line(asked.text), 200, at_word=True)
     about = [_when(asked.asked_at, view.now, view.viewer_tz)]
@@ -308,7 +263,8 @@ def render_home(view: HomeInput) -> dict[str, Any]:
     """The Home tab view: `{"type": "home", "blocks": [...]}`, at most 100 blocks."""
     command = safe_command(view.command)
     channels = channel_blocks(view.channels, view.default_followups)
-    week = _week_blocks(view.week, command) if view.week else []
-    blocks = [*_about(command), *_status(view), *week]
+    week = week_blocks(view.week, command) if view.week else []
+    status = [section(_quota(view)), section(_upstream(view)), divider()]
+    blocks = [*_about(command), *status, *week]
     blocks += [*channels, divider()] if channels else []
     return {"type": "home", "blocks": [*blocks, *_recent(view)][:100]}

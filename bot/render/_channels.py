@@ -22,6 +22,8 @@ from bot.render._text import (
 )
 
 MAX_HOME_CHANNELS = 10
+#: why a limit to products is not applied, said the same on every surface
+NEEDS_REST = "needs the bot's REST setting (DEVELOPER_KNOWLEDGE_API=rest)"
 
 _FOLLOWUP_WORDS: dict[Followups, str] = {
     "asker": "from the person who asked first",
@@ -56,7 +58,7 @@ def _describe(settings: ChannelSettings, default_followups: Followups, fixed_aut
     policy = settings.followups or default_followups
     origin = "" if settings.followups else " (the bot's default)"
     followups = f"*Follow-ups without a mention:* {_FOLLOWUP_WORDS[policy]}{origin}"
-    products = f"\n*Products:* {scope_words(settings.products)} docs only"
+    products = f"\n*Products:* {scope_line(settings.products, from_channel=False)}"
     return f"{mode}\n{private}\n{followups}" + (products if settings.products else "")
 
 
@@ -82,7 +84,7 @@ def scope_note(applied: Scope, channel: Scope, command: str = "/gdocs") -> str |
     if channel:
         return (
             f"Answered from all products: this channel's limit to {scope_words(channel)} "
-            "needs the bot's REST setting (DEVELOPER_KNOWLEDGE_API=rest)."
+            f"{NEEDS_REST}."
         )
     return None
 
@@ -103,10 +105,7 @@ def render_scope_refused(
     if isinstance(why, ScopeError):
         text = scope_refusal(why)
     elif why == "needs_rest":
-        text = (
-            "Limiting a channel to products needs the bot's REST setting "
-            "(DEVELOPER_KNOWLEDGE_API=rest): ask whoever runs the bot."
-        )
+        text = f"Limiting a channel to products {NEEDS_REST}: ask whoever runs the bot."
     else:
         text = "`in:` limits questions and searches, not whole pages or Pay's docs: ask without it."
     return text_message(f"{text} Nothing was changed." if channel else text)
@@ -141,7 +140,7 @@ def render_channel_settings(
     False on the MCP backend, which cannot limit answers to the stored products."""
     lines = _describe(settings, default_followups, fixed_auto)
     if settings.products and not products_apply:
-        lines += " — not applied: that needs the bot's REST setting (DEVELOPER_KNOWLEDGE_API=rest)"
+        lines += f" — not applied: that {NEEDS_REST}"
     title = f"Settings in {_channel_ref(channel)}"
     blocks = [
         section(f"*{title}*\n{lines}"),

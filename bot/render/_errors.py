@@ -16,6 +16,7 @@ from bot.errors import (
     ServerKey,
 )
 from bot.models import ServerStatus
+from bot.render._channels import NEEDS_REST
 from bot.render._notices import forged
 from bot.render._text import MAX_BUTTON_VALUE_CHARS
 from bot.text import one_line, truncate
@@ -55,8 +56,7 @@ _SENTENCES: dict[Reason, str | Callable[[str, ErrorFacts], str]] = {
         "Not a language code: use a BCP-47 tag such as it-IT, not {f.user_text!r}."
     ),
     Reason.SCOPE_NEEDS_REST: (
-        "Limiting answers to products needs the bot's REST setting "
-        "(DEVELOPER_KNOWLEDGE_API=rest): ask whoever runs the bot."
+        f"Limiting answers to products {NEEDS_REST}: ask whoever runs the bot."
     ),
     Reason.NOT_A_PAGE: (
         "That is not a documentation page: give a URL like "

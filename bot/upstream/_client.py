@@ -5,11 +5,9 @@ ours is retried in it, any other refusal switches to the 2025 lifecycle (initial
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import logging
-import time
 from collections.abc import AsyncIterator, Callable
 from functools import partial
 from typing import Any
@@ -18,11 +16,12 @@ import httpx
 
 import bot
 from bot.errors import GdocsError
+from bot.models import ServerStatus
 from bot.observability.metrics import Metrics
 from bot.settings import Settings
 from bot.text import one_line
 from bot.upstream._auth import Auth
-from bot.upstream._calls import retrying
+from bot.upstream._calls import UpstreamCalls
 from bot.upstream._errors import (
     ListToolsOutput,
     ServerContext,
@@ -30,6 +29,7 @@ from bot.upstream._errors import (
     ToolInfo,
     VersionRefused,
 )
+from bot.upstream._http import ERROR_BODY_LIMIT, HttpFace, read_limited
 
 logger = logging.getLogger(__name__)
 
@@ -37,22 +37,12 @@ MODERN_VERSIONS = ("2026-07-28",)
 LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 _META = "io.modelcontextprotocol/"
 _CLIENT_INFO = {"name": "gdocs-bot", "version": bot.__version__}
-_USER_AGENT = f"gdocs-bot/{bot.__version__}"
-_ERROR_BODY_LIMIT = 64 * 1024
 _Obj = dict[str, Any]
 
 
-async def read_limited(response: httpx.Response, limit: int) -> bytes:
-    """The body's first `limit` bytes (and one more, if there is more)."""
-    buffer = bytearray()
-    async for chunk in response.aiter_bytes():
-        buffer += chunk
-        if len(buffer) > limit:
-            break
-    return bytes(buffer[: limit + 1])
+class McpClient(HttpFace):
+    """A server's MCP tools at `url`, over the face's HTTP (credentials, limits, retries)."""
 
-
-class McpClient:
     def __init__(
         self,
         server: ServerContext,
@@ -65,20 +55,19 @@ class McpClient:
         backoff_cap: float = 8.0,
         metrics: Metrics | None = None,
     ) -> None:
-        self.server = server
+        super().__init__(
+            server,
+            http,
+            auth,
+            settings,
+            backoff_base=backoff_base,
+            backoff_cap=backoff_cap,
+            metrics=metrics,
+        )
         self.url = url
-        self._http = http
-        self._auth = auth
-        self._limit = settings.mcp_max_response_bytes
-        self._retries = settings.mcp_max_retries
-        self._backoff = (backoff_base, backoff_cap)
-        self._metrics = metrics or Metrics()
-        self._semaphore = asyncio.Semaphore(settings.mcp_max_concurrency)
         self._ids = itertools.count(1)
         #: the revision spoken (None until known); in the 2025 lifecycle, with `_session`
         self.protocol_version: str | None = None
-        #: when the server last answered (time.monotonic()), even if to refuse
-        self.answered_at: float | None = None
         self._legacy = False
         self._session: str | None = None
         self._init_lock = asyncio.Lock()
@@ -88,16 +77,11 @@ class McpClient:
     async def call_tool(self, name: str, arguments: _Obj) -> Any:
         """A tool's structured output, or the typed error its result reports (measured)."""
         params = {"name": name, "arguments": arguments}
-        started, outcome = time.perf_counter(), "cancelled"
-        try:
-            payload = self._payload(await self._request("tools/call", params, name), name)
-            outcome = "ok"
-            return payload
-        except GdocsError as exc:
-            outcome = exc.code.value
-            raise
-        finally:
-            self._metrics.upstream(self.server.key, name, outcome, time.perf_counter() - started)
+
+        async def call() -> Any:
+            return self._payload(await self._request("tools/call", params, name), name)
+
+        return await self._measured(name, call())
 
     async def list_tools(self, *, refresh: bool = False) -> list[ToolInfo]:
         """tools/list's first page (Google's servers list a handful), kept unless `refresh`."""
@@ -109,8 +93,7 @@ class McpClient:
 
     async def _request(self, method: str, params: _Obj, tool: str) -> _Obj:
         """The result of one request, tried again (with backoff) while it fails transiently."""
-        attempt = partial(self._attempt, method, params, tool)
-        return await retrying(self.server, self._retries, self._backoff, attempt)
+        return await self._retrying(partial(self._attempt, method, params, tool))
 
     async def _attempt(self, method: str, params: _Obj, tool: str) -> _Obj:
         async with self._semaphore:
@@ -158,8 +141,8 @@ class McpClient:
                 raise self.server.protocol(f"it offers protocol version {str(version)[:20]!r}")
             session = headers.get("mcp-session-id") or None
             notice = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-            async with self._post(notice, await self._headers(session, version)) as response:
-                raw = await self._read(response, _ERROR_BODY_LIMIT)
+            async with self._post(notice, await self._mcp_headers(session, version)) as response:
+                raw = await read_limited(response, ERROR_BODY_LIMIT)
                 if not response.is_success:
                     raise self.server.from_http(response.status_code, raw, tool="initialize")
             self.protocol_version, self._session = version, session
@@ -172,7 +155,7 @@ class McpClient:
         the session expired); its result and the response headers, or a typed error."""
         request_id, tool = next(self._ids), tool or method
         session = None if modern else self._session
-        headers = await self._headers(session, modern or self.protocol_version)
+        headers = await self._mcp_headers(session, modern or self.protocol_version)
         if modern:
             headers["Mcp-Method"] = method
             if method == "tools/call":
@@ -182,7 +165,7 @@ class McpClient:
         body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         async with self._post(body, headers) as response:
             if not response.is_success:
-                raw, status = await self._read(response, _ERROR_BODY_LIMIT), response.status_code
+                raw, status = await read_limited(response, ERROR_BODY_LIMIT), response.status_code
                 if status == 404 and retry and session:
                     raise SessionExpired()
                 wait = response.headers.get("retry-after")
@@ -195,27 +178,16 @@ class McpClient:
             raise self.server.protocol("a response without a result")
         return result, response.headers
 
-    async def _headers(self, session: str | None, version: str | None) -> dict[str, str]:
-        headers = {"Accept": "application/json, text/event-stream", "User-Agent": _USER_AGENT}
-        headers.update(await self._auth.headers())
+    async def _mcp_headers(self, session: str | None, version: str | None) -> dict[str, str]:
+        headers = await self._headers("application/json, text/event-stream")
         if version:
             headers["MCP-Protocol-Version"] = version
         if session:
             headers["Mcp-Session-Id"] = session
         return headers
 
-    @contextlib.asynccontextmanager
-    async def _post(self, body: _Obj, headers: dict[str, str]) -> AsyncIterator[httpx.Response]:
-        """The streamed response, with transport failures (also mid-body) as typed errors."""
-        try:
-            async with self._http().stream("POST", self.url, json=body, headers=headers) as reply:
-                if reply.status_code < 500:  # it answered, even if to refuse: it is up
-                    self.answered_at = time.monotonic()
-                yield reply
-        except httpx.HTTPError as exc:
-            raise self.server.from_transport(exc) from None
-
-    _read = staticmethod(read_limited)
+    def _post(self, body: _Obj, headers: dict[str, str]) -> Any:
+        return self._stream("POST", self.url, json=body, headers=headers)
 
     async def _message(self, response: httpx.Response, request_id: int) -> _Obj:
         """The JSON-RPC response to `request_id`, from a JSON body or an event stream."""
@@ -230,7 +202,7 @@ class McpClient:
             raise self.server.protocol("the event stream ended before the answer")
         if kind != "application/json" and not kind.endswith("+json"):
             raise self.server.protocol(f"content type {one_line(kind, 60) or 'missing'}")
-        body = await self._read(response, self._limit)
+        body = await read_limited(response, self._limit)
         if len(body) > self._limit:
             raise self._too_large()
         if (message := self._pick(body, request_id)) is None:
@@ -287,5 +259,12 @@ class McpClient:
         except ValueError:
             raise self.server.protocol(f"{tool} returned text that is not JSON") from None
 
-    def _too_large(self) -> Exception:
-        return self.server.protocol(f"the answer is larger than {self._limit:,} bytes")
+    async def status(self, calls: UpstreamCalls) -> ServerStatus:
+        """Whether the server lists its tools now (a fresh tools/list), and which."""
+        server, url = self.server.key, self.url
+        try:
+            listed = await calls.run(self.server, partial(self.list_tools, refresh=True))
+        except GdocsError as exc:
+            return ServerStatus(server=server, url=url, ok=False, detail=str(exc), error=exc)
+        tools, detail = tuple(sorted(t.name for t in listed)), f"MCP {self.protocol_version}"
+        return ServerStatus(server=server, url=url, ok=True, tools=tools, detail=detail)

@@ -80,9 +80,6 @@ class DocumentFetcher:
         self._flight = flight
         self._ttl = ttl
 
-    async def tools(self) -> dict[str, str | None]:
-        return await self._wire.jobs()
-
     async def get(self, names: list[str]) -> dict[str, Document]:
         """Documents by name (valid, unique), from the store or fetched."""
         found = await self._kept(keys.DOC, _DOCUMENT, "document", names)
@@ -117,7 +114,7 @@ class DocumentFetcher:
     async def search(
         self, query: str, fallback: Fallback | None = None, scope: Scope = ()
     ) -> Answer:
-        tool = (await self.tools())["search"] or "search_documents"
+        tool = (await self._wire.jobs())["search"] or "search_documents"
         chunks: dict[str, WireChunk] = {}
         for chunk in await self._wire.search(tool, query, filter_for(scope)):
             name = name_for(chunk.name)
@@ -190,7 +187,8 @@ class DocumentFetcher:
         return set().union(*halves)
 
     async def _fetch(self, names: list[str]) -> dict[str, Document]:
-        tools, wire = await self.tools(), self._wire
+        wire = self._wire
+        tools = await wire.jobs()
         if (many := tools["get_many"]) is not None:
             step = MAX_NAMES_PER_CALL
             batches = [names[i : i + step] for i in range(0, len(names), step)]

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from bot import keys
 from bot.errors import GdocsError
-from bot.models import Answer
+from bot.models import Answer, SearchHit
 from bot.service import OnSources
 from bot.store import Store, StoreError
 
@@ -53,13 +53,16 @@ class SearchUnits:
 
 
 async def with_early_sources(
-    answering: Awaitable[Answer], searching: Awaitable[Answer], on_sources: OnSources
+    answering: Awaitable[Answer],
+    search: Callable[[], Awaitable[Answer]],
+    units: SearchUnits,
+    on_sources: OnSources,
 ) -> Answer:
     """The answer; the search's pages go to `on_sources` first if they come before it. The
     search never fails nor delays the answer: its failure is logged, and when the answer comes
     first the wait for it ends (its single flight still finishes into the cache)."""
     answer = asyncio.ensure_future(answering)
-    early = asyncio.ensure_future(searching)
+    early = asyncio.ensure_future(_early_hits(search, units))
     try:
         done, _ = await asyncio.wait({answer, early}, return_when=asyncio.FIRST_COMPLETED)
         if early in done and not answer.done():
@@ -74,9 +77,17 @@ async def with_early_sources(
             early.exception()  # retrieved: a failed early search is no error of the answer
 
 
-async def _show(early: asyncio.Future[Answer], on_sources: OnSources) -> None:
+async def _early_hits(
+    search: Callable[[], Awaitable[Answer]], units: SearchUnits
+) -> tuple[SearchHit, ...]:
+    """One search unit more, spent only while the minute has room (the search is cached, so
+    a quota fallback reuses it)."""
+    return (await search()).hits if await units.room() else ()
+
+
+async def _show(early: asyncio.Future[tuple[SearchHit, ...]], on_sources: OnSources) -> None:
     try:
-        hits = early.result().hits
+        hits = early.result()
     except GdocsError as exc:
         logger.info("early sources unavailable: %s", type(exc).__name__)
         return

@@ -12,7 +12,8 @@ from typing import Protocol
 from pydantic import field_validator
 
 from bot.errors import ErrorFacts, NotFound, Reason
-from bot.models import Citation
+from bot.models import Citation, ServerStatus
+from bot.upstream._calls import UpstreamCalls
 from bot.upstream._client import McpClient
 from bot.upstream._errors import Output, ServerContext
 
@@ -60,6 +61,9 @@ class Wire(Protocol):
     @property
     def answered_at(self) -> float | None:
         """When the server last answered (time.monotonic()), even if to refuse."""
+
+    async def status(self, calls: UpstreamCalls) -> ServerStatus:
+        """Whether the server answers now, and what it offers."""
 
     async def jobs(self) -> dict[str, str | None]:
         """The call doing each job (search, get_many, get_one, answer); None: there is none."""
@@ -135,6 +139,9 @@ class McpWire:
     @property
     def answered_at(self) -> float | None:
         return self.client.answered_at
+
+    async def status(self, calls: UpstreamCalls) -> ServerStatus:
+        return await self.client.status(calls)
 
     async def jobs(self) -> dict[str, str | None]:
         return find_tools([t.name for t in await self.client.list_tools()])

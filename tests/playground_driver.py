@@ -2,7 +2,8 @@
 `scripts/screenshots` (which refreshes docs/screenshots/).
 
 The playground runs as a real subprocess (`python -m bot playground --port 0`) against the
-loopback MCP fakes of tests/fakes, with nothing else reachable; Chromium is the system's
+loopback fakes of tests/fakes (the MCP server, or with `rest=True` the REST face and a cited
+answer), with nothing else reachable; Chromium is the system's
 (Debian's chromium or chromium-headless-shell), driven by Playwright's Python package with
 `executable_path`, so no browser is downloaded. Every wait is for something on the page."""
 
@@ -14,10 +15,12 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tests.fakes.bot_process import BotProcess
+from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest, RestAnswer
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 
 API_KEY = "test-key"
@@ -56,6 +59,54 @@ def docs_server() -> FakeDeveloperKnowledge:
     return server
 
 
+#: the question of the cited REST answer, asked in a channel set to `products cloud`
+CITED_QUESTION = "How do I create a bucket in Zürich?"
+LOCATIONS = "documents/docs.cloud.google.com/storage/docs/locations"
+#: Google's answer: accents, an em dash and an emoji before the cited spans, so that a marker
+#: placed by characters rather than UTF-8 bytes would land mid-word
+CITED_TEXT = (
+    "Für Zürich — 🇨🇭 — create the bucket with "
+    "`gcloud storage buckets create gs://BUCKET_NAME --location=europe-west6`. "
+    "The location europe-west6 is Zürich; it cannot be changed once the bucket exists."
+)
+
+
+def _byte_span(text: str, part: str) -> tuple[int, int]:
+    """`part`'s place in `text` in UTF-8 bytes, as Google's citations count."""
+    start = len(text[: text.index(part)].encode())
+    return start, start + len(part.encode())
+
+
+def cited_answer() -> RestAnswer:
+    """Two sentences, each cited to its page: the buckets page, then the (large) locations."""
+    first = _byte_span(CITED_TEXT, "create the bucket with")
+    second = _byte_span(CITED_TEXT, "The location europe-west6 is Zürich")
+    return RestAnswer(CITED_TEXT, [(*first, [0]), (*second, [1])], [BUCKETS, LOCATIONS])
+
+
+def rest_docs_server() -> FakeDeveloperKnowledgeRest:
+    """Developer Knowledge's REST face (started) with two dated pages, one large enough to
+    come as a file on Show full doc, and the cited answer to CITED_QUESTION."""
+    server = FakeDeveloperKnowledgeRest()
+    server.api_key = API_KEY
+    server.add_document(
+        BUCKETS,
+        "Create buckets | Cloud Storage",
+        "# Create buckets\n\nTo create a bucket, run:\n\n"
+        "```sh\ngcloud storage buckets create gs://BUCKET_NAME --location=US\n```",
+        update_time=datetime(2026, 11, 3, 17, 5, tzinfo=UTC),
+    )
+    rows = "".join(f"| europe-west{n} | region {n} |\n" for n in range(1, 13))
+    server.add_document(
+        LOCATIONS,
+        "Bucket locations | Cloud Storage",
+        "# Bucket locations\n\n| Location | Zürich |\n| --- | --- |\n" + rows * 120,
+        update_time=datetime(2026, 9, 21, 9, 0, tzinfo=UTC),
+    )
+    server.answers[CITED_QUESTION] = cited_answer()
+    return server.start()
+
+
 def fail_every_call(server: FakeDeveloperKnowledge, times: int = 20) -> None:
     """The next `times` calls answer Google's HTTP 500."""
     body = b'{"error": {"code": 500, "message": "internal", "status": "INTERNAL"}}'
@@ -71,7 +122,7 @@ class Playground:
 
     page: Any  # playwright.sync_api.Page
     process: BotProcess
-    docs: FakeDeveloperKnowledge
+    docs: Any  # FakeDeveloperKnowledge, or FakeDeveloperKnowledgeRest with `rest=True`
 
     @property
     def log(self) -> Any:
@@ -106,14 +157,21 @@ class Playground:
 
 
 @contextmanager
-def playground(workdir: Path, **env: str) -> Iterator[Playground]:
-    """The docs fake, the playground on a free port and a headless Chromium page on it."""
+def playground(workdir: Path, *, rest: bool = False, **env: str) -> Iterator[Playground]:
+    """The docs fake (MCP, or the REST face with `rest`), the playground on a free port and a
+    headless Chromium page on it."""
     from playwright.sync_api import sync_playwright
 
     browser_path = chromium()
     assert browser_path is not None, "no chromium on PATH"
-    docs = docs_server()
-    settings = {"GOOGLE_API_KEY": API_KEY, "DEVELOPER_KNOWLEDGE_MCP_URL": docs.url, **env}
+    docs: FakeDeveloperKnowledge | FakeDeveloperKnowledgeRest
+    if rest:
+        docs = rest_docs_server()
+        backend = {"DEVELOPER_KNOWLEDGE_API": "rest", "DEVELOPER_KNOWLEDGE_REST_URL": docs.url}
+    else:
+        docs = docs_server()
+        backend = {"DEVELOPER_KNOWLEDGE_MCP_URL": docs.url}
+    settings = {"GOOGLE_API_KEY": API_KEY, **backend, **env}
     process = BotProcess(settings, workdir, "playground", "--port", "0")
     try:
         port = process.wait_listening()

@@ -1,7 +1,8 @@
 """docs/screenshots/: each reply kind as the playground draws it (run by `scripts/screenshots`).
 
-The playground runs against tests/fakes' loopback MCP servers with canned answers, so nothing
-reaches Google; each shot waits for what it shows to be on the page, never for a time."""
+The playground runs against tests/fakes' loopback MCP servers with canned answers, then against
+the loopback REST face for the cited answer, so nothing reaches Google; each shot waits for what
+it shows to be on the page, never for a time."""
 
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ from typing import Any
 from playwright.sync_api import Error as PlaywrightError
 
 from bot.settings import Settings
-from tests.playground_driver import BUCKETS, Playground, chromium, fail_every_call, playground
+from tests.playground_driver import (
+    BUCKETS,
+    CITED_QUESTION,
+    Playground,
+    chromium,
+    fail_every_call,
+    playground,
+)
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 #: a command the cited page does not have (a misspelt flag): the answer gets a ⚠
@@ -56,17 +64,34 @@ def last_item(pg: Playground, has: str, asked: str) -> Any:
     return item
 
 
+def _shot(pg: Playground, path: Path, target: Any) -> Path:
+    try:
+        target.screenshot(path=str(path))
+    except PlaywrightError:  # redrawn while being taken (a late update): once more
+        pg.settled()
+        target.screenshot(path=str(path))
+    return path
+
+
+def ask_cited(pg: Playground) -> Any:
+    """On the REST face: the channel limited to Cloud docs, then the cited question by
+    mention; the conversation item of its streamed answer."""
+    pg.say("/gdocs channel products cloud")
+    pg.log.get_by_text("limited my answers here", exact=False).wait_for()
+    pg.say("@gdocs " + CITED_QUESTION)
+    return last_item(pg, ".thread .msg.bot .blocks", CITED_QUESTION)
+
+
+def take_rest(pg: Playground, out: Path) -> list[Path]:
+    """The pictures of the REST backend: an answer with markers, dates and its scope line."""
+    return [_shot(pg, out / "cited-answer.png", ask_cited(pg))]
+
+
 def take(pg: Playground, out: Path) -> list[Path]:
     shots: list[Path] = []
 
     def shot(name: str, target: Any) -> None:
-        path = out / name
-        try:
-            target.screenshot(path=str(path))
-        except PlaywrightError:  # redrawn while being taken (a late update): once more
-            pg.settled()
-            target.screenshot(path=str(path))
-        shots.append(path)
+        shots.append(_shot(pg, out / name, target))
 
     pg.docs.answers.update(CANNED)
     pg.say("@gdocs How do I create a Cloud Storage bucket?")
@@ -104,9 +129,10 @@ def main() -> int:
     for name in Settings.model_fields:  # the developer's own settings stay out of it
         os.environ.pop(name.upper(), None)
     OUT.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as work, playground(Path(work)) as pg:
-        for path in take(pg, OUT):
-            print(path.relative_to(OUT.parents[1]))
+    for rest, taking in ((False, take), (True, take_rest)):
+        with tempfile.TemporaryDirectory() as work, playground(Path(work), rest=rest) as pg:
+            for path in taking(pg, OUT):
+                print(path.relative_to(OUT.parents[1]))
     return 0
 
 

@@ -197,40 +197,49 @@ ANDROID_FIREBASE = ("developer.android.com", "firebase.google.com")
     [
         (
             "in:firebase how do I add sign-in?",
-            Route("answer", "how do I add sign-in?", scope=FIREBASE, own_scope=True),
+            Route("answer", "how do I add sign-in?", scope=FIREBASE, scope_from="question"),
         ),
         (
             "in:firebase,android how do I add sign-in?",
-            Route("answer", "how do I add sign-in?", scope=ANDROID_FIREBASE, own_scope=True),
+            Route("answer", "how do I add sign-in?", scope=ANDROID_FIREBASE, scope_from="question"),
         ),
         (
             "in:Firebase in:android crashlytics",
-            Route("search", "crashlytics", scope=ANDROID_FIREBASE, own_scope=True),
+            Route("search", "crashlytics", scope=ANDROID_FIREBASE, scope_from="question"),
         ),
         (
             "private in:firebase how do I add sign-in?",
-            Route("answer", "how do I add sign-in?", private=True, scope=FIREBASE, own_scope=True),
+            Route(
+                "answer",
+                "how do I add sign-in?",
+                private=True,
+                scope=FIREBASE,
+                scope_from="question",
+            ),
         ),
         (
             "in:firebase -p search auth",
-            Route("search", "auth", private=True, scope=FIREBASE, own_scope=True),
+            Route("search", "auth", private=True, scope=FIREBASE, scope_from="question"),
         ),
         (
             "search in:firebase auth",
-            Route("search", "auth", scope=FIREBASE, own_scope=True),
+            Route("search", "auth", scope=FIREBASE, scope_from="question"),
         ),
         # its own products keep a question on Google's docs, not Pay's
         (
             "in:firebase how do I save a pass to google wallet?",
             Route(
-                "answer", "how do I save a pass to google wallet?", scope=FIREBASE, own_scope=True
+                "answer",
+                "how do I save a pass to google wallet?",
+                scope=FIREBASE,
+                scope_from="question",
             ),
         ),
         (
             "in:all what is cloud run?",
-            Route("answer", "what is cloud run?", own_scope=True),
+            Route("answer", "what is cloud run?", scope_from="question"),
         ),
-        ("doc in:firebase x", Route("doc", "x", scope=FIREBASE, own_scope=True)),
+        ("doc in:firebase x", Route("doc", "x", scope=FIREBASE, scope_from="question")),
         # not an `in:` word: asked as typed
         ("how do I filter in: clauses?", Route("answer", "how do I filter in: clauses?")),
         ("what is in:firebase for?", Route("answer", "what is in:firebase for?")),
@@ -265,7 +274,7 @@ def test_a_scoped_follow_up_keeps_its_products_and_the_threads_question() -> Non
         "how do I deploy? — follow-up: what about it?",
         topic="how do I deploy?",
         scope=("go.dev",),
-        own_scope=True,
+        scope_from="question",
     )
     assert expected == Router(4, True).route_in_thread("in:go what about it?", "how do I deploy?")
 
@@ -276,9 +285,9 @@ def test_a_scoped_follow_up_keeps_its_products_and_the_threads_question() -> Non
         # the channel's products, said as the channel's
         (
             "how do I add sign-in?",
-            Route("answer", "how do I add sign-in?", scope=FIREBASE, channel_scope=FIREBASE),
+            Route("answer", "how do I add sign-in?", scope=FIREBASE, scope_from="channel"),
         ),
-        ("auth", Route("search", "auth", scope=FIREBASE, channel_scope=FIREBASE)),
+        ("auth", Route("search", "auth", scope=FIREBASE, scope_from="channel")),
         # the question's own win, `in:all` too
         (
             "in:android how do I add sign-in?",
@@ -286,10 +295,10 @@ def test_a_scoped_follow_up_keeps_its_products_and_the_threads_question() -> Non
                 "answer",
                 "how do I add sign-in?",
                 scope=("developer.android.com",),
-                own_scope=True,
+                scope_from="question",
             ),
         ),
-        ("in:all auth", Route("search", "auth", own_scope=True)),
+        ("in:all auth", Route("search", "auth", scope_from="question")),
         # Pay's docs and whole pages are not limited
         ("pay google wallet passes", Route("pay", "google wallet passes")),
         ("doc https://x", Route("doc", "https://x")),

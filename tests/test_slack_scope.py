@@ -132,6 +132,28 @@ async def test_a_questions_own_in_wins_over_the_channels_products(
         assert "change with" not in posted(bot)
 
 
+async def test_a_follow_up_keeps_the_products_its_threads_question_named(
+    rest_server: FakeDeveloperKnowledgeRest,
+) -> None:
+    """A thread started with `in:firebase …` (in a channel with no products) stays with
+    Firebase's pages on its follow-ups, unless one names its own."""
+    async with rest_bot(rest_server) as bot:
+        await bot.mention(f"in:firebase {QUESTION}")
+        await bot.finished(1)
+        root = bot.fake.calls_to("chat.postMessage")[-1].args["thread_ts"]
+        await bot.channel_message(
+            "and what about it on the web?", thread_ts=root, parent_user_id=ASKER
+        )
+        await bot.finished(2)
+        await bot.channel_message(
+            "in:all and what about it on iOS?", thread_ts=root, parent_user_id=ASKER
+        )
+        assert ["ok"] * 3 == [outcome for _, outcome in await bot.finished(3)]
+        assert [FIREBASE_FILTER, FIREBASE_FILTER, None] == [f for _, f in filters(rest_server)]
+        [_, follow_up, _] = bot.fake.calls_to("chat.postMessage")
+        assert "Firebase docs only" in json.dumps(follow_up.args["blocks"], ensure_ascii=False)
+
+
 async def test_an_unknown_product_is_refused_with_the_known_names_and_nothing_is_asked(
     rest_server: FakeDeveloperKnowledgeRest,
 ) -> None:

@@ -72,7 +72,7 @@ async def test_every_kind_of_state_stays_within_its_bound() -> None:
         return UserProfile(locale="en-US", tz="Europe/Rome")
 
     for i in range(50):
-        await threads.remember("C1", f"{i}.0", "q")
+        await threads.remember("C1", f"{i}.0", ThreadTopic("q"))
         await profiles.get(f"U{i}", fetch)
     assert [5, 5] == [store.count(n) for n in ("thread", "profile")]
 
@@ -133,11 +133,11 @@ async def test_thread_memory_remembers_per_thread_until_it_expires() -> None:
     """A thread's question is kept for follow-ups, then forgotten."""
     clock = FakeClock()
     memory = ThreadMemory(MemoryStore(clock=clock), 60)
-    await memory.remember("C1", "1.1", "how do buckets work?")
-    assert "how do buckets work?" == await memory.question("C1", "1.1")
-    assert await memory.question("C2", "1.1") is None
+    await memory.remember("C1", "1.1", ThreadTopic("how do buckets work?"))
+    assert ThreadTopic("how do buckets work?") == await memory.topic("C1", "1.1")
+    assert await memory.topic("C2", "1.1") is None
     clock.now += 61
-    assert await memory.question("C1", "1.1") is None
+    assert await memory.topic("C1", "1.1") is None
 
 
 async def test_thread_memory_keeps_the_first_asker_and_the_latest_question() -> None:
@@ -145,10 +145,9 @@ async def test_thread_memory_keeps_the_first_asker_and_the_latest_question() -> 
     record expires with its TTL."""
     clock = FakeClock()
     threads = ThreadMemory(MemoryStore(clock=clock), ttl_seconds=100)
-    await threads.remember("C1", "1.0", "how do I create a bucket?", asker="UASKER")
-    await threads.remember("C1", "1.0", "and in Go?", asker="UCOLLEAGUE")
+    await threads.remember("C1", "1.0", ThreadTopic("how do I create a bucket?", "UASKER"))
+    await threads.remember("C1", "1.0", ThreadTopic("and in Go?", "UCOLLEAGUE"))
     assert ThreadTopic("and in Go?", "UASKER") == await threads.topic("C1", "1.0")
-    assert "and in Go?" == await threads.question("C1", "1.0")
     clock.now += 101
     assert await threads.topic("C1", "1.0") is None
 

@@ -115,5 +115,4 @@ class SlackDeps:
 
     @cached_property
     def channel_command(self) -> ChannelCommand:
-        backend = self.service.backend
-        return ChannelCommand(self.channels, self.profiles, self.settings, backend=backend)
+        return ChannelCommand(self.channels, self.profiles, self.settings)

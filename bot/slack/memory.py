@@ -17,6 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import keys
 from bot.channels import ChannelSettings
+from bot.models import Scope
 from bot.slack import SLACK_CALL_FAILURES
 from bot.store import AdapterCodec, Op, Store, StoreError
 from bot.text import is_language_tag, one_line
@@ -134,6 +135,8 @@ def _is_zone_name(tz: str | None) -> bool:
 class ThreadTopic:
     question: str
     asker: str | None = None
+    #: the products its question named itself (`in:…`); None: it named none
+    scope: Scope | None = None
 
 
 _TOPIC = AdapterCodec(ThreadTopic)
@@ -150,21 +153,15 @@ class ThreadMemory:
     async def topic(self, channel: str, thread_ts: str) -> ThreadTopic | None:
         return await self._store.get(keys.THREAD.key(channel, thread_ts), _TOPIC)
 
-    async def question(self, channel: str, thread_ts: str) -> str | None:
-        found = await self.topic(channel, thread_ts)
-        return found.question if found is not None else None
-
-    async def remember(
-        self, channel: str, thread_ts: str, question: str, asker: str | None = None
-    ) -> None:
+    async def remember(self, channel: str, thread_ts: str, topic: ThreadTopic) -> None:
         """Record the thread's latest question; the first asker stays its asker."""
         earlier = await self.topic(channel, thread_ts)
-        first = earlier.asker if earlier is not None and earlier.asker else asker
-        await self._store.batch([self.op(channel, thread_ts, question, first)])
+        if earlier is not None and earlier.asker:
+            topic = replace(topic, asker=earlier.asker)
+        await self._store.batch([self.op(channel, thread_ts, topic)])
 
-    def op(self, channel: str, thread_ts: str, question: str, asker: str | None) -> Op:
-        """The write recording a new thread's question and asker, for a batch."""
-        topic = ThreadTopic(question, asker)
+    def op(self, channel: str, thread_ts: str, topic: ThreadTopic) -> Op:
+        """The write recording a new thread's topic, for a batch."""
         return Op.set(keys.THREAD.key(channel, thread_ts), topic, _TOPIC, self._ttl)
 
 
@@ -246,7 +243,7 @@ class Asked(BaseModel):
     #: it got an error instead of an answer
     failed: bool = False
     #: the products it was limited to (`in:…`, the channel's)
-    scope: tuple[str, ...] = ()
+    scope: Scope = ()
 
 
 _RECENT = AdapterCodec(list[Asked])
@@ -279,7 +276,7 @@ class RecentQuestions:
         kind: str | None = None,
         private: bool = False,
         failed: bool = False,
-        scope: tuple[str, ...] = (),
+        scope: Scope = (),
     ) -> None:
         """`question` first in `user`'s list (an earlier form of it moves up, not twice)."""
         text = one_line(question, MAX_RECENT_CHARS)

@@ -23,7 +23,13 @@ from bot.slack.flows.home import report_summary
 from bot.slack.flows.pages import FIRST_PAGE, Pages, render_off_loop
 from bot.slack.flows.routing import SCOPED_KINDS, Route, asked_words
 from bot.slack.flows.sharing import PrivateAnswers, answer_privately
-from bot.slack.memory import RateLimiter, RecentQuestions, ThreadMemory, UserProfiles
+from bot.slack.memory import (
+    RateLimiter,
+    RecentQuestions,
+    ThreadMemory,
+    ThreadTopic,
+    UserProfiles,
+)
 from bot.slack.work.worklog import Reply, Staged, TrackedReply
 from bot.store import Op, Store, StoreError
 from bot.verify import count_commands
@@ -196,17 +202,19 @@ class Answers:
         )
         msg: render.Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
         reply.progress.stage(render.streamed_answer(result, parts))
-        topic = route.topic or route.query
+        # what the thread is about, with the products its question named (`in:…`)
+        own_scope = route.scope if route.scope_from == "question" else None
+        topic = ThreadTopic(route.topic or route.query, reply.user, own_scope)
 
         def writes(ts: str | None) -> list[Op]:
             ops = [self.feedback.answer_op(record(ts))]
             if reply.channel and ts and not reply.thread_ts:  # a new thread: its root is ts
-                ops.append(self.threads.op(reply.channel, ts, topic, reply.user))
+                ops.append(self.threads.op(reply.channel, ts, topic))
             return ops + list(self.tally.ops(*counts))
 
         if reply.channel and reply.thread_ts:
             # remembered before the post: a follow-up sent the moment the answer shows finds it
-            await self.threads.remember(reply.channel, reply.thread_ts, topic, reply.user)
+            await self.threads.remember(reply.channel, reply.thread_ts, topic)
         staged = Staged(writes)
         if isinstance(reply, TrackedReply):  # in the work's "done" batch
             reply.staged = staged
@@ -288,7 +296,7 @@ def sent_scope(route: Route, backend: str) -> Scope:
     """The products asked of the docs service: a channel's are not applied on the MCP
     backend, which has no filter (the answer says so); a question's own `in:` is, and
     gets the backend's refusal there."""
-    return () if route.channel_scope and backend == "mcp" else route.scope
+    return () if route.scope_from == "channel" and backend == "mcp" else route.scope
 
 
 def answer_size(answer: Answer) -> int:

@@ -11,10 +11,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from bot.channels import ChannelSettings
+from bot.models import Scope
 from bot.products import ScopeError, scope_of
 from bot.text import clean_text
 
 RouteKind = Literal["help", "answer", "search", "pay", "doc", "quota", "report"]
+ScopeFrom = Literal["question", "channel"]
 
 QUESTION_WORDS = frozenset(
     {
@@ -69,13 +71,17 @@ class Route:
     #: answer the asker alone (`private …`)
     private: bool = False
     #: the `data_source` hosts to limit it to (`in:PRODUCT …`, the channel's products)
-    scope: tuple[str, ...] = ()
-    #: the question named its products (`in:…`, `in:all` too): the channel's do not apply
-    own_scope: bool = False
-    #: the channel's products, when they are the ones meant (said on the answer)
-    channel_scope: tuple[str, ...] = ()
+    scope: Scope = ()
+    #: who chose `scope`: the question's own `in:` (`in:all` too, so the channel's products
+    #: do not apply) or the channel (said so on the answer); None: nobody, all products
+    scope_from: ScopeFrom | None = None
     #: `in:` words naming no scope (an unknown product, or too many): refused, not asked
     scope_error: ScopeError | None = field(default=None, compare=False)
+
+    @property
+    def channel_scope(self) -> Scope:
+        """The channel's products, when they are the ones meant (said on the answer)."""
+        return self.scope if self.scope_from == "channel" else ()
 
 
 #: routes a product scope limits (a whole page and Pay's own docs are not limited)
@@ -145,9 +151,9 @@ def with_channel_privacy(route: Route, private: bool) -> Route:
 def with_channel(route: Route, settings: ChannelSettings) -> Route:
     """`route` with the channel's privacy and products (a question's own `in:` wins)."""
     route = with_channel_privacy(route, settings.private)
-    if route.own_scope or not settings.products or route.kind not in SCOPED_KINDS:
+    if route.scope_from or not settings.products or route.kind not in SCOPED_KINDS:
         return route
-    return replace(route, scope=settings.products, channel_scope=settings.products)
+    return replace(route, scope=settings.products, scope_from="channel")
 
 
 #: how much of a thread's first message goes with a question about one of its replies
@@ -193,9 +199,9 @@ class Router:
         try:
             scope = scope_of(names)
         except ScopeError as error:
-            return Route("answer", text, own_scope=True, scope_error=error)
+            return Route("answer", text, scope_from="question", scope_error=error)
         # with its own products a question stays with Google's docs, not Pay's
-        return replace(self._route(text, pay=False), scope=scope, own_scope=True)
+        return replace(self._route(text, pay=False), scope=scope, scope_from="question")
 
     def _route(self, text: str, *, pay: bool) -> Route:
         first, _, rest = text.partition(" ")
@@ -215,15 +221,20 @@ class Router:
         """Someone's message asked about (the message shortcut): never a command's keyword."""
         return self._free(clean_text(text), pay=True)
 
-    def route_in_thread(self, text: str, earlier: str | None) -> Route:
-        """`route`, but a follow-up in a known thread carries the thread's question."""
+    def route_in_thread(
+        self, text: str, earlier: str | None, earlier_scope: Scope | None = None
+    ) -> Route:
+        """`route`, but a follow-up in a known thread carries the thread's question and the
+        products it named itself (`earlier_scope`), unless it names its own."""
         route = self.route(text)
         if route.kind == "help" or route.query != split_scope(clean_text(text))[1]:
             return route  # help, or an explicit `search`/`pay`/`doc`/`ask`: taken as typed
         combined = with_thread_context(earlier, route.query)
         if combined == route.query:
             return route
-        routed = self._free(combined, pay=not route.own_scope)
+        if route.scope_from is None and earlier_scope is not None:
+            route = replace(route, scope=earlier_scope, scope_from="question")
+        routed = self._free(combined, pay=route.scope_from is None)
         return replace(route, kind=routed.kind, query=routed.query, topic=earlier)
 
     def _free(self, text: str, *, pay: bool) -> Route:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Literal
 
 from bot import render
 from bot.channels import (
@@ -32,9 +31,13 @@ logger = logging.getLogger(__name__)
 class ChannelCommand:
     channels: ChannelSettingsStore
     profiles: UserProfiles
-    settings: Settings  # THREAD_FOLLOWUPS (the default shown), CHANNEL_SETTINGS_ADMINS_ONLY
-    #: the docs service's DEVELOPER_KNOWLEDGE_API: only "rest" limits answers to products
-    backend: Literal["mcp", "rest"] = "mcp"
+    #: THREAD_FOLLOWUPS (the default shown), CHANNEL_SETTINGS_ADMINS_ONLY, and
+    #: DEVELOPER_KNOWLEDGE_API: only "rest" limits answers to products
+    settings: Settings
+
+    @property
+    def _products_apply(self) -> bool:
+        return self.settings.developer_knowledge_api == "rest"
 
     async def __call__(self, reply: Reply, words: str, *, command: str) -> Outcome:
         """Answer `/gdocs channel <words>` through the command's `reply`."""
@@ -42,7 +45,7 @@ class ChannelCommand:
         request = parse_channel_request(words)
         if isinstance(request, ChannelUsage):
             await reply.notify_asker(
-                render.render_channel_usage(command, products=self.backend == "rest")
+                render.render_channel_usage(command, products=self._products_apply)
             )
             return Outcome(route="channel", outcome="help")
         if isinstance(request, UnknownProducts):
@@ -63,7 +66,7 @@ class ChannelCommand:
                 default_followups=self.settings.thread_followups,
                 fixed_auto=self.channels.is_fixed_auto(channel),
                 command=command,
-                products_apply=self.backend == "rest",
+                products_apply=self._products_apply,
             )
             await reply.notify_asker(shown)
             return Outcome(route="channel", outcome="ok")
@@ -78,7 +81,7 @@ class ChannelCommand:
         command: str,
     ) -> Outcome:
         channel, user = reply.channel or "", reply.user or ""
-        if request.products and self.backend != "rest":
+        if request.products and not self._products_apply:
             await reply.notify_asker(render.render_scope_refused("needs_rest", channel=True))
             return Outcome(route="channel", outcome="refused")
         if request.field == "mode" and self.channels.is_fixed_auto(channel):

@@ -13,7 +13,7 @@ from bot import keys, render
 from bot.errors import InvalidInput
 from bot.slack.boundary import Outcome
 from bot.slack.delivery import posting
-from bot.slack.memory import ThreadMemory
+from bot.slack.memory import ThreadMemory, ThreadTopic
 from bot.slack.work.worklog import Reply
 from bot.store import AdapterCodec, Store
 
@@ -117,5 +117,7 @@ async def share(
     await posting.respond(
         reply.response_url, render.notice("shared_note"), replace_original=True, session=session
     )
-    await threads.remember(kept.channel, kept.thread_ts or ts, kept.question, kept.asker)
+    await threads.remember(
+        kept.channel, kept.thread_ts or ts, ThreadTopic(kept.question, kept.asker)
+    )
     return Outcome(route="share", outcome="ok")

@@ -93,10 +93,10 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
                 await reply.notify_asker(render.render_error(exc))
                 return Outcome(route="-", outcome="invalid_input")
             # routed as the first time; the DM is private already, so no Share button there
-            kind, question = cast(RouteKind, asked.kind), asked.question
+            kind, question, scope = cast(RouteKind, asked.kind), asked.question, asked.scope
             route = deps.router.route(question)  # an older button: routed as typed
             if asked.kind:  # with the products it was limited to (a DM has none of its own)
-                route = Route(kind, question, scope=asked.scope, own_scope=bool(asked.scope))
+                route = Route(kind, question, scope=scope, scope_from="question" if scope else None)
             return await deps.answers(reply, route, question=question, name_asker=True)
 
         run("home_action", job, reply.notify_asker)

@@ -151,9 +151,9 @@ async def thread_root(
     deps: SlackDeps, client: AsyncWebClient, channel: str, thread_ts: str
 ) -> str | None:
     """A thread's first message: what the bot remembers, else conversations.replies."""
-    known = await deps.threads.question(channel, thread_ts)
-    if known:
-        return known
+    known = await deps.threads.topic(channel, thread_ts)
+    if known is not None and known.question:
+        return known.question
     try:
         response = await client.conversations_replies(
             channel=channel, ts=thread_ts, limit=1, inclusive=True

@@ -183,8 +183,11 @@ async def handle_question(
     reply = track(deps.work, stream or direct, record, resumed=resumed)
 
     async def job() -> Outcome:
-        earlier = await deps.threads.question(channel, in_thread) if in_thread else None
-        route = deps.router.route_in_thread(text, earlier)
+        topic = await deps.threads.topic(channel, in_thread) if in_thread else None
+        if topic is None:
+            route = deps.router.route(text)
+        else:  # a follow-up carries the thread's question and the products it named
+            route = deps.router.route_in_thread(text, topic.question, topic.scope)
         if where == "dm":
             direct.status_kind = next((k for k in _WORK_KINDS if k == route.kind), "answer")
             route = replace(route, private=False)  # a DM is private already

@@ -25,6 +25,7 @@ import json
 import re
 import threading
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -78,16 +79,17 @@ class RecordedRequest:
 
     @property
     def filter(self) -> str | None:
-        if "filter" in self.body:
-            return str(self.body["filter"])
-        values = self.params.get("filter")
-        return values[0] if values else None
+        return self._field("filter")
 
     @property
     def query(self) -> str | None:
-        if "query" in self.body:
-            return str(self.body["query"])
-        values = self.params.get("query")
+        return self._field("query")
+
+    def _field(self, name: str) -> str | None:
+        """From the POST body, else the first query parameter."""
+        if name in self.body:
+            return str(self.body[name])
+        values = self.params.get(name)
         return values[0] if values else None
 
 
@@ -128,10 +130,11 @@ class FakeDeveloperKnowledgeRest:
         self.quota: QuotaEnforcer | None = None
         self.search_quota: QuotaEnforcer | None = None
         app = web.Application()
-        app.router.add_post("/v1:answerQuery", self._answer)
-        app.router.add_get("/v1/documents:searchDocumentChunks", self._search)
-        app.router.add_get("/v1/documents:batchGet", self._batch_get)
-        app.router.add_get("/v1/{name:documents/.+}", self._get)
+        app.router.add_post("/v1:answerQuery", self._route("answerQuery", self._answer_body))
+        search = self._route("searchDocumentChunks", self._search_body)
+        app.router.add_get("/v1/documents:searchDocumentChunks", search)
+        app.router.add_get("/v1/documents:batchGet", self._route("batchGet", self._batch_get_body))
+        app.router.add_get("/v1/{name:documents/.+}", self._route("get", self._get_body))
         self._server = ThreadedServer(app)
 
     # --- setting it up ---------------------------------------------------------------------
@@ -175,37 +178,29 @@ class FakeDeveloperKnowledgeRest:
         return [r for r in self.requests if r.route == route]
 
     # --- serving -----------------------------------------------------------------------------
-    async def _answer(self, request: web.Request) -> web.StreamResponse:
-        try:
-            body = await request.json()
-        except ValueError:
-            body = {}
-        return await self._serve("answerQuery", request, body, self._answer_body)
+    def _route(
+        self, route: str, build: Callable[[RecordedRequest], str]
+    ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        async def serve(request: web.Request) -> web.StreamResponse:
+            return await self._serve(route, request, build)
 
-    async def _search(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve("searchDocumentChunks", request, {}, self._search_body)
-
-    async def _batch_get(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve("batchGet", request, {}, self._batch_get_body)
-
-    async def _get(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve("get", request, {}, self._get_body)
+        return serve
 
     async def _serve(
-        self, route: str, request: web.Request, body: Any, build: Any
+        self, route: str, request: web.Request, build: Callable[[RecordedRequest], str]
     ) -> web.StreamResponse:
+        body: Any = {}
+        if request.method == "POST":
+            try:
+                body = await request.json()
+            except ValueError:
+                body = {}
         params: dict[str, list[str]] = {}
         for key, value in request.query.items():
             params.setdefault(key, []).append(value)
         headers = {k.lower(): v for k, v in request.headers.items()}
-        record = RecordedRequest(
-            route,
-            request.method,
-            request.path,
-            params,
-            body if isinstance(body, dict) else {},
-            headers,
-        )
+        body = body if isinstance(body, dict) else {}
+        record = RecordedRequest(route, request.method, request.path, params, body, headers)
         self.requests.append(record)
         if delay := self.delays.get(route, 0.0):
             await asyncio.sleep(delay)
@@ -213,12 +208,7 @@ class FakeDeveloperKnowledgeRest:
         if fault is not None:
             if fault.delay:
                 await asyncio.sleep(fault.delay)
-            return web.Response(
-                status=fault.status,
-                body=fault.body,
-                content_type=fault.content_type,
-                headers=fault.headers,
-            )
+            return _error_response(fault)
         if route == "answerQuery" and self.answer_gate is not None:
             await asyncio.to_thread(self.answer_gate.wait, 30.0)
         try:
@@ -366,7 +356,9 @@ class _Refusal(Exception):
 
 
 def _error_response(fault: Fault) -> web.Response:
-    return web.Response(status=fault.status, body=fault.body, content_type=fault.content_type)
+    return web.Response(
+        status=fault.status, body=fault.body, content_type=fault.content_type, headers=fault.headers
+    )
 
 
 def _built_answer(query: str, names: list[str]) -> RestAnswer:

@@ -179,7 +179,21 @@ def test_the_stream_shows_markers_as_markdown_links_in_brackets() -> None:
     answer = _answer((_ref(0), _ref(1)), (span(TEXT, "中文"), (0, 1)))
     markdown = streamed_answer(answer, answer_parts(answer)).markdown
     one, two = f"[[1]({HOST}/p0?a=1&amp;b=0)]", f"[[2]({HOST}/p1?a=1&amp;b=1)]"
-    assert f"中文。{one}{two}Then" in markdown
+    assert f"中文。\u2060{one}\u2060{two}Then" in markdown
+
+
+@pytest.mark.parametrize("stop", ["!", "?", ".", "！"])
+def test_no_stream_marker_follows_a_bang_as_an_image(stop: str) -> None:
+    """`It works![[1](url)]`: `![` opens an image in Markdown, and Slack's own parser is not
+    one we can run; an invisible word joiner (U+2060) keeps `!` and `[` apart on every
+    marker (and never lets a marker wrap alone onto the next line)."""
+    text = f"It works{stop} Next step{stop}"
+    cited = (span(text, "It"), (0,)), (span(text, "Next"), (0,))
+    answer = _answer((_ref(0),), *cited).model_copy(update={"text": text})
+    markdown = streamed_answer(answer, answer_parts(answer)).markdown
+    assert "![" not in markdown
+    assert f"works{stop}\u2060[[1](" in markdown
+    assert f"step{stop}\u2060[[1](" in markdown
 
 
 def test_the_cli_prints_plain_markers_with_the_numbered_sources_below() -> None:

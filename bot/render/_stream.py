@@ -113,8 +113,11 @@ def _safe_link(match: re.Match[str]) -> str:
 
 def _marker(number: int, uri: str) -> str:
     """`[[1](url)]`: Slack's Markdown reads `[1]`, the number linked; a label keeps no bracket
-    (`_safe_link`), so the brackets stand outside the link."""
-    return f"[[{number}]({uri})]" if _MD_LINK_RE.fullmatch(f"[{number}]({uri})") else f"[{number}]"
+    (`_safe_link`), so the brackets stand outside the link. A word joiner (U+2060, unseen)
+    comes first: after "It works!" a bare `![` would open an image for some Markdown readers,
+    and Slack's is not one we can run."""
+    linked = _MD_LINK_RE.fullmatch(f"[{number}]({uri})")
+    return f"\u2060[[{number}]({uri})]" if linked else f"\u2060[{number}]"
 
 
 def _split(text: str) -> list[str]:

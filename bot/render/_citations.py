@@ -38,16 +38,15 @@ _UNDERLINE_RE = re.compile(r" {0,3}(?:=+|-+)[ \t]*")
 Place = tuple[int, tuple[int, ...]]
 #: (number, the listed page's address) → the marker's text on one surface
 Marker = Callable[[int, str], str]
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 def updated_words(updated: datetime | None) -> str | None:
     """ "updated 12 Oct 2026": the UTC day a page last changed (REST's `updateTime`; no
-    guessing at the page's own zone, no locale); None when not known (MCP)."""
+    guessing at the page's own zone); None when not known (MCP)."""
     if updated is None:
         return None
     day = updated.astimezone(UTC) if updated.tzinfo else updated
-    return f"updated {day.day} {_MONTHS[day.month - 1]} {day.year}"
+    return f"updated {day.day} {day:%b} {day.year}"
 
 
 def dated(page: Reference | SearchHit) -> str:
@@ -61,7 +60,7 @@ def _utf8_len(char: str) -> int:
     return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
 
 
-def char_spans(text: str, citations: Sequence[Citation]) -> Iterator[tuple[int, int, Citation]]:
+def _char_spans(text: str, citations: Sequence[Citation]) -> Iterator[tuple[int, int, Citation]]:
     """Each citation's (start, end) in characters of `text`: a byte inside a character takes
     the whole character; a span past the text is cut to it, one wholly outside is dropped."""
     starts = list(accumulate(map(_utf8_len, text), initial=0))  # byte offset of each char
@@ -222,17 +221,15 @@ def marker_places(
 ) -> list[Place]:
     """Where each citation's marker goes in `text`, with the Sources numbers its references
     have (`numbers`: reference index → number; a reference not listed gets no marker)."""
-    layout: _Layout | None = None
+    layout = _Layout(text)
     at: dict[int, set[int]] = {}
-    for start, end, cited in char_spans(text, citations):
+    for start, end, cited in _char_spans(text, citations):
         shown = {numbers[i] for i in cited.references if i in numbers}
         while end > start and text[end - 1].isspace():
             end -= 1  # a span's trailing space belongs to the next sentence
-        if shown:
-            layout = layout or _Layout(text)
-            place = layout.place(end)
-            if place is not None:
-                at.setdefault(place, set()).update(shown)
+        place = layout.place(end) if shown else None
+        if place is not None:
+            at.setdefault(place, set()).update(shown)
     return [(place, tuple(sorted(shown))) for place, shown in sorted(at.items())]
 
 

@@ -8,7 +8,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -168,17 +168,12 @@ class ThreadMemory:
 _CHANNEL = AdapterCodec(ChannelSettings)
 
 
+@dataclass(frozen=True)
 class ChannelSettingsStore:
-    def __init__(
-        self,
-        store: Store,
-        *,
-        answer_channels: frozenset[str] = frozenset(),
-        retention_seconds: float = 365 * 86400,
-    ) -> None:
-        self._store = store
-        self.answer_channels = answer_channels  # by configuration, whatever is stored
-        self._retention = retention_seconds
+    store: Store
+    _: KW_ONLY
+    answer_channels: frozenset[str] = frozenset()  # by configuration, whatever is stored
+    retention_seconds: float = 365 * 86400
 
     def is_fixed_auto(self, channel: str) -> bool:
         return channel in self.answer_channels
@@ -193,16 +188,15 @@ class ChannelSettingsStore:
 
     async def stored(self, channel: str) -> ChannelSettings:
         """What is stored for `channel` (not ANSWER_CHANNELS)."""
-        found = await self._store.get(keys.CHANNEL.key(channel), _CHANNEL)
-        return found if found is not None else ChannelSettings()
+        return await self.store.get(keys.CHANNEL.key(channel), _CHANNEL) or ChannelSettings()
 
     async def save(self, channel: str, settings: ChannelSettings) -> None:
         """Store `settings` for `channel` (StoreError when the store does not take it)."""
         key = keys.CHANNEL.key(channel)
         if settings.is_default:
-            await self._store.delete(key)
+            await self.store.delete(key)
         else:
-            await self._store.set(key, settings, _CHANNEL, self._retention)
+            await self.store.set(key, settings, _CHANNEL, self.retention_seconds)
 
     async def of_many(self, channels: Iterable[str]) -> dict[str, ChannelSettings]:
         """The channels among `channels` that have settings (stored or ANSWER_CHANNELS)."""
@@ -210,7 +204,7 @@ class ChannelSettingsStore:
         if not ids:
             return {}
         try:
-            found = await self._store.get_many([keys.CHANNEL.key(c) for c in ids], _CHANNEL)
+            found = await self.store.get_many([keys.CHANNEL.key(c) for c in ids], _CHANNEL)
         except StoreError:
             found = [None] * len(ids)
         return {
@@ -252,13 +246,10 @@ _RECENT = AdapterCodec(list[Asked])
 def _distinct(asked: list[Asked]) -> list[Asked]:
     """The first of each normalised question (the cache's key: case, spacing and filler
     words do not count)."""
-    seen: set[str] = set()
-    kept = []
+    first: dict[str, Asked] = {}
     for a in asked:
-        if (key := question_key(a.text)) not in seen:
-            seen.add(key)
-            kept.append(a)
-    return kept[:MAX_RECENT]
+        first.setdefault(question_key(a.text), a)
+    return list(first.values())[:MAX_RECENT]
 
 
 class RecentQuestions:

@@ -12,7 +12,7 @@ from typing import TypeVar
 from urllib.parse import unquote, urlsplit
 
 from bot import keys
-from bot.errors import ErrorFacts, GdocsError, InvalidInput, NotFound, ProtocolError, Reason
+from bot.errors import GdocsError, InvalidInput, NotFound
 from bot.models import Answer, Citation, Document, Fallback, Reference, Scope, SearchHit
 from bot.names import MAX_NAMES_PER_CALL, normalize_doc_ref, uri_for_name
 from bot.observability.metrics import Metrics
@@ -187,17 +187,10 @@ class DocumentFetcher:
         return set().union(*halves)
 
     async def _fetch(self, names: list[str]) -> dict[str, Document]:
-        wire = self._wire
-        tools = await wire.jobs()
-        if (many := tools["get_many"]) is not None:
-            step = MAX_NAMES_PER_CALL
-            batches = [names[i : i + step] for i in range(0, len(names), step)]
-            parts = await asyncio.gather(*(wire.get_many(many, b) for b in batches))
-            outs = [doc for part in parts for doc in part]
-        elif (one := tools["get_one"]) is not None:
-            outs = list(await asyncio.gather(*(wire.get_one(one, n) for n in names)))
-        else:
-            raise ProtocolError(facts=ErrorFacts(Reason.NO_FETCH_TOOL))
+        step = MAX_NAMES_PER_CALL
+        batches = [names[i : i + step] for i in range(0, len(names), step)]
+        parts = await asyncio.gather(*(self._wire.get_many(batch) for batch in batches))
+        outs = [doc for part in parts for doc in part]
         result = {}
         writes: list[Op] = []  # the documents and their titles: one store write
         for name, out in zip(names, outs, strict=True):

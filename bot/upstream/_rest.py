@@ -25,7 +25,8 @@ from bot.upstream._errors import Output, ServerContext
 from bot.upstream._http import ERROR_BODY_LIMIT, HttpFace, read_limited
 from bot.upstream._wire import DocumentOutput, WireAnswer, WireChunk, in_order
 
-#: the RPCs, by the names of Google's generated client (metrics and errors say these)
+#: the RPCs, by the names of Google's generated client (metrics and errors say these);
+#: get_document only proves the API answers (`status`): batchGet fetches every page
 JOBS = {
     "search": "search_document_chunks",
     "get_many": "batch_get_documents",
@@ -142,17 +143,13 @@ class RestWire(HttpFace):
         data = await self._call(tool, "GET", "/documents:searchDocumentChunks", params=params)
         return tuple(_chunk(c) for c in self.server.parse(_Search, data, tool).results)
 
-    async def get_many(self, tool: str, names: list[str]) -> list[DocumentOutput]:
+    async def get_many(self, names: list[str]) -> list[DocumentOutput]:
+        tool = JOBS["get_many"]
         params = {"names": names, "view": "DOCUMENT_VIEW_CONTENT"}
         data = await self._call(tool, "GET", "/documents:batchGet", params=params)
         return in_order(
             self.server, names, list(self.server.parse(_BatchGet, data, tool).documents)
         )
-
-    async def get_one(self, tool: str, name: str) -> DocumentOutput:
-        params = {"view": "DOCUMENT_VIEW_CONTENT"}
-        data = await self._call(tool, "GET", "/" + quote(name, safe="/"), params=params)
-        return self.server.parse(_Document, data, tool)
 
     async def status(self, calls: UpstreamCalls) -> ServerStatus:
         """One page's metadata (GET, BASIC view) proves key, API and route without a unit of

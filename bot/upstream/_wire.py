@@ -1,17 +1,18 @@
 """What Developer Knowledge is asked and what it says, whichever face it is reached by: `Wire`
-is the four jobs (answer, search, get many, get one) that `DocumentFetcher` uses; `McpWire`
+is the three jobs (answer, search, get pages) that `DocumentFetcher` uses; `McpWire`
 does them with the MCP tools (names have changed over time), `RestWire` (bot/upstream/_rest.py)
 with the REST API, which also gives citations, page dates and sizes, and takes a filter."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
 from pydantic import field_validator
 
-from bot.errors import ErrorFacts, NotFound, Reason
+from bot.errors import ErrorFacts, NotFound, ProtocolError, Reason
 from bot.models import Citation, ServerStatus
 from bot.upstream._calls import UpstreamCalls
 from bot.upstream._client import McpClient
@@ -70,10 +71,9 @@ class Wire(Protocol):
 
     async def answer(self, tool: str, query: str, filter: str) -> WireAnswer: ...
     async def search(self, tool: str, query: str, filter: str) -> tuple[WireChunk, ...]: ...
-    async def get_many(self, tool: str, names: list[str]) -> list[DocumentOutput]:
-        """In request order; NotFound (naming it) when one is missing."""
-
-    async def get_one(self, tool: str, name: str) -> DocumentOutput: ...
+    async def get_many(self, names: list[str]) -> list[DocumentOutput]:
+        """Up to MAX_NAMES_PER_CALL pages in request order; NotFound (naming it) when one is
+        missing."""
 
 
 def in_order(
@@ -157,13 +157,18 @@ class McpWire:
         out = self.server.parse(_SearchDocumentsOutput, data, tool)
         return tuple(WireChunk(name=c.parent, content=c.content) for c in out.results)
 
-    async def get_many(self, tool: str, names: list[str]) -> list[DocumentOutput]:
-        data = await self.client.call_tool(tool, {"names": names})
-        return in_order(
-            self.server, names, self.server.parse(_GetDocumentsOutput, data, tool).documents
-        )
+    async def get_many(self, names: list[str]) -> list[DocumentOutput]:
+        """With get_documents, else one get_document a page (servers that have only that)."""
+        tools = await self.jobs()
+        if (tool := tools["get_many"]) is not None:
+            data = await self.client.call_tool(tool, {"names": names})
+            documents = self.server.parse(_GetDocumentsOutput, data, tool).documents
+            return in_order(self.server, names, documents)
+        if (one := tools["get_one"]) is None:
+            raise ProtocolError(facts=ErrorFacts(Reason.NO_FETCH_TOOL))
+        return list(await asyncio.gather(*(self._get_one(one, name) for name in names)))
 
-    async def get_one(self, tool: str, name: str) -> DocumentOutput:
+    async def _get_one(self, tool: str, name: str) -> DocumentOutput:
         data = await self.client.call_tool(tool, {"name": name})
         if isinstance(data, dict) and isinstance(data.get("document"), dict):
             data = data["document"]  # the document itself, or wrapped as {"document": …}

@@ -9,7 +9,7 @@ from typing import NamedTuple, TypedDict, Unpack
 from bot.errors import ErrorCode, GdocsError
 from bot.models import Answer, Reference, Scope, SearchHit
 from bot.render._channels import scope_note
-from bot.render._citations import cited_text, dated
+from bot.render._citations import cited_text, dated, linkable
 from bot.render._documents import FILE_CHARS, page_title, show_doc_actions
 from bot.render._errors import error_sentence, passing_trouble, try_again_value
 from bot.render._feedback import feedback_block_for
@@ -29,7 +29,6 @@ from bot.render._text import (
     context,
     escape,
     escape_truncated,
-    is_http_url,
     link,
     mention,
     safe_command,
@@ -52,8 +51,6 @@ _HINTS: dict[ErrorCode, str] = {
 }
 #: the Try again button under an error (its value: `try_again_value`)
 ACTION_TRY_AGAIN = "try_again"
-#: an address a Markdown link holds as is (Google's pages have no spaces or brackets)
-_LINKABLE_RE = re.compile(r"[^\s()<>\[\]]+")
 
 
 def _plain_summary(markdown: str, limit: int) -> str:
@@ -106,11 +103,7 @@ def listed_pages(answer: Answer) -> list[Reference | SearchHit]:
 
 def _source_marker(number: int, uri: str) -> str:
     """A marker in the answer's Markdown: `[[1]](url)` becomes `<url|[1]>` (`link`)."""
-    return (
-        f"[[{number}]]({uri})"
-        if _LINKABLE_RE.fullmatch(uri) and is_http_url(uri)
-        else f"[{number}]"
-    )
+    return f"[[{number}]]({uri})" if linkable(uri) else f"[{number}]"
 
 
 def _hit_block(number: int, hit: SearchHit) -> Block:

@@ -17,6 +17,7 @@ from bot.models import Answer, Citation, Reference, SearchHit
 from bot.render._convert import ATX_RE, FENCE_OPEN_RE, HR_RE, closes_fence
 from bot.render._scan import scan
 from bot.render._tables import is_delimiter_row
+from bot.render._text import is_http_url
 
 #: a sentence ends after one of these and a space (or at the end of its line)
 _STOPS = frozenset(".!?…")
@@ -34,6 +35,8 @@ _LEAD_RE = re.compile(
 )
 #: a setext heading's underline: a marker on it would undo the heading
 _UNDERLINE_RE = re.compile(r" {0,3}(?:=+|-+)[ \t]*")
+#: an address a Markdown link holds as is (Google's pages have no spaces or brackets)
+_LINKABLE_RE = re.compile(r"[^\s()<>\[\]]+")
 #: where a marker goes, and the Sources numbers it shows (ascending, each once)
 Place = tuple[int, tuple[int, ...]]
 #: (number, the listed page's address) → the marker's text on one surface
@@ -53,6 +56,11 @@ def dated(page: Reference | SearchHit) -> str:
     """ " · updated 12 Oct 2026", said once after a page's title; "" when not known."""
     words = updated_words(page.updated)
     return f" · {words}" if words else ""
+
+
+def linkable(uri: str) -> bool:
+    """A marker may link to `uri` in Markdown: a web address with nothing to escape."""
+    return bool(_LINKABLE_RE.fullmatch(uri)) and is_http_url(uri)
 
 
 def _utf8_len(char: str) -> int:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from bot.models import Answer, Fallback, Reference, Verification
 from bot.render._answer import AnswerParts, listed_pages
-from bot.render._citations import cited_text
+from bot.render._citations import cited_text, linkable
 from bot.render._marks import marked_pieces, verify_counts
 from bot.render._quota import quota_words
 from bot.render._text import (
@@ -116,8 +116,7 @@ def _marker(number: int, uri: str) -> str:
     (`_safe_link`), so the brackets stand outside the link. A word joiner (U+2060, unseen)
     comes first: after "It works!" a bare `![` would open an image for some Markdown readers,
     and Slack's is not one we can run."""
-    linked = _MD_LINK_RE.fullmatch(f"[{number}]({uri})")
-    return f"\u2060[[{number}]({uri})]" if linked else f"\u2060[{number}]"
+    return f"\u2060[[{number}]({uri})]" if linkable(uri) else f"\u2060[{number}]"
 
 
 def _split(text: str) -> list[str]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from bot.channels import Followups
 from bot.errors import InvalidInput
+from bot.models import Scope
 from bot.products import ScopeError, names, scope_of
 from bot.render._channels import ChannelLine, channel_blocks
 from bot.render._notices import forged
@@ -114,10 +115,15 @@ class AskAgain:
     scope: tuple[str, ...] = ()
 
 
+def _in_words(scope: Scope) -> str:
+    """ "firebase,android": a scope as `in:` takes it, on a button and in the recent list."""
+    return ",".join(names(scope))
+
+
 def _encode_ask(asked: AskAgain) -> str:
     """`ask2:<kind>[+private][@<products>]:<question, one line, cut to fit>`, or
     `ask1:<question>`."""
-    products = f"@{','.join(names(asked.scope))}" if asked.scope else ""
+    products = f"@{_in_words(asked.scope)}" if asked.scope else ""
     private = "+private" if asked.private else ""
     prefix = f"ask2:{asked.kind}{private}{products}:" if asked.kind else "ask1:"
     text = truncate(one_line(asked.question), MAX_BUTTON_VALUE_CHARS - len(prefix), at_word=True)
@@ -137,7 +143,7 @@ def decode_ask_again(value: object) -> AskAgain:
         scope = scope_of([match["scope"] or ""])
     except ScopeError:
         scope = ("",)  # refused below
-    if ",".join(names(scope)) != (match["scope"] or ""):  # only what _encode_ask writes
+    if _in_words(scope) != (match["scope"] or ""):  # only what _encode_ask writes
         raise InvalidInput(forged("Ask again button"))
     return AskAgain(question, match["kind"], match["private"] is not None, scope)
 
@@ -238,7 +244,7 @@ def _recent_row(asked: RecentQuestion, view: HomeInput) -> str:
     shown = escape_truncated(one_line(asked.text), 200, at_word=True)
     about = [_when(asked.asked_at, view.now, view.viewer_tz)]
     about += [_KIND_WORDS[asked.kind]] if asked.kind in _KIND_WORDS else []
-    about += [escape("in:" + ",".join(names(asked.scope)))] if asked.scope else []  # as typed
+    about += [escape(f"in:{_in_words(asked.scope)}")] if asked.scope else []
     about += ["private"] if asked.private else []
     about += [":warning: not answered"] if asked.failed else []
     return f"“{shown}”\n_{' · '.join(about)}_"

@@ -11,12 +11,13 @@ import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from bot.errors import AuthError, InvalidInput, NotFound, Unavailable
 from bot.models import Citation, SearchHit
-from bot.store import MemoryStore
+from bot.store import Codec, MemoryStore, StoreError
 from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest, RestAnswer
 from tests.fakes.mcp_servers import Fault, google_error
 from tests.fakes.oauth_token import FakeTokenServer
@@ -27,6 +28,7 @@ BUCKETS = "documents/docs.cloud.google.com/storage/docs/creating-buckets"
 AUTH = "documents/firebase.google.com/docs/auth"
 RULES = "documents/firebase.google.com/docs/rules"
 CHANGED = datetime(2026, 10, 12, 8, 30, tzinfo=UTC)
+_V = TypeVar("_V")
 
 
 @pytest.fixture
@@ -263,6 +265,33 @@ async def test_a_failed_early_search_neither_fails_nor_shows(
 
     rest.delays["answerQuery"] = 0.2
     async with service_for(settings_for(rest=rest, verify_answers=False)) as service:
+        answer = await service.ask("how do I guard buckets?", on_sources=on_sources)
+    assert answer.kind == "answer"
+    assert not shown
+
+
+class _SearchesUnreadable(MemoryStore):
+    """A store that fails reading kept searches (a hiccup only the early search meets)."""
+
+    async def get(self, key: str, codec: Codec[_V]) -> _V | None:
+        if key.startswith("search:"):
+            raise StoreError("search keys unreadable")
+        return await super().get(key, codec)
+
+
+async def test_an_early_search_the_store_fails_neither_fails_nor_shows(
+    rest: FakeDeveloperKnowledgeRest,
+) -> None:
+    """The early search is a nicety: a store error in it (not a GdocsError) costs the answer
+    nothing either."""
+    shown: list[object] = []
+
+    async def on_sources(hits: tuple[SearchHit, ...]) -> None:
+        shown.append(hits)
+
+    rest.delays["answerQuery"] = 0.2
+    settings = settings_for(rest=rest, verify_answers=False)
+    async with service_for(settings, store=_SearchesUnreadable()) as service:
         answer = await service.ask("how do I guard buckets?", on_sources=on_sources)
     assert answer.kind == "answer"
     assert not shown

@@ -88,7 +88,7 @@ async def _early_hits(
 async def _show(early: asyncio.Future[tuple[SearchHit, ...]], on_sources: OnSources) -> None:
     try:
         hits = early.result()
-    except GdocsError as exc:
+    except (GdocsError, StoreError) as exc:  # upstream's or the store's: the answer goes on
         logger.info("early sources unavailable: %s", type(exc).__name__)
         return
     try:

@@ -19,7 +19,7 @@ from bot.report import DailyTally, answered_counts, tally
 from bot.service import DocsService
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.replies import Progress, Step
-from bot.slack.flows.home import report_summary
+from bot.slack.flows.home import quota_status, report_summary
 from bot.slack.flows.pages import FIRST_PAGE, Pages, render_off_loop
 from bot.slack.flows.routing import SCOPED_KINDS, Route, asked_words
 from bot.slack.flows.sharing import PrivateAnswers, answer_privately
@@ -31,7 +31,7 @@ from bot.slack.memory import (
     UserProfiles,
 )
 from bot.slack.work.worklog import Reply, Staged, TrackedReply
-from bot.store import Op, Store, StoreError
+from bot.store import Op, Store
 from bot.verify import count_commands
 
 logger = logging.getLogger(__name__)
@@ -64,22 +64,9 @@ class Answers:
     ) -> Outcome:
         """`about`: the author of the message asked about (the message shortcut)."""
         logger.debug("question routed", extra={"question": question})
-        if route.kind == "help":
-            await reply.notify_thread(render.render_help(command))
-            return Outcome(route="help", outcome="help")
-        if route.kind == "quota":
-            return await self._quota_status(reply)
-        if route.kind == "report":
-            per_day = self.quota.config.per_day
-            return await report_summary(reply, self.profiles, self.store, self.clock(), per_day)
-        if route.scope_error is not None or (route.scope and route.kind not in SCOPED_KINDS):
-            # `in:` naming no products, or on a page or Pay
-            refused = render.render_scope_refused(route.scope_error or "not_scoped")
-            await reply.notify_asker(refused)
-            return Outcome(route=route.kind, outcome="invalid_input")
-        if route.kind == "doc" and route.private:  # a whole page is posted where it was asked
-            await reply.notify_asker(render.notice("private_doc_refused", command))
-            return Outcome(route="doc", outcome="invalid_input")
+        told = await self._without_asking(reply, route, command)
+        if told is not None:
+            return told
         question_kind = route.kind != "doc"  # a whole page is not a question to the report
         scope = sent_scope(route, self.service.backend)
         by_scope = tally.scope_counts(scope)  # the report's "By product"
@@ -104,10 +91,9 @@ class Answers:
                 outcome = await self.pages.show(reply, doc, page=FIRST_PAGE)
                 return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
             result = await self._ask(reply, route)
-            fallback = fallback_label(result)
             counts = (
                 tally.QUESTIONS,
-                *answered_counts(result.kind, fallback, route.kind, result.reuse),
+                *answered_counts(result.kind, fallback_label(result), route.kind, result.reuse),
                 *by_scope,
             )
             await self._deliver(
@@ -173,34 +159,26 @@ class Answers:
                 route=route.kind,
             )
 
-        if route.private:  # what was asked, without the `private` that asked for privacy
-            body = await render_off_loop(
-                answer_size(result),
-                render.render_answer,
-                result,
-                tz=tz,
-                now=self.clock(),
-                channel_scope=route.channel_scope,
-                file_chars=self.pages.settings.doc_file_threshold_chars,
-            )
-            await self.feedback.keep_answer(record(None))  # its 👍 / 👎, its shared copy's
-            await answer_privately(self.private, reply, body, route.query, answer_id)
-            await self.tally.count(*counts)
-            return
+        named = name_asker and not route.private  # a private answer's DM adds its own buttons
         parts = await render_off_loop(
             answer_size(result),
             render.answer_parts,
             result,
-            asker=reply.user if name_asker else None,
-            question=question if name_asker else None,
+            asker=reply.user if named else None,
+            question=question if named else None,
             tz=tz,
             now=self.clock(),
-            feedback_id=answer_id,
-            about=about,
+            feedback_id=None if route.private else answer_id,
+            about=None if route.private else about,
             channel_scope=route.channel_scope,
             file_chars=self.pages.settings.doc_file_threshold_chars,
         )
         msg: render.Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
+        if route.private:  # what was asked, without the `private` that asked for privacy
+            await self.feedback.keep_answer(record(None))  # its 👍 / 👎, its shared copy's
+            await answer_privately(self.private, reply, msg, route.query, answer_id)
+            await self.tally.count(*counts)
+            return
         reply.progress.stage(render.streamed_answer(result, parts))
         # what the thread is about, with the products its question named (`in:…`)
         own_scope = route.scope if route.scope_from == "question" else None
@@ -220,15 +198,26 @@ class Answers:
             reply.staged = staged
         await staged.write(self.store, await reply.deliver(msg))  # unless the batch took them
 
-    async def _quota_status(self, reply: Reply) -> Outcome:
-        try:
-            state = await self.quota.state(reply.user)
-        except StoreError:
-            await reply.notify_asker(render.notice("quota_unknown"))
-            return Outcome(route="quota", outcome="unavailable")
-        tz = await self.profiles.tz(reply.client, reply.user)
-        await reply.notify_asker(render.render_quota_status(state, tz=tz, now=self.clock()))
-        return Outcome(route="quota", outcome="ok")
+    async def _without_asking(self, reply: Reply, route: Route, command: str) -> Outcome | None:
+        """What is told without asking the docs (help, quota, the report, a refusal); None:
+        the route asks them."""
+        if route.kind == "help":
+            await reply.notify_thread(render.render_help(command))
+            return Outcome(route="help", outcome="help")
+        if route.kind == "quota":
+            return await quota_status(reply, self.profiles, self.quota, self.clock())
+        if route.kind == "report":
+            per_day = self.quota.config.per_day
+            return await report_summary(reply, self.profiles, self.store, self.clock(), per_day)
+        if route.scope_error is not None or (route.scope and route.kind not in SCOPED_KINDS):
+            # `in:` naming no products, or on a page or Pay
+            refused = render.render_scope_refused(route.scope_error or "not_scoped")
+            await reply.notify_asker(refused)
+            return Outcome(route=route.kind, outcome="invalid_input")
+        if route.kind == "doc" and route.private:  # a whole page is posted where it was asked
+            await reply.notify_asker(render.notice("private_doc_refused", command))
+            return Outcome(route="doc", outcome="invalid_input")
+        return None
 
     async def _ask(self, reply: Reply, route: Route) -> Answer:
         """The upstream call as a step (a quota wait its own), then the commands' check."""

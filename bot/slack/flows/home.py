@@ -1,7 +1,8 @@
 """The App Home: the Home tab (answers left, the servers' state from the last calls any
 replica made, the viewer's questions and channels, the week's usage for admins), published
 again within a minute only when what it shows changed; the Messages tab's
-prompts once per person per Pacific day; the week's usage as `/gdocs report` for admins."""
+prompts once per person per Pacific day; `/gdocs report` (the week's usage, for admins) and
+`/gdocs quota`."""
 
 from __future__ import annotations
 
@@ -192,3 +193,17 @@ async def report_summary(
         return Outcome(route="report", outcome="unavailable")
     await reply.notify_asker(render.render_week_report(week))
     return Outcome(route="report", outcome="ok")
+
+
+async def quota_status(
+    reply: Reply, profiles: UserProfiles, quota: AnswerQuota, now: datetime
+) -> Outcome:
+    """`/gdocs quota`: the team's and the asker's answers left."""
+    try:
+        state = await quota.state(reply.user)
+    except StoreError:
+        await reply.notify_asker(render.notice("quota_unknown"))
+        return Outcome(route="quota", outcome="unavailable")
+    tz = await profiles.tz(reply.client, reply.user)
+    await reply.notify_asker(render.render_quota_status(state, tz=tz, now=now))
+    return Outcome(route="quota", outcome="ok")

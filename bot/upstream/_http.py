@@ -64,8 +64,12 @@ class SharedHttp:
             self._client = httpx.AsyncClient(timeout=self._timeout, transport=transport)
         return self._client
 
-    async def aclose(self) -> None:
+    def refuse(self) -> None:
+        """No client from now on: work being cancelled must not open a pool nobody closes."""
         self._closed = True
+
+    async def aclose(self) -> None:
+        self.refuse()
         if self._client is not None:
             await self._client.aclose()
 

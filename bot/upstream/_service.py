@@ -234,6 +234,7 @@ class GoogleDocsService:
         if self._closed:
             return
         self._closed = True
+        self._http.refuse()
         # first the work no caller waits for, which would otherwise go on calling upstream
         await self._flights.cancel()
         await self._http.aclose()

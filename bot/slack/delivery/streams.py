@@ -141,7 +141,7 @@ class StreamReply(Progress):
         # the answer replaces the early pages: its Sources list names the pages it cites,
         # once (docs/presentation.md). A Slack that takes no empty list keeps them.
         early = step.task_id in self._early and self._state == "open"
-        if not (early and await self._append_or_refused(chunk | {"sources": []})):
+        if not (early and await self._append([chunk | {"sources": []}], keep_open_if_refused=True)):
             await self._send([chunk])
 
     async def show_sources(self, step: Step, hits: Sequence[SearchHit]) -> None:
@@ -153,7 +153,7 @@ class StreamReply(Progress):
             if step.closed or self._state != "open" or not await self._wanted():
                 return
             chunk = render.task_chunk(step.task_id, step.title, "in_progress", sources=pages)
-            if "sources" in chunk and await self._append_or_refused(chunk):
+            if "sources" in chunk and await self._append([chunk], keep_open_if_refused=True):
                 self._early.add(step.task_id)
         except Exception as exc:  # noqa: BLE001 -- early pages must never cost the answer
             logger.info("early sources not shown: %s", type(exc).__name__)
@@ -219,20 +219,14 @@ class StreamReply(Progress):
         self._state, self._ts = "open", ts
         return True
 
-    async def _append(self, chunks: Parts) -> None:
+    async def _append(self, chunks: Parts, *, keep_open_if_refused: bool = False) -> bool:
+        """Append `chunks`; False when Slack refused only them and `keep_open_if_refused`
+        (early pages are a nicety: the stream goes on without them)."""
         assert self._ts is not None
         try:
             await self.client.chat_appendStream(channel=self.channel, ts=self._ts, chunks=chunks)
         except SLACK_CALL_FAILURES as exc:
-            self._gone(exc)
-
-    async def _append_or_refused(self, chunk: dict[str, Any]) -> bool:
-        """Append one chunk; False (the stream still open) when Slack refused only it."""
-        assert self._ts is not None
-        try:
-            await self.client.chat_appendStream(channel=self.channel, ts=self._ts, chunks=[chunk])
-        except SLACK_CALL_FAILURES as exc:
-            if _why(exc) in _CHUNK_REFUSALS:
+            if keep_open_if_refused and _why(exc) in _CHUNK_REFUSALS:
                 logger.info("a task update was refused (%s)", _why(exc))
                 return False
             self._gone(exc)

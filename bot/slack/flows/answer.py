@@ -170,7 +170,7 @@ class Answers:
             now=self.clock(),
             feedback_id=None if route.private else answer_id,
             about=None if route.private else about,
-            channel_scope=route.channel_scope,
+            channel_scope=route.scope if route.scope_from == "channel" else (),
             file_chars=self.pages.settings.doc_file_threshold_chars,
         )
         msg: render.Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}

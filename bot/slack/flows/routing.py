@@ -78,11 +78,6 @@ class Route:
     #: `in:` words naming no scope (an unknown product, or too many): refused, not asked
     scope_error: ScopeError | None = field(default=None, compare=False)
 
-    @property
-    def channel_scope(self) -> Scope:
-        """The channel's products, when they are the ones meant (said on the answer)."""
-        return self.scope if self.scope_from == "channel" else ()
-
 
 #: routes a product scope limits (a whole page and Pay's own docs are not limited)
 SCOPED_KINDS = frozenset({"answer", "search"})

@@ -308,3 +308,14 @@ def test_a_scoped_channel_limits_its_questions_unless_they_name_their_own(
     typed: str, expected: Route
 ) -> None:
     assert expected == with_channel(route(typed), ChannelSettings(products=FIREBASE))
+
+
+def test_a_follow_up_keeps_the_products_its_threads_question_named() -> None:
+    """Only a follow-up takes the thread's own `in:`; one naming its own keeps that."""
+    router, go = Router(4, True), ("go.dev",)
+    carried = router.route_in_thread("what about it?", "how do I deploy?", go)
+    assert (go, "question") == (carried.scope, carried.scope_from)
+    everything = router.route_in_thread("in:all what about it?", "how do I deploy?", go)
+    assert ((), "question") == (everything.scope, everything.scope_from)
+    unrelated = router.route_in_thread("how do I list buckets?", "how do I deploy?", go)
+    assert ((), None) == (unrelated.scope, unrelated.scope_from)

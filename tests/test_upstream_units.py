@@ -63,7 +63,7 @@ _CTX = ServerContext(
 
 
 async def _retry(outcomes: list[Exception | str], *, retries: int, timeline: _Timeline) -> str:
-    """Run `McpClient._request` (base 0.5 s, cap 3 s) over attempts that raise or return each
+    """Run `McpClient._request` (base 0.5 s, cap 8 s) over attempts that raise or return each
     of `outcomes` in turn."""
     pending = list(outcomes)
 
@@ -82,7 +82,6 @@ async def _retry(outcomes: list[Exception | str], *, retries: int, timeline: _Ti
             ApiKeyAuth(None),
             Settings(mcp_max_response_bytes=10_000, mcp_max_concurrency=1, mcp_max_retries=retries),
             backoff_base=0.5,
-            backoff_cap=3.0,
         )
         client._attempt = attempt  # type: ignore[method-assign,assignment]
         return await client._request("tools/list", {}, "")  # type: ignore[return-value]
@@ -95,12 +94,12 @@ def _transient() -> Exception:
 async def test_backoff_doubles_from_the_base_up_to_the_cap_with_full_jitter(
     timeline: _Timeline,
 ) -> None:
-    """Windows of 0.5·2ⁿ s capped at 3 s, jitter drawn from [0, window], and no sleep after
+    """Windows of 0.5·2ⁿ s capped at 8 s, jitter drawn from [0, window], and no sleep after
     the last attempt: the error is raised at once."""
     with pytest.raises(Unavailable):
-        await _retry([_transient() for _ in range(6)], retries=5, timeline=timeline)
+        await _retry([_transient() for _ in range(7)], retries=6, timeline=timeline)
     expected: list[tuple[object, ...]] = [("call",)]
-    for window in (0.5, 1.0, 2.0, 3.0, 3.0):
+    for window in (0.5, 1.0, 2.0, 4.0, 8.0, 8.0):
         expected += [("jitter", 0, window), ("sleep", window), ("call",)]
     assert expected == timeline.events
 

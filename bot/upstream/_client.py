@@ -8,7 +8,7 @@ import asyncio
 import itertools
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
@@ -17,14 +17,10 @@ import httpx
 import bot
 from bot.errors import GdocsError
 from bot.models import ServerStatus
-from bot.observability.metrics import Metrics
-from bot.settings import Settings
 from bot.text import one_line
-from bot.upstream._auth import Auth
 from bot.upstream._calls import UpstreamCalls
 from bot.upstream._errors import (
     ListToolsOutput,
-    ServerContext,
     SessionExpired,
     ToolInfo,
     VersionRefused,
@@ -43,28 +39,8 @@ _Obj = dict[str, Any]
 class McpClient(HttpFace):
     """A server's MCP tools at `url`, over the face's HTTP (credentials, limits, retries)."""
 
-    def __init__(
-        self,
-        server: ServerContext,
-        url: str,
-        http: Callable[[], httpx.AsyncClient],
-        auth: Auth,
-        settings: Settings,
-        *,
-        backoff_base: float,
-        backoff_cap: float = 8.0,
-        metrics: Metrics | None = None,
-    ) -> None:
-        super().__init__(
-            server,
-            http,
-            auth,
-            settings,
-            backoff_base=backoff_base,
-            backoff_cap=backoff_cap,
-            metrics=metrics,
-        )
-        self.url = url
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # HttpFace's
+        super().__init__(*args, **kwargs)
         self._ids = itertools.count(1)
         #: the revision spoken (None until known); in the 2025 lifecycle, with `_session`
         self.protocol_version: str | None = None

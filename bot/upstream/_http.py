@@ -27,6 +27,8 @@ _T = TypeVar("_T")
 USER_AGENT = f"gdocs-bot/{bot.__version__}"
 #: enough of a refusal's body to read Google's error JSON
 ERROR_BODY_LIMIT = 64 * 1024
+#: the longest wait between two tries, whatever the base
+_BACKOFF_CAP = 8.0
 
 
 async def read_limited(response: httpx.Response, limit: int) -> bytes:
@@ -80,20 +82,21 @@ class HttpFace:
     def __init__(
         self,
         server: ServerContext,
+        url: str,
         http: Callable[[], httpx.AsyncClient],
         auth: Auth,
         settings: Settings,
         *,
         backoff_base: float,
-        backoff_cap: float = 8.0,
         metrics: Metrics | None = None,
     ) -> None:
         self.server = server
+        self.url = url
         self._http = http
         self._auth = auth
         self._limit = settings.mcp_max_response_bytes
         self._retries = settings.mcp_max_retries
-        self._backoff = (backoff_base, backoff_cap)
+        self._backoff = (backoff_base, _BACKOFF_CAP)
         self._metrics = metrics or Metrics()
         self._semaphore = asyncio.Semaphore(settings.mcp_max_concurrency)
         #: when the server last answered (time.monotonic()), even if to refuse

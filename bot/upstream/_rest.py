@@ -6,22 +6,16 @@ and says which spans of an answer each page backs, and when each page changed.""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from typing import Any
 from urllib.parse import quote
 
-import httpx
-
 from bot.errors import GdocsError, NotFound
 from bot.models import Citation, ServerStatus
-from bot.observability.metrics import Metrics
-from bot.settings import Settings
-from bot.upstream._auth import Auth
 from bot.upstream._calls import UpstreamCalls
 from bot.upstream._early import SearchUnits
-from bot.upstream._errors import Output, ServerContext
+from bot.upstream._errors import Output
 from bot.upstream._http import ERROR_BODY_LIMIT, HttpFace, read_limited
 from bot.upstream._wire import DocumentOutput, WireAnswer, WireChunk, in_order
 
@@ -104,19 +98,9 @@ class RestWire(HttpFace):
     """`Wire` over `{url}:answerQuery`, `{url}/documents:searchDocumentChunks`, `…:batchGet`
     and `{url}/documents/…`; `units` counts each call that takes a search unit."""
 
-    def __init__(
-        self,
-        server: ServerContext,
-        http: Callable[[], httpx.AsyncClient],
-        auth: Auth,
-        settings: Settings,
-        units: SearchUnits,
-        *,
-        backoff_base: float,
-        metrics: Metrics,
-    ) -> None:
-        super().__init__(server, http, auth, settings, backoff_base=backoff_base, metrics=metrics)
-        self.url = str(settings.developer_knowledge_rest_url).rstrip("/")
+    def __init__(self, *args: Any, units: SearchUnits, **kwargs: Any) -> None:  # HttpFace's
+        super().__init__(*args, **kwargs)
+        self.url = self.url.rstrip("/")
         self._units = units
 
     async def jobs(self) -> dict[str, str | None]:

@@ -5,6 +5,7 @@ as long as it stays true (a quota fallback no longer than the quota stays spent)
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from bot import keys
@@ -22,20 +23,13 @@ def result_key(family: keys.KeyFamily, text: str, scope: Scope) -> str:
     return family.key(text, "in=" + ",".join(scope)) if scope else family.key(text)
 
 
+@dataclass(frozen=True)
 class Results:
-    def __init__(
-        self,
-        store: Store,
-        flights: SharedFlight,
-        metrics: Metrics,
-        settings: Settings,
-        clock: Callable[[], datetime],
-    ) -> None:
-        self._store = store
-        self._flights = flights
-        self._metrics = metrics
-        self._settings = settings
-        self._clock = clock
+    _store: Store
+    _flights: SharedFlight
+    _metrics: Metrics
+    _settings: Settings
+    _clock: Callable[[], datetime]
 
     async def cached(self, key: str, query: str) -> Answer | None:
         cached = await self._store.get(key, ANSWER)

@@ -84,31 +84,24 @@ class GoogleDocsService:
             service = host if host.endswith(".googleapis.com") else f"{default}.googleapis.com"
             return ServerContext(key, setting, service, auth.kind, timeout, redact)
 
-        def client(key: ServerKey, setting: str, url: str, auth: Auth) -> McpClient:
-            server = context(key, setting, url, auth)
-            return McpClient(
-                server, url, self._http, auth, settings, backoff_base=backoff_base, metrics=metrics
-            )
-
         dk_url = str(settings.developer_knowledge_mcp_url)
         rest_url = str(settings.developer_knowledge_rest_url)
         # the proxy is chosen for Developer Knowledge's URL of the backend in use
         self._http = SharedHttp(rest_url if self.backend == "rest" else dk_url, timeout)
-        self._dk = client("developer_knowledge", "DEVELOPER_KNOWLEDGE_MCP_URL", dk_url, dk_auth)
-        self._pay = client("pay", "PAY_MCP_URL", str(settings.pay_mcp_url), pay_auth)
+        face = {"backoff_base": backoff_base, "metrics": metrics}
+        pay_url = str(settings.pay_mcp_url)
+        pay = context("pay", "PAY_MCP_URL", pay_url, pay_auth)
+        self._pay = McpClient(pay, pay_url, self._http, pay_auth, settings, **face)
         self._units = SearchUnits(store, settings.search_quota_per_minute, clock)
-        self._wire: McpWire | RestWire = McpWire(self._dk)
-        if settings.developer_knowledge_api == "rest":
-            rest = context("developer_knowledge", "DEVELOPER_KNOWLEDGE_REST_URL", rest_url, dk_auth)
+        self._wire: McpWire | RestWire
+        if self.backend == "rest":
+            dk = context("developer_knowledge", "DEVELOPER_KNOWLEDGE_REST_URL", rest_url, dk_auth)
             self._wire = RestWire(
-                rest,
-                self._http,
-                dk_auth,
-                settings,
-                self._units,
-                backoff_base=backoff_base,
-                metrics=metrics,
+                dk, rest_url, self._http, dk_auth, settings, units=self._units, **face
             )
+        else:
+            dk = context("developer_knowledge", "DEVELOPER_KNOWLEDGE_MCP_URL", dk_url, dk_auth)
+            self._wire = McpWire(dk, dk_url, self._http, dk_auth, settings, **face)
         limits = QuotaConfig(
             per_minute=settings.answer_quota_per_minute,
             per_day=settings.answer_quota_per_day,

@@ -58,10 +58,8 @@ class DocumentOutput(Output):
 
 class Wire(Protocol):
     server: ServerContext
-
-    @property
-    def answered_at(self) -> float | None:
-        """When the server last answered (time.monotonic()), even if to refuse."""
+    #: when the server last answered (time.monotonic()), even if to refuse
+    answered_at: float | None
 
     async def status(self, calls: UpstreamCalls) -> ServerStatus:
         """Whether the server answers now, and what it offers."""
@@ -129,31 +127,21 @@ def missing_tools(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(name for name, tool in jobs.items() if tool is None)
 
 
-class McpWire:
-    """The MCP tools: no filter (the service refuses a scope first), plain names only."""
-
-    def __init__(self, client: McpClient) -> None:
-        self.client = client
-        self.server = client.server
-
-    @property
-    def answered_at(self) -> float | None:
-        return self.client.answered_at
-
-    async def status(self, calls: UpstreamCalls) -> ServerStatus:
-        return await self.client.status(calls)
+class McpWire(McpClient):
+    """Developer Knowledge's MCP tools: no filter (the service refuses a scope first), plain
+    names only."""
 
     async def jobs(self) -> dict[str, str | None]:
-        return find_tools([t.name for t in await self.client.list_tools()])
+        return find_tools([t.name for t in await self.list_tools()])
 
     async def answer(self, tool: str, query: str, filter: str) -> WireAnswer:
-        data = await self.client.call_tool(tool, {"query": query})
+        data = await self.call_tool(tool, {"query": query})
         out = self.server.parse(_AnswerQueryOutput, data, tool)
         refs = tuple(WireRef(name=name) for name in out.references)
         return WireAnswer(text=out.answerText, references=refs)
 
     async def search(self, tool: str, query: str, filter: str) -> tuple[WireChunk, ...]:
-        data = await self.client.call_tool(tool, {"query": query})
+        data = await self.call_tool(tool, {"query": query})
         out = self.server.parse(_SearchDocumentsOutput, data, tool)
         return tuple(WireChunk(name=c.parent, content=c.content) for c in out.results)
 
@@ -161,7 +149,7 @@ class McpWire:
         """With get_documents, else one get_document a page (servers that have only that)."""
         tools = await self.jobs()
         if (tool := tools["get_many"]) is not None:
-            data = await self.client.call_tool(tool, {"names": names})
+            data = await self.call_tool(tool, {"names": names})
             documents = self.server.parse(_GetDocumentsOutput, data, tool).documents
             return in_order(self.server, names, documents)
         if (one := tools["get_one"]) is None:
@@ -169,7 +157,7 @@ class McpWire:
         return list(await asyncio.gather(*(self._get_one(one, name) for name in names)))
 
     async def _get_one(self, tool: str, name: str) -> DocumentOutput:
-        data = await self.client.call_tool(tool, {"name": name})
+        data = await self.call_tool(tool, {"name": name})
         if isinstance(data, dict) and isinstance(data.get("document"), dict):
             data = data["document"]  # the document itself, or wrapped as {"document": …}
         return self.server.parse(DocumentOutput, data, tool)

@@ -107,16 +107,8 @@ class Answers:
             )
         except GdocsError as error:
             failed = True
-            # the technical words (an HTTP status) for the log: people read `render_error`'s
-            logger.info("question failed: %s", error)
-            # a problem with what was asked is the asker's business; an outage, the thread's
-            if error.code is ErrorCode.INVALID_INPUT:
-                await reply.notify_asker(render.render_error(error))
-            else:  # quoted where the error replaces the asker's question (a command's note)
-                shown = asked if name_asker else None
-                await reply.notify_thread(
-                    render.render_error(error, question=shown, retry=question)
-                )
+            shown = asked if name_asker else None  # where the error replaces a command's note
+            await tell_failure(reply, error, shown=shown, retry=question)
             if question_kind:
                 await self.tally.count(tally.QUESTIONS, tally.FAILED, *by_scope)
             return Outcome(route=route.kind, outcome=error.code.value, server=server)
@@ -274,6 +266,17 @@ class Answers:
             for wait in waits:  # the wait is over once the answer (or the failure) is here
                 await progress.close_step(wait, "complete")
         return scoped(answer, scope)
+
+
+async def tell_failure(reply: Reply, error: GdocsError, *, shown: str | None, retry: str) -> None:
+    """Why a question got no answer: a problem with what was asked is the asker's business,
+    an outage the thread's (quoting `shown`, with a retry of `retry`)."""
+    # the technical words (an HTTP status) for the log: people read `render_error`'s
+    logger.info("question failed: %s", error)
+    if error.code is ErrorCode.INVALID_INPUT:
+        await reply.notify_asker(render.render_error(error))
+    else:
+        await reply.notify_thread(render.render_error(error, question=shown, retry=retry))
 
 
 def scoped(answer: Answer, scope: Scope) -> Answer:

@@ -2,11 +2,11 @@
 
 The day's question stream (bench/stream.py, seed 16: 300 questions in a 300 s day) through
 the real docs service three ways at once, each on its own fake with Google's quotas for real
-(answer_query 10 a rolling minute and 50 for the run; on REST also search, 100 a minute,
-taken by every AnswerQuery and search): MCP, REST without early sources, REST with them (a
-mention is `ask`ed with `on_sources`: the Slack flow asks so only for a streamed reply).
-Keyword and Pay questions are searches; follow-ups carry their thread's question, as the flow
-joins them. Counted at the fakes: the most search units in any 60 s, and search's 429s.
+(answer_query 10 a rolling minute and 50 for the run, refused in Google's HTTP 429 form; on
+REST also search, 100 a minute, taken by every AnswerQuery and search): MCP, REST without
+early sources, REST with them (a mention is `ask`ed with `on_sources`: the Slack flow asks so
+only for a streamed reply). Keyword and Pay questions are searches; follow-ups carry their
+thread's question, as the flow joins them. Counted at the fakes: the most search units in any 60 s, and search's 429s.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from tests.fakes.serving import ThreadedServer
 
 SEED = 16
 SEARCH_PER_MINUTE = 100
+#: seconds a call takes once admitted (bench/day_upstream.py's)
+LATENCY = {"answerQuery": 2.0, "searchDocumentChunks": 0.5, "batchGet": 0.1}
 CONTENT = "# Guide\n\nRun `gcloud storage buckets create --location=eu`."
 
 
@@ -53,6 +55,14 @@ def _peak(times: list[float]) -> int:
             lo += 1
         best = max(best, hi - lo + 1)
     return best
+
+
+def _calls(admitted: int, refused: list[str | None]) -> str:
+    """ "50 + 3 (minute 3)": calls admitted, and refused by which limit."""
+    if not refused:
+        return f"{admitted} + 0"
+    by = ", ".join(f"{limit} {refused.count(limit)}" for limit in sorted(set(map(str, refused))))
+    return f"{admitted} + {len(refused)} ({by})"
 
 
 def _query(q: Question, stream: list[Question]) -> str:
@@ -87,9 +97,29 @@ async def _one(setup: Setup, q: Question, stream: list[Question], start: float) 
     setup.early_shown += bool(shown)
 
 
+class _AdmitThenWork(FakeDeveloperKnowledgeRest):
+    """The suite's REST fake, taking its time after the quota admits a call, not before (as
+    Google and the MCP fake do): else the fake's minute would start seconds after the bot's
+    ledger's, and refuse calls the ledger rightly sent."""
+
+    async def _serve(self, route: str, *args: Any) -> Any:
+        response = await super()._serve(route, *args)
+        if response.status == 200:
+            await asyncio.sleep(LATENCY.get(route, 0.0))
+        return response
+
+
+class _HttpRefusals(DayUpstream):
+    """The day's MCP fake refusing as the REST fake does, always in Google's HTTP 429 with
+    its RetryInfo (the day scenario takes turns with two other forms): one 429 for both."""
+
+    async def _refuse(self, msg: Any, refusal: Any, topic: str, arrived: float, ctx: bool) -> Any:
+        self._refusals = 0  # FORMS[0]: "http"
+        return await super()._refuse(msg, refusal, topic, arrived, ctx)
+
+
 def _rest_fake(stream: list[Question], clock: Any) -> FakeDeveloperKnowledgeRest:
-    fake = FakeDeveloperKnowledgeRest()
-    fake.delays = {"answerQuery": 2.0, "searchDocumentChunks": 0.5, "batchGet": 0.1}
+    fake = _AdmitThenWork()
     fake.quota = QuotaEnforcer(per_minute=10, per_day=50, clock=clock)
     fake.search_quota = QuotaEnforcer(per_minute=SEARCH_PER_MINUTE, clock=clock)
     for topic in sorted({q.topic for q in stream}):
@@ -104,7 +134,7 @@ async def run_day(tmp: Path, *, smoke: bool) -> str:
     shape = SMOKE_SHAPE if smoke else StreamShape()
     stream = day_stream(shape, seed=SEED)
     clock = run_clock()
-    mcp = DayUpstream(
+    mcp = _HttpRefusals(
         quota=QuotaEnforcer(per_minute=10, per_day=50, clock=clock),
         topics={" ".join(q.text.split()): q.topic for q in stream},
     )
@@ -155,7 +185,10 @@ def _report(
 
     peaks = [mcp.peak_search_bucket(), *(_peak(units(f)) for f in rest)]
     refused = ["not enforced", *(str(len(f.search_quota.refused)) for f in rest if f.search_quota)]
-    answer_calls = [len(mcp.admitted()), *(len(f.requests_for("answerQuery")) for f in rest)]
+    answer_calls = [_calls(len(mcp.admitted()), [c.refused for c in mcp.refused()])]
+    answer_calls += [
+        _calls(len(f.quota.admitted), [r.limit for r in f.quota.refused]) for f in rest if f.quota
+    ]
     searches = [
         len(mcp.admitted("search_documents")),
         *(len(f.requests_for("searchDocumentChunks")) for f in rest),
@@ -165,7 +198,7 @@ def _report(
         ("Questions that got an answer of some kind", [len(s.answers) for s in setups]),
         ("… generated", [sum(a.kind == "answer" for a in s.answers) for s in setups]),
         ("… failed", [s.failed for s in setups]),
-        ("AnswerQuery / answer_query calls", answer_calls),
+        ("AnswerQuery / answer_query calls: admitted + refused (429)", answer_calls),
         ("Search requests", searches),
         ("Questions shown early sources", [s.early_shown for s in setups]),
         (f"**Search units, most in any 60 s** (limit {SEARCH_PER_MINUTE})", peaks),

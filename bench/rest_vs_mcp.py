@@ -40,7 +40,8 @@ from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest, RestAnswer
 from tests.fakes.serving import ThreadedServer
 
 T = TypeVar("T")
-BACKENDS = ("mcp", "rest")
+#: (label, backend, with early sources): the last shows what early sources cost REST
+RIGS = (("MCP", "mcp", False), ("REST", "rest", True), ("REST, no early sources", "rest", False))
 CONTENT = "# Guide\n\nRun `gcloud storage buckets create`."
 FIRST = "ANSWER-{i}: run `gcloud storage buckets create`."
 SECOND = "\n\n1. Open the console\n2. Click **Create**"
@@ -153,6 +154,7 @@ class Rig:
     """One backend: its service, its store's counter, and how to read its fake's requests."""
 
     backend: str
+    early: bool
     service: GoogleDocsService
     store: CountingStore
     requests: Callable[[], int]
@@ -178,7 +180,8 @@ async def _ask(rig: Rig, text: str, fakes: list[threading.Thread]) -> Sample:
     async def on_sources(hits: tuple[SearchHit, ...]) -> None:
         early.append(time.perf_counter())
 
-    answer = await rig.service.ask(text, asker="U1", on_sources=on_sources)
+    callback = on_sources if rig.early else None
+    answer = await rig.service.ask(text, asker="U1", on_sources=callback)
     answered = time.perf_counter()
     await rig.service.verify(answer)
     checked = time.perf_counter()
@@ -227,22 +230,21 @@ async def measure(questions: int, latency: Latency, tmp: Path) -> dict[str, Rig]
 
     rigs: dict[str, Rig] = {}
     try:
-        for backend in BACKENDS:
-            settings = _settings(backend, mcp_url, rest.url, tmp / f"{backend}.db")
-            inner = await SqliteStore.open(tmp / f"{backend}.db", max_entries=5000)
-            store = CountingStore(inner)
+        for n, (label, backend, early) in enumerate(RIGS):
+            db = tmp / f"{n}-{backend}.db"
+            settings = _settings(backend, mcp_url, rest.url, db)
+            store = CountingStore(await SqliteStore.open(db, max_entries=5000))
             service = GoogleDocsService(settings, store=store)
             if service.backend != backend:
                 raise SystemExit(f"DEVELOPER_KNOWLEDGE_API={backend} is not served by this tree")
             if backend == "mcp":
-                rigs[backend] = Rig(backend, service, store, lambda: mcp.http, mcp_routes)
+                count, routes = (lambda: mcp.http), mcp_routes
             else:
-                rigs[backend] = Rig(
-                    backend, service, store, lambda: len(rest.requests), rest_routes
-                )
+                count, routes = (lambda: len(rest.requests)), rest_routes
+            rigs[label] = Rig(backend, early, service, store, count, routes)
         for phase in ("cold", "cached"):
             before_phase = {b: rig.routes() for b, rig in rigs.items()}
-            for i in range(questions):  # in turn, so drift in the machine's load hits both
+            for i in range(questions):  # in turn, so drift in the machine's load hits all
                 for rig in rigs.values():
                     rig.samples[phase].append(await _ask(rig, question(i), fakes))
             for b, rig in rigs.items():
@@ -260,25 +262,21 @@ def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def _rows(rigs: dict[str, Rig], phase: str) -> list[tuple[str, float, float, str]]:
-    """(measure, MCP, REST, unit) medians of one phase."""
-    mcp, rest = rigs["mcp"].samples[phase], rigs["rest"].samples[phase]
+def _rows(rigs: dict[str, Rig], phase: str) -> list[tuple[str, list[float], str]]:
+    """(measure, one figure per rig, unit) of one phase: medians of times and CPU, means of
+    counts (MCP's session is set up once, by the first question)."""
 
-    def both(attr: str, scale: float = 1.0) -> tuple[float, float]:
-        # times and CPU: medians; counts: means (MCP's session is set up once, by the first)
+    def each(attr: str, scale: float = 1.0) -> list[float]:
         of = statistics.fmean if scale == 1.0 else _median
-        return (
-            of([getattr(s, attr) * scale for s in mcp]),
-            of([getattr(s, attr) * scale for s in rest]),
-        )
+        return [of([getattr(s, attr) * scale for s in rig.samples[phase]]) for rig in rigs.values()]
 
     return [
-        ("Time to the first source a stream shows", *both("first_source", 1000), "ms"),
-        ("Time to the answer", *both("answer", 1000), "ms"),
-        ("Time to the checked answer (posted)", *both("checked", 1000), "ms"),
-        ("Store round trips per question (mean)", *both("store"), ""),
-        ("Upstream HTTP requests per question (mean)", *both("upstream"), ""),
-        ("CPU per question", *both("cpu", 1000), "ms"),
+        ("Time to the first source a stream shows", each("first_source", 1000), "ms"),
+        ("Time to the answer", each("answer", 1000), "ms"),
+        ("Time to the checked answer (posted)", each("checked", 1000), "ms"),
+        ("Store round trips per question (mean)", each("store"), ""),
+        ("Upstream HTTP requests per question (mean)", each("upstream"), ""),
+        ("CPU per question", each("cpu", 1000), "ms"),
     ]
 
 
@@ -289,18 +287,19 @@ def _ratio(mcp: float, rest: float) -> str:
 def render_report(
     rigs: dict[str, Rig], day: str, *, argv: list[str], machine: str, latency: Latency
 ) -> str:
-    n = len(rigs["mcp"].samples["cold"])
-    early = sum(s.early for s in rigs["rest"].samples["cold"])
+    n = len(rigs["MCP"].samples["cold"])
+    early = sum(s.early for s in rigs["REST"].samples["cold"])
     lines = [
         "## REST beside MCP (`--scenario rest`)",
         "",
         f"`python -m bench.run {' '.join(argv)}` on {machine}. In process, the real docs "
-        f"service on SQLite for each backend, {n} distinct questions asked in turn (one "
-        "backend, then the other), then each again from the cache; per question, medians of times and means of counts. "
+        f"service on SQLite for each set-up, {n} distinct questions asked in turn (each "
+        "set-up in turn), then each again from the cache; per question, medians of times "
+        "and means of counts. "
         f"Both fakes take {latency.answer:g} s to answer, {latency.search:g} s to search, "
         f"{latency.doc:g} s for pages. A question is `ask` with `on_sources` (as a streamed "
-        "answer asks) then `verify`. *First source*: REST's early search pages "
-        "(`on_sources`), MCP's the answer's own. CPU: the process's, less the fakes' "
+        "answer asks; not in the last column) then `verify`. *First source*: REST's early "
+        "search pages (`on_sources`), else the answer's own. CPU: the process's, less the fakes' "
         "threads. Absolute times vary with the shared VM's load; compare the ratios.",
         "",
         f"REST showed early sources before the answer in {early} of {n} cold questions.",
@@ -310,20 +309,20 @@ def render_report(
             "",
             f"**{title}**",
             "",
-            "| measure | MCP | REST | REST / MCP |",
-            "|---|---:|---:|---:|",
+            "| measure | MCP | REST | REST / MCP | REST, no early sources | … / MCP |",
+            "|---|---:|---:|---:|---:|---:|",
         ]
-        for label, m, r, unit in _rows(rigs, phase):
-            fmt = "{:,.1f}" if unit else "{:,.2f}"
-            suffix = f" {unit}" if unit else ""
-            lines.append(
-                f"| {label} | {fmt.format(m)}{suffix} | {fmt.format(r)}{suffix} | {_ratio(m, r)} |"
-            )
+        for label, (m, *rest), unit in _rows(rigs, phase):
+            fmt = ("{:,.1f} " + unit) if unit else "{:,.2f}"
+            cells = [fmt.format(m)]
+            for r in rest:
+                cells += [fmt.format(r), _ratio(m, r)]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines += ["", "Upstream requests in all, by tool (MCP) or route (REST):", ""]
     for phase in ("cold", "cached"):
-        for backend, rig in rigs.items():
+        for label, rig in rigs.items():
             calls = ", ".join(f"{k} {v}" for k, v in sorted(rig.by_phase[phase].items())) or "none"
-            lines.append(f"- {phase}, {backend.upper()}: {calls}")
+            lines.append(f"- {phase}, {label}: {calls}")
     if day:
         lines += ["", day]
     return "\n".join(lines) + "\n"

@@ -25,7 +25,8 @@ def test_rest_scenario_smoke_run_measures_both_backends_and_the_days_search_unit
     ):
         cells = _cells(text, label)  # the first table: new questions
         assert all(_number(c) > 0 for c in cells[:2]), (label, cells)
-        assert cells[2].endswith("×"), (label, cells)
+        assert cells[2].endswith("×"), (label, cells)  # REST / MCP
+        assert cells[4].endswith("×"), (label, cells)  # REST without early sources / MCP
     assert re.search(r"REST showed early sources before the answer in [1-9]\d* of", text)
     peaks = _cells(text, "**Search units, most in any 60 s** (limit 100)")[:3]
     assert len(peaks) == 3, peaks  # MCP, REST without early sources, REST with them

@@ -172,7 +172,8 @@ def _thread_cpu(threads: list[threading.Thread]) -> float:
     return total
 
 
-async def _ask(rig: Rig, text: str, fakes: list[threading.Thread]) -> Sample:
+async def _ask(rig: Rig, phase: str, text: str, fakes: list[threading.Thread]) -> Sample:
+    routes0 = rig.routes()  # before the clocks start: the fake's list is read whole
     start, cpu0, fake0 = time.perf_counter(), time.process_time(), _thread_cpu(fakes)
     store0, up0 = rig.store.calls, rig.requests()
     early: list[float] = []
@@ -186,6 +187,8 @@ async def _ask(rig: Rig, text: str, fakes: list[threading.Thread]) -> Sample:
     await rig.service.verify(answer)
     checked = time.perf_counter()
     cpu = time.process_time() - cpu0 - (_thread_cpu(fakes) - fake0)
+    # the REST set-ups share one fake: each counts its own questions' requests
+    rig.by_phase.setdefault(phase, Counter()).update(rig.routes() - routes0)
     first = early[0] if early and early[0] < answered else answered
     return Sample(
         first - start,
@@ -243,12 +246,9 @@ async def measure(questions: int, latency: Latency, tmp: Path) -> dict[str, Rig]
                 count, routes = (lambda: len(rest.requests)), rest_routes
             rigs[label] = Rig(backend, early, service, store, count, routes)
         for phase in ("cold", "cached"):
-            before_phase = {b: rig.routes() for b, rig in rigs.items()}
             for i in range(questions):  # in turn, so drift in the machine's load hits all
                 for rig in rigs.values():
-                    rig.samples[phase].append(await _ask(rig, question(i), fakes))
-            for b, rig in rigs.items():
-                rig.by_phase[phase] = rig.routes() - before_phase[b]
+                    rig.samples[phase].append(await _ask(rig, phase, question(i), fakes))
     finally:
         for rig in rigs.values():
             await rig.service.aclose()
@@ -321,7 +321,8 @@ def render_report(
     lines += ["", "Upstream requests in all, by tool (MCP) or route (REST):", ""]
     for phase in ("cold", "cached"):
         for label, rig in rigs.items():
-            calls = ", ".join(f"{k} {v}" for k, v in sorted(rig.by_phase[phase].items())) or "none"
+            seen = rig.by_phase.get(phase, Counter())
+            calls = ", ".join(f"{k} {v}" for k, v in sorted(seen.items()) if v) or "none"
             lines.append(f"- {phase}, {label}: {calls}")
     if day:
         lines += ["", day]

@@ -17,6 +17,7 @@ import pytest
 from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest, RestAnswer
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import FakeSlack
+from tests.fakes.upstream import until
 from tests.slack_harness import API_KEY, running_bot
 from tests.test_slack_streaming_sources import chips, only_stream, rest_bot
 
@@ -171,6 +172,8 @@ async def test_a_streamed_answer_shows_the_searchs_pages_before_the_answer_arriv
         await bot.mention("how do users sign in?", channel="C1", ts="1710000000.000500")
         try:
             await bot.fake.await_calls("chat.appendStream")
+            # the answer is asked alongside the search: it may reach the fake a moment later
+            await until(lambda: bool(rest.requests_for("answerQuery")), "answerQuery asked")
             stream = only_stream(bot.fake)
             before = (stream.task_view()["step-1"], stream.text())
             answered = len(rest.requests_for("answerQuery"))

@@ -59,13 +59,13 @@ def test_each_source_says_when_it_last_changed_once_after_its_title() -> None:
     assert_valid_message(message)
     sources = message["blocks"][-2]["text"]["text"]
     assert sources == (
-        f"*Sources*\n1. <{HOST}/docs/p1|Page 1> · updated 12 Oct 2026\n2. <{HOST}/docs/p2|Page 2>"
+        f"*Sources*\n1. <{HOST}/docs/p1|Page 1> — updated 12 Oct 2026\n2. <{HOST}/docs/p2|Page 2>"
     )
     assert 1 == str(message).count("updated")
     streamed = streamed_answer(answer, answer_parts(answer))
     assert 1 == str(streamed.end).count("updated 12 Oct 2026")
     printed = answer_markdown(answer)
-    assert f"1. [Page 1]({HOST}/docs/p1) · updated 12 Oct 2026\n2. [Page 2]" in printed
+    assert f"1. [Page 1]({HOST}/docs/p1) — updated 12 Oct 2026\n2. [Page 2]" in printed
 
 
 def test_search_results_say_when_each_page_last_changed() -> None:
@@ -79,9 +79,9 @@ def test_search_results_say_when_each_page_last_changed() -> None:
     for kind in ("search", "pay"):
         message = render_answer(Answer(query="q", kind=kind, hits=(hit,)))  # type: ignore[arg-type]
         head = message["blocks"][0]["text"]["text"].split("\n")[0]
-        assert head == f"*1. <{HOST}/docs/auth|Auth>* · updated 5 Mar 2026"
+        assert head == f"*1. <{HOST}/docs/auth|Auth>* — updated 5 Mar 2026"
     printed = answer_markdown(Answer(query="q", kind="search", hits=(hit,)))
-    assert printed.startswith("1. **Auth** · updated 5 Mar 2026\n")
+    assert printed.startswith("1. **Auth** — updated 5 Mar 2026\n")
 
 
 def _controls(answer: Answer, **asked: int) -> list[tuple[str, str]]:

@@ -134,7 +134,7 @@ def test_no_cited_page_is_named_twice_in_a_final_message(
     assert_valid_message(render_answer(answer, asker=asker, feedback_id="a1"))
     for texts in _final_texts(answer, asker):
         seen = "\n".join(texts)
-        assert seen.count(" · updated ") <= len({i for i, *_ in cited})
+        assert seen.count(" — updated ") <= len({i for i, *_ in cited})
         for i in {i for i, *_ in cited}:
             assert seen.count(_token(i)) <= 1, (_token(i), seen)
         if kind == "answer" and len(cited) <= 5:  # a short Sources list is never cut

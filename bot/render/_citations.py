@@ -53,9 +53,10 @@ def updated_words(updated: datetime | None) -> str | None:
 
 
 def dated(page: Reference | SearchHit) -> str:
-    """ " · updated 12 Oct 2026", said once after a page's title; "" when not known."""
+    """ " — updated 12 Oct 2026", said once after a page's title (a title may hold " · "); ""
+    when not known."""
     words = updated_words(page.updated)
-    return f" · {words}" if words else ""
+    return f" — {words}" if words else ""
 
 
 def linkable(uri: str) -> bool:

@@ -48,6 +48,7 @@ def test_check_says_the_rest_backend_answers(
     assert "DEVELOPER_KNOWLEDGE_API=rest" in rows["developer knowledge"]
     assert rest.url in rows["developer knowledge"]
     assert "ok" in rows["dk search"]
+    assert "1 result for" in rows["dk search"]  # one page in the fake's corpus
     assert [r.route for r in rest.requests] == ["get", "searchDocumentChunks"]
     data = json.loads(gdocs(tmp_path, "check", "--json", **_rest_env(rest.url)).stdout)
     assert data["backend"] == "rest"

@@ -78,7 +78,8 @@ async def _server_rows(service: GoogleDocsService, rows: list[CheckRow]) -> bool
     if dk_ok:
         try:
             hits = (await service.search(PROBE_QUERY)).hits
-            rows.append(CheckRow("dk search", "ok", f"{len(hits)} results for “{PROBE_QUERY}”"))
+            found = f"{len(hits)} result{'' if len(hits) == 1 else 's'} for “{PROBE_QUERY}”"
+            rows.append(CheckRow("dk search", "ok", found))
         except GdocsError as exc:
             dk_ok = False
             rows.append(CheckRow("dk search", "FAIL", operator_detail(exc)))

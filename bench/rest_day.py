@@ -97,18 +97,6 @@ async def _one(setup: Setup, q: Question, stream: list[Question], start: float) 
     setup.early_shown += bool(shown)
 
 
-class _AdmitThenWork(FakeDeveloperKnowledgeRest):
-    """The suite's REST fake, taking its time after the quota admits a call, not before (as
-    Google and the MCP fake do): else the fake's minute would start seconds after the bot's
-    ledger's, and refuse calls the ledger rightly sent."""
-
-    async def _serve(self, route: str, *args: Any) -> Any:
-        response = await super()._serve(route, *args)
-        if response.status == 200:
-            await asyncio.sleep(LATENCY.get(route, 0.0))
-        return response
-
-
 class _HttpRefusals(DayUpstream):
     """The day's MCP fake refusing as the REST fake does, always in Google's HTTP 429 with
     its RetryInfo (the day scenario takes turns with two other forms): one 429 for both."""
@@ -119,7 +107,8 @@ class _HttpRefusals(DayUpstream):
 
 
 def _rest_fake(stream: list[Question], clock: Any) -> FakeDeveloperKnowledgeRest:
-    fake = _AdmitThenWork()
+    fake = FakeDeveloperKnowledgeRest()
+    fake.delays = dict(LATENCY)  # spent after the quota counted the call, as Google does
     fake.quota = QuotaEnforcer(per_minute=10, per_day=50, clock=clock)
     fake.search_quota = QuotaEnforcer(per_minute=SEARCH_PER_MINUTE, clock=clock)
     for topic in sorted({q.topic for q in stream}):
@@ -157,7 +146,9 @@ async def run_day(tmp: Path, *, smoke: bool) -> str:
                 developer_knowledge_rest_url=getattr(rest, "url", "http://127.0.0.1:9/v1"),
                 state_url=f"sqlite:///{db}",
             )
-            store = await SqliteStore.open(db, max_entries=5000)
+            # the store's clock is the run's: on the wall clock it would find the ledger's
+            # minute (stamped by the run's clock, months back) expired and sweep it away
+            store = await SqliteStore.open(db, max_entries=5000, clock=lambda: clock().timestamp())
             setup.service = GoogleDocsService(settings, store=store, clock=clock)
         start = time.monotonic()
         await asyncio.gather(*(_one(s, q, stream, start) for s in setups for q in stream))

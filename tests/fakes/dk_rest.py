@@ -14,8 +14,9 @@ built from the corpus. `filter` is honoured for `data_source = "x" OR data_sourc
 anything else is refused with 400 INVALID_ARGUMENT, as Google refuses a bad filter. Each
 request is recorded (`requests`); faults are taken one request at a time (`faults`, with
 `Fault.tool` naming a route: answerQuery, searchDocumentChunks, batchGet, get); `delays`
-slows a route; `quota` enforces the answer quota and `search_quota` the search units (each
-answer takes one too) with Google's 429 JSON.
+slows a route's served calls, after the quota counted them as Google does; `quota` enforces
+the answer quota and `search_quota` the search units (each answer takes one too) with
+Google's 429 JSON.
 """
 
 from __future__ import annotations
@@ -202,13 +203,14 @@ class FakeDeveloperKnowledgeRest:
         body = body if isinstance(body, dict) else {}
         record = RecordedRequest(route, request.method, request.path, params, body, headers)
         self.requests.append(record)
-        if delay := self.delays.get(route, 0.0):
-            await asyncio.sleep(delay)
+        # Google counts a call against its quota when it arrives, before working on it
         fault = self._take_fault(route) or self._refused(route, headers)
         if fault is not None:
             if fault.delay:
                 await asyncio.sleep(fault.delay)
             return _error_response(fault)
+        if delay := self.delays.get(route, 0.0):
+            await asyncio.sleep(delay)
         if route == "answerQuery" and self.answer_gate is not None:
             await asyncio.to_thread(self.answer_gate.wait, 30.0)
         try:

@@ -27,6 +27,7 @@ from bot.settings import Settings
 from bot.slack.app import EVENTS_PATH, slack_events_route
 from bot.slack.deps import SlackDeps
 from bot.store import ResilientStore
+from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
 from tests.fakes.slack_api import FakeSlack
 from tests.slack_requests import (
@@ -266,3 +267,11 @@ class Relay:
         await asyncio.gather(
             copy(reader, up_writer), copy(up_reader, writer), return_exceptions=True
         )
+
+
+@asynccontextmanager
+async def rest_bot(rest: FakeDeveloperKnowledgeRest, **overrides: Any) -> AsyncIterator[SlackBot]:
+    """The bot with DEVELOPER_KNOWLEDGE_API=rest against `rest` (no MCP server at all)."""
+    overrides |= {"developer_knowledge_api": "rest", "developer_knowledge_rest_url": rest.url}
+    async with running_bot(None, **overrides) as bot:
+        yield bot

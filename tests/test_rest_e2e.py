@@ -18,8 +18,8 @@ from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest, RestAnswer
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import FakeSlack
 from tests.fakes.upstream import until
-from tests.slack_harness import API_KEY, running_bot
-from tests.test_slack_streaming_sources import chips, only_stream, rest_bot
+from tests.slack_harness import API_KEY, rest_bot, running_bot
+from tests.test_slack_streaming_sources import chips, only_stream
 
 pytestmark = pytest.mark.timeout(60)
 

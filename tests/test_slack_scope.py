@@ -7,9 +7,7 @@ stored products are said not to apply rather than dropped silently."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
@@ -17,7 +15,7 @@ from bot.channels import ChannelSettings
 from bot.report import collect
 from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
-from tests.slack_harness import API_KEY, ASKER, SlackBot, running_bot
+from tests.slack_harness import API_KEY, ASKER, SlackBot, rest_bot, running_bot
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -40,14 +38,6 @@ def rest_server() -> Iterator[FakeDeveloperKnowledgeRest]:
     server.start()
     yield server
     server.stop()
-
-
-@asynccontextmanager
-async def rest_bot(rest: FakeDeveloperKnowledgeRest, **overrides: Any) -> AsyncIterator[SlackBot]:
-    async with running_bot(
-        None, developer_knowledge_api="rest", developer_knowledge_rest_url=rest.url, **overrides
-    ) as bot:
-        yield bot
 
 
 def told(bot: SlackBot, key: str | None) -> str:

@@ -7,8 +7,7 @@ once); nothing about them can cost the answer."""
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from bot.slack.delivery.streams import EARLY_SOURCES
 from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest
 from tests.fakes.slack_api import FakeSlack
 from tests.fakes.slack_streams import Stream
-from tests.slack_harness import API_KEY, SlackBot, running_bot
+from tests.slack_harness import API_KEY, SlackBot, rest_bot
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -43,18 +42,6 @@ def rest_server() -> Iterator[FakeDeveloperKnowledgeRest]:
     server.start()
     yield server
     server.stop()
-
-
-@asynccontextmanager
-async def rest_bot(rest: FakeDeveloperKnowledgeRest, **overrides: Any) -> AsyncIterator[SlackBot]:
-    """The bot with DEVELOPER_KNOWLEDGE_API=rest against `rest` (no MCP server at all)."""
-    async with running_bot(
-        None,
-        developer_knowledge_api="rest",
-        developer_knowledge_rest_url=rest.url,
-        **overrides,
-    ) as bot:
-        yield bot
 
 
 def only_stream(fake: FakeSlack) -> Stream:

@@ -30,9 +30,8 @@ from bot.store._api import (
     decoded,
 )
 
-#: connections per process; a call waits at most POOL_WAIT seconds for a free one
+#: connections per process; a call waits for a free one as long as for Redis itself
 MAX_CONNECTIONS = 32
-POOL_WAIT = 0.5
 
 
 # --- Lua scripts: reads-then-writes, atomic on the server -------------------------------
@@ -119,7 +118,8 @@ class RedisStore(Store):
         """Nothing connects before the first call. `connection`: redis-py's host, port..."""
         pool = BlockingConnectionPool(
             max_connections=MAX_CONNECTIONS,
-            timeout=POOL_WAIT,
+            # the caller's own bound (STATE_TIMEOUT_SECONDS) is usually the shorter one
+            timeout=timeout,
             connection_class=SSLConnection if tls else Connection,
             password=password or None,
             socket_connect_timeout=timeout,

@@ -92,9 +92,10 @@ class DocumentFetcher:
         out = await self._wire.answer(tool, query, filter_for(scope))
         firsts: dict[str, WireRef] = {}  # each page once, where it is first named
         index: dict[int, int] = {}  # a sent reference's place -> its page's place
+        places: dict[str, int] = {}
         for i, ref in enumerate(out.references):
             if (name := name_for(ref.name)) is not None:
-                index[i] = list(firsts).index(name) if name in firsts else len(firsts)
+                index[i] = places.setdefault(name, len(places))
                 firsts.setdefault(name, ref)
         refs = tuple(
             Reference(name=n, uri=u, title=t, updated=r.updated, size=r.size)

@@ -234,7 +234,7 @@ class Answers:
     async def _call(self, reply: Reply, route: Route, progress: Progress, step: Step) -> Answer:
         service, scope = self.service, sent_scope(route, self.service.backend)
         if route.kind == "search":
-            return scoped(await service.search(route.query, scope=scope), scope)
+            return await service.search(route.query, scope=scope)
         if route.kind == "pay":
             language = None
             if service.pay_configured and reply.user:
@@ -254,7 +254,7 @@ class Answers:
             await progress.show_sources(step, hits)
 
         try:
-            answer = await service.ask(
+            return await service.ask(
                 route.query,
                 asker=reply.user,
                 on_wait=on_wait,
@@ -265,7 +265,6 @@ class Answers:
         finally:
             for wait in waits:  # the wait is over once the answer (or the failure) is here
                 await progress.close_step(wait, "complete")
-        return scoped(answer, scope)
 
 
 async def tell_failure(reply: Reply, error: GdocsError, *, shown: str | None, retry: str) -> None:
@@ -277,11 +276,6 @@ async def tell_failure(reply: Reply, error: GdocsError, *, shown: str | None, re
         await reply.notify_asker(render.render_error(error))
     else:
         await reply.notify_thread(render.render_error(error, question=shown, retry=retry))
-
-
-def scoped(answer: Answer, scope: Scope) -> Answer:
-    """`answer` saying the products it was limited to (whatever the backend filled in)."""
-    return answer if answer.scope == scope else answer.model_copy(update={"scope": scope})
 
 
 def sent_scope(route: Route, backend: str) -> Scope:

@@ -14,6 +14,8 @@ Mode = Literal["auto", "mentions"]
 Followups = Literal["asker", "anyone", "off"]
 Field = Literal["mode", "private", "followups", "products"]
 
+#: a Slack user id (U…, or W… on Enterprise Grid)
+USER_ID_RE = re.compile(r"[UW][A-Z0-9]{1,20}")
 #: a Slack conversation id of a public (C…) or private (G…, or C… in newer workspaces) channel
 CHANNEL_ID_RE = re.compile(r"[CG][A-Z0-9]{1,20}")
 _FOLLOWUPS: tuple[Followups, ...] = ("asker", "anyone", "off")
@@ -103,4 +105,13 @@ def parse_channel_ids(text: str) -> frozenset[str]:
     for channel in ids:
         if not CHANNEL_ID_RE.fullmatch(channel):
             raise ValueError(f"not a channel id (like C0123ABCD): {channel[:24]!r}")
+    return frozenset(ids)
+
+
+def parse_user_ids(text: str) -> frozenset[str]:
+    """TEAM_ANSWERS_ADMINS: comma- or space-separated user ids; ValueError naming a bad one."""
+    ids = [part.strip() for part in re.split(r"[,\s]+", text) if part.strip()]
+    for user in ids:
+        if not USER_ID_RE.fullmatch(user):
+            raise ValueError(f"not a user id (like U0123ABCD): {user[:24]!r}")
     return frozenset(ids)

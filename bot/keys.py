@@ -55,4 +55,11 @@ CHANNEL = KeyFamily("channel:", "a channel's settings", "CHANNEL_SETTINGS_RETENT
 #: a Stop pressed on one replica for a thread another replica streams (bot/slack/work/stops.py)
 STOP = KeyFamily("stop:", "a Stop pressed for a thread, and when", "10 minutes")
 
+# --- team answers (bot/team.py) ----------------------------------------------------------
+TEAM = KeyFamily("team:", "team answers and 👎 drafts", "TEAM_ANSWER_REVIEW_DAYS + 365 days")
+TEAM_INDEX = KeyFamily(
+    "team_q:", "which team answer a question's normalised form finds", "as its team answer"
+)
+TEAM_USED = KeyFamily("team_used:", "how often each team answer was given", "as its team answer")
+
 FAMILIES: tuple[KeyFamily, ...] = tuple(v for v in globals().values() if isinstance(v, KeyFamily))

@@ -100,6 +100,22 @@ class Citation(_Model):
 Scope = tuple[str, ...]
 
 
+class TeamMark(_Model):
+    """An answer the team saved (bot/team.py), given instead of asking Google."""
+
+    #: the team answer's id (Edit / Remove, its use count)
+    id: str
+    #: who saved it (a Slack user id); for an approved 👎 suggestion, who suggested it
+    author: str
+    saved_at: datetime  # aware UTC
+    #: the channel it was saved in (None: imported, or saved outside Slack)
+    channel: str | None = None
+    #: that channel's name when saved ("infra"), for surfaces that cannot show `<#C…>`
+    channel_name: str | None = None
+    #: past its review date: said to its author and admins, still given
+    review_due: bool = False
+
+
 class Answer(_Model):
     """What a question produced, whichever route it took."""
 
@@ -121,6 +137,8 @@ class Answer(_Model):
     citations: tuple[Citation, ...] = ()
     #: the products it was limited to
     scope: Scope = ()
+    #: set when this is the team's own answer (kind "answer", no Google call was made)
+    team: TeamMark | None = None
 
 
 class ServerStatus(_Model):

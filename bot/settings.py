@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import AnyHttpUrl, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bot.channels import parse_channel_ids
+from bot.channels import parse_channel_ids, parse_user_ids
 from bot.errors import ConfigError
 
 DEFAULT_DK_URL = "https://developerknowledge.googleapis.com/mcp"
@@ -96,6 +96,11 @@ class Settings(BaseSettings):
     answer_channels: str = Field("", max_length=10_000)
     channel_settings_admins_only: bool = False
     channel_settings_retention_days: int = Field(365, ge=1, le=3650)
+    #: a team answer says "review due" to its author and admins this many days after saving
+    team_answer_review_days: int = Field(180, ge=1, le=3650)
+    #: user ids (comma- or space-separated) who manage team answers and review 👎 suggestions,
+    #: besides workspace admins
+    team_answers_admins: str = Field("", max_length=10_000)
     #: stream threaded answers with a task timeline and a Stop button (chat.startStream)
     stream_answers: bool = True
     #: acknowledged work of a replica that died is taken over after its lease; work older than
@@ -117,6 +122,12 @@ class Settings(BaseSettings):
     @classmethod
     def _channel_ids(cls, value: str) -> str:
         parse_channel_ids(value)  # ValueError names the first id that is not one
+        return value
+
+    @field_validator("team_answers_admins")
+    @classmethod
+    def _user_ids(cls, value: str) -> str:
+        parse_user_ids(value)  # ValueError names the first id that is not one
         return value
 
     @field_validator("log_level", mode="before")
@@ -151,6 +162,10 @@ class Settings(BaseSettings):
     @property
     def answer_channel_ids(self) -> frozenset[str]:
         return parse_channel_ids(self.answer_channels)
+
+    @property
+    def team_admin_ids(self) -> frozenset[str]:
+        return parse_user_ids(self.team_answers_admins)
 
     @property
     def socket_mode(self) -> bool:

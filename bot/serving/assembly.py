@@ -29,6 +29,7 @@ from bot.store import (
     redis_store,
     state_file,
 )
+from bot.team import TeamAnswers
 from bot.upstream import GoogleDocsService
 
 logger = logging.getLogger(__name__)
@@ -47,6 +48,7 @@ class Core:
     store: ResilientStore
     service: GoogleDocsService
     tally: DailyTally  # the per-day counters behind `gdocs-bot report`
+    team: TeamAnswers  # what the team saved, given before Google is asked
     #: a look-only command did not create the missing SQLite file (per-process state)
     state_file_missing: bool = False
 
@@ -107,7 +109,8 @@ async def open_core(
             tally=tally.count,
         )
         stack.push_async_callback(service.aclose)
-        yield Core(settings, metrics, store, service, tally, state_file_missing=missing)
+        team = TeamAnswers(store, settings.team_answer_review_days, clock or _utc_now)
+        yield Core(settings, metrics, store, service, tally, team, state_file_missing=missing)
 
 
 @asynccontextmanager
@@ -206,6 +209,7 @@ def _slack_deps(
             retention_seconds=settings.channel_settings_retention_days * 86400.0,
         ),
         tally=core.tally,
+        team=core.team,
         # only replicas on one Redis share a Stop: on memory:// and SQLite it is always local
         streams=ActiveStreams(store, shared=store.kind == "redis"),
     )

@@ -35,6 +35,7 @@ from bot.slack.memory import (
 from bot.slack.work.stops import ActiveStreams
 from bot.slack.work.worklog import WorkLog, WorkRecord
 from bot.store import Store
+from bot.team import TeamAnswers
 from bot.upstream import UpstreamCalls
 
 __all__ = ["SlackDeps"]
@@ -59,6 +60,7 @@ class SlackDeps:
     boundary: Boundary
     channels: ChannelSettingsStore
     tally: DailyTally
+    team: TeamAnswers
     streams: ActiveStreams = field(default_factory=ActiveStreams)
 
     async def take(

@@ -25,6 +25,10 @@ RATE_LIMITED = "rate_limited"
 ANSWER_QUERY_MADE = "answer_query:made"
 ANSWER_QUERY_REFUSED = "answer_query:refused"
 GENERATED: Final = "generated"
+#: a team answer given (bot/team.py); and given where answer_query would have been asked
+#: (no generated answer for the question in the cache): one generated answer saved
+TEAM_USED: Final = "team:used"
+TEAM_SAVED: Final = "team:saved"
 #: the reasons a question got search results only, in the order reports list them
 WHY_WORDS: Final = {
     "quota_minute": "quota: minute",

@@ -22,9 +22,11 @@ if TYPE_CHECKING:
 def _week_lines(week: Report) -> tuple[str, str]:
     t = week.total
     share = f"{round(100 * t.generated / t.questions)} %" if t.questions else "–"
+    team = t.team.get("used", 0)
     figures = (
         f"*{t.questions}* questions · *{share}* got a generated answer · "
-        f"{t.search_only} search results only · {t.unanswered} no answer"
+        + (f"{team} team answers · " if team else "")
+        + f"{t.search_only} search results only · {t.unanswered} no answer"
     )
     if week.by_product:  # the products questions were limited to, if any was
         shown = " · ".join(f"{escape(p)} {n}" for p, n in week.by_product.items())

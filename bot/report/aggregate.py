@@ -139,6 +139,7 @@ def _day_row(day: str, c: Counter[str]) -> DayRow:
         rate_limited=c[tally.RATE_LIMITED],
         answer_query={"made": c[tally.ANSWER_QUERY_MADE], "refused": c[tally.ANSWER_QUERY_REFUSED]},
         reuse={kind: c[f"reuse:{kind}"] for kind in tally.REUSE_KINDS},
+        team={"used": c[tally.TEAM_USED], "saved": c[tally.TEAM_SAVED]},
     )
 
 
@@ -149,18 +150,20 @@ def _ranked(counts: Counter[str]) -> list[str]:
 
 def _topics(answers: list[AnswerRecord]) -> tuple[TopicRow, ...]:
     asked: Counter[str] = Counter()
-    generated: Counter[str] = Counter()
+    answered: dict[str, Counter[str]] = defaultdict(Counter)  # by tally.classify
     example: dict[str, str] = {}
     for record in answers:
         topic = topic_of(record.question)
         asked[topic] += 1
-        if tally.classify(record.kind, record.fallback, record.route) == tally.GENERATED:
-            generated[topic] += 1
+        answered[topic][
+            tally.classify(record.kind, record.fallback, record.route, record.tool)
+        ] += 1
         example[topic] = _example(record.question)  # the latest wording
-    return tuple(
-        TopicRow(t, asked[t], generated[t], asked[t] - generated[t], example[t])
-        for t in _ranked(asked)
-    )
+    rows = []
+    for t in _ranked(asked):
+        generated, team = answered[t][tally.GENERATED], answered[t][tally.TEAM_USED]
+        rows.append(TopicRow(t, asked[t], generated, asked[t] - generated - team, example[t], team))
+    return tuple(rows)
 
 
 def _gap_reasons(record: AnswerRecord) -> list[str]:
@@ -231,9 +234,9 @@ def _votes(votes: list[VoteRecord]) -> tuple[VoteRow, ...]:
     up: Counter[str] = Counter()
     down: Counter[str] = Counter()
     for vote in votes:
-        kind = _VOTE_KINDS.get(vote.kind, "other")
+        kind = "team" if vote.tool == tally.TEAM_TOOL else _VOTE_KINDS.get(vote.kind, "other")
         (up if vote.vote == "up" else down)[kind] += 1
-    kinds = [k for k in (*_VOTE_KINDS.values(), "other") if up[k] or down[k]]
+    kinds = [k for k in (*_VOTE_KINDS.values(), "team", "other") if up[k] or down[k]]
     return tuple(VoteRow(k, up[k], down[k]) for k in kinds)
 
 

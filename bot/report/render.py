@@ -20,26 +20,45 @@ def why_words(search_why: dict[str, int]) -> str:
     return ", ".join(f"{WHY_WORDS[w]} {n}" for w, n in search_why.items() if n) or "–"
 
 
-def day_cells(d: DayRow) -> list[Cell]:
+def day_cells(d: DayRow, team: bool = False) -> list[Cell]:
+    """`team`: with the team answers column (a report with team answers)."""
     return [
-        d.day, d.questions, d.generated, d.search_only, why_words(d.search_only_why), d.failed,
+        d.day, d.questions, d.generated, *([d.team.get("used", 0)] if team else []),
+        d.search_only, why_words(d.search_only_why), d.failed,
         d.rate_limited, d.answer_query["made"], d.answer_query["refused"], d.reuse.get("exact", 0),
         d.reuse.get("normalised", 0), d.reuse.get("shared", 0),
     ]  # fmt: skip
 
 
+def has_team(report: Report) -> bool:
+    """Whether any team answer was given in the window (else the report shows none of it)."""
+    return report.total.team.get("used", 0) > 0
+
+
+def team_line(report: Report) -> str | None:
+    t = report.total.team
+    if not has_team(report):
+        return None
+    return f"Team answers: {t['used']} used, {t.get('saved', 0)} generated answers saved"
+
+
 def tables(report: Report) -> dict[str, Table]:
-    """The tables both md and html show (html adds the total to the days)."""
+    """The tables both md and html show (html adds the total to the days); a team answers
+    column after "generated" when any was given."""
+    team = has_team(report)
+    day_head = [*DAY_HEAD[:3], "team answers", *DAY_HEAD[3:]] if team else DAY_HEAD
+    topic_head = ["topic", "asked", "generated", *(["team answers"] if team else []),
+                  "search only", "latest wording"]  # fmt: skip
     gaps: list[list[Cell]] = [
         [g.topic, g.count, ", ".join(f"{GAP_WORDS[r]} {n}" for r, n in g.reasons.items()),
          g.example, " / ".join(g.comments) or "–", " / ".join(g.flagged_commands) or "–"]
         for g in report.gaps
     ]  # fmt: skip
     out: dict[str, Table] = {
-        "days": (DAY_HEAD, [day_cells(d) for d in report.days]),
-        "topics": (["topic", "asked", "generated", "search only", "latest wording"],
-                   [[t.topic, t.asked, t.generated, t.search_only, t.example]
-                    for t in report.topics]),
+        "days": (day_head, [day_cells(d, team) for d in report.days]),
+        "topics": (topic_head,
+                   [[t.topic, t.asked, t.generated, *([t.team] if team else []), t.search_only,
+                     t.example] for t in report.topics]),
         "gaps": (["topic", "times", "why", "latest wording", "comments on down votes",
                   "flagged commands"], gaps),
         "pages": (["page", "cited in answers", "in search results"],
@@ -82,6 +101,7 @@ def render_md(report: Report) -> str:
         "",
         f"- Questions: {t.questions}",
         f"- Generated answers: {t.generated} ({share(t.generated, t.questions)})",
+        *([f"- {line}"] if (line := team_line(report)) else []),
         f"- Search only: {t.search_only} ({why_words(t.search_only_why)})",
         f"- Failed: {t.failed}; rate limited: {t.rate_limited}",
         f"- answer_query calls: {t.answer_query['made']} made, {t.answer_query['refused']} refused "
@@ -99,6 +119,9 @@ def render_md(report: Report) -> str:
 def render_json(report: Report) -> str:
     """Indented JSON, non-ASCII as escapes (nothing in it reaches a terminal as a control)."""
     rows = asdict(report)
+    if not has_team(report):  # a report without team answers says nothing of them
+        for row in (rows["total"], *rows["days"], *rows["topics"]):
+            row.pop("team")
     channels: dict[str, Any] = {"count": report.channels}
     if report.by_channel is not None:
         channels["answers_by_channel"] = report.by_channel

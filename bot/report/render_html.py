@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
-from bot.report.render import TITLES, Table, day_cells, share, tables
+from bot.report.render import TITLES, Table, day_cells, has_team, share, tables, team_line
 from bot.report.tally import Report
 
 CHART_HEIGHT = 200
@@ -32,13 +32,14 @@ h1 { font-size: 24px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 8p
   padding: 10px 14px; min-width: 130px; }
 .card b { display: block; font-size: 24px; } svg text { fill: var(--muted); font-size: 11px; }
 svg .axis { stroke: var(--line); } .gen { fill: var(--gen); } .search { fill: var(--search); }
-.fail { fill: var(--fail); } .quota { fill: var(--quota); }
+.fail { fill: var(--fail); } .quota { fill: var(--quota); } .team { fill: var(--limit); }
 .limit { stroke: var(--limit); stroke-width: 2; stroke-dasharray: 6 4; }
 .legend span { display: inline-block; margin-right: 14px; }
 .legend i { display: inline-block; width: 10px; height: 10px; margin-right: 5px;
   border-radius: 2px; }
 .legend i.gen { background: var(--gen); } .legend i.search { background: var(--search); }
 .legend i.fail { background: var(--fail); } .legend i.quota { background: var(--quota); }
+.legend i.team { background: var(--limit); }
 .legend i.limit { width: 18px; height: 0; border-top: 2px dashed var(--limit); border-radius: 0;
   vertical-align: middle; }
 .legend i.none { display: none; }
@@ -101,7 +102,14 @@ def _charts(report: Report) -> list[str]:
         limit = ("limit", f"the daily quota: {report.quota_per_day} (ANSWER_QUOTA_PER_DAY)")
     of = report.quota_per_day or "unlimited"
     kinds = [("gen", "generated"), ("search", "search only"), ("fail", "no answer")]
-    counts = [(d.generated, d.search_only, d.unanswered) for d in report.days]
+    counts: list[tuple[int, ...]] = [
+        (d.generated, d.search_only, d.unanswered) for d in report.days
+    ]
+    if has_team(report):
+        kinds.insert(1, ("team", "team answers"))
+        counts = [
+            (c[0], d.team.get("used", 0), *c[1:]) for c, d in zip(counts, report.days, strict=True)
+        ]
     questions = [[(c, n, w) for (c, w), n in zip(kinds, ns, strict=True)] for ns in counts]
     quota = [
         [("quota", d.answer_query["made"], f"of {of} made, {d.answer_query['refused']} refused")]
@@ -110,7 +118,7 @@ def _charts(report: Report) -> list[str]:
     return [
         "<h2>Questions per day</h2>",
         _legend(kinds),
-        _bars_chart(report, "Questions per day: generated, search only, no answer", questions),
+        _bars_chart(report, "Questions per day: " + ", ".join(w for _, w in kinds), questions),
         "<h2>Generated answers against the daily quota</h2>",
         _legend([("quota", "answer_query calls made"), limit]),
         _bars_chart(report, "answer_query calls per day against the daily quota", quota),
@@ -159,11 +167,13 @@ def _legend(items: list[tuple[str, str]]) -> str:
 def render_html(report: Report) -> str:
     shown = tables(report)
     head, days = shown["days"]
-    shown["days"] = (head, [*days, day_cells(report.total)])
+    shown["days"] = (head, [*days, day_cells(report.total, has_team(report))])
+    line = team_line(report)
     sections = [
         f"<h1>What the team asks: {_e(report.since)} to {_e(report.until)}</h1>",
         '<p class="muted">gdocs-bot report. Days are Pacific days (the answer quota\'s).</p>',
         _cards(report),
+        *([f"<p>{_e(line)}</p>"] if line else []),
         *_charts(report),
     ]
     for key in ("gaps", "topics", "pages", "votes", "days", "products", "channels"):

@@ -29,6 +29,8 @@ GENERATED: Final = "generated"
 #: (no generated answer for the question in the cache): one generated answer saved
 TEAM_USED: Final = "team:used"
 TEAM_SAVED: Final = "team:saved"
+#: the `tool` of an answer the team saved (an `Answer` with `team` set): not generated
+TEAM_TOOL: Final = "team_answer"
 #: the reasons a question got search results only, in the order reports list them
 WHY_WORDS: Final = {
     "quota_minute": "quota: minute",
@@ -70,6 +72,8 @@ class DayRow:
     #: calls "made" and "refused"
     answer_query: dict[str, int]
     reuse: dict[str, int]
+    #: team answers "used" (given), and "saved" (given where answer_query would have been)
+    team: dict[str, int] = field(default_factory=dict)
 
     @property
     def unanswered(self) -> int:
@@ -85,6 +89,8 @@ class TopicRow:
     search_only: int
     #: the latest wording asked (no mentions, cut short)
     example: str
+    #: given the team's answer
+    team: int = 0
 
 
 @dataclass(frozen=True)
@@ -134,9 +140,12 @@ class Report:
     by_product: dict[str, int] = field(default_factory=dict)
 
 
-def classify(kind: str, fallback: str | None, route: str | None) -> str:
-    """ "generated", or "search:<why>" for a search reply. `kind`: what came back (answer,
-    search, pay); `fallback`: the record's label ("answer_quota:day", …); `route`: the route."""
+def classify(kind: str, fallback: str | None, route: str | None, tool: str | None = None) -> str:
+    """ "generated", TEAM_USED for the team's answer, or "search:<why>" for a search reply.
+    `kind`: what came back (answer, search, pay); `fallback`: the record's label
+    ("answer_quota:day", …); `route`: the route; `tool`: the answer's tool."""
+    if tool == TEAM_TOOL:
+        return TEAM_USED
     if kind == "answer":
         return GENERATED
     if fallback is not None and fallback.startswith("answer_quota:"):
@@ -149,9 +158,13 @@ def classify(kind: str, fallback: str | None, route: str | None) -> str:
 
 
 def answered_counts(
-    kind: str, fallback: str | None, route: str | None, reuse: str | None
+    kind: str, fallback: str | None, route: str | None, reuse: str | None, tool: str | None = None
 ) -> list[str]:
-    """The per-day counter names one answered question adds to (besides `questions`)."""
+    """The per-day counter names one answered question adds to (besides `questions`). The
+    team's answer (`tool` TEAM_TOOL) adds none: the flow that gives it counts TEAM_USED, and
+    TEAM_SAVED when no generated answer was kept for the question."""
+    if tool == TEAM_TOOL:
+        return []
     names = [classify(kind, fallback, route)]
     if reuse in REUSE_KINDS:
         names.append(f"reuse:{reuse}")

@@ -31,6 +31,11 @@ class Reason(StrEnum):
     NOT_A_PAGE = "not_a_page"
     #: a product scope asked of the MCP backend, which has no filter
     SCOPE_NEEDS_REST = "scope_needs_rest"
+    # a team answer being saved (bot/team.py)
+    TEAM_EMPTY = "team_empty"
+    TEAM_TOO_LONG = "team_too_long"
+    TEAM_FULL = "team_full"
+    TEAM_CLASH = "team_clash"
     # what a server said about our credentials or project
     QUOTA_PROJECT = "quota_project"
     KEY_REFUSED = "key_refused"

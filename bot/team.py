@@ -7,15 +7,20 @@ entries), `team_used:<id>` (how often it was given)."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot import keys
+from bot.errors import ErrorFacts, InvalidInput, Reason
 from bot.models import TeamMark
+from bot.store import TEXT, ModelCodec, Op, ResilientStore, Store, StoreError, StoreUnavailable
 
 Visibility = Literal["channel", "workspace"]
 Status = Literal["approved", "draft"]
@@ -32,6 +37,9 @@ DRAFT_DAYS = 30
 KEPT_PAST_REVIEW_DAYS = 365
 #: the `where` of an index entry visible in every channel of the workspace
 EVERYWHERE = "*"
+#: a save waits this long for the shared store before saying it could not save
+WRITE_TIMEOUT_SECONDS = 5.0
+_DAY = 86_400.0
 
 
 class TeamAnswer(BaseModel):
@@ -89,10 +97,11 @@ def review_date(now: datetime, review_days: int) -> datetime:
 @dataclass(frozen=True)
 class TeamAnswers:
     """The team answers in the store. `save`/`remove`/`approve` raise `StoreUnavailable`
-    when the write did not reach the shared store (a ResilientStore serving per-process
-    state): the caller tells the person it could not save; nothing is kept silently."""
+    when the write did not reach the shared store: they write to a ResilientStore's primary
+    directly, never to its per-process stand-in, so nothing is kept silently. Reads go
+    through `store` as every read does (a store that is down finds nothing: ask Google)."""
 
-    store: object  # bot.store.Store (typed loosely here until implemented)
+    store: Store
     review_days: int
     clock: Callable[[], datetime]
 
@@ -100,38 +109,182 @@ class TeamAnswers:
         """Keep `answer` (new, or replacing the one with its id: its old index entries go);
         `InvalidInput` past MAX_TEAM_ANSWERS, or when another approved answer visible in
         the same place already answers one of its phrasings."""
-        raise NotImplementedError
+        _check(answer)
+        async with self._shared() as shared:
+            old = await shared.get(keys.TEAM.key(answer.id), _CODEC)
+            if old is None:
+                kept = await shared.scan(keys.TEAM.prefix, _CODEC, MAX_TEAM_ANSWERS)
+                if len(kept) >= MAX_TEAM_ANSWERS:
+                    raise _refused(ErrorFacts(Reason.TEAM_FULL, limit=MAX_TEAM_ANSWERS))
+            entries = index_keys(answer)
+            await self._refuse_clash(shared, answer, entries)
+            ttl, used = self._ttl(answer), keys.TEAM_USED.key(answer.id)
+            [uses] = await shared.get_many([used], TEXT)
+            ops = [Op.delete(k) for k in index_keys(old) - entries] if old else []
+            ops.append(Op.set(keys.TEAM.key(answer.id), answer, _CODEC, ttl))
+            ops += [Op.set(k, answer.id, TEXT, ttl) for k in sorted(entries)]
+            if uses is not None:  # the use counter lives as long as its answer
+                ops.append(Op.set(used, uses, TEXT, ttl))
+            await shared.batch(ops)
+        return answer
 
     async def find(self, question: str, channel: str | None) -> TeamAnswer | None:
         """The approved team answer for `question` visible in `channel` (one saved for that
         channel first, then a workspace one); None: ask Google."""
-        raise NotImplementedError
+        digest = _digest(question)
+        if digest is None:
+            return None
+        places = ([channel] if channel else []) + [EVERYWHERE]
+        found = await self.store.get_many([keys.TEAM_INDEX.key(w, digest) for w in places], TEXT)
+        for answer_id in found:
+            answer = await self.get(answer_id) if answer_id else None
+            # an entry outliving an edit that raced it finds nothing it does not answer
+            if answer and answer.visible_in(channel) and digest in _digests(answer):
+                return answer
+        return None
 
     async def get(self, answer_id: str) -> TeamAnswer | None:
-        raise NotImplementedError
+        return await self.store.get(keys.TEAM.key(answer_id), _CODEC)
 
     async def visible(self, channel: str | None) -> list[TeamAnswer]:
         """The approved answers visible in `channel`, by question."""
-        raise NotImplementedError
+        shown = [a for a in await self.all() if a.visible_in(channel)]
+        return sorted(shown, key=lambda a: (a.question.casefold(), a.id))
 
     async def drafts(self) -> list[TeamAnswer]:
         """The drafts waiting for an admin, oldest first."""
-        raise NotImplementedError
+        return [a for a in await self.all() if a.status == "draft"]
 
     async def all(self) -> list[TeamAnswer]:
         """Every team answer and draft (export), oldest first."""
-        raise NotImplementedError
+        found = await self.store.scan(keys.TEAM.prefix, _CODEC, MAX_TEAM_ANSWERS)
+        return sorted((a for _, a in found), key=lambda a: (a.saved_at, a.id))
 
     async def remove(self, answer_id: str) -> bool:
         """Drop an answer or a draft and its index entries; False: it was not there."""
-        raise NotImplementedError
+        async with self._shared() as shared:
+            old = await shared.get(keys.TEAM.key(answer_id), _CODEC)
+            if old is None:
+                return False
+            gone = [keys.TEAM.key(answer_id), keys.TEAM_USED.key(answer_id), *index_keys(old)]
+            await shared.batch([Op.delete(k) for k in gone])
+        return True
 
     async def approve(self, answer_id: str, answer: TeamAnswer | None = None) -> TeamAnswer | None:
-        """A draft becomes a team answer (as edited: `answer`); None: the draft is gone."""
-        raise NotImplementedError
+        """A draft becomes a team answer (as edited: `answer`), due for review
+        `review_days` from now; None: the draft is gone."""
+        async with self._shared() as shared:
+            draft = await shared.get(keys.TEAM.key(answer_id), _CODEC)
+        if draft is None:
+            return None
+        review_at = review_date(self.clock(), self.review_days)
+        changes = {"id": answer_id, "status": "approved", "review_at": review_at}
+        return await self.save((answer or draft).model_copy(update=changes))
 
     async def count_use(self, answer_id: str) -> None:
-        raise NotImplementedError
+        answer = await self.get(answer_id)
+        if answer is not None:
+            await self.store.incr(keys.TEAM_USED.key(answer_id), 1, self._ttl(answer))
 
     async def uses(self, ids: list[str]) -> dict[str, int]:
-        raise NotImplementedError
+        counts = await self.store.get_many([keys.TEAM_USED.key(i) for i in ids], TEXT)
+        return {i: _int(n) for i, n in zip(ids, counts, strict=True)}
+
+    # --- helpers -------------------------------------------------------------------------
+    def _ttl(self, answer: TeamAnswer) -> float:
+        """Seconds `answer` (and its index entries and counter) are kept from now."""
+        now = self.clock()
+        if answer.status == "draft":
+            return DRAFT_DAYS * _DAY
+        until = answer.review_at + timedelta(days=KEPT_PAST_REVIEW_DAYS)
+        return max((until - now).total_seconds(), _DAY)  # one imported long past: a day
+
+    def _shared(self) -> _Shared:
+        primary = self.store.primary if isinstance(self.store, ResilientStore) else self.store
+        return _Shared(primary)
+
+    async def _refuse_clash(self, shared: Store, answer: TeamAnswer, entries: set[str]) -> None:
+        ordered = sorted(entries)
+        holders = await shared.get_many(ordered, TEXT)
+        for other_id in {h for h in holders if h and h != answer.id}:
+            other = await shared.get(keys.TEAM.key(other_id), _CODEC)
+            if other is not None and other.status == "approved" and index_keys(other) & entries:
+                facts = ErrorFacts(Reason.TEAM_CLASH, user_text=other.question[:120])
+                raise _refused(facts)
+
+
+class _Shared:
+    """The shared store, for a write: any failure or a wait past WRITE_TIMEOUT_SECONDS is
+    `StoreUnavailable` (the caller says it could not save)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._timeout = asyncio.timeout(WRITE_TIMEOUT_SECONDS)
+
+    async def __aenter__(self) -> Store:
+        await self._timeout.__aenter__()
+        return self.store
+
+    async def __aexit__(self, kind: type[BaseException] | None, exc: object, tb: object) -> None:
+        try:
+            await self._timeout.__aexit__(kind, exc, tb)  # type: ignore[arg-type]
+        except TimeoutError:
+            raise StoreUnavailable("the state store did not answer in time") from None
+        if isinstance(exc, StoreError) and not isinstance(exc, StoreUnavailable):
+            raise StoreUnavailable(exc.message) from exc
+
+
+_CODEC: ModelCodec[TeamAnswer] = ModelCodec(TeamAnswer)
+
+
+def _key_digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _digest(text: str) -> str | None:
+    """The hash of `text`'s normalised form (the cache's); None when nothing is left."""
+    from bot.upstream import question_key  # the docs client loads only when a question does
+
+    key = question_key(text)
+    return _key_digest(key) if key else None
+
+
+def _digests(answer: TeamAnswer) -> set[str]:
+    found = (_digest(p) for p in (answer.question, *answer.also))
+    return {d for d in found if d is not None}
+
+
+def index_keys(answer: TeamAnswer) -> set[str]:
+    """The index entries that find `answer`: one per phrasing, none for a draft."""
+    if answer.status != "approved":
+        return set()
+    where = answer.channel if answer.visibility == "channel" and answer.channel else EVERYWHERE
+    return {keys.TEAM_INDEX.key(where, d) for d in _digests(answer)}
+
+
+def _check(answer: TeamAnswer) -> None:
+    """InvalidInput for what the model's bounds let through or a caller built around them."""
+    if answer.visibility == "channel" and not answer.channel:
+        raise InvalidInput("a team answer for one channel needs that channel")
+    if _digest(answer.question) is None or not answer.answer.strip():
+        raise _refused(ErrorFacts(Reason.TEAM_EMPTY))
+    bounds: Sequence[tuple[str, int, int]] = [
+        ("question", len(answer.question), MAX_QUESTION_CHARS),
+        ("answer", len(answer.answer), MAX_ANSWER_CHARS),
+        ("list of also answers", len(answer.also), MAX_PHRASINGS),
+        *(("also answers phrasing", len(p), MAX_QUESTION_CHARS) for p in answer.also),
+    ]
+    for name, count, limit in bounds:
+        if count > limit:
+            raise _refused(ErrorFacts(Reason.TEAM_TOO_LONG, name=name, count=count, limit=limit))
+
+
+def _refused(facts: ErrorFacts) -> InvalidInput:
+    return InvalidInput(facts=facts)
+
+
+def _int(raw: str | None) -> int:
+    try:
+        return int(raw) if raw is not None else 0
+    except ValueError:
+        return 0

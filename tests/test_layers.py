@@ -18,9 +18,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "bot"
 
-#: modules at bot/*.py above the core: the docs service and the feedback records (which use
-#: the store); every other bot/*.py is core
-NOT_CORE = frozenset({"bot.__main__", "bot.service", "bot.feedback"})
+#: modules at bot/*.py above the core: the docs service, the feedback records and the team
+#: answers (which use the store); every other bot/*.py is core
+NOT_CORE = frozenset({"bot.__main__", "bot.service", "bot.feedback", "bot.team"})
 #: what the core may import besides itself: observability is used by all
 CORE_MAY_USE = frozenset({"bot.observability"})
 #: package → the packages it never imports

@@ -41,6 +41,11 @@ def _not_found(_: str, f: ErrorFacts) -> str:
     return "That was not found in the documentation."
 
 
+def _team_too_long(_: str, f: ErrorFacts) -> str:
+    unit = "phrasings" if f.name == "list of also answers" else "characters"
+    return f"The {f.name} is too long ({f.count} {unit}): keep it to {f.limit} {unit} at most."
+
+
 def _timed_out(server: str, f: ErrorFacts) -> str:
     return f"{server} did not answer in {f.seconds or 0:g} s — {_AGAIN}."
 
@@ -63,6 +68,10 @@ _SENTENCES: dict[Reason, str | Callable[[str, ErrorFacts], str]] = {
         "https://docs.cloud.google.com/storage/docs/creating-buckets "
         "or a name like documents/docs.cloud.google.com/storage/docs/creating-buckets."
     ),
+    Reason.TEAM_EMPTY: "A team answer needs a question and an answer.",
+    Reason.TEAM_TOO_LONG: _team_too_long,
+    Reason.TEAM_FULL: "The team already keeps {f.limit} answers: remove one to save another.",
+    Reason.TEAM_CLASH: "Another team answer already answers that here: {f.user_text!r}.",
     Reason.QUOTA_PROJECT: (
         "{s} wants a quota project: set GOOGLE_CLOUD_PROJECT to the project "
         "where {f.api_service} is enabled."

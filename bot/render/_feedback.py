@@ -23,6 +23,7 @@ from bot.render._text import (
     plain_text_object,
     section,
 )
+from bot.team import MAX_ANSWER_CHARS
 from bot.text import one_line, truncate
 
 VoteKind = Literal["up", "down"]
@@ -35,6 +36,9 @@ FEEDBACK_MODAL_CALLBACK = "feedback_comment"
 COMMENT_BLOCK_ID = "comment"
 _COMMENT_ACTION_ID = "comment"
 MAX_COMMENT_CHARS = 300
+#: the optional "Suggest a better answer" input: a draft team answer (bot/team.py)
+SUGGESTION_BLOCK_ID = "suggestion"
+_SUGGESTION_ACTION_ID = "suggestion"
 ACTION_SHARE = "share_answer"
 SHARED_QUESTION_CHARS = 300
 #: elements in one actions block (Slack)
@@ -109,6 +113,23 @@ def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
             "placeholder": plain_text_object("e.g. the gcloud command has changed", 150),
         },
     }
+    suggestion: Block = {
+        "type": "input",
+        "block_id": SUGGESTION_BLOCK_ID,
+        "optional": True,
+        "label": plain_text_object("Suggest a better answer", 2000),
+        "hint": plain_text_object(
+            "Markdown. The team's admins see it on their Home tab and may approve it "
+            "as the team's answer to this question.",
+            2000,
+        ),
+        "element": {
+            "type": "plain_text_input",
+            "action_id": _SUGGESTION_ACTION_ID,
+            "multiline": True,
+            "max_length": MAX_ANSWER_CHARS,
+        },
+    }
     return {
         "type": "modal",
         "callback_id": FEEDBACK_MODAL_CALLBACK,
@@ -116,7 +137,7 @@ def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
         "submit": plain_text_object("Send", 24),
         "close": plain_text_object("Skip", 24),
         "private_metadata": _encode_vote(vote.answer_id, vote.vote),
-        "blocks": [section(intro), comment],
+        "blocks": [section(intro), comment, suggestion],
     }
 
 
@@ -133,6 +154,36 @@ def comment_from_view(view: object) -> str:
     values = _dict(_dict(_dict(view).get("state")).get("values"))
     value = _dict(_dict(values.get(COMMENT_BLOCK_ID)).get(_COMMENT_ACTION_ID)).get("value")
     return truncate(one_line(value), MAX_COMMENT_CHARS) if isinstance(value, str) else ""
+
+
+def suggestion_from_view(view: object) -> str:
+    """The suggested answer as typed ("" when none); its length is checked by the caller,
+    which says in the form when it is too long (Slack enforces `max_length` in its client)."""
+    values = _dict(_dict(_dict(view).get("state")).get("values"))
+    value = _dict(_dict(values.get(SUGGESTION_BLOCK_ID)).get(_SUGGESTION_ACTION_ID)).get("value")
+    return value.strip() if isinstance(value, str) else ""
+
+
+SUGGESTION_UNSAVED = (
+    "Couldn't save your suggestion: the bot's storage isn't answering. "
+    "Try again in a minute; your text is still here."
+)
+
+
+def suggestion_too_long(text: str) -> str | None:
+    """The form's error for a suggestion over the limit; None when it fits."""
+    if len(text) <= MAX_ANSWER_CHARS:
+        return None
+    return f"That is {len(text):,} characters; a suggested answer can be {MAX_ANSWER_CHARS:,}."
+
+
+def render_comment_thanks(commented: bool, suggested: bool) -> Message:
+    """The thanks after the form: the note's, and where a suggestion goes."""
+    if not suggested:
+        return notice("feedback_recorded")
+    kept = "your note is saved with your vote, and " if commented else ""
+    text = f"Thanks — {kept}your suggested answer goes to the team's admins to review."
+    return {"text": text, "blocks": [context(f":memo: {text}")]}
 
 
 def _share_value(answer_id: str) -> str:

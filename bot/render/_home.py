@@ -16,6 +16,7 @@ from bot.products import ScopeError, names, scope_of
 from bot.render._channels import ChannelLine, channel_blocks
 from bot.render._notices import forged
 from bot.render._quota import at_time, quota_words, viewer_zone
+from bot.render._team_home import team_blocks
 from bot.render._text import (
     MAX_BUTTON_VALUE_CHARS,
     Block,
@@ -34,6 +35,7 @@ from bot.text import one_line, truncate
 if TYPE_CHECKING:
     from bot.quota import Pause
     from bot.report import Report
+    from bot.team import TeamAnswer
 
 #: recent questions shown (the store keeps 10): a short list, not a log
 MAX_RECENT = 5
@@ -102,6 +104,10 @@ class HomeInput:
     default_followups: Followups = "asker"
     #: shown to workspace admins only
     week: Report | None = None
+    #: 👎 suggestions waiting for approval (team admins only), oldest first
+    team_drafts: Sequence[TeamAnswer] = field(default_factory=tuple)
+    #: team answers past their review date (the viewer's own; every one for team admins)
+    team_due: Sequence[TeamAnswer] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True)
@@ -271,6 +277,7 @@ def render_home(view: HomeInput) -> dict[str, Any]:
     channels = channel_blocks(view.channels, view.default_followups)
     week = week_blocks(view.week, command) if view.week else []
     status = [section(_quota(view)), section(_upstream(view)), divider()]
-    blocks = [*_about(command), *status, *week]
+    team = team_blocks(view.team_drafts, view.team_due, view.viewer_tz)
+    blocks = [*_about(command), *status, *week, *team]
     blocks += [*channels, divider()] if channels else []
     return {"type": "home", "blocks": [*blocks, *_recent(view)][:100]}

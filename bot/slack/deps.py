@@ -113,6 +113,8 @@ class SlackDeps:
             upstream=UpstreamCalls(self.store, self.clock),
             default_followups=self.settings.thread_followups,
             clock=self.clock,
+            team=self.team,
+            team_admins=self.settings.team_admin_ids,
         )
 
     @cached_property

@@ -1,5 +1,6 @@
 """The App Home: the Home tab (answers left, the servers' state from the last calls any
-replica made, the viewer's questions and channels, the week's usage for admins), published
+replica made, the viewer's questions and channels, the week's usage for admins, 👎
+suggestions and team answers due for review for those who manage them), published
 again within a minute only when what it shows changed; the Messages tab's
 prompts once per person per Pacific day; `/gdocs report` (the week's usage, for admins) and
 `/gdocs quota`."""
@@ -10,7 +11,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Literal, cast
 
@@ -23,9 +24,11 @@ from bot.report import Report, Window, aggregate, collect
 from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.posting import why
+from bot.slack.flows.team import is_team_admin
 from bot.slack.memory import ChannelSettingsStore, RecentQuestions, UserProfiles
 from bot.slack.work.worklog import Reply
 from bot.store import TEXT, ResilientStore, Store, StoreError
+from bot.team import TeamAnswer, TeamAnswers
 from bot.upstream import Call, UpstreamCalls
 
 logger = logging.getLogger(__name__)
@@ -48,9 +51,13 @@ class _Changing:
     quota: QuotaState | None
     upstream: render.Upstream
     recent: list[render.RecentQuestion]
+    #: (drafts, answers due) this viewer sees; out of repr so a Home without them hashes
+    #: as it did before team answers existed
+    team: tuple[list[TeamAnswer], list[TeamAnswer]] = field(default=([], []), repr=False)
 
     def fingerprint(self) -> str:
-        return hashlib.sha256(repr(self).encode()).hexdigest()[:32]
+        seen = repr(self) + (repr(self.team) if any(self.team) else "")
+        return hashlib.sha256(seen.encode()).hexdigest()[:32]
 
 
 def _upstream(calls: list[Call]) -> render.Upstream:
@@ -70,11 +77,14 @@ class Home:
     upstream: UpstreamCalls
     default_followups: Followups
     clock: Callable[[], datetime]
+    team: TeamAnswers
+    #: TEAM_ANSWERS_ADMINS (workspace admins manage team answers too)
+    team_admins: frozenset[str] = frozenset()
 
     async def publish(self, client: AsyncWebClient, user: str) -> Outcome:
         """Publish the tab, unless it was published in the last minute with the same
         questions, quota and servers' state."""
-        changing = await self._changing(user)
+        changing = await self._changing(client, user)
         claim, seen = keys.HOME.key(user), changing.fingerprint()
         if await self.store.get(claim, TEXT) == seen:
             return Outcome(route="home", outcome="recently_published")
@@ -88,7 +98,7 @@ class Home:
             return Outcome(route="home", outcome="publish_failed")
         return Outcome(route="home", outcome="ok")
 
-    async def _changing(self, user: str) -> _Changing:
+    async def _changing(self, client: AsyncWebClient, user: str) -> _Changing:
         try:
             state: QuotaState | None = await self.quota.state(user)
         except StoreError:
@@ -98,7 +108,27 @@ class Home:
             for a in await self.recent.of(user)
         ]
         calls = await self.upstream.last(DEVELOPER_KNOWLEDGE)
-        return _Changing(state, _upstream(calls), asked)
+        team = await self._team(client, user)
+        return _Changing(state, _upstream(calls), asked, team)
+
+    async def _team(
+        self, client: AsyncWebClient, user: str
+    ) -> tuple[list[TeamAnswer], list[TeamAnswer]]:
+        """Drafts (team admins only) and answers past their review date (the viewer's own,
+        or all for team admins); the admin check only when there is something to show."""
+        try:
+            kept = await self.team.all()
+        except StoreError as exc:
+            logger.info("team answers not read for Home: %s", exc.message)
+            return [], []
+        now = self.clock()
+        drafts = [a for a in kept if a.status == "draft"]
+        due = [a for a in kept if a.status == "approved" and a.review_due(now)]
+        if not drafts and not due:
+            return [], []
+        if await is_team_admin(self.profiles, self.team_admins, client, user):
+            return drafts, due
+        return [], [a for a in due if a.author == user]
 
     async def _input(
         self, client: AsyncWebClient, user: str, changing: _Changing
@@ -123,6 +153,8 @@ class Home:
             channels=await self._viewer_channels(client, user),
             default_followups=self.default_followups,
             week=await this_week(self.store, now, self.quota.config.per_day) if admin else None,
+            team_drafts=changing.team[0],
+            team_due=changing.team[1],
         )
 
     async def _viewer_channels(self, client: AsyncWebClient, user: str) -> list[render.ChannelLine]:

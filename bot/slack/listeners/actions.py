@@ -35,6 +35,7 @@ from bot.slack.deps import SlackDeps
 from bot.slack.flows.pages import FIRST_PAGE
 from bot.slack.flows.routing import Route, RouteKind
 from bot.slack.flows.sharing import share
+from bot.slack.listeners.drafts import keep_suggestion, refuse_in_form
 from bot.slack.work.worklog import Reply, WorkRecord, track
 
 logger = logging.getLogger(__name__)
@@ -130,9 +131,15 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             await ack(response_action="errors", errors={render.COMMENT_BLOCK_ID: stale})
             await deps.boundary("feedback_comment", _stale, say_nothing)
             return
+        errors, suggested = await keep_suggestion(deps, answer, voter, view)
+        if errors:
+            await refuse_in_form(deps, ack, errors)
+            return
         await ack()
         comment = render.comment_from_view(view)
-        job = partial(store_comment, deps.feedback, client, answer, placed, voter, comment)
+        job = partial(
+            store_comment, deps.feedback, client, answer, placed, voter, comment, suggested
+        )
         run("feedback_comment", job, say_nothing)
 
     async def on_unknown(ack: AsyncAck, body: dict[str, Any]) -> None:
@@ -284,17 +291,21 @@ async def store_comment(
     decoded: render.Vote,
     voter: str,
     comment: str,
+    suggested: bool = False,
 ) -> Outcome:
-    """The form's line kept with the vote; the voter thanked beside the answer (a nicety)."""
-    if not comment:
+    """The form's line kept with the vote; the voter thanked beside the answer (a nicety),
+    once, for the line and the suggested answer (kept already: `drafts.keep_suggestion`)."""
+    if not comment and not suggested:
         return Outcome(route=answer.kind, outcome="no_comment")
-    await feedback.record_vote(answer, decoded.vote, voter, comment=comment)
+    if comment:
+        await feedback.record_vote(answer, decoded.vote, voter, comment=comment)
     if answer.channel:
-        thanks = render.notice("feedback_recorded")
+        thanks = render.render_comment_thanks(bool(comment), suggested)
         try:
             await posting.post_ephemeral(
                 client, channel=answer.channel, user=voter, msg=thanks, thread_ts=answer.thread_ts
             )
         except SLACK_CALL_FAILURES as exc:
             logger.info("feedback thanks not sent: %s", posting.why(exc))
-    return Outcome(route=answer.kind, outcome="commented", tool=answer.tool or "-")
+    outcome = "suggested" if suggested else "commented"
+    return Outcome(route=answer.kind, outcome=outcome, tool=answer.tool or "-")

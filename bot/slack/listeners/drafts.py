@@ -1,0 +1,131 @@
+"""👎 suggestions: the "what was wrong?" form's better answer kept as a draft team answer
+(before the form is acknowledged, so a store that does not take it is said in the form),
+and the Home tab's Approve / Discard, for team admins only. A draft is shown to nobody
+else: the store's `find` gives approved answers only, and Home lists drafts to admins."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import render
+from bot.errors import InvalidInput
+from bot.feedback import AnswerRecord
+from bot.slack.boundary import Outcome, as_dict, as_str, first_action, ignored, say_nothing
+from bot.slack.delivery.replies import SlackReply
+from bot.slack.deps import SlackDeps
+from bot.slack.flows.team import is_team_admin
+from bot.store import StoreUnavailable
+from bot.team import MAX_QUESTION_CHARS, TeamAnswer, new_team_id, review_date
+from bot.text import truncate
+
+logger = logging.getLogger(__name__)
+
+#: the form must be answered within Slack's 3 s: a save slower than this is said not done
+FORM_SAVE_SECONDS = 2.0
+
+
+def draft_of(
+    answer: AnswerRecord, voter: str, text: str, now: datetime, review_days: int
+) -> TeamAnswer:
+    """The draft a 👎's suggestion becomes: for the answer's question, in its channel."""
+    return TeamAnswer(
+        id=new_team_id(),
+        question=truncate(answer.question, MAX_QUESTION_CHARS),
+        answer=text,
+        author=voter,
+        saved_at=now,
+        review_at=review_date(now, review_days),
+        visibility="channel",
+        channel=answer.channel,
+        status="draft",
+        from_answer=answer.answer_id,
+    )
+
+
+async def keep_suggestion(
+    deps: SlackDeps, answer: AnswerRecord, voter: str, view: object
+) -> tuple[dict[str, str] | None, bool]:
+    """(the form's errors, or None; whether a suggestion was kept). Runs before the ack:
+    a suggestion the store did not take is said in the form, where the text still is."""
+    text = render.suggestion_from_view(view)
+    if not text:
+        return None, False
+    too_long = render.suggestion_too_long(text)
+    if too_long is not None:
+        return {render.SUGGESTION_BLOCK_ID: too_long}, False
+    draft = draft_of(answer, voter, text, deps.clock(), deps.team.review_days)
+    try:
+        async with asyncio.timeout(FORM_SAVE_SECONDS):
+            await deps.team.save(draft)
+    except (StoreUnavailable, TimeoutError) as exc:
+        logger.warning("a 👎 suggestion was not saved: %s", getattr(exc, "message", "too slow"))
+        return {render.SUGGESTION_BLOCK_ID: render.SUGGESTION_UNSAVED}, False
+    except InvalidInput as exc:
+        return {render.SUGGESTION_BLOCK_ID: render.error_sentence(exc)}, False
+    return None, True
+
+
+async def _refused_in_form() -> Outcome:
+    return Outcome(route="feedback", outcome="suggestion_refused")
+
+
+async def refuse_in_form(deps: SlackDeps, ack: AsyncAck, errors: dict[str, str]) -> None:
+    await ack(response_action="errors", errors=errors)
+    await deps.boundary("feedback_comment", _refused_in_form, say_nothing)
+
+
+def register(app: AsyncApp, deps: SlackDeps) -> None:
+    async def on_review(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        user = as_str(as_dict(body.get("user")).get("id"))
+        if user is None:
+            ignored(deps.metrics, "home_action", "no user")
+            return
+        action = first_action(body)
+        reply = SlackReply(client, "direct", user, user)  # Home has no channel: the DM
+        approve = action.get("action_id") == render.ACTION_TEAM_APPROVE
+        job = partial(review, deps, reply, approve, action.get("value"))
+        deps.inflight.spawn(deps.boundary("home_action", job, reply.notify_asker))
+
+    app.action(render.ACTION_TEAM_APPROVE)(on_review)
+    app.action(render.ACTION_TEAM_DISCARD)(on_review)
+
+
+async def review(deps: SlackDeps, reply: SlackReply, approve: bool, value: object) -> Outcome:
+    """Approve or Discard a draft from Home (a team admin's click), then Home again."""
+    user = reply.user or ""
+    try:
+        draft_id = render.decode_team_value(value)
+    except InvalidInput as exc:
+        await reply.notify_asker(render.render_error(exc))
+        return Outcome(route="team", outcome="invalid_input")
+    if not await is_team_admin(deps.profiles, deps.settings.team_admin_ids, reply.client, user):
+        await reply.notify_asker(render.team_notice("refused"))
+        return Outcome(route="team", outcome="refused")
+    draft = await deps.team.get(draft_id)
+    try:
+        if draft is None or draft.status != "draft":
+            done = False
+        elif approve:
+            done = await deps.team.approve(draft_id) is not None
+        else:
+            done = await deps.team.remove(draft_id)
+    except StoreUnavailable as exc:
+        logger.warning("a team draft was not reviewed: %s", exc.message)
+        await reply.notify_asker(render.team_notice("unsaved"))
+        return Outcome(route="team", outcome="store_unavailable")
+    except InvalidInput as exc:  # e.g. an approved answer already answers its question
+        await reply.notify_asker(render.render_error(exc))
+        return Outcome(route="team", outcome="invalid_input")
+    if not done:
+        await reply.notify_asker(render.team_notice("gone"))
+    await deps.home.publish(reply.client, user)
+    outcome = "gone" if not done else "approved" if approve else "discarded"
+    return Outcome(route="team", outcome=outcome)

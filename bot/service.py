@@ -37,6 +37,9 @@ class DocsService(Protocol):
     async def verify(self, answer: Answer) -> Answer:
         """A generated answer with its commands checked against its cited pages; never raises."""
 
+    async def has_answer(self, question: str, *, scope: Scope = ()) -> bool:
+        """Whether a generated answer to `question` is cached (True when it cannot be told)."""
+
     async def search(self, query: str, *, scope: Scope = ()) -> Answer: ...
 
     async def pay(self, query: str, language: str | None = None) -> Answer:

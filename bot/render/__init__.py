@@ -102,6 +102,11 @@ from bot.render._stream import task_text as task_text
 from bot.render._stream import verify_summary as verify_summary
 from bot.render._stream import verify_title as verify_title
 from bot.render._stream import wait_title as wait_title
+from bot.render._team_answer import ACTION_ASK_GOOGLE as ACTION_ASK_GOOGLE
+from bot.render._team_answer import TEAM_STEP_TITLE as TEAM_STEP_TITLE
+from bot.render._team_answer import team_line as team_line
+from bot.render._team_answer import team_references as team_references
+from bot.render._team_answer import team_words as team_words
 from bot.render._team_home import ACTION_TEAM_APPROVE as ACTION_TEAM_APPROVE
 from bot.render._team_home import ACTION_TEAM_DISCARD as ACTION_TEAM_DISCARD
 from bot.render._team_home import ACTION_TEAM_EDIT as ACTION_TEAM_EDIT

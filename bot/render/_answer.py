@@ -17,6 +17,7 @@ from bot.render._inline import plain_text
 from bot.render._markdown import cut_source, markdown_to_blocks
 from bot.render._marks import marked_pieces, summary_line
 from bot.render._notices import fallback_note
+from bot.render._team_answer import ask_google_block, team_line
 from bot.render._text import (
     MAX_BLOCKS,
     MAX_FALLBACK_CHARS,
@@ -158,6 +159,8 @@ class Asked(TypedDict, total=False):
     channel_scope: Scope
     #: a page longer than this comes as a file (`Settings.doc_file_threshold_chars`)
     file_chars: int
+    #: under a team answer: what "Ask Google's docs too" asks (as typed, routed the same)
+    ask_google: str | None
 
 
 def render_answer(answer: Answer, **asked: Unpack[Asked]) -> Message:
@@ -171,6 +174,7 @@ def answer_parts(answer: Answer, **asked: Unpack[Asked]) -> AnswerParts:
         question = answer.query
     said = _asked(asker, question, asked.get("about"))
     head = [section(said)] if said else []
+    head += [context(team_line(answer.team))] if answer.team else []
     scope = scope_note(answer.scope, asked.get("channel_scope", ()))
     head += [context(scope)] if scope else []
     if answer.fallback:
@@ -188,6 +192,8 @@ def answer_parts(answer: Answer, **asked: Unpack[Asked]) -> AnswerParts:
     buttons = show_doc_actions(numbered, file_chars=asked.get("file_chars", FILE_CHARS))
     if buttons:
         tail.append(buttons)
+    google = ask_google_block(q) if answer.team and (q := asked.get("ask_google")) else None
+    tail += [google] if google else []
     if (feedback_id := asked.get("feedback_id")) is not None:
         tail.append(feedback_block_for(feedback_id))
 

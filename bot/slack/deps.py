@@ -99,6 +99,7 @@ class SlackDeps:
             quota=self.quota,
             pages=Pages(self.service, self.store, self.settings),
             private=PrivateAnswers(self.store),
+            team=self.team,
             clock=self.clock,
         )
 

@@ -33,7 +33,7 @@ from bot.upstream._errors import ServerContext
 from bot.upstream._http import SharedHttp
 from bot.upstream._question_key import question_key
 from bot.upstream._rest import RestWire
-from bot.upstream._results import Results, result_key
+from bot.upstream._results import ANSWER, Results, result_key
 from bot.upstream._wire import McpWire
 
 logger = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ class GoogleDocsService:
         self._settings = settings
         timeout = settings.mcp_timeout_seconds
         self._metrics = metrics = Metrics() if metrics is None else metrics
-        store = MemoryStore() if store is None else store
+        self._store = store = MemoryStore() if store is None else store
         self.pay_configured = settings.google_oauth_configured
         # never probe ADC/the metadata server unless OAuth is configured
         self._oauth = oauth = OAuth(settings, clock) if self.pay_configured else None
@@ -168,8 +168,9 @@ class GoogleDocsService:
             if count := result.count(name):
                 self._metrics.count("gdocs_snippets_total", _SNIPPETS_HELP, count, result=name)
         checked = answer.model_copy(update={"verification": result})
-        # a cached answer is not kept again: that would stretch its TTL
-        if result.status == "checked" and not answer.cached:
+        # a cached answer is not kept again: that would stretch its TTL; a team answer is
+        # not Google's: kept under the question's key it would be served as Google's next time
+        if result.status == "checked" and not answer.cached and answer.team is None:
             try:
                 query = clean_query(answer.query, self._settings.max_query_chars)
                 key = result_key(keys.ANSWER, question_key(query), answer.scope)
@@ -177,6 +178,17 @@ class GoogleDocsService:
             except (StoreError, InvalidInput) as exc:
                 logger.info("checked answer not cached: %s", exc)
         return checked
+
+    async def has_answer(self, question: str, *, scope: Scope = ()) -> bool:
+        """Whether a generated answer to `question` is kept (a team answer given instead of
+        it saved no answer_query call); True when that cannot be told: no saving claimed."""
+        try:
+            query = clean_query(question, self._settings.max_query_chars)
+            key = result_key(keys.ANSWER, question_key(query), scope)
+            kept = await self._store.get(key, ANSWER)
+        except (StoreError, InvalidInput):
+            return True
+        return kept is not None and kept.kind == "answer"
 
     async def search(self, query: str, *, scope: Scope = ()) -> Answer:
         self._scoped(scope)

@@ -31,7 +31,8 @@ from bot.slack.memory import (
     UserProfiles,
 )
 from bot.slack.work.worklog import Reply, Staged, TrackedReply
-from bot.store import Op, Store
+from bot.store import Op, Store, StoreError
+from bot.team import TeamAnswers
 from bot.verify import count_commands
 
 logger = logging.getLogger(__name__)
@@ -50,6 +51,7 @@ class Answers:
     quota: AnswerQuota
     pages: Pages
     private: PrivateAnswers
+    team: TeamAnswers
     clock: Callable[[], datetime]
 
     async def __call__(
@@ -61,8 +63,11 @@ class Answers:
         name_asker: bool,
         command: str = "/gdocs",
         about: str | None = None,
+        skip_team: bool = False,
     ) -> Outcome:
-        """`about`: the author of the message asked about (the message shortcut)."""
+        """`about`: the author of the message asked about (the message shortcut);
+        `skip_team`: Google's docs asked even when the team answered ("Ask Google's docs
+        too")."""
         logger.debug("question routed", extra={"question": question})
         told = await self._without_asking(reply, route, command)
         if told is not None:
@@ -90,15 +95,21 @@ class Answers:
                 doc = await self.pages.fetch(normalize_doc_ref(route.query))
                 outcome = await self.pages.show(reply, doc, page=FIRST_PAGE)
                 return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
-            result = await self._ask(reply, route)
+            team = None if skip_team else await self._team_answer(reply, route)
+            result = team or await self._ask(reply, route)
             counts = (
                 tally.QUESTIONS,
-                *answered_counts(result.kind, fallback_label(result), route.kind, result.reuse),
+                *answered_counts(
+                    result.kind, fallback_label(result), route.kind, result.reuse, result.tool
+                ),
+                *(await self._team_counts(route) if team else ()),
                 *by_scope,
             )
             await self._deliver(
                 reply, route, result, question, name_asker=name_asker, about=about, counts=counts
             )
+            if team is not None and team.team is not None:
+                await self._count_use(team.team.id)
             return Outcome(
                 route=route.kind,
                 outcome="ok_with_note" if result.fallback else "ok",
@@ -152,6 +163,7 @@ class Answers:
             )
 
         named = name_asker and not route.private  # a private answer's DM adds its own buttons
+        team = result.team is not None
         parts = await render_off_loop(
             answer_size(result),
             render.answer_parts,
@@ -162,8 +174,10 @@ class Answers:
             now=self.clock(),
             feedback_id=None if route.private else answer_id,
             about=None if route.private else about,
-            channel_scope=route.scope if route.scope_from == "channel" else (),
+            # the team's answer was limited to no product: nothing to say about the channel's
+            channel_scope=route.scope if route.scope_from == "channel" and not team else (),
             file_chars=self.pages.settings.doc_file_threshold_chars,
+            ask_google=question if team else None,
         )
         msg: render.Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
         if route.private:  # what was asked, without the `private` that asked for privacy
@@ -211,6 +225,47 @@ class Answers:
             return Outcome(route="doc", outcome="invalid_input")
         return None
 
+    async def _team_answer(self, reply: Reply, route: Route) -> Answer | None:
+        """The team's answer to a question, checked like any answer against the Google pages
+        it links to (none: no marks, no call); None: Google's docs are asked."""
+        if route.kind != "answer":
+            return None
+        # What is looked up is what is asked: a follow-up's query carries its thread's
+        # question ("<earlier> — follow-up: <text>"), and its own words alone ("and in Go?")
+        # mean something else in every thread; a full question asked in a thread is routed
+        # as typed and finds its team answer like anywhere else.
+        try:
+            found = await self.team.find(route.query, reply.channel)
+        except StoreError as exc:  # the team's answers out of reach: Google's docs answer
+            logger.info("team answers not read: %s", exc.message)
+            return None
+        if found is None:
+            return None
+        async with reply.progress.step(render.TEAM_STEP_TITLE):
+            pass  # said, not searched: the step ends at once
+        result = Answer(
+            query=route.query,
+            kind="answer",
+            text=found.answer,
+            tool="team_answer",
+            team=found.mark(self.clock()),
+            references=render.team_references(found.answer),
+        )
+        return await self._checked(reply.progress, result) if result.references else result
+
+    async def _team_counts(self, route: Route) -> list[str]:
+        """A team answer given: used, and a generated answer saved when none was cached
+        for the question (answer_query would have been asked)."""
+        scope = sent_scope(route, self.service.backend)
+        cached = await self.service.has_answer(route.query, scope=scope)
+        return [tally.TEAM_USED] if cached else [tally.TEAM_USED, tally.TEAM_SAVED]
+
+    async def _count_use(self, team_id: str) -> None:
+        try:
+            await self.team.count_use(team_id)
+        except StoreError as exc:  # a count, not the answer: it went out
+            logger.info("team answer use not counted: %s", exc.message)
+
     async def _ask(self, reply: Reply, route: Route) -> Answer:
         """The upstream call as a step (a quota wait its own), then the commands' check."""
         progress = reply.progress
@@ -222,6 +277,10 @@ class Answers:
                 step.title = instead
         if route.kind in ("search", "pay"):
             return result
+        return await self._checked(progress, result)
+
+    async def _checked(self, progress: Progress, result: Answer) -> Answer:
+        """`result` verified; its commands' check a step of its own."""
         commands = count_commands(result.text) if result.kind == "answer" else 0
         if not commands or result.fallback or result.verification is not None:
             return await self.service.verify(result)

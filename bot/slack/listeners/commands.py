@@ -86,7 +86,10 @@ async def handle_command(
         if channel and not channel.startswith("D"):  # `/gdocs channel private on`, `products …`
             route = with_channel(route, await deps.channels.get(channel))
         question = clean_text(text)
-        return await deps.answers(reply, route, question=question, name_asker=True, command=command)
+        skip_team = body.get("skip_team") == "1"  # Ask Google's docs too (retry.py)
+        return await deps.answers(
+            reply, route, question=question, name_asker=True, command=command, skip_team=skip_team
+        )
 
     await deps.run("command", job, reply.notify_thread, record)
 

@@ -193,7 +193,8 @@ async def handle_question(
             route = replace(route, private=False)  # a DM is private already
         else:  # `/gdocs channel private on`, `products …`
             route = with_channel(route, await deps.channels.get(channel))
-        answering = deps.answers(reply, route, question=text, name_asker=False)
+        skip_team = event.get("skip_team") == "1"  # Ask Google's docs too (retry.py)
+        answering = deps.answers(reply, route, question=text, name_asker=False, skip_team=skip_team)
         return await deps.streams.run(stream, answering, route.kind)
 
     await deps.run(kind, job, reply.notify_thread, record)

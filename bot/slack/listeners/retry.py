@@ -1,7 +1,8 @@
-"""Try again under an error: the same question asked again where it was asked, recorded as
-work before the acknowledgement like any question (a restart finishes it). Under `/gdocs`'s
-private error it is the command again (`private` stays private), its note replacing the error;
-under a message in a channel's thread or a DM, a reply there."""
+"""Try again under an error, and "Ask Google's docs too" under a team answer: the same
+question asked again where it was asked (the second with the team's answer skipped), recorded
+as work before the acknowledgement like any question (a restart finishes it). Under `/gdocs`'s
+private message it is the command again (`private` stays private), its note replacing that
+message; under a message in a channel's thread or a DM, a reply there."""
 
 from __future__ import annotations
 
@@ -19,16 +20,19 @@ from bot.slack.deps import SlackDeps
 from bot.slack.listeners.commands import handle_command
 from bot.slack.listeners.events import handle_question
 
+#: the buttons that ask again, and whether the team's answer is skipped
+_ASKING_AGAIN = {render.ACTION_TRY_AGAIN: False, render.ACTION_ASK_GOOGLE: True}
+
 
 def is_try_again(body: dict[str, Any]) -> bool:
-    """A Try again click: claimed with its work record."""
-    return body.get("type") == "block_actions" and first_action(body).get("action_id") == (
-        render.ACTION_TRY_AGAIN
-    )
+    """A Try again (or Ask Google's docs too) click: claimed with its work record."""
+    action_id = first_action(body).get("action_id")
+    return body.get("type") == "block_actions" and action_id in _ASKING_AGAIN
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_try_again(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        skip_team = first_action(body).get("action_id") == render.ACTION_ASK_GOOGLE
         channel, user = _id(body.get("channel")), _id(body.get("user"))
         url = as_str(body.get("response_url"))
         try:
@@ -41,29 +45,38 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         if channel is None or user is None:
             await ack()
             return
-        kind, payload = again(body, text, channel, user, url)
+        kind, payload = again(body, text, channel, user, url, skip_team=skip_team)
         if kind == "command":
             handle = partial(handle_command, deps, client, payload, posting.OnceAck(None))
         else:
             handle = partial(handle_question, deps, client, payload["event"], None, kind=kind)
         await deps.take(ack, body, kind, payload, handle)
 
-    app.action(render.ACTION_TRY_AGAIN)(on_try_again)
+    for action_id in _ASKING_AGAIN:
+        app.action(action_id)(on_try_again)
 
 
 def again(
-    body: dict[str, Any], text: str, channel: str, user: str, url: str | None
+    body: dict[str, Any],
+    text: str,
+    channel: str,
+    user: str,
+    url: str | None,
+    *,
+    skip_team: bool = False,
 ) -> tuple[str, dict[str, Any]]:
-    """The work kind and record of asking `text` again: a command under an ephemeral error
-    (no message of its own to reply to), else a reply in the error's thread or DM."""
+    """The work kind and record of asking `text` again: a command under an ephemeral message
+    (no message of its own to reply to), else a reply in the message's thread or DM.
+    `skip_team`: kept in the record ("skip_team": "1"), so a restart skips it too."""
+    skip = _set(skip_team="1" if skip_team else None)
     message, team = as_dict(body.get("message")), _id(body.get("team"))
     ts, thread = as_str(message.get("ts")), as_str(message.get("thread_ts"))
     if ts is None or as_dict(body.get("container")).get("is_ephemeral"):
         kept = dict(command="/gdocs", text=text, channel_id=channel, user_id=user, retry="1")
-        return "command", kept | _set(response_url=url, team_id=team)
+        return "command", kept | _set(response_url=url, team_id=team) | skip
     in_dm = channel.startswith("D")
     event = dict(type="message", channel=channel, user=user, text=text, ts=ts)
-    event |= _set(thread_ts=thread or (None if in_dm else ts), team=team)
+    event |= _set(thread_ts=thread or (None if in_dm else ts), team=team) | skip
     return ("dm" if in_dm else "thread"), {"event": event, "bot_user_id": None}
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -235,6 +236,8 @@ class _Shared:
 
 
 _CODEC: ModelCodec[TeamAnswer] = ModelCodec(TeamAnswer)
+#: an id goes into keys and Slack button values: new_team_id's alphabet
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def _key_digest(key: str) -> str:
@@ -264,6 +267,10 @@ def index_keys(answer: TeamAnswer) -> set[str]:
 
 def _check(answer: TeamAnswer) -> None:
     """InvalidInput for what the model's bounds let through or a caller built around them."""
+    if not _ID.fullmatch(answer.id):
+        raise InvalidInput("id: 1 to 64 letters, digits, - or _")
+    if answer.saved_at.tzinfo is None or answer.review_at.tzinfo is None:
+        raise InvalidInput("saved_at and review_at need a time zone")
     if answer.visibility == "channel" and not answer.channel:
         raise InvalidInput("a team answer for one channel needs that channel")
     if _digest(answer.question) is None or not answer.answer.strip():

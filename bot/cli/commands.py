@@ -93,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--format", metavar="md|json|html", help="md (default), json, html")
     report.add_argument("--out", metavar="FILE", help="write the report here, not to stdout")
     report.add_argument("--by-channel", action="store_true", help="answers per channel id")
+    from bot.cli.team import add_team_parser
+
+    add_team_parser(sub)
     return parser
 
 
@@ -122,6 +125,10 @@ def _run(argv: list[str] | None) -> int:
         logging.getLogger("bot.upstream").setLevel(logging.ERROR)
     if args.command in ("feedback", "report"):
         return _stored(args, settings)
+    if args.command == "team":
+        from bot.cli.team import run_team
+
+        return run_team(args, settings)
     problems = settings.google_problems() if args.command != "check" else []
     for problem in problems:
         _fail(problem)

@@ -71,7 +71,7 @@ _SENTENCES: dict[Reason, str | Callable[[str, ErrorFacts], str]] = {
     Reason.TEAM_EMPTY: "A team answer needs a question and an answer.",
     Reason.TEAM_TOO_LONG: _team_too_long,
     Reason.TEAM_FULL: "The team already keeps {f.limit} answers: remove one to save another.",
-    Reason.TEAM_CLASH: "Another team answer already answers that here: {f.user_text!r}.",
+    Reason.TEAM_CLASH: "That is already answered by the team answer to {f.user_text!r}.",
     Reason.QUOTA_PROJECT: (
         "{s} wants a quota project: set GOOGLE_CLOUD_PROJECT to the project "
         "where {f.api_service} is enabled."

@@ -9,6 +9,7 @@ answer), with nothing else reachable; Chromium is the system's
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.fakes.bot_process import BotProcess
 from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest, RestAnswer
@@ -113,6 +116,13 @@ def fail_every_call(server: FakeDeveloperKnowledge, times: int = 20) -> None:
     server.faults.extend(Fault(status=500, body=body) for _ in range(times))
 
 
+needs_chromium = pytest.mark.skipif(
+    chromium() is None or importlib.util.find_spec("playwright") is None,
+    reason="the playground's page is tested in a real browser: needs Chromium on PATH "
+    "(apt-get install chromium-headless-shell) and Playwright (the `test` extra)",
+)
+
+
 @dataclass
 class Playground:
     """A running playground and a Chromium page on it."""
@@ -141,6 +151,17 @@ class Playground:
     def open(self, name: str) -> None:
         """The channel, the DM or Home, as the sidebar names them."""
         self.page.get_by_role("navigation").get_by_role("button", name=name).click()
+
+    def as_the_bot(self, method: str, **args: Any) -> dict[str, Any]:
+        """Call the page's fake Slack Web API as the bot would (a view, a message to draw)."""
+        answer = self.page.request.post(self.page.url + "api/" + method, data=args)
+        return dict(answer.json())
+
+    def shortcut(self, message: Any, name: str) -> None:
+        """`name` from the "More actions" menu of `message` (a `.msg` locator)."""
+        message.hover()
+        message.get_by_role("button", name="More actions").click()
+        message.get_by_role("menuitem", name=name).click()
 
     def last_message(self) -> Any:
         return self.log.locator(".msg").last

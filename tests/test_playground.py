@@ -4,7 +4,6 @@ Skipped when no Chromium is installed (CI installs Debian's chromium-headless-sh
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -20,16 +19,11 @@ from tests.playground_driver import (
     API_KEY,
     SHOW_DOC,
     Playground,
-    chromium,
     fail_every_call,
+    needs_chromium,
     playground,
 )
 
-needs_chromium = pytest.mark.skipif(
-    chromium() is None or importlib.util.find_spec("playwright") is None,
-    reason="the playground's page is tested in a real browser: needs Chromium on PATH "
-    "(apt-get install chromium-headless-shell) and Playwright (the `test` extra)",
-)
 QUESTION = "How do I create a Cloud Storage bucket?"
 
 
@@ -165,7 +159,7 @@ def test_a_thumbs_down_opens_the_comment_form_which_sends(pg: Playground) -> Non
     pg.log.locator(".msg.eph").get_by_role("button").click()  # the invitation to say why
 
     form = pg.page.get_by_role("dialog")
-    form.get_by_role("textbox").fill("It misses the location flag")
+    form.get_by_role("textbox", name="What was wrong?").fill("It misses the location flag")
     form.locator("button.primary").click()
 
     form.wait_for(state="hidden")

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.playground_driver import CITED_QUESTION, Playground, playground
+from tests.playground_driver import CITED_QUESTION, Playground, needs_chromium, playground
 from tests.playground_shots import ask_cited, last_item
-from tests.test_playground import needs_chromium
 
 pytestmark = needs_chromium
 #: invisible: the bot puts one before a streamed marker (a `!` then `[` is no image)

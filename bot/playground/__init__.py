@@ -3,6 +3,6 @@ is typed there reaches the real Bolt app (built by `bot.serving.assembly.open_bo
 builds it) as signed requests on loopback; the bot's Web API calls go to a small fake Slack
 served by the same process, and the page draws them as Slack would (docs/playground.md)."""
 
-from bot.playground._server import run
+from bot.playground._server import SHORTCUTS, run
 
-__all__ = ["run"]
+__all__ = ["SHORTCUTS", "run"]

@@ -40,7 +40,10 @@ _Obj = dict[str, Any]
 _APP = {"team_id": TEAM, "api_app_id": "A0PLAY"}
 #: the person, an admin so that the channel settings can be tried too
 _YOU: _Obj = {"name": "you", "locale": "en-US", "is_admin": True, "tz": "America/Los_Angeles"}
-_YOU |= {"tz_label": "Pacific Time", "tz_offset": -28800}
+_YOU |= {"tz_label": "Pacific Time", "tz_offset": -28800, "real_name": "you"}
+#: the message shortcuts of manifest.yml (callback_id, name), in a message's "More actions"
+#: menu; written out because an installed package has no manifest (test_playground compares)
+SHORTCUTS = (("ask_gdocs", "Ask Google's docs"), ("save_team_answer", "Save as team answer"))
 
 
 def run(settings: Settings, port: int = DEFAULT_PORT) -> int:
@@ -140,7 +143,7 @@ class Workspace:
     async def _page(self, request: web.Request) -> web.Response:
         html = files("bot.playground").joinpath("page.html").read_text(encoding="utf-8")
         ids = {"team": TEAM, "user": USER, "botUser": BOT_USER, "botId": BOT_ID}
-        ids |= {"channel": CHANNEL, "dm": DM}
+        ids |= {"channel": CHANNEL, "dm": DM, "shortcuts": SHORTCUTS}
         # the ids as JSON inside a <script>: `<` escaped so no text can close the element
         script = json.dumps(ids).replace("<", "\\u003c")
         return web.Response(text=html.replace("/*IDS*/{}", script), content_type="text/html")
@@ -251,8 +254,15 @@ class Workspace:
 
     def _conversation(self, args: _Obj) -> _Obj:
         channel = args.get("channel")
-        name = {"name": "general", "is_channel": True} if channel == CHANNEL else {"is_im": True}
-        return {"ok": True, "channel": {"id": channel, "is_member": True, **name}}
+        kind = {"name": "general", "is_channel": True, "is_private": False, "is_im": False}
+        found = kind if channel == CHANNEL else {"is_im": True, "user": USER}
+        return {"ok": True, "channel": {"id": channel, "is_member": True, **found}}
+
+    def _permalink(self, args: _Obj) -> _Obj:
+        """A made-up address (the page has no message links): Slack's shape, not a real site."""
+        channel, ts = str(args.get("channel")), str(args.get("message_ts"))
+        url = f"https://playground.example/archives/{channel}/p{ts.replace('.', '')}"
+        return {"ok": True, "channel": channel, "permalink": url}
 
     def _files(self, args: _Obj) -> _Obj:
         found = _json(args.get("files"))
@@ -262,6 +272,7 @@ class Workspace:
 _READS: dict[str, Callable[[Workspace, _Obj], _Obj]] = {
     "users.info": lambda _, a: {"ok": True, "user": {"id": a.get("user"), **_YOU}},
     "conversations.info": Workspace._conversation,
+    "chat.getPermalink": Workspace._permalink,
     "conversations.members": lambda _, a: {"ok": True, "members": [USER, BOT_USER]},
     "users.conversations": lambda _, a: {"ok": True, "channels": [{"id": CHANNEL}]},
     "conversations.replies": Workspace._replies,

@@ -10,7 +10,9 @@ same question stream on the same schedule, side by side in one run:
             alternating between them and sending Slack's retries to the other one;
 - sqlite:   one replica on the default store (an SQLite file in its working directory);
 - baseline: one replica that does not plan: no cache, no ledger, no pause, no wait (every
-            question that looks like one goes to answer_query until refused, then search).
+            question that looks like one goes to answer_query until refused, then search);
+- team:     the redis set-up where the team saved its three most asked questions as
+            workspace team answers on the first morning (bench/day_team.py).
 
 The guard (bench/guard.py) runs the same day with the redis and sqlite set-ups of two
 source trees side by side.
@@ -34,6 +36,7 @@ from aiohttp import web
 
 from bench.balancer import Balancer
 from bench.day_slack import RecordingSlack
+from bench.day_team import bot_team_counts, save_team_answers, team_questions
 from bench.day_upstream import DayUpstream, run_clock
 from bench.driver import ROOT, command, machine, mention, serve, signed_headers
 from bench.replica import Replica, Samples
@@ -74,6 +77,8 @@ class Topology:
     store: str
     #: the source tree the replicas run (another commit's checkout for the guard)
     tree: Path = ROOT
+    #: how many of the day's most asked questions the team saved before the day
+    team: int = 0
 
     @property
     def planning(self) -> bool:
@@ -82,6 +87,7 @@ class Topology:
 
 TOPOLOGIES = (
     Topology("redis", "2 replicas on one Redis", 2, "redis"),
+    Topology("team", "2 replicas on Redis, 3 team answers saved", 2, "redis", team=3),
     Topology("sqlite", "1 replica on SQLite (the default store)", 1, "sqlite"),
     Topology("baseline", "baseline: no cache, no ledger (1 replica)", 1, "memory"),
 )
@@ -98,6 +104,7 @@ class Stack:
     balancer: Balancer | None = None
     runners: list[web.AppRunner] = field(default_factory=list)
     slack_url: str = ""
+    settings: dict[str, str] = field(default_factory=dict)
     cold_start_s: list[float] = field(default_factory=list)
     cpu_s: list[float] = field(default_factory=list)
     rss_mb: list[float] = field(default_factory=list)
@@ -106,6 +113,10 @@ class Stack:
     busy_s: float = 0.0
     metrics: list[Samples] = field(default_factory=list)
     skipped: str | None = None
+    #: the team answers saved before the day (topic -> question), and the bot's own count
+    #: of them after it (its report's team:used, team:saved)
+    team_saved: dict[str, str] = field(default_factory=dict)
+    bot_team: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -140,7 +151,11 @@ def settings_for(topology: Topology, args: argparse.Namespace, state_url: str) -
 
 
 async def start_stack(
-    topology: Topology, args: argparse.Namespace, topics: dict[str, str], state_url: str
+    topology: Topology,
+    args: argparse.Namespace,
+    topics: dict[str, str],
+    state_url: str,
+    team: dict[str, str] | None = None,
 ) -> Stack:
     quota = QuotaEnforcer(per_minute=args.per_minute, per_day=args.per_day, clock=run_clock())
     upstream = DayUpstream(
@@ -158,6 +173,10 @@ async def start_stack(
         "DEVELOPER_KNOWLEDGE_MCP_URL": mcp,
         "PAY_MCP_URL": mcp,
     }
+    if team:  # saved in the store the replicas share before they start
+        await save_team_answers(settings, team)
+        stack.team_saved = team
+    stack.settings = settings
     stack.replicas = [
         Replica(f"{topology.name}-{i + 1}", settings, tree=topology.tree, verbose=args.verbose)
         for i in range(topology.replicas)
@@ -251,7 +270,8 @@ async def run_day(
                 run.stacks.append(stack)
                 continue
             state_url = state_url_for(topology, getattr(redis, "url", ""))
-            run.stacks.append(await start_stack(topology, args, topics, state_url))
+            team = team_questions(stream, topology.team) if topology.team else None
+            run.stacks.append(await start_stack(topology, args, topics, state_url, team))
         live = [s for s in run.stacks if s.skipped is None]
         await asyncio.gather(*(warm_up(s.replicas, s.slack_url) for s in live))
         await measure_idle(live, args.idle_seconds)
@@ -263,6 +283,9 @@ async def run_day(
             *(drive(s, stream, start + i * PHASE_SECONDS, args.drain) for i, s in enumerate(live))
         )
         run.wall_s = time.monotonic() - t0
+        for stack in live:
+            if stack.team_saved:
+                stack.bot_team = await bot_team_counts(stack.settings)
     finally:
         for stack in run.stacks:
             if stack.balancer is not None:

@@ -88,6 +88,8 @@ def _outcome_class(a: Asked, q: Question, reuse: dict[int, str]) -> str:
     """What the question's answer was, for the overhead split."""
     if a.answers[0].kind == "generated":
         return "generated, own call" if reuse.get(a.idx) == "fresh" else "generated, reused"
+    if a.answers[0].kind == "team":
+        return "team answer"
     if q.kind in ("question", "followup"):
         return "search instead of an answer"
     return "search (keyword or Pay)"
@@ -116,6 +118,7 @@ def stack_figures(run: DayRun, stack: Stack) -> dict[str, Any]:
         "title": stack.topology.title,
         "replicas": len(stack.replicas),
         **_answers(run.stream, stack, reuse),
+        **_team(run.stream, stack),
         **_spending(stack),
         **_bot_metrics(stack),
         **_latency(run.stream, stack, reuse),
@@ -159,6 +162,29 @@ def _answers(stream: list[Question], stack: Stack, reuse: dict[int, str]) -> dic
             len({c.topic for c in followups if c.with_context}),
             len({c.topic for c in followups}),
         ),
+    }
+
+
+def _team(stream: list[Question], stack: Stack) -> dict[str, Any]:
+    """Generated or team answers, per question and per person; the team answers given, as
+    Slack got them and as the bot counted them (used; given where answer_query would have
+    been asked: calls saved)."""
+    asked = [stack.slack.asked[q.idx] for q in stream if q.idx in stack.slack.asked]
+    asker = {q.idx: q.asker for q in stream}
+    good = {a.idx for a in asked if a.answers and a.answers[0].kind in ("generated", "team")}
+    people = {asker[a.idx] for a in asked}
+    served = {asker[i] for i in good}
+    saved_topics = set(stack.team_saved)
+    return {
+        "team": sum(1 for a in asked if a.answers and a.answers[0].kind == "team"),
+        "team_saved_questions": sorted(stack.team_saved.values()),
+        "team_topic_askings": sum(1 for q in stream if q.topic in saved_topics),
+        "generated_or_team": len(good),
+        "generated_or_team_share": len(good) / len(stream) if stream else 0.0,
+        "people": len(people),
+        "people_served": len(served),
+        "bot_team_used": stack.bot_team.get("used", 0),
+        "bot_team_saved": stack.bot_team.get("saved", 0),
     }
 
 

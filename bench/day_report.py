@@ -48,6 +48,12 @@ def _classes(t: Figures) -> str:
     )
 
 
+def _team_given(t: Figures) -> str:
+    if not t["team_saved_questions"]:
+        return "– (none saved)"
+    return f"{t['team']} ({t['bot_team_used']} / {t['bot_team_saved']})"
+
+
 def _list(values: list[float], fmt: Callable[[float], str]) -> str:
     return " / ".join(fmt(v) for v in values)
 
@@ -64,8 +70,26 @@ ROWS: tuple[tuple[str, Callable[[Figures, Figures | None], str]], ...] = (
     ("… ratio to the baseline", lambda t, b: _ratio(t, b)),
     ("… by kind: generated / asked", lambda t, b: _kinds(t)),
     (
+        "**Questions that got a generated or team answer**",
+        lambda t, b: f"**{t['generated_or_team']} ({_pc(t['generated_or_team_share'])})**",
+    ),
+    (
+        "… team answers given (the bot's report: used / generated answers saved)",
+        lambda t, b: _team_given(t),
+    ),
+    (
+        "People who got a generated or team answer at least once",
+        lambda t, b: (
+            f"{t['people_served']} of {t['people']} ({_pc(t['people_served'] / t['people'])})"
+        ),
+    ),
+    (
         "answer_query calls made (admitted + refused)",
         lambda t, b: f"{t['answer_query_calls']} ({t['answer_query_admitted']} + {t['refused']})",
+    ),
+    (
+        "**answer_query calls saved** (team answers where it would have been asked)",
+        lambda t, b: f"**{t['bot_team_saved']}**" if t["team_saved_questions"] else "–",
     ),
     (
         "Refused calls (429): per-minute / day",
@@ -155,9 +179,15 @@ def day_verdicts(f: Figures) -> list[tuple[str, bool]]:
         if t["name"] == "baseline":
             continue
         label = t["title"]
-        double = base is not None and t["generated_share"] >= 2 * base["generated_share"]
+        # with team answers saved, what the people got is a generated or a team answer
+        share, what = (
+            ("generated_or_team_share", "generated-or-team-answer share")
+            if t["team_saved_questions"]
+            else ("generated_share", "generated-answer share")
+        )
+        double = base is not None and t[share] >= 2 * base["generated_share"]
         out += [
-            (f"{label}: generated-answer share ≥ 2 × the baseline's", double),
+            (f"{label}: {what} ≥ 2 × the baseline's", double),
             (f"{label}: 100 % of questions answered by something", t["answered"] == t["questions"]),
             (
                 f"{label}: ≤ 1 refused call per quota window (any minute; the day)",
@@ -168,6 +198,13 @@ def day_verdicts(f: Figures) -> list[tuple[str, bool]]:
             (f"{label}: overhead p50 < 15 ms", t["overhead_p50_ms"] < 15),
             (f"{label}: ack p99 < 50 ms", t["ack_p99_ms"] < 50),
         ]
+        if t["team_saved_questions"]:
+            out.append(
+                (
+                    f"{label}: each team answer Slack got is one the bot counted as used",
+                    t["team"] == t["bot_team_used"],
+                )
+            )
     if base is not None:
         out.append(
             (
@@ -175,6 +212,27 @@ def day_verdicts(f: Figures) -> list[tuple[str, bool]]:
                 base["answered"] == base["questions"],
             )
         )
+    return out
+
+
+def _team_setup(tops: list[Figures]) -> list[str]:
+    """What a set-up with team answers saved, and how."""
+    out = []
+    for t in tops:
+        if t["team_saved_questions"]:
+            saved = "; ".join(f"“{q}”" for q in t["team_saved_questions"])
+            out += [
+                f"*{t['title']}*: the Redis set-up, where before the day the team saved its "
+                f"{len(t['team_saved_questions'])} most asked questions ({saved}: "
+                f"{t['team_topic_askings']} askings of those topics in the day) as workspace team "
+                "answers, written with `bot.team.TeamAnswers` into the store its replicas share "
+                "(what the `save_team_answer` shortcut saves, without its modal). Each is found "
+                "by the question key: its words and their form-only paraphrases, not the "
+                "rewordings (no “also answers” phrasings saved), nor a follow-up. *answer_query "
+                "calls saved* is the bot's own `team:saved`: team answers given when no "
+                "generated answer to the question was cached.",
+                "",
+            ]
     return out
 
 
@@ -209,6 +267,7 @@ def render_day(f: Figures, *, command: str, machine: str) -> str:
         "ANSWER_QUOTA_PER_DAY=0, ANSWER_QUOTA_PER_USER_PER_DAY=0, ANSWER_QUOTA_WAIT_SECONDS=0, "
         "ANSWER_QUOTA_SKIP_UNTIL_RESET=false, STATE_URL=memory://.",
         "",
+        *_team_setup(tops),
     ]
     for name, reason in f["skipped"].items():
         lines += [f"**Left out: {name}** — {reason}.", ""]

@@ -26,7 +26,7 @@ from bench.fakes import slack_args, slack_reply
 @dataclass(frozen=True)
 class Posted:
     at: float  # time.monotonic()
-    #: generated | search | notice
+    #: generated | team (a team answer, bench/day_team.py) | search | notice
     kind: str
     topic: str | None
     #: how it reached Slack: chat.postMessage, response_url, chat.postEphemeral
@@ -126,6 +126,9 @@ def _classify(now: float, body: str, via: str) -> Posted:
     generated = [topic for kind, topic in found if kind == "GENANSWER"]
     if generated:
         return Posted(now, "generated", generated[0], via)
+    team = [topic for kind, topic in found if kind == "TEAMANSWER"]
+    if team:
+        return Posted(now, "team", team[0], via)
     if found:
         return Posted(now, "search", found[0][1], via)
     return Posted(now, "notice", None, via, body[:600])

@@ -32,7 +32,7 @@ from tests.fakes.quota import QuotaEnforcer
 FOLLOW_UP_JOIN = " — follow-up: "
 FORMS = ("http", "jsonrpc", "result")
 #: no \b in front: in a posted message's JSON the marker often follows an escaped "\n"
-MARKER = re.compile(r"(GENANSWER|SEARCHHIT)-([a-z]\d\d|unknown)\b")
+MARKER = re.compile(r"(GENANSWER|SEARCHHIT|TEAMANSWER)-([a-z]\d\d|unknown)\b")
 
 
 @dataclass(frozen=True)

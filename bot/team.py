@@ -11,7 +11,8 @@ import asyncio
 import hashlib
 import re
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
@@ -38,8 +39,9 @@ DRAFT_DAYS = 30
 KEPT_PAST_REVIEW_DAYS = 365
 #: the `where` of an index entry visible in every channel of the workspace
 EVERYWHERE = "*"
-#: a save waits this long for the shared store before saying it could not save
-WRITE_TIMEOUT_SECONDS = 5.0
+#: a save waits this long for the shared store before saying it could not save: a modal's
+#: answer is due within Slack's 3 s
+WRITE_TIMEOUT_SECONDS = 2.0
 _DAY = 86_400.0
 
 
@@ -116,7 +118,7 @@ class TeamAnswers:
             if old is None:
                 kept = await shared.scan(keys.TEAM.prefix, _CODEC, MAX_TEAM_ANSWERS)
                 if len(kept) >= MAX_TEAM_ANSWERS:
-                    raise _refused(ErrorFacts(Reason.TEAM_FULL, limit=MAX_TEAM_ANSWERS))
+                    raise InvalidInput(facts=ErrorFacts(Reason.TEAM_FULL, limit=MAX_TEAM_ANSWERS))
             entries = index_keys(answer)
             await self._refuse_clash(shared, answer, entries)
             ttl, used = self._ttl(answer), keys.TEAM_USED.key(answer.id)
@@ -200,9 +202,9 @@ class TeamAnswers:
         until = answer.review_at + timedelta(days=KEPT_PAST_REVIEW_DAYS)
         return max((until - now).total_seconds(), _DAY)  # one imported long past: a day
 
-    def _shared(self) -> _Shared:
+    def _shared(self) -> AbstractAsyncContextManager[Store]:
         primary = self.store.primary if isinstance(self.store, ResilientStore) else self.store
-        return _Shared(primary)
+        return _writing(primary)
 
     async def _refuse_clash(self, shared: Store, answer: TeamAnswer, entries: set[str]) -> None:
         ordered = sorted(entries)
@@ -211,28 +213,22 @@ class TeamAnswers:
             other = await shared.get(keys.TEAM.key(other_id), _CODEC)
             if other is not None and other.status == "approved" and index_keys(other) & entries:
                 facts = ErrorFacts(Reason.TEAM_CLASH, user_text=other.question[:120])
-                raise _refused(facts)
+                raise InvalidInput(facts=facts)
 
 
-class _Shared:
-    """The shared store, for a write: any failure or a wait past WRITE_TIMEOUT_SECONDS is
+@asynccontextmanager
+async def _writing(store: Store) -> AsyncIterator[Store]:
+    """`store` for a write: any failure, or a wait past WRITE_TIMEOUT_SECONDS, is
     `StoreUnavailable` (the caller says it could not save)."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self._timeout = asyncio.timeout(WRITE_TIMEOUT_SECONDS)
-
-    async def __aenter__(self) -> Store:
-        await self._timeout.__aenter__()
-        return self.store
-
-    async def __aexit__(self, kind: type[BaseException] | None, exc: object, tb: object) -> None:
-        try:
-            await self._timeout.__aexit__(kind, exc, tb)  # type: ignore[arg-type]
-        except TimeoutError:
-            raise StoreUnavailable("the state store did not answer in time") from None
-        if isinstance(exc, StoreError) and not isinstance(exc, StoreUnavailable):
-            raise StoreUnavailable(exc.message) from exc
+    try:
+        async with asyncio.timeout(WRITE_TIMEOUT_SECONDS):
+            yield store
+    except TimeoutError:
+        raise StoreUnavailable("the state store did not answer in time") from None
+    except StoreUnavailable:
+        raise
+    except StoreError as exc:
+        raise StoreUnavailable(exc.message) from exc
 
 
 _CODEC: ModelCodec[TeamAnswer] = ModelCodec(TeamAnswer)
@@ -274,7 +270,7 @@ def _check(answer: TeamAnswer) -> None:
     if answer.visibility == "channel" and not answer.channel:
         raise InvalidInput("a team answer for one channel needs that channel")
     if _digest(answer.question) is None or not answer.answer.strip():
-        raise _refused(ErrorFacts(Reason.TEAM_EMPTY))
+        raise InvalidInput(facts=ErrorFacts(Reason.TEAM_EMPTY))
     bounds: Sequence[tuple[str, int, int]] = [
         ("question", len(answer.question), MAX_QUESTION_CHARS),
         ("answer", len(answer.answer), MAX_ANSWER_CHARS),
@@ -283,11 +279,9 @@ def _check(answer: TeamAnswer) -> None:
     ]
     for name, count, limit in bounds:
         if count > limit:
-            raise _refused(ErrorFacts(Reason.TEAM_TOO_LONG, name=name, count=count, limit=limit))
-
-
-def _refused(facts: ErrorFacts) -> InvalidInput:
-    return InvalidInput(facts=facts)
+            raise InvalidInput(
+                facts=ErrorFacts(Reason.TEAM_TOO_LONG, name=name, count=count, limit=limit)
+            )
 
 
 def _int(raw: str | None) -> int:

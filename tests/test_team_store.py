@@ -5,6 +5,7 @@ refuses to save instead of keeping the answer in one process; bounds and clashes
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -284,6 +285,25 @@ async def test_a_write_that_fails_on_the_primary_is_store_unavailable() -> None:
     with pytest.raises(StoreUnavailable, match="disk full"):
         await team.save(team_answer())
     assert None is await team.find(QUESTION, None)
+
+
+class _Hanging(MemoryStore):
+    """A primary that stops answering (a Redis behind a dropped network)."""
+
+    async def batch(self, ops: Sequence[Op]) -> list[object]:
+        await asyncio.sleep(60)
+        return []
+
+
+async def test_a_write_the_primary_does_not_answer_in_time_is_store_unavailable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Said within WRITE_TIMEOUT_SECONDS (a modal's answer is due within 3 s), not hung."""
+    monkeypatch.setattr("bot.team.WRITE_TIMEOUT_SECONDS", 0.2)
+    team = team_on(ResilientStore(_Hanging(max_entries=100)))
+    async with asyncio.timeout(5):
+        with pytest.raises(StoreUnavailable, match="did not answer in time"):
+            await team.save(team_answer())
 
 
 def _reason(exc: pytest.ExceptionInfo[InvalidInput]) -> Reason | None:

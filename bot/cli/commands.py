@@ -20,9 +20,16 @@ from bot.feedback import VoteKind, export_object
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.quota import pacific_day
-from bot.render import answer_markdown, documents_markdown, fallback_note
+from bot.render import (
+    answer_markdown,
+    documents_markdown,
+    fallback_note,
+    team_references,
+    team_words,
+)
 from bot.settings import Settings, load_settings
 from bot.store import StoreConfigError, StoreError, state_file
+from bot.team import TeamAnswer
 from bot.text import terminal_safe
 
 if TYPE_CHECKING:
@@ -66,9 +73,9 @@ def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("ask", parents=[common], help="ask a question").add_argument(
-        "words", nargs="+", metavar="QUESTION"
-    )
+    ask = sub.add_parser("ask", parents=[common], help="ask a question")
+    ask.add_argument("words", nargs="+", metavar="QUESTION")
+    ask.add_argument("--no-team", action="store_true", help="skip the team's saved answers")
     sub.add_parser("search", parents=[common], help="search the docs").add_argument(
         "words", nargs="+", metavar="QUERY"
     )
@@ -156,14 +163,37 @@ async def _command(args: argparse.Namespace, settings: Settings) -> int:
             return 0
         text = " ".join(args.words)
         if args.command == "ask":
-            answer = await service.verify(await service.ask(text))
+            found = None if args.no_team else await core.team.find(text, None)
+            if found is None:
+                answer = await service.verify(await service.ask(text))
+            else:  # checked against the pages it cites; none: no marks, no call
+                answer = _team_answer(text, found, datetime.now(UTC))
+                answer = await service.verify(answer) if answer.references else answer
         elif args.command == "search":
             answer = await service.search(text)
         else:
             answer = await service.pay(text, args.language)
         now = datetime.now(UTC)
-        _out(_json(_answer_json(answer, now)) if as_json else answer_markdown(answer, now=now))
+        _out(_json(_answer_json(answer, now)) if as_json else _answer_text(answer, now))
         return 0
+
+
+def _team_answer(text: str, found: TeamAnswer, now: datetime) -> Answer:
+    """The team's answer (a workspace one: outside Slack no channel sees the others), as the
+    Slack flow gives it, with the Google pages it links to."""
+    return Answer(
+        query=text,
+        kind="answer",
+        text=found.answer,
+        tool="team_answer",
+        team=found.mark(now),
+        references=team_references(found.answer),
+    )
+
+
+def _answer_text(answer: Answer, now: datetime) -> str:
+    said = answer_markdown(answer, now=now)
+    return f"{team_words(answer.team)}\n\n{said}" if answer.team else said
 
 
 def _answer_json(answer: Answer, now: datetime) -> dict[str, object]:

@@ -58,7 +58,10 @@ BOT_SCOPES: dict[str, str] = {
         "(a thread's first message for the message shortcut)"
     ),
     "groups:history": "message.groups events and conversations.replies in private channels",
-    "channels:read": "users.conversations (the Home tab's public channels with settings)",
+    "channels:read": (
+        "users.conversations (the Home tab's public channels with settings), conversations.info "
+        "(whether a team answer may be offered to the whole workspace)"
+    ),
     "groups:read": "users.conversations (the Home tab's private channels with settings)",
 }
 
@@ -68,6 +71,11 @@ SHORTCUTS: dict[str, tuple[str, str]] = {
     ASK_SHORTCUT: (
         "Ask Google's docs",
         "Answer this message's question from Google's developer documentation, in its thread",
+    ),
+    "save_team_answer": (
+        "Save as team answer",
+        "Keep this message as the team's answer to a question, given instead of asking "
+        "Google's docs",
     ),
 }
 
@@ -110,6 +118,10 @@ SCOPES_FOR_METHOD: dict[str, frozenset[str]] = {
     "conversations_replies": frozenset({"channels:history", "groups:history", "im:history"}),
     # the Home tab's channels with settings: public and private channels the viewer is in
     "users_conversations": frozenset({"channels:read", "groups:read"}),
+    # whether a team answer may be offered to the whole workspace (public channels only)
+    "conversations_info": frozenset({"channels:read"}),
+    # where a team answer came from; Slack needs no scope for it
+    "chat_getPermalink": frozenset(),
     "chat_unfurl": frozenset({"links:write"}),
     # views.* need no scope of their own: a bot token may publish Home tabs and open modals
     "views_publish": frozenset(),

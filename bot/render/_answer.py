@@ -252,6 +252,8 @@ def render_help(command: str = "/gdocs") -> Message:
             "with a button to share it in the channel",
             f"• `{cmd} quota` — how many generated answers the team has left today",
             f"• `{cmd} report` — the week's questions and gaps (workspace admins)",
+            f"• `{cmd} team` — the team's own answers given here, saved with the message "
+            "shortcut *Save as team answer*",
             f"• `{cmd} help` — this message",
         ]
     )

@@ -20,7 +20,7 @@ from bot.settings import reveal
 from bot.slack.boundary import duplicate
 from bot.slack.delivery.posting import OnceAck, retry_handlers
 from bot.slack.deps import SlackDeps
-from bot.slack.listeners import actions, commands, drafts, events, retry
+from bot.slack.listeners import actions, commands, drafts, events, retry, team
 from bot.slack.listeners.actions import handle_doc_click, is_doc_click
 from bot.slack.listeners.commands import handle_command, handle_shortcut
 from bot.slack.listeners.events import handle_question
@@ -107,7 +107,7 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
         return None
 
     app.use(drop_repeated_deliveries)
-    for listeners in (commands, events, retry, drafts, actions):  # actions last: its catch-all
+    for listeners in (commands, events, retry, drafts, team, actions):  # actions: catch-all last
         listeners.register(app, deps)
     return app
 

@@ -24,6 +24,7 @@ from bot.slack.flows.pages import Pages
 from bot.slack.flows.routing import Router
 from bot.slack.flows.settings import ChannelCommand
 from bot.slack.flows.sharing import PrivateAnswers
+from bot.slack.flows.team import TeamFlow
 from bot.slack.memory import (
     ChannelSettingsStore,
     RateLimiter,
@@ -121,3 +122,7 @@ class SlackDeps:
     @cached_property
     def channel_command(self) -> ChannelCommand:
         return ChannelCommand(self.channels, self.profiles, self.settings)
+
+    @cached_property
+    def team_flow(self) -> TeamFlow:
+        return TeamFlow(self.team, self.profiles, self.settings.team_admin_ids, self.clock)

@@ -215,6 +215,9 @@ class Answers:
         if route.kind == "report":
             per_day = self.quota.config.per_day
             return await report_summary(reply, self.profiles, self.store, self.clock(), per_day)
+        if route.kind == "team":  # its list and buttons are `/gdocs team`'s (flows/team.py)
+            await reply.notify_asker(render.render_team_notice("by_command"))
+            return Outcome(route="team", outcome="help")
         if route.scope_error is not None or (route.scope and route.kind not in SCOPED_KINDS):
             # `in:` naming no products, or on a page or Pay
             refused = render.render_scope_refused(route.scope_error or "not_scoped")

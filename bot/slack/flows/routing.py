@@ -15,7 +15,7 @@ from bot.models import Scope
 from bot.products import ScopeError, scope_of
 from bot.text import clean_text
 
-RouteKind = Literal["help", "answer", "search", "pay", "doc", "quota", "report"]
+RouteKind = Literal["help", "answer", "search", "pay", "doc", "quota", "report", "team"]
 ScopeFrom = Literal["question", "channel"]
 
 QUESTION_WORDS = frozenset(
@@ -206,7 +206,8 @@ class Router:
             return replace(inner, private=inner.kind != "help")
         if not rest and (keyword in _HELP_WORDS or keyword in _PRIVATE):
             return Route("help", "")  # `private` with nothing to ask: how to use it
-        if not rest and keyword in ("quota", "report"):  # report: the week's, for admins
+        # report: the week's, for admins; team: the team answers given here (flows/team.py)
+        if not rest and keyword in ("quota", "report", "team"):
             return Route(keyword, "")  # type: ignore[arg-type]
         if keyword in _EXPLICIT:
             return Route(_EXPLICIT[keyword], rest)  # type: ignore[arg-type]

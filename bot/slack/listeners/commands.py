@@ -83,6 +83,8 @@ async def handle_command(
         if settings_words is not None:  # `/gdocs channel …`: the channel's settings
             return await deps.channel_command(reply, settings_words, command=command)
         route = deps.router.route(text)
+        if route.kind == "team":  # `/gdocs team`: the team answers given here
+            return await deps.team_flow.command(reply)
         if channel and not channel.startswith("D"):  # `/gdocs channel private on`, `products …`
             route = with_channel(route, await deps.channels.get(channel))
         question = clean_text(text)

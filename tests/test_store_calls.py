@@ -133,4 +133,4 @@ async def test_a_generated_answer_with_cited_pages_stays_within_bounds(
         assert 2 == len(dk_server.tool_calls("get_documents"))
         assert "✓" in json.dumps(bot.fake.calls_to("chat.postMessage")[-1].args, ensure_ascii=False)
     assert 1 <= fresh[0] <= 3, fresh
-    assert fresh[1] <= 20, fresh
+    assert fresh[1] <= 21, fresh  # 21: the team answers' index read first (issue 42)

@@ -191,16 +191,20 @@ async def test_team_answers_survive_a_restart_on_the_same_sqlite_file(tmp_path: 
 
 
 async def test_scanning_team_answers_never_picks_up_index_entries_or_counters(
-    sqlite: Store,
+    sqlite: Store, redis_server: RedisServer
 ) -> None:
     """`team:` is a prefix of neither `team_q:` nor `team_used:` in any backend."""
-    memory = MemoryStore(max_entries=100)
-    for store in (sqlite, memory):
-        team = team_on(store)
-        saved = await team.save(team_answer(also=["a", "b b"]))
-        await team.count_use(saved.id)
-        assert [saved] == await team.all()
-        assert [keys.TEAM.key(saved.id)] == [k for k, _ in await store.scan("team:", TEXT, 50)]
+    on_redis = redis_store(redis_server.url, prefix="gdocs:")
+    try:
+        for store in (sqlite, MemoryStore(max_entries=100), on_redis):
+            team = team_on(store, datetime.now(UTC))
+            saved = await team.save(team_answer(also=["a", "b b"], saved_at=datetime.now(UTC)))
+            await team.count_use(saved.id)
+            assert [saved] == await team.all()
+            scanned = [k for k, _ in await store.scan("team:", TEXT, 50)]
+            assert [keys.TEAM.key(saved.id)] == scanned, store.kind
+    finally:
+        await on_redis.aclose()
 
 
 async def test_two_replicas_on_one_redis_share_saves_and_removes(

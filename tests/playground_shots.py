@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import expect
 
 from bot.settings import Settings
 from tests.playground_driver import (
@@ -53,6 +54,27 @@ CANNED = {
     ),
     "How do I create a bucket with uniform access?": (WRONG_FLAG, [BUCKETS]),
 }
+
+
+QUESTION = "How do I create a Cloud Storage bucket?"
+#: what the team settled, saved on the bot's answer in #general
+TEAM_TEXT = "We create buckets with Terraform (`infra/buckets`), never with gcloud by hand."
+
+
+def save_team_answer(pg: Playground, shot: Path | None = None) -> None:
+    """`@gdocs` QUESTION in #general, then Save as team answer on the bot's reply: the team's
+    text, for the whole workspace (the filled form pictured into `shot`)."""
+    pg.say(f"@gdocs {QUESTION}")
+    pg.settled()
+    pg.shortcut(pg.log.locator(".thread .msg.bot").first, "Save as team answer")
+    form = pg.page.get_by_role("dialog", name="Save team answer")
+    expect(form.get_by_role("textbox", name="Question")).to_have_value(QUESTION)  # filled in
+    form.get_by_role("textbox", name="Answer", exact=True).fill(TEAM_TEXT)
+    form.get_by_role("radio", name="The whole workspace").check()
+    if shot is not None:
+        _shot(pg, shot, pg.page)
+    form.get_by_role("button", name="Save").click()
+    form.wait_for(state="hidden")
 
 
 def last_item(pg: Playground, has: str, asked: str) -> Any:
@@ -122,6 +144,16 @@ def take(pg: Playground, out: Path) -> list[Path]:
     return shots
 
 
+def take_team(pg: Playground, out: Path) -> list[Path]:
+    """A team answer saved on the bot's reply in #general, then given in the DM."""
+    pg.docs.answers.update(CANNED)
+    save_team_answer(pg, shot=out / "team-answer-form.png")
+    pg.open("gdocs (direct message)")
+    pg.say(QUESTION)
+    answer = _shot(pg, out / "team-answer.png", last_item(pg, ".msg.bot", "Team answer"))
+    return [out / "team-answer-form.png", answer]
+
+
 def main() -> int:
     if chromium() is None:
         print("screenshots: no Chromium on PATH (apt-get install chromium)", file=sys.stderr)
@@ -129,7 +161,7 @@ def main() -> int:
     for name in Settings.model_fields:  # the developer's own settings stay out of it
         os.environ.pop(name.upper(), None)
     OUT.mkdir(parents=True, exist_ok=True)
-    for rest, taking in ((False, take), (True, take_rest)):
+    for rest, taking in ((False, take), (False, take_team), (True, take_rest)):
         with tempfile.TemporaryDirectory() as work, playground(Path(work), rest=rest) as pg:
             for path in taking(pg, OUT):
                 print(path.relative_to(OUT.parents[1]))

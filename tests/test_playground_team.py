@@ -13,8 +13,8 @@ import yaml
 
 from bot.playground import SHORTCUTS
 from tests.playground_driver import Playground, needs_chromium, playground
+from tests.playground_shots import QUESTION, save_team_answer
 
-QUESTION = "How do I create a Cloud Storage bucket?"
 ROOT = Path(__file__).resolve().parents[1]
 _Obj = dict[str, Any]
 
@@ -174,3 +174,18 @@ def test_a_button_with_confirm_asks_first_and_sends_only_on_yes(pg: Playground) 
     assert ["team_remove"] == [
         a["action_id"] for s in sent for a in s.get("payload", {}).get("actions", [])
     ]
+
+
+@needs_chromium
+def test_a_team_answer_saved_in_the_page_answers_the_question_in_the_dm(pg: Playground) -> None:
+    save_team_answer(pg)
+    asked = len(pg.docs.tool_calls("answer_query"))
+
+    pg.open("gdocs (direct message)")
+    pg.say(QUESTION)
+
+    reply = pg.log.locator(".msg.bot", has_text="Team answer")
+    reply.wait_for()
+    pg.settled()
+    assert "Terraform" in reply.inner_text()
+    assert asked == len(pg.docs.tool_calls("answer_query"))  # Google's docs not asked

@@ -65,9 +65,8 @@ class Answers:
         about: str | None = None,
         skip_team: bool = False,
     ) -> Outcome:
-        """`about`: the author of the message asked about (the message shortcut);
-        `skip_team`: Google's docs asked even when the team answered ("Ask Google's docs
-        too")."""
+        """`about`: the author of the message asked about (the message shortcut); `skip_team`:
+        Google's docs asked even when the team answered ("Ask Google's docs too")."""
         logger.debug("question routed", extra={"question": question})
         told = await self._without_asking(reply, route, command)
         if told is not None:
@@ -233,10 +232,9 @@ class Answers:
         it links to (none: no marks, no call); None: Google's docs are asked."""
         if route.kind != "answer":
             return None
-        # What is looked up is what is asked: a follow-up's query carries its thread's
-        # question ("<earlier> — follow-up: <text>"), and its own words alone ("and in Go?")
-        # mean something else in every thread; a full question asked in a thread is routed
-        # as typed and finds its team answer like anywhere else.
+        # What is asked is looked up: a follow-up's query with its thread's question
+        # ("<earlier> — follow-up: <text>"), as its own words ("and in Go?") mean something
+        # else in every thread; a full question in a thread is routed, and found, as typed.
         try:
             found = await self.team.find(route.query, reply.channel)
         except StoreError as exc:  # the team's answers out of reach: Google's docs answer
@@ -246,14 +244,10 @@ class Answers:
             return None
         async with reply.progress.step(render.TEAM_STEP_TITLE):
             pass  # said, not searched: the step ends at once
-        result = Answer(
-            query=route.query,
-            kind="answer",
-            text=found.answer,
-            tool="team_answer",
-            team=found.mark(self.clock()),
-            references=render.team_references(found.answer),
-        )
+        mark, refs = found.mark(self.clock()), render.team_references(found.answer)
+        text, query = found.answer, route.query
+        result = Answer(query=query, kind="answer", text=text, tool="team_answer", team=mark)
+        result = result.model_copy(update={"references": refs})
         return await self._checked(reply.progress, result) if result.references else result
 
     async def _team_counts(self, route: Route) -> list[str]:

@@ -122,14 +122,14 @@ def test_thanks_for_a_thumbs_down_offers_the_what_was_wrong_form() -> None:
 
 def test_what_was_wrong_modal_is_an_optional_short_line_and_suggestion_carrying_the_vote() -> None:
     """A valid modal: an optional single-line input of at most 300 characters, then an
-    optional multiline "Suggest a better answer" of at most 8,000, a submit button, and the
-    vote in private_metadata."""
+    optional multiline "Suggest a better answer" of at most 3,000 (Slack's most for a text
+    input), a submit button, and the vote in private_metadata."""
     view = feedback_comment_modal(Vote("a1", "down"))
     assert_valid_view(view, "modal")
     assert FEEDBACK_MODAL_CALLBACK == view["callback_id"]
     assert Vote("a1", "down") == vote_from_view(view)
     (field, suggestion) = [b for b in view["blocks"] if b["type"] == "input"]
-    assert (True, True, 8000) == (
+    assert (True, True, 3000) == (
         suggestion["optional"],
         suggestion["element"]["multiline"],
         suggestion["element"]["max_length"],

@@ -16,8 +16,10 @@ from bot.render import (
     ACTION_FEEDBACK_COMMENT,
     ACTION_TEAM_APPROVE,
     ACTION_TEAM_DISCARD,
+    ACTION_TEAM_EDIT,
     FEEDBACK_MODAL_CALLBACK,
     SUGGESTION_BLOCK_ID,
+    TEAM_FORM_CALLBACK,
 )
 from bot.store import StoreUnavailable
 from bot.team import TeamAnswer, TeamAnswers
@@ -76,6 +78,20 @@ async def home_of(bot: SlackBot, user: str) -> dict[str, Any]:
     calls = [c for c in bot.fake.calls_to("views.publish")[before:] if c.args["user_id"] == user]
     assert calls, f"no Home published for {user}"
     return dict(calls[-1].args["view"])
+
+
+def due_answer() -> TeamAnswer:
+    """ASKER's team answer, saved 200 days ago: past its review date (180 days)."""
+    saved = datetime.now(UTC) - timedelta(days=200)
+    return TeamAnswer(
+        id="due1",
+        question="where do our buckets live?",
+        answer="europe-west4",
+        author=ASKER,
+        saved_at=saved,
+        review_at=saved + timedelta(days=180),
+        visibility="workspace",
+    )
 
 
 def button(view: dict[str, Any], action_id: str) -> dict[str, Any]:
@@ -268,17 +284,7 @@ async def test_an_answer_past_its_review_date_shows_on_its_authors_home_only(
 ) -> None:
     """ "Team answers due for review" on the author's Home; another member's has none."""
     async with running_bot(dk_server) as bot:
-        saved = datetime.now(UTC) - timedelta(days=200)
-        due = TeamAnswer(
-            id="due1",
-            question="where do our buckets live?",
-            answer="europe-west4",
-            author=ASKER,
-            saved_at=saved,
-            review_at=saved + timedelta(days=180),
-            visibility="workspace",
-        )
-        await bot.deps.team.save(due)
+        await bot.deps.team.save(due_answer())
         mine, theirs = await home_of(bot, ASKER), await home_of(bot, MEMBER)
 
         assert "Team answers due for review" in shown(mine)
@@ -286,3 +292,48 @@ async def test_an_answer_past_its_review_date_shows_on_its_authors_home_only(
         assert f"saved by <@{ASKER}>" in shown(mine)
         assert "Team answers due for review" not in shown(theirs)
         assert "buckets live" not in shown(theirs)
+
+
+def edits(view: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The Edit buttons of (the suggestions, the answers due)."""
+    rows = [b for b in view["blocks"] if b["type"] == "actions"]
+    of_drafts = [e for b in rows for e in b["elements"] if e["action_id"] == ACTION_TEAM_EDIT]
+    of_due = [
+        b["accessory"]
+        for b in view["blocks"]
+        if (b.get("accessory") or {}).get("action_id") == ACTION_TEAM_EDIT
+    ]
+    return of_drafts, of_due
+
+
+async def press(bot: SlackBot, pressed: dict[str, Any], user: str) -> None:
+    view = {"type": "home", "blocks": [{"type": "actions", "elements": [pressed]}]}
+    await click(bot, view, str(pressed["action_id"]), user)
+
+
+async def test_edit_on_home_opens_the_team_answer_form_for_a_draft_and_an_answer_due(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """An admin's Edit on a suggestion: the form with its text, reviewing the draft; the
+    author's Edit on an answer due: the form editing it; a member's Edit on a suggestion:
+    refused in their DM, no form."""
+    async with running_bot(dk_server, team_answers_admins=LISTED) as bot:
+        await suggest(bot, SUGGESTION)
+        await bot.deps.team.save(due_answer())
+        [draft_edit], _ = edits(await home_of(bot, LISTED))
+        _, [due_edit] = edits(await home_of(bot, ASKER))
+        await press(bot, draft_edit, LISTED)
+        await press(bot, due_edit, ASKER)
+        await press(bot, draft_edit, MEMBER)
+        forms = [c.args["view"] for c in bot.fake.calls_to("views.open")[1:]]
+        [refusal] = [
+            c for c in bot.fake.calls_to("chat.postMessage") if c.args["channel"] == MEMBER
+        ]
+
+        assert 2 == len(forms)  # after the 👎 form: the admin's and the author's
+        assert [TEAM_FORM_CALLBACK] * 2 == [form["callback_id"] for form in forms]
+        assert '"m":"draft"' in forms[0]["private_metadata"]
+        assert "terraform apply" in shown(forms[0])
+        assert '"m":"edit"' in forms[1]["private_metadata"]
+        assert "where do our buckets live?" in shown(forms[1])
+        assert "Only the team's admins" in refusal.args["text"]

@@ -39,6 +39,9 @@ MAX_COMMENT_CHARS = 300
 #: the optional "Suggest a better answer" input: a draft team answer (bot/team.py)
 SUGGESTION_BLOCK_ID = "suggestion"
 _SUGGESTION_ACTION_ID = "suggestion"
+#: Slack refuses a text input whose max_length is over 3000 (the store takes 8,000: a
+#: longer team answer comes by editing or import)
+_SUGGESTION_INPUT_CHARS = 3000
 ACTION_SHARE = "share_answer"
 SHARED_QUESTION_CHARS = 300
 #: elements in one actions block (Slack)
@@ -127,7 +130,7 @@ def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
             "type": "plain_text_input",
             "action_id": _SUGGESTION_ACTION_ID,
             "multiline": True,
-            "max_length": MAX_ANSWER_CHARS,
+            "max_length": _SUGGESTION_INPUT_CHARS,
         },
     }
     return {

@@ -43,7 +43,7 @@ _VALUE_RE = re.compile(r"team1:(?P<id>[A-Za-z0-9_-]{1,64})")
 
 
 _NOTICES = {
-    "refused": "Only the team's admins can approve or discard a suggested answer.",
+    "refused": "Only the team's admins can approve, edit or discard a suggested answer.",
     "unsaved": "Couldn't change that suggestion: the bot's storage isn't answering. Try again "
     "in a minute.",
     "gone": "That suggestion is no longer waiting: someone approved or discarded it already.",

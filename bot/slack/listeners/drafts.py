@@ -1,6 +1,7 @@
 """👎 suggestions: the "what was wrong?" form's better answer kept as a draft team answer
 (before the form is acknowledged, so a store that does not take it is said in the form),
-and the Home tab's Approve / Discard, for team admins only. A draft is shown to nobody
+and the Home tab's Approve / Discard, for team admins only, and its Edit (the team answer
+form: a draft's Save approves it as edited). A draft is shown to nobody
 else: the store's `find` gives approved answers only, and Home lists drafts to admins."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from bot.feedback import AnswerRecord
 from bot.slack.boundary import Outcome, as_dict, as_str, first_action, ignored, say_nothing
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
-from bot.slack.flows.team import is_team_admin
+from bot.slack.flows.team import is_team_admin, open_team_form
 from bot.store import StoreUnavailable
 from bot.team import MAX_QUESTION_CHARS, TeamAnswer, new_team_id, review_date
 from bot.text import truncate
@@ -94,8 +95,46 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         job = partial(review, deps, reply, approve, action.get("value"))
         deps.inflight.spawn(deps.boundary("home_action", job, reply.notify_asker))
 
+    async def on_edit(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        await ack()
+        user = as_str(as_dict(body.get("user")).get("id"))
+        if user is None:
+            ignored(deps.metrics, "home_action", "no user")
+            return
+        reply = SlackReply(client, "direct", user, user)
+        value, trigger = first_action(body).get("value"), body.get("trigger_id")
+        job = partial(edit, deps, reply, trigger, value)
+        deps.inflight.spawn(deps.boundary("home_action", job, reply.notify_asker))
+
     app.action(render.ACTION_TEAM_APPROVE)(on_review)
     app.action(render.ACTION_TEAM_DISCARD)(on_review)
+    app.action(render.ACTION_TEAM_EDIT)(on_edit)
+
+
+async def edit(deps: SlackDeps, reply: SlackReply, trigger_id: object, value: object) -> Outcome:
+    """Home's Edit: the form reviewing a draft (team admins) or editing an answer due (its
+    author or an admin: the `/gdocs team` list's rule), opened at once."""
+    user, client = reply.user or "", reply.client
+    try:
+        found = await deps.team.get(render.decode_team_value(value))
+    except InvalidInput as exc:
+        await reply.notify_asker(render.render_error(exc))
+        return Outcome(route="team", outcome="invalid_input")
+    form: render.TeamForm | str
+    if found is None or found.status != "draft":
+        form = await deps.team_flow.editable(client, user, value)
+    elif await is_team_admin(deps.profiles, deps.settings.team_admin_ids, client, user):
+        form = render.form_for(found, "draft")
+    else:  # a suggestion is reviewed by an admin, its author included
+        await reply.notify_asker(render.team_notice("refused"))
+        return Outcome(route="team", outcome="refused")
+    if isinstance(form, str):
+        await reply.notify_asker(render.render_team_notice(form))
+        return Outcome(route="team", outcome=form)
+    if not isinstance(trigger_id, str) or not await open_team_form(client, trigger_id, form):
+        await reply.notify_asker(render.notice("internal_error"))
+        return Outcome(route="team", outcome="form_failed")
+    return Outcome(route="team", outcome="form_opened")
 
 
 async def review(deps: SlackDeps, reply: SlackReply, approve: bool, value: object) -> Outcome:

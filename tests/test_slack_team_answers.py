@@ -16,7 +16,7 @@ from bot.render import ACTION_ASK_GOOGLE
 from bot.report import collect, tally
 from bot.team import TeamAnswer, Visibility, new_team_id, review_date
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
-from tests.slack_harness import SlackBot, running_bot
+from tests.slack_harness import ASKER, SlackBot, running_bot
 from tests.test_slack_commands import blocks_text, tools_called
 from tests.test_slack_streaming import only_stream
 
@@ -41,11 +41,12 @@ async def save(
     visibility: Visibility = "workspace",
     text: str = TEAM_TEXT,
     also: tuple[str, ...] = (PHRASING,),
+    question: str = QUESTION,
 ) -> TeamAnswer:
     """A team answer saved in #infra (C2) by U0ANA, as the shortcut's modal saves it."""
     answer = TeamAnswer(
         id=new_team_id(),
-        question=QUESTION,
+        question=question,
         also=also,
         answer=text,
         author="U0ANA",
@@ -227,4 +228,29 @@ async def test_team_text_is_escaped_no_ping_and_no_spoofed_link(
     assert "&lt;!channel&gt;" in shown
     assert "<https://evil.example|google.com>" not in shown
     assert "|google.com>" not in shown
+    assert [] == bot.fake.invalid_payloads
+
+
+async def test_in_a_thread_a_full_question_finds_the_team_answer_a_follow_up_does_not(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """In the bot's thread, the team's question asked in full gets the team's answer there;
+    a follow-up is looked up with its thread's question, not by its own words (a team
+    answer saved for "and in Go?" answers another thread's question), so Google answers."""
+    thread = "1710000000.000100"
+    async with running_bot(dk_server) as bot:
+        await save(bot)
+        await save(bot, text="Another thread's Go answer.", also=(), question="and in Go?")
+        await bot.mention("how do I list my buckets?", ts=thread)
+        await bot.finished(1)
+        await bot.channel_message(QUESTION, thread_ts=thread, parent_user_id=ASKER)
+        await bot.finished(2)
+        await bot.channel_message("and in Go?", thread_ts=thread, parent_user_id=ASKER)
+        await bot.finished(3)
+        _first, team, follow_up = [c.args for c in bot.fake.calls_to("chat.postMessage")]
+
+    assert ["answer_query", "answer_query"] == tools_called(dk_server)
+    assert (thread, thread) == (team["thread_ts"], follow_up["thread_ts"])
+    assert HEAD in blocks_text(team)
+    assert "Team answer" not in blocks_text(follow_up)
     assert [] == bot.fake.invalid_payloads

@@ -195,3 +195,12 @@ def test_an_unreadable_import_file_exits_2_with_one_line(tmp_path: Path) -> None
     result = gdocs(tmp_path, "team", "import", "nope.jsonl", STATE_URL="sqlite:///state.db")
     assert (2, "") == (result.returncode, result.stdout)
     assert "gdocs-bot: cannot read nope.jsonl: No such file or directory\n" == result.stderr
+
+
+def test_export_to_a_file_it_cannot_write_exits_1_with_one_line(tmp_path: Path) -> None:
+    seed(tmp_path / "state.db", SAVED)
+    args = ("team", "export", "--out", "no/such/dir/team.jsonl")
+    result = gdocs(tmp_path, *args, STATE_URL="sqlite:///state.db")
+    assert (1, "") == (result.returncode, result.stdout)
+    expected = "gdocs-bot: cannot write no/such/dir/team.jsonl: No such file or directory\n"
+    assert expected == result.stderr

@@ -36,7 +36,7 @@ def add_team_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_team(args: argparse.Namespace, settings: Settings) -> int:
-    from bot.cli.commands import _require_state_file
+    from bot.cli.commands import _fail, _require_state_file
 
     if args.team_command == "export":
         out = Path(args.out) if args.out else None
@@ -50,7 +50,8 @@ def run_team(args: argparse.Namespace, settings: Settings) -> int:
         try:
             out.write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise StoreError(f"cannot write {out}: {exc.strerror or type(exc).__name__}") from None
+            _fail(f"cannot write {out}: {exc.strerror or type(exc).__name__}")
+            return 1
         return 0
     lines = _read(args.file)
     print(terminal_safe(asyncio.run(_import(settings, lines))))

@@ -189,3 +189,22 @@ def test_a_team_answer_saved_in_the_page_answers_the_question_in_the_dm(pg: Play
     pg.settled()
     assert "Terraform" in reply.inner_text()
     assert asked == len(pg.docs.tool_calls("answer_query"))  # Google's docs not asked
+
+
+@needs_chromium
+def test_the_bots_errors_show_under_their_block_and_keep_the_form(pg: Playground) -> None:
+    """A question of spaces passes Slack's "required" check; the bot's `errors` say why,
+    under the question, and what was typed stays."""
+    pg.say(f"@gdocs {QUESTION}")
+    pg.settled()
+    pg.shortcut(pg.log.locator(".thread .msg.bot").first, "Save as team answer")
+    form = pg.page.get_by_role("dialog", name="Save team answer")
+    question = form.locator('[data-block="team_question"]')
+    question.get_by_role("textbox").fill("   ")
+    form.get_by_role("textbox", name="Answer", exact=True).fill("Kept")
+
+    form.get_by_role("button", name="Save").click()
+
+    question.locator(".error", has_text="Say which question").wait_for()
+    assert "" == form.locator('[data-block="team_answer"] .error').inner_text()
+    assert "Kept" == form.get_by_role("textbox", name="Answer", exact=True).input_value()

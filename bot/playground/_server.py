@@ -38,11 +38,12 @@ POLL_SECONDS = 15.0
 FORM = "application/x-www-form-urlencoded"
 _Obj = dict[str, Any]
 _APP = {"team_id": TEAM, "api_app_id": "A0PLAY"}
+_LINKS = "https://playground.example/archives"  # chat.getPermalink's: no real site
 #: the person, an admin so that the channel settings can be tried too
 _YOU: _Obj = {"name": "you", "locale": "en-US", "is_admin": True, "tz": "America/Los_Angeles"}
-_YOU |= {"tz_label": "Pacific Time", "tz_offset": -28800, "real_name": "you"}
-#: the message shortcuts of manifest.yml (callback_id, name), in a message's "More actions"
-#: menu; written out because an installed package has no manifest (test_playground compares)
+_YOU |= {"tz_label": "Pacific Time", "tz_offset": -28800}
+#: manifest.yml's message shortcuts (callback_id, name) for a message's "More actions" menu;
+#: written out as an installed package has no manifest (tests/test_playground_team compares)
 SHORTCUTS = (("ask_gdocs", "Ask Google's docs"), ("save_team_answer", "Save as team answer"))
 
 
@@ -142,7 +143,7 @@ class Workspace:
 
     async def _page(self, request: web.Request) -> web.Response:
         html = files("bot.playground").joinpath("page.html").read_text(encoding="utf-8")
-        ids = {"team": TEAM, "user": USER, "botUser": BOT_USER, "botId": BOT_ID}
+        ids: _Obj = {"team": TEAM, "user": USER, "botUser": BOT_USER, "botId": BOT_ID}
         ids |= {"channel": CHANNEL, "dm": DM, "shortcuts": SHORTCUTS}
         # the ids as JSON inside a <script>: `<` escaped so no text can close the element
         script = json.dumps(ids).replace("<", "\\u003c")
@@ -258,11 +259,9 @@ class Workspace:
         found = kind if channel == CHANNEL else {"is_im": True, "user": USER}
         return {"ok": True, "channel": {"id": channel, "is_member": True, **found}}
 
-    def _permalink(self, args: _Obj) -> _Obj:
-        """A made-up address (the page has no message links): Slack's shape, not a real site."""
-        channel, ts = str(args.get("channel")), str(args.get("message_ts"))
-        url = f"https://playground.example/archives/{channel}/p{ts.replace('.', '')}"
-        return {"ok": True, "channel": channel, "permalink": url}
+    def _permalink(self, args: _Obj) -> _Obj:  # Slack's shape at a made-up address
+        channel, ts = str(args.get("channel")), str(args.get("message_ts")).replace(".", "")
+        return {"ok": True, "channel": channel, "permalink": f"{_LINKS}/{channel}/p{ts}"}
 
     def _files(self, args: _Obj) -> _Obj:
         found = _json(args.get("files"))

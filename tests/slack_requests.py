@@ -360,7 +360,7 @@ class SlackRequests:
         self,
         callback_id: str,
         private_metadata: str,
-        values: dict[str, dict[str, str | None]],
+        values: dict[str, dict[str, Any]],
         *,
         user: str = ASKER,
         view: dict[str, Any] | None = None,

@@ -36,9 +36,10 @@ QUESTION_BLOCK, ANSWER_BLOCK, ALSO_BLOCK = "team_question", "team_answer", "team
 VISIBILITY_BLOCK = "team_visibility"
 #: Slack refuses a text input whose max_length is over 3000: longer answers come by import
 FORM_ANSWER_CHARS = 3000
-#: the `/gdocs team` list shows this many (≤ 2 blocks each, within Slack's 50)
-MAX_LISTED = 20
-_LISTED_CHARS = 200
+#: the `/gdocs team` list shows this many: 2 blocks and ≤ ~700 characters each, within
+#: Slack's 50 blocks and a message's characters
+MAX_LISTED = 15
+_LISTED_CHARS = 150
 FormMode = Literal["new", "edit", "draft"]
 _ID = r"[A-Za-z0-9_-]{1,64}"
 _ID_RE = re.compile(_ID)
@@ -279,14 +280,14 @@ def _entry(entry: TeamListEntry, now: datetime) -> list[Block]:
         remove = button("Remove", ACTION_TEAM_LIST_REMOVE, value) | {"style": "danger"}
         remove["confirm"] = {
             "title": plain_text_object("Remove this team answer?", 100),
-            "text": plain_text_object(f"{_quoted(answer.question)} will no longer be given.", 300),
+            "text": plain_text_object(
+                f"{_quoted(answer.question, 60)} will no longer be given.", 300
+            ),
             "confirm": plain_text_object("Remove", 30),
             "deny": plain_text_object("Keep it", 30),
             "style": "danger",
         }
-        blocks.append(
-            actions([button("Edit", ACTION_TEAM_LIST_EDIT, value), remove], f"t_{answer.id}")
-        )
+        blocks.append(actions([button("Edit", ACTION_TEAM_LIST_EDIT, value), remove]))
     return blocks
 
 
@@ -313,8 +314,8 @@ def render_team_list(
     return {"text": f"{shown} {text}".strip(), "blocks": blocks}
 
 
-def _quoted(question: str) -> str:
-    return "“" + one_line(question, 150) + "”"
+def _quoted(question: str, limit: int = 150) -> str:
+    return "“" + one_line(question, limit) + "”"
 
 
 def team_saved_text(form: TeamForm) -> str:

@@ -72,6 +72,8 @@ class FakeSlack:
     #: channels the bot is not a member of: posting, reacting and reading there is refused
     #: (`not_in_channel` for a public C…, `channel_not_found` for a private G… channel)
     outside: set[str] = field(default_factory=set)
+    #: private channels (conversations.info says `is_private`; D… ids are DMs)
+    private_channels: set[str] = field(default_factory=set)
     #: (channel, thread_ts) -> the thread's messages, oldest first (conversations.replies)
     threads: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     #: user id -> ids of the channels they are in (users.conversations)
@@ -300,6 +302,13 @@ class FakeSlack:
             }
         if method == "users.info":
             return {"ok": True, "user": self._user(args.get("user", ""))}
+        if method == "conversations.info":
+            private, im = channel in self.private_channels, str(channel).startswith("D")
+            found = {"id": channel, "is_private": private or im, "is_im": im, "is_mpim": False}
+            return {"ok": True, "channel": found}
+        if method == "chat.getPermalink":
+            link = f"https://test.slack.com/archives/{channel}/p{args.get('message_ts', '')}"
+            return {"ok": True, "channel": channel, "permalink": link.replace(".", "")}
         if method in ("views.publish", "views.open", "views.update"):
             view = args.get("view")
             view = json.loads(view) if isinstance(view, str) else view

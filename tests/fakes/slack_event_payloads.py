@@ -279,15 +279,18 @@ def view_submission(
     user: str,
     callback_id: str,
     private_metadata: str,
-    values: dict[str, dict[str, str | None]],
+    values: dict[str, dict[str, Any]],
     trigger_id: str,
     view: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A submitted modal: `view.state.values[block_id][action_id]` holds each
-    plain_text_input's `{type, value}` (null when an optional field was left empty)."""
+    plain_text_input's `{type, value}` (null when an optional field was left empty); a
+    dict value is another element's state as is (radio_buttons' `selected_option`)."""
     state = {
         block_id: {
-            action_id: {"type": "plain_text_input", "value": value}
+            action_id: value
+            if isinstance(value, dict)
+            else {"type": "plain_text_input", "value": value}
             for action_id, value in actions.items()
         }
         for block_id, actions in values.items()

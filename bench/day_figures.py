@@ -113,12 +113,16 @@ def _windows(stack: Stack) -> dict[str, Any]:
 def stack_figures(run: DayRun, stack: Stack) -> dict[str, Any]:
     """Every figure of one topology (what day_report.py shows and judges)."""
     reuse = _reuse(run.stream, stack)
+    # the topics any set-up saved as team answers: what they cost where none was saved
+    saved = {topic for s in run.stacks for topic in s.team_saved}
+    on_saved = [c for c in stack.upstream.admitted() if c.topic in saved]
     return {
         "name": stack.topology.name,
         "title": stack.topology.title,
         "replicas": len(stack.replicas),
         **_answers(run.stream, stack, reuse),
         **_team(run.stream, stack),
+        "calls_on_saved_topics": len(on_saved),
         **_spending(stack),
         **_bot_metrics(stack),
         **_latency(run.stream, stack, reuse),

@@ -88,8 +88,13 @@ ROWS: tuple[tuple[str, Callable[[Figures, Figures | None], str]], ...] = (
         lambda t, b: f"{t['answer_query_calls']} ({t['answer_query_admitted']} + {t['refused']})",
     ),
     (
-        "**answer_query calls saved** (team answers where it would have been asked)",
+        "**answer_query calls saved** (the bot's `team:saved`: team answers given when no "
+        "generated answer was cached)",
         lambda t, b: f"**{t['bot_team_saved']}**" if t["team_saved_questions"] else "–",
+    ),
+    (
+        "… answer_query calls spent on the saved questions' topics (admitted)",
+        lambda t, b: str(t["calls_on_saved_topics"]),
     ),
     (
         "Refused calls (429): per-minute / day",
@@ -230,7 +235,8 @@ def _team_setup(tops: list[Figures]) -> list[str]:
                 "by the question key: its words and their form-only paraphrases, not the "
                 "rewordings (no “also answers” phrasings saved), nor a follow-up. *answer_query "
                 "calls saved* is the bot's own `team:saved`: team answers given when no "
-                "generated answer to the question was cached.",
+                "generated answer to the question was cached; beside it, what each set-up spent on "
+                "those topics, measured at its fake server.",
                 "",
             ]
     return out

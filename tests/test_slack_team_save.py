@@ -353,3 +353,31 @@ async def test_edit_opens_the_form_and_saving_replaces_keeping_author_and_id(
             kept.saved_at,
             kept.review_at,
         )
+
+
+async def test_an_answer_longer_than_a_slack_form_is_not_opened_to_be_cut(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """An imported 8,000-character answer: Edit says how to change it instead of opening a
+    form that would save it cut to 3,000."""
+    async with running_bot(dk_server, clock=TestClock(NOW)) as bot:
+        await bot.deps.team.save(saved_answer().model_copy(update={"answer": "a" * 3001}))
+        own, _ = await team_list(bot, ASKER)
+        await press(bot, buttons(own)[ACTION_TEAM_LIST_EDIT], ASKER)
+        [said] = bot.fake.calls_to("chat.postEphemeral")
+
+        assert [] == bot.fake.calls_to("views.open")
+        assert "gdocs-bot team export" in said.args["text"]
+
+
+async def test_team_in_a_direct_message_points_to_the_command(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """The list and its buttons are `/gdocs team`'s; nothing is asked of Google's docs."""
+    async with running_bot(dk_server) as bot:
+        await bot.dm("team")
+        await bot.finished(1)
+        said = bot.fake.everything_sent()
+
+        assert "Type `/gdocs team` in a channel" in said
+        assert [] == dk_server.calls

@@ -106,6 +106,7 @@ from bot.render._team import ACTION_TEAM_LIST_EDIT as ACTION_TEAM_LIST_EDIT
 from bot.render._team import ACTION_TEAM_LIST_REMOVE as ACTION_TEAM_LIST_REMOVE
 from bot.render._team import ALSO_BLOCK as ALSO_BLOCK
 from bot.render._team import ANSWER_BLOCK as ANSWER_BLOCK
+from bot.render._team import FORM_ANSWER_CHARS as FORM_ANSWER_CHARS
 from bot.render._team import MAX_LISTED as MAX_LISTED
 from bot.render._team import QUESTION_BLOCK as QUESTION_BLOCK
 from bot.render._team import TEAM_FORM_CALLBACK as TEAM_FORM_CALLBACK

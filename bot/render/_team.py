@@ -47,6 +47,12 @@ _CHANNEL_RE = re.compile(r"[CGD][A-Z0-9]{1,20}")
 _TS_RE = re.compile(r"\d{1,12}\.\d{1,8}")
 _MODES: tuple[FormMode, ...] = ("new", "edit", "draft")
 _WHERE = {"channel": "This channel only", "workspace": "The whole workspace"}
+_ANSWER_HINT = (
+    f"Markdown, up to {FORM_ANSWER_CHARS:,} characters. Given instead of asking Google's docs "
+    "when this question comes up."
+)
+_ALSO_HINT = f"Other ways to ask it, one per line (up to {MAX_PHRASINGS})."
+_ALSO_CHARS = MAX_PHRASINGS * (MAX_QUESTION_CHARS + 1)
 
 
 @dataclass(frozen=True)
@@ -70,17 +76,9 @@ class TeamForm:
 
 def form_for(answer: TeamAnswer, mode: FormMode) -> TeamForm:
     """The form that edits `answer` (or reviews it, a draft)."""
-    return TeamForm(
-        answer_id=answer.id,
-        question=answer.question,
-        answer=answer.answer,
-        also=answer.also,
-        visibility=answer.visibility,
-        channel=answer.channel,
-        channel_name=answer.channel_name,
-        public=answer.visibility == "workspace",
-        mode=mode,
-    )
+    public = answer.visibility == "workspace"
+    kept = (answer.question, answer.answer, answer.also, answer.visibility, answer.channel)
+    return TeamForm(answer.id, *kept, answer.channel_name, None, public, mode)
 
 
 def _metadata(form: TeamForm) -> str:
@@ -109,21 +107,14 @@ def form_from_metadata(value: object) -> TeamForm:
     mode = next((m for m in _MODES if m == found.get("m")), None)
     if mode is None or not all(checks):
         raise InvalidInput(forged("form"))
-    return TeamForm(
-        str(answer_id),
-        channel=channel,
-        channel_name=name,
-        message_ts=ts,
-        public=bool(public),
-        mode=mode,
-    )
+    form = TeamForm(str(answer_id), channel=channel, channel_name=name, message_ts=ts)
+    return replace(form, public=public is True, mode=mode)
 
 
-def _text_input(
-    block_id: str, label: str, value: str, limit: int, *, multiline: bool, hint: str = ""
-) -> Block:
+def _text_input(block_id: str, label: str, value: str, limit: int, hint: str = "") -> Block:
+    """A text input; with a hint, several lines."""
     element: Block = {"type": "plain_text_input", "action_id": block_id}
-    element |= {"multiline": multiline, "max_length": limit}
+    element |= {"multiline": bool(hint), "max_length": limit}
     if value.strip():
         element["initial_value"] = value[:limit]
     block: Block = {"type": "input", "block_id": block_id, "element": element}
@@ -146,25 +137,11 @@ def team_form_modal(form: TeamForm) -> dict[str, Any]:
     if not form.public:
         why = "Saved in a private channel or a direct message: it stays there."
         where["hint"] = plain_text_object(why, 2000)
-    also = _text_input(
-        ALSO_BLOCK,
-        "Also answers",
-        "\n".join(form.also),
-        MAX_PHRASINGS * (MAX_QUESTION_CHARS + 1),
-        multiline=True,
-        hint=f"Other ways to ask it, one per line (up to {MAX_PHRASINGS}).",
-    )
+    also = "\n".join(form.also)
     blocks = [
-        _text_input(QUESTION_BLOCK, "Question", form.question, MAX_QUESTION_CHARS, multiline=False),
-        _text_input(
-            ANSWER_BLOCK,
-            "Answer",
-            form.answer,
-            FORM_ANSWER_CHARS,
-            multiline=True,
-            hint="Markdown. Given instead of asking Google's docs when this question comes up.",
-        ),
-        also | {"optional": True},
+        _text_input(QUESTION_BLOCK, "Question", form.question, MAX_QUESTION_CHARS),
+        _text_input(ANSWER_BLOCK, "Answer", form.answer, FORM_ANSWER_CHARS, _ANSWER_HINT),
+        _text_input(ALSO_BLOCK, "Also answers", also, _ALSO_CHARS, _ALSO_HINT) | {"optional": True},
         where,
     ]
     title = {"new": "Save team answer", "edit": "Edit team answer", "draft": "Review suggestion"}
@@ -332,6 +309,8 @@ def team_removed_text(question: str) -> str:
 _TEAM_NOTES = {
     "refused": "Only its author and the team's admins can change that team answer.",
     "gone": "That team answer is gone already.",
+    "too_long": f"That answer is longer than a Slack form takes ({FORM_ANSWER_CHARS:,} "
+    "characters): change it with `gdocs-bot team export` and `import`.",
     "by_command": "Type `/gdocs team` in a channel to list the team answers given there.",
     "unavailable": "I can't reach the team answers right now (the bot's storage isn't "
     "answering). Nothing was changed; try again in a minute.",

@@ -225,6 +225,8 @@ class TeamFlow:
             return "gone"
         if not await self.may_change(client, user, found):
             return "refused"
+        if len(found.answer) > render.FORM_ANSWER_CHARS:  # imported: the form would cut it
+            return "too_long"
         return render.form_for(found, "edit")
 
     async def remove(

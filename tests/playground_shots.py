@@ -58,6 +58,8 @@ CANNED = {
 
 QUESTION = "How do I create a Cloud Storage bucket?"
 #: what the team settled, saved on the bot's answer in #general
+#: the line that marks a team answer
+TEAM_MARK = "Team answer · saved by"
 TEAM_TEXT = "We create buckets with Terraform (`infra/buckets`), never with gcloud by hand."
 
 
@@ -150,7 +152,7 @@ def take_team(pg: Playground, out: Path) -> list[Path]:
     save_team_answer(pg, shot=out / "team-answer-form.png")
     pg.open("gdocs (direct message)")
     pg.say(QUESTION)
-    answer = _shot(pg, out / "team-answer.png", last_item(pg, ".msg.bot", "Team answer"))
+    answer = _shot(pg, out / "team-answer.png", last_item(pg, ".msg.bot", TEAM_MARK))
     return [out / "team-answer-form.png", answer]
 
 

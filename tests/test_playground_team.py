@@ -4,6 +4,7 @@ sends them back, and a button with `confirm` asks first. Real headless Chromium,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import yaml
 
 from bot.playground import SHORTCUTS
 from tests.playground_driver import Playground, needs_chromium, playground
-from tests.playground_shots import QUESTION, save_team_answer
+from tests.playground_shots import QUESTION, TEAM_MARK, save_team_answer
 
 ROOT = Path(__file__).resolve().parents[1]
 _Obj = dict[str, Any]
@@ -184,7 +185,7 @@ def test_a_team_answer_saved_in_the_page_answers_the_question_in_the_dm(pg: Play
     pg.open("gdocs (direct message)")
     pg.say(QUESTION)
 
-    reply = pg.log.locator(".msg.bot", has_text="Team answer")
+    reply = pg.log.locator(".msg.bot", has_text=TEAM_MARK)
     reply.wait_for()
     pg.settled()
     assert "Terraform" in reply.inner_text()
@@ -208,3 +209,47 @@ def test_the_bots_errors_show_under_their_block_and_keep_the_form(pg: Playground
     question.locator(".error", has_text="Say which question").wait_for()
     assert "" == form.locator('[data-block="team_answer"] .error').inner_text()
     assert "Kept" == form.get_by_role("textbox", name="Answer", exact=True).input_value()
+
+
+@needs_chromium
+def test_remove_in_the_team_list_asks_first_then_removes(pg: Playground) -> None:
+    save_team_answer(pg)
+    pg.say("/gdocs team")
+    listed = pg.log.locator(".msg.eph", has_text="Team answers given here")
+    asked = pg.page.get_by_role("alertdialog", name="Remove this team answer?")
+
+    listed.get_by_role("button", name="Remove").click()
+    asked.get_by_role("button", name="Remove").click()
+
+    pg.log.get_by_text("Removed the team answer", exact=False).wait_for()
+    assert 0 == listed.count()  # the list replaced where it was shown
+
+
+@needs_chromium
+def test_a_suggestion_reviewed_on_home_for_the_workspace_answers_in_the_dm(
+    pg: Playground,
+) -> None:
+    """A 👎's suggestion, opened with Edit on Home, approved for the whole workspace (a
+    choice offered once Slack says #general is public): the team's answer in the DM."""
+    question = "How do I delete a bucket?"
+    pg.say(f"@gdocs {question}")
+    pg.log.locator(".thread .msg.bot", has_text="Here is how").wait_for()
+    pg.settled()
+    pg.log.get_by_role("button", name=re.compile("unhelpful", re.I)).click()
+    pg.log.locator(".msg.eph").get_by_role("button", name=re.compile("wrong", re.I)).click()
+    form = pg.page.get_by_role("dialog")
+    form.get_by_role("textbox", name="Suggest a better answer").fill("Run `terraform destroy`.")
+    form.locator("button.primary").click()
+    form.wait_for(state="hidden")
+    pg.open("gdocs Home")
+    pg.page.get_by_role("region", name="Home").get_by_role("button", name="Edit").click()
+    form.get_by_role("radio", name="The whole workspace").check()
+    form.get_by_role("button", name="Approve").click()
+    form.wait_for(state="hidden")
+
+    pg.open("gdocs (direct message)")
+    pg.say(question)
+
+    reply = pg.log.locator(".msg.bot", has_text=TEAM_MARK)
+    reply.wait_for()
+    assert "terraform destroy" in reply.inner_text()

@@ -27,7 +27,6 @@ from bot.text import one_line
 logger = logging.getLogger(__name__)
 
 
-
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     flow = deps.team_flow
 

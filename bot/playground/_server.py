@@ -275,7 +275,7 @@ _READS: dict[str, Callable[[Workspace, _Obj], _Obj]] = {
     "conversations.members": lambda _, a: {"ok": True, "members": [USER, BOT_USER]},
     "users.conversations": lambda _, a: {"ok": True, "channels": [{"id": CHANNEL}]},
     "conversations.replies": Workspace._replies,
-    **dict.fromkeys(("views.publish", "views.open", "views.update"), Workspace._view),
+    **dict.fromkeys(("views.publish", "views.open", "views.update", "views.push"), Workspace._view),
     "files.getUploadURLExternal": Workspace._upload_url,
     "files.completeUploadExternal": Workspace._files,
 }

@@ -270,7 +270,7 @@ async def run_day(
                 run.stacks.append(stack)
                 continue
             state_url = state_url_for(topology, getattr(redis, "url", ""))
-            team = team_questions(stream, topology.team) if topology.team else None
+            team = team_questions(stream, topology.team, shape) if topology.team else None
             run.stacks.append(await start_stack(topology, args, topics, state_url, team))
         live = [s for s in run.stacks if s.skipped is None]
         await asyncio.gather(*(warm_up(s.replicas, s.slack_url) for s in live))

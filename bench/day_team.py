@@ -13,24 +13,20 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 
-from bench.stream import Question
+from bench.stream import Question, StreamShape, build_topics
 
 #: who saved them, and where (the shortcut's author and channel)
 AUTHOR = "UTEAMLEAD"
 
 
-def team_questions(stream: list[Question], count: int) -> dict[str, str]:
+def team_questions(stream: list[Question], count: int, shape: StreamShape) -> dict[str, str]:
     """The `count` most asked question topics (ties: the first asked), each with the wording
-    the team saves: its canonical one (how the topic is usually first asked)."""
+    the team saves: the topic's canonical one ("How do I deploy a service in Cloud Run?")."""
     asked = Counter(q.topic for q in stream if q.kind == "question")
     first = {q.topic: q.idx for q in reversed(stream)}
     top = sorted(asked, key=lambda t: (-asked[t], first[t]))[:count]
-    out: dict[str, str] = {}
-    for topic in top:
-        wordings = [q.text for q in stream if q.topic == topic]
-        canonical = [q.text for q in stream if q.topic == topic and q.form == "canonical"]
-        out[topic] = canonical[0] if canonical else Counter(wordings).most_common(1)[0][0]
-    return out
+    canonical = {t.id: t.canonical for t in build_topics(shape)}
+    return {topic: canonical[topic] for topic in top}
 
 
 async def save_team_answers(settings: dict[str, str], saved: dict[str, str]) -> None:

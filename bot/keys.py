@@ -61,5 +61,8 @@ TEAM_INDEX = KeyFamily(
     "team_q:", "which team answer a question's normalised form finds", "as its team answer"
 )
 TEAM_USED = KeyFamily("team_used:", "how often each team answer was given", "as its team answer")
+#: a generated answer a team answer saved, per question: the one call it stood in for would
+#: have kept its answer this long, so later askings would have been cache hits
+TEAM_SAVED = KeyFamily("team_saved:", "a call a team answer saved", "CACHE_ANSWER_TTL_SECONDS")
 
 FAMILIES: tuple[KeyFamily, ...] = tuple(v for v in globals().values() if isinstance(v, KeyFamily))

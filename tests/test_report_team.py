@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, date, datetime
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,6 +24,9 @@ from bot.report import (
     render_md,
     tally,
 )
+from tests.fakes.mcp_servers import FakeDeveloperKnowledge
+from tests.slack_harness import running_bot
+from tests.test_slack_team_answers import QUESTION, save, today
 
 NOON = datetime(2026, 12, 1, 20, tzinfo=UTC)
 DAY = "2026-12-01"
@@ -126,3 +130,20 @@ def test_the_team_line_shows_exactly_when_a_team_answer_was_used(used: int, save
 
     assert (line in md) == (used > 0)
     assert ("Team answers" in md) == (used > 0)
+
+
+@pytest.mark.timeout(60)
+async def test_a_question_the_team_answered_twice_saved_one_generated_answer(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Without the team answer the first asking would have called answer_query and the
+    second found its answer cached: two used, one generated answer saved."""
+    async with running_bot(dk_server) as bot:
+        await save(bot)
+        await bot.command(QUESTION, channel="C1")
+        await bot.finished(1)
+        await bot.command(QUESTION.upper(), channel="C3")
+        await bot.finished(2)
+        counts = await today(bot)
+
+    assert {"questions": 2, tally.TEAM_USED: 2, tally.TEAM_SAVED: 1} == counts

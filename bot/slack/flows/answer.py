@@ -4,12 +4,13 @@ on a streamed reply) → rendered answer or a short reason; its writes in the wo
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from bot import render
+from bot import keys, render
 from bot.errors import ErrorCode, GdocsError
 from bot.feedback import AnswerRecord, FeedbackLog, answer_record, fallback_label, new_answer_id
 from bot.models import Answer, Scope, SearchHit
@@ -31,8 +32,9 @@ from bot.slack.memory import (
     UserProfiles,
 )
 from bot.slack.work.worklog import Reply, Staged, TrackedReply
-from bot.store import Op, Store, StoreError
+from bot.store import TEXT, Op, Store, StoreError
 from bot.team import TeamAnswers
+from bot.upstream import question_key
 from bot.verify import count_commands
 
 logger = logging.getLogger(__name__)
@@ -252,10 +254,19 @@ class Answers:
 
     async def _team_counts(self, route: Route) -> list[str]:
         """A team answer given: used, and a generated answer saved when none was cached
-        for the question (answer_query would have been asked)."""
+        for the question (answer_query would have been asked) — once per question while
+        that answer would have stayed cached: later askings would have been cache hits."""
         scope = sent_scope(route, self.service.backend)
-        cached = await self.service.has_answer(route.query, scope=scope)
-        return [tally.TEAM_USED] if cached else [tally.TEAM_USED, tally.TEAM_SAVED]
+        if await self.service.has_answer(route.query, scope=scope):
+            return [tally.TEAM_USED]
+        ttl = self.pages.settings.cache_answer_ttl_seconds
+        asked = "+".join(scope) + ":" + question_key(route.query)
+        key = keys.TEAM_SAVED.key(hashlib.sha256(asked.encode()).hexdigest())
+        try:
+            first = ttl <= 0 or await self.store.add(key, "1", TEXT, ttl)
+        except StoreError:  # not told: no saving claimed
+            first = False
+        return [tally.TEAM_USED, tally.TEAM_SAVED] if first else [tally.TEAM_USED]
 
     async def _count_use(self, team_id: str) -> None:
         try:

@@ -12,6 +12,9 @@ class KeyFamily:
     holds: str
     #: the setting or constant its TTL comes from, as SECURITY.md says it
     retention: str
+    #: bounded by its owner (MAX_TEAM_ANSWERS…): never evicted past CACHE_MAX_ENTRIES, as a
+    #: cache is, for that would lose what someone saved without a word
+    own_bound: bool = False
 
     def key(self, *parts: str) -> str:  # THREAD.key("C1", "171.2") == "thread:C1:171.2"
         return self.prefix + ":".join(parts)
@@ -56,13 +59,13 @@ CHANNEL = KeyFamily("channel:", "a channel's settings", "CHANNEL_SETTINGS_RETENT
 STOP = KeyFamily("stop:", "a Stop pressed for a thread, and when", "10 minutes")
 
 # --- team answers (bot/team.py) ----------------------------------------------------------
-TEAM = KeyFamily("team:", "team answers and 👎 drafts", "TEAM_ANSWER_REVIEW_DAYS + 365 days")
-TEAM_INDEX = KeyFamily(
-    "team_q:", "which team answer a question's normalised form finds", "as its team answer"
-)
-TEAM_USED = KeyFamily("team_used:", "how often each team answer was given", "as its team answer")
+TEAM = KeyFamily("team:", "team answers, 👎 drafts", "TEAM_ANSWER_REVIEW_DAYS + 365 days", True)
+TEAM_INDEX = KeyFamily("team_q:", "which team answer a question finds", "as its team answer", True)
+TEAM_USED = KeyFamily("team_used:", "how often a team answer was given", "as its team answer", True)
 #: a generated answer a team answer saved, per question: the one call it stood in for would
 #: have kept its answer this long, so later askings would have been cache hits
 TEAM_SAVED = KeyFamily("team_saved:", "a call a team answer saved", "CACHE_ANSWER_TTL_SECONDS")
 
 FAMILIES: tuple[KeyFamily, ...] = tuple(v for v in globals().values() if isinstance(v, KeyFamily))
+#: the namespaces a memory or SQLite store is opened never to evict
+UNEVICTED = frozenset(f.prefix[:-1] for f in FAMILIES if f.own_bound)

@@ -17,6 +17,8 @@ import redis
 from bot import keys
 from bot.errors import InvalidInput, Reason
 from bot.render import error_sentence
+from bot.serving.assembly import open_core
+from bot.settings import Settings
 from bot.store import (
     TEXT,
     MemoryStore,
@@ -94,6 +96,28 @@ async def test_saved_answer_is_found_by_its_question_and_by_an_also_phrasing(
     assert saved == await team.find("Please, cloud run deployment step.", "C9")
     assert None is await team.find("How do we deploy to App Engine?", "C1")
     assert None is await team.find("???", "C1")
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_team_answers_are_never_evicted_while_cache_entries_are(
+    kind: str, tmp_path: Path
+) -> None:
+    """A tiny CACHE_MAX_ENTRIES cuts the cache's namespaces, never a saved team answer, its
+    phrasings' index entries or its use counts: those are bounded by MAX_TEAM_ANSWERS."""
+    url = "memory://" if kind == "memory" else f"sqlite:///{tmp_path / 'state.db'}"
+    async with open_core(Settings(state_url=url, cache_max_entries=2), clock=lambda: NOW) as core:
+        team, store = core.team, core.store
+        saved = [await team.save(team_answer(f"q{n}", also=[f"also {n}"])) for n in range(4)]
+        for answer in saved:
+            await team.count_use(answer.id)
+        cached = [keys.ANSWER.key(str(n)) for n in range(6)]
+        for key in cached:
+            await store.set(key, "generated", TEXT, 3600)
+
+        assert 2 >= sum(v is not None for v in await store.get_many(cached, TEXT))
+        assert saved == [await team.find(f"also {n}", None) for n in range(4)]
+        assert saved == [await team.find(f"q{n}", None) for n in range(4)]
+        assert {a.id: 1 for a in saved} == await team.uses([a.id for a in saved])
 
 
 async def test_a_channel_answer_is_found_only_in_its_channel_a_workspace_one_anywhere(

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from bot.feedback import FeedbackLog
+from bot.keys import UNEVICTED
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
 from bot.report.tally import DailyTally
@@ -91,7 +92,7 @@ async def open_core(
     missing = not create_state_file and path is not None and not path.exists()
     async with AsyncExitStack() as stack:
         if missing:
-            memory = MemoryStore(max_entries=settings.cache_max_entries)
+            memory = MemoryStore(max_entries=settings.cache_max_entries, unevicted=UNEVICTED)
             store = ResilientStore(memory, url="memory://")
         else:
             store = await _open_resilient_store(settings, metrics)
@@ -145,6 +146,7 @@ async def open_state(settings: Settings) -> AsyncIterator[Store]:
         settings.state_url.get_secret_value(),
         prefix=settings.state_prefix,
         max_entries=settings.cache_max_entries,
+        unevicted=UNEVICTED,
     )
     try:
         yield store
@@ -222,7 +224,9 @@ def _utc_now() -> datetime:
 async def _open_resilient_store(settings: Settings, metrics: Metrics) -> ResilientStore:
     url, prefix = settings.state_url.get_secret_value(), settings.state_prefix
     try:
-        primary = await open_store(url, prefix=prefix, max_entries=settings.cache_max_entries)
+        primary = await open_store(
+            url, prefix=prefix, max_entries=settings.cache_max_entries, unevicted=UNEVICTED
+        )
     except StoreUnavailable as exc:
         logger.warning("%s; starting on per-process state until it answers", exc.message)
         # only Redis is ever "unavailable"

@@ -5,6 +5,7 @@ that cannot work is StoreConfigError (one line naming the fix); no answer, Store
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -44,15 +45,25 @@ _SQLITE_FORMS = "sqlite:///relative/path.db or sqlite:////absolute/path.db"
 _FORMS = f"memory://, {_SQLITE_FORMS}, redis://[[user]:password@]host:port/db or rediss://…"
 
 
-async def open_store(url: str, *, prefix: str, max_entries: int, clock: Clock = time.time) -> Store:
-    """The store STATE_URL names, opened and checked."""
+async def open_store(
+    url: str,
+    *,
+    prefix: str,
+    max_entries: int,
+    clock: Clock = time.time,
+    unevicted: Collection[str] = (),
+) -> Store:
+    """The store STATE_URL names, opened and checked. Memory and SQLite keep at most
+    `max_entries` keys a namespace but for the `unevicted` ones (Redis: its maxmemory policy)."""
     scheme = url.partition("://")[0].lower() if "://" in url else ""
     if scheme == "memory":
         if url.rstrip("/").lower() != "memory:":
             raise _bad(url, "memory:// takes nothing after it")
-        return MemoryStore(max_entries=max_entries, clock=clock)
+        return MemoryStore(max_entries=max_entries, clock=clock, unevicted=unevicted)
     if scheme == "sqlite":
-        return await SqliteStore.open(sqlite_path(url), max_entries=max_entries, clock=clock)
+        return await SqliteStore.open(
+            sqlite_path(url), max_entries=max_entries, clock=clock, unevicted=unevicted
+        )
     if scheme in ("redis", "rediss"):
         store = redis_store(url, prefix=prefix)
         await store.verify(redact_url(url))

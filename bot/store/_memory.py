@@ -3,9 +3,10 @@ It keeps the objects themselves, bounded per namespace by keys and by encoded by
 
 from __future__ import annotations
 
+import sys
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from bot.store._api import Codec, Op, Store, T, applied, check, namespace
@@ -50,11 +51,18 @@ class MemoryStore(Store):
     kind = "memory"
 
     def __init__(
-        self, *, max_entries: int = 10_000, max_chars: int = MAX_CHARS, clock: Clock = time.time
+        self,
+        *,
+        max_entries: int = 10_000,
+        max_chars: int = MAX_CHARS,
+        clock: Clock = time.time,
+        unevicted: Collection[str] = (),
     ) -> None:
+        """`unevicted`: namespaces their owner bounds, never cut to the bounds."""
         if max_entries < 1 or max_chars < 1:
             raise ValueError("max_entries and max_chars must be at least 1")
         self._max, self._max_chars, self._clock = max_entries, max_chars, clock
+        self._unevicted = frozenset(unevicted)
         self._spaces: dict[str, _Space] = {}
         #: sliding windows, bounded apart from the values: (expires, event times, 0)
         self._windows: dict[str, _Space] = {}
@@ -74,7 +82,9 @@ class MemoryStore(Store):
     def _space(self, key: str, windows: bool = False) -> _Space:
         spaces, space = self._windows if windows else self._spaces, namespace(key)
         if space not in spaces:
-            spaces[space] = _Space(self._max, self._max_chars)
+            kept = space in self._unevicted
+            bounds = (sys.maxsize, sys.maxsize) if kept else (self._max, self._max_chars)
+            spaces[space] = _Space(*bounds)
         return spaces[space]
 
     def _live(self, key: str) -> _Entry | None:

@@ -9,7 +9,7 @@ import functools
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -35,14 +35,14 @@ class SqliteStore(Store):
         clock: Clock = time.time,
         busy_timeout: float = 2.0,
         sweep_every: float = 60.0,
+        unevicted: Collection[str] = (),
     ) -> SqliteStore:
+        """`unevicted`: namespaces their owner bounds, never cut to `max_entries`."""
         if max_entries < 1:
             raise ValueError("max_entries must be at least 1")
         where = Path(os.path.abspath(path))  # noqa: ASYNC240 - no file system call
         try:
-            db = Db(
-                where, busy_timeout=busy_timeout, max_entries=max_entries, sweep_every=sweep_every
-            )
+            db = Db(where, busy_timeout, sweep_every, max_entries, frozenset(unevicted))
         except (sqlite3.Error, OSError, NewerSchema) as exc:
             raise StoreConfigError(_explain(where, exc, busy_timeout)) from None
         return cls(db, clock)

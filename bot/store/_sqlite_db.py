@@ -51,7 +51,12 @@ class Db:
     """The store's statements on one connection. `now` is the store clock, passed in."""
 
     def __init__(
-        self, path: Path, *, busy_timeout: float, max_entries: int, sweep_every: float
+        self,
+        path: Path,
+        busy_timeout: float,
+        sweep_every: float,
+        max_entries: int,
+        unevicted: frozenset[str],  # namespaces their owner bounds
     ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         # the file may hold users' questions: readable by its owner only (as SQLite's -wal, -shm)
@@ -79,6 +84,7 @@ class Db:
             raise
         self._conn = conn
         self._max, self._slack = max_entries, max_entries // 100
+        self._unevicted = unevicted
         self._sweep_every, self._next_sweep = sweep_every, 0.0
         self._stamp = max(int(n or 0) for n in newest)
         #: (table, namespace) written in the current transaction
@@ -131,7 +137,7 @@ class Db:
 
     def _bound(self, table: str, ns: str) -> None:
         # count(*) reads the whole namespace: only when its upper bound passes max_entries
-        if self._rows.get((table, ns), self._max + 1) <= self._max:
+        if ns in self._unevicted or self._rows.get((table, ns), self._max + 1) <= self._max:
             return
         (rows,) = self._conn.execute(f"SELECT count(*) FROM {table} WHERE ns = ?", (ns,)).fetchone()
         if rows > self._max:

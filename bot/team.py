@@ -154,10 +154,6 @@ class TeamAnswers:
         shown = [a for a in await self.all() if a.visible_in(channel)]
         return sorted(shown, key=lambda a: (a.question.casefold(), a.id))
 
-    async def drafts(self) -> list[TeamAnswer]:
-        """The drafts waiting for an admin, oldest first."""
-        return [a for a in await self.all() if a.status == "draft"]
-
     async def all(self) -> list[TeamAnswer]:
         """Every team answer and draft (export), oldest first."""
         found = await self.store.scan(keys.TEAM.prefix, _CODEC, MAX_TEAM_ANSWERS)
@@ -236,16 +232,12 @@ _CODEC: ModelCodec[TeamAnswer] = ModelCodec(TeamAnswer)
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-def _key_digest(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
 def _digest(text: str) -> str | None:
     """The hash of `text`'s normalised form (the cache's); None when nothing is left."""
     from bot.upstream import question_key  # the docs client loads only when a question does
 
     key = question_key(text)
-    return _key_digest(key) if key else None
+    return hashlib.sha256(key.encode()).hexdigest() if key else None
 
 
 def _digests(answer: TeamAnswer) -> set[str]:
@@ -285,6 +277,7 @@ def _check(answer: TeamAnswer) -> None:
 
 
 def _int(raw: str | None) -> int:
+    """A counter (memory:// keeps incr's int as it is); anything else counts none."""
     try:
         return int(raw) if raw is not None else 0
     except ValueError:

@@ -15,21 +15,15 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.cli.team import add_team_parser, run_team, team_answer
 from bot.errors import ConfigError, GdocsError, InvalidInput
 from bot.feedback import VoteKind, export_object
 from bot.models import Answer
 from bot.names import normalize_doc_ref
 from bot.quota import pacific_day
-from bot.render import (
-    answer_markdown,
-    documents_markdown,
-    fallback_note,
-    team_references,
-    team_words,
-)
+from bot.render import answer_markdown, documents_markdown, fallback_note, team_words
 from bot.settings import Settings, load_settings
 from bot.store import StoreConfigError, StoreError, state_file
-from bot.team import TeamAnswer
 from bot.text import terminal_safe
 
 if TYPE_CHECKING:
@@ -100,8 +94,6 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--format", metavar="md|json|html", help="md (default), json, html")
     report.add_argument("--out", metavar="FILE", help="write the report here, not to stdout")
     report.add_argument("--by-channel", action="store_true", help="answers per channel id")
-    from bot.cli.team import add_team_parser
-
     add_team_parser(sub)
     return parser
 
@@ -133,8 +125,6 @@ def _run(argv: list[str] | None) -> int:
     if args.command in ("feedback", "report"):
         return _stored(args, settings)
     if args.command == "team":
-        from bot.cli.team import run_team
-
         return run_team(args, settings)
     problems = settings.google_problems() if args.command != "check" else []
     for problem in problems:
@@ -163,12 +153,8 @@ async def _command(args: argparse.Namespace, settings: Settings) -> int:
             return 0
         text = " ".join(args.words)
         if args.command == "ask":
-            found = None if args.no_team else await core.team.find(text, None)
-            if found is None:
-                answer = await service.verify(await service.ask(text))
-            else:  # checked against the pages it cites; none: no marks, no call
-                answer = _team_answer(text, found, datetime.now(UTC))
-                answer = await service.verify(answer) if answer.references else answer
+            answer = None if args.no_team else await team_answer(core, text)
+            answer = answer or await service.verify(await service.ask(text))
         elif args.command == "search":
             answer = await service.search(text)
         else:
@@ -176,19 +162,6 @@ async def _command(args: argparse.Namespace, settings: Settings) -> int:
         now = datetime.now(UTC)
         _out(_json(_answer_json(answer, now)) if as_json else _answer_text(answer, now))
         return 0
-
-
-def _team_answer(text: str, found: TeamAnswer, now: datetime) -> Answer:
-    """The team's answer (a workspace one: outside Slack no channel sees the others), as the
-    Slack flow gives it, with the Google pages it links to."""
-    return Answer(
-        query=text,
-        kind="answer",
-        text=found.answer,
-        tool="team_answer",
-        team=found.mark(now),
-        references=team_references(found.answer),
-    )
 
 
 def _answer_text(answer: Answer, now: datetime) -> str:
@@ -220,11 +193,20 @@ def _stored(args: argparse.Namespace, settings: Settings) -> int:
 
     if (last - first).days + 1 > MAX_WINDOW_DAYS:
         raise InvalidInput(f"a report covers at most {MAX_WINDOW_DAYS} days")
-    out = Path(args.out) if args.out else None
-    if out is not None and out.is_dir():
-        raise InvalidInput(f"--out names a directory, not a file: {args.out[:80]}")
+    out = out_file(args.out)
     _require_state_file(settings, "report")
-    text = asyncio.run(_report(settings, Window(first, last), fmt, args.by_channel))
+    return write(asyncio.run(_report(settings, Window(first, last), fmt, args.by_channel)), out)
+
+
+def out_file(out: str | None) -> Path | None:
+    """The file `--out` names (a directory refused before any work); None: stdout."""
+    if out and Path(out).is_dir():
+        raise InvalidInput(f"--out names a directory, not a file: {out[:80]}")
+    return Path(out) if out else None
+
+
+def write(text: str, out: Path | None) -> int:
+    """`text` on stdout or in `out`; 1 (said) when that file cannot be written."""
     if out is None:
         sys.stdout.write(terminal_safe(text))
         return 0
@@ -263,11 +245,9 @@ async def _export_votes(settings: Settings, since: str | None, vote: str | None)
     who voted; non-ASCII as escapes, so nothing reaches a terminal as a control sequence."""
     day = _day("--since", since)
     start = datetime.combine(day, time(0), tzinfo=UTC) if day else None  # whole UTC days
-    kind = None
-    if vote is not None:
-        kind = _VOTES.get(vote.strip().lower())
-        if kind is None:
-            raise InvalidInput(f"--vote takes up or down, not {vote[:40]!r}")
+    kind = None if vote is None else _VOTES.get(vote.strip().lower())
+    if vote is not None and kind is None:
+        raise InvalidInput(f"--vote takes up or down, not {vote[:40]!r}")
     _require_state_file(settings, "export")
     from bot.serving.assembly import feedback_log, open_state
 

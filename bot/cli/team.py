@@ -1,6 +1,7 @@
 """`gdocs-bot team export|import`: the team answers (drafts included) as JSON Lines, to move
 them between deployments. Both read the store STATE_URL names without per-process fallback:
-a store that does not answer is an error (exit 1), never an empty export or a lost import."""
+a store that does not answer is an error (exit 1), never an empty export or a lost import.
+And the team's answer `gdocs-bot ask` gives before Google's docs."""
 
 from __future__ import annotations
 
@@ -10,15 +11,20 @@ import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from bot.errors import InvalidInput
-from bot.render import error_sentence
+from bot.models import Answer
+from bot.render import error_sentence, team_references
 from bot.settings import Settings
 from bot.store import Store, StoreError
 from bot.team import TeamAnswer, TeamAnswers
 from bot.text import one_line, terminal_safe, truncate
+
+if TYPE_CHECKING:
+    from bot.serving.assembly import Core
 
 #: a line longer than this is not one team answer (8,000 chars of answer, escaped, and more)
 MAX_LINE_CHARS = 200_000
@@ -36,26 +42,28 @@ def add_team_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_team(args: argparse.Namespace, settings: Settings) -> int:
-    from bot.cli.commands import _fail, _require_state_file
+    from bot.cli.commands import _require_state_file, out_file, write
 
     if args.team_command == "export":
-        out = Path(args.out) if args.out else None
-        if out is not None and out.is_dir():
-            raise InvalidInput(f"--out names a directory, not a file: {args.out[:80]}")
+        out = out_file(args.out)
         _require_state_file(settings, "export")
-        text = asyncio.run(_export(settings))
-        if out is None:
-            sys.stdout.write(text)  # ASCII only: nothing reaches a terminal as a control
-            return 0
-        try:
-            out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            _fail(f"cannot write {out}: {exc.strerror or type(exc).__name__}")
-            return 1
-        return 0
+        return write(asyncio.run(_export(settings)), out)
     lines = _read(args.file)
     print(terminal_safe(asyncio.run(_import(settings, lines))))
     return 0
+
+
+async def team_answer(core: Core, text: str) -> Answer | None:
+    """The workspace's team answer to `text` (outside Slack no channel sees the others), as
+    the Slack flow gives it: checked against the Google pages it links to (none: no marks,
+    no call). None: Google's docs are asked."""
+    found = await core.team.find(text, None)
+    if found is None:
+        return None
+    refs, mark = team_references(found.answer), found.mark(datetime.now(UTC))
+    answer = Answer(query=text, kind="answer", text=found.answer, tool="team_answer", team=mark)
+    answer = answer.model_copy(update={"references": refs})
+    return await core.service.verify(answer) if refs else answer
 
 
 def _read(name: str) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.quota import pacific_day
-from bot.render import ACTION_ASK_GOOGLE
+from bot.render import ACTION_ASK_GOOGLE, assistant_status
 from bot.report import collect, tally
 from bot.team import TeamAnswer, Visibility, new_team_id, review_date
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
@@ -181,6 +181,25 @@ async def test_a_streamed_reply_gives_the_team_answer_with_its_own_step(
     final = {"blocks": stream.final_blocks}
     assert GOOGLE_TOO == button(final, ACTION_ASK_GOOGLE)["text"]["text"]
     assert tools_called(dk_server) == []
+    assert [] == bot.fake.invalid_payloads
+
+
+async def test_a_dm_asking_a_saved_question_never_shows_a_status_naming_googles_docs(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """In a DM the status under the question says what the bot does: the team's answer is
+    looked up before it is set, so it never says Google's docs are being searched."""
+    async with running_bot(dk_server) as bot:
+        await save(bot)
+        await bot.dm(QUESTION, channel="D42", ts="1710000100.000777")
+        await bot.finished(1)
+        [post] = bot.fake.calls_to("chat.postMessage")
+        statuses = [c.args for c in bot.fake.calls_to("assistant.threads.setStatus")]
+
+    assert HEAD in blocks_text(post.args)
+    assert assistant_status("team") == statuses[0]["status"]
+    assert all("Google" not in json.dumps(status) for status in statuses)
+    assert "answer_query" not in tools_called(dk_server)
     assert [] == bot.fake.invalid_payloads
 
 

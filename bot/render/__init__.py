@@ -5,6 +5,7 @@ No I/O. Untrusted text is escaped; the only Slack markup is what `link()` and `m
 
 from bot.render._answer import ACTION_TRY_AGAIN as ACTION_TRY_AGAIN
 from bot.render._answer import answer_parts as answer_parts
+from bot.render._answer import answer_size as answer_size
 from bot.render._answer import render_answer as render_answer
 from bot.render._answer import render_error as render_error
 from bot.render._answer import render_help as render_help

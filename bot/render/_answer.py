@@ -168,6 +168,12 @@ def render_answer(answer: Answer, **asked: Unpack[Asked]) -> Message:
     return {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
 
 
+def answer_size(answer: Answer) -> int:
+    """How much text rendering `answer` reads (a long one is rendered off the event loop)."""
+    hits = sum(len(hit.title) + len(hit.snippet) for hit in answer.hits)
+    return len(answer.text) + hits + sum(len(ref.title) for ref in answer.references)
+
+
 def answer_parts(answer: Answer, **asked: Unpack[Asked]) -> AnswerParts:
     asker, question = asked.get("asker"), asked.get("question")
     if asker and question is None:
@@ -175,7 +181,8 @@ def answer_parts(answer: Answer, **asked: Unpack[Asked]) -> AnswerParts:
     said = _asked(asker, question, asked.get("about"))
     head = [section(said)] if said else []
     head += [context(team_line(answer.team))] if answer.team else []
-    scope = scope_note(answer.scope, asked.get("channel_scope", ()))
+    # the team's answer was limited to no product: nothing to say about the channel's
+    scope = scope_note(answer.scope, () if answer.team else asked.get("channel_scope", ()))
     head += [context(scope)] if scope else []
     if answer.fallback:
         note = fallback_note(answer.fallback, tz=asked.get("tz"), now=asked.get("now"))

@@ -180,7 +180,8 @@ SUGGESTED_PROMPTS = (
     ("Google Pay on a website", "pay How do I add a Google Pay button to my website?"),
 )
 
-WorkKind = Literal["answer", "search", "pay", "doc"]
+#: "team": the team's answer given, Google's docs not asked
+WorkKind = Literal["answer", "search", "pay", "doc", "team"]
 
 #: Slack shows the status after the app's name: "gdocs is searching Google's docs…"
 _STATUS: dict[WorkKind, str] = {
@@ -188,6 +189,7 @@ _STATUS: dict[WorkKind, str] = {
     "search": "is searching Google's docs…",
     "pay": "is searching the Google Pay & Wallet docs…",
     "doc": "is fetching the page…",
+    "team": "is getting your team's answer…",
 }
 #: Slack rotates through at most ten of these under the status
 _LOADING: dict[WorkKind, list[str]] = {
@@ -202,6 +204,7 @@ _LOADING: dict[WorkKind, list[str]] = {
         "Collecting the best matching pages…",
     ],
     "doc": ["Fetching the page from Google's documentation…", "Laying the page out for Slack…"],
+    "team": ["Getting the answer your team saved…"],
 }
 
 

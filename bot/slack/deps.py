@@ -25,6 +25,7 @@ from bot.slack.flows.routing import Router
 from bot.slack.flows.settings import ChannelCommand
 from bot.slack.flows.sharing import PrivateAnswers
 from bot.slack.flows.team import TeamFlow
+from bot.slack.flows.team_first import TeamFirst
 from bot.slack.memory import (
     ChannelSettingsStore,
     RateLimiter,
@@ -88,6 +89,7 @@ class SlackDeps:
 
     @cached_property
     def answers(self) -> Answers:
+        ttl = self.settings.cache_answer_ttl_seconds  # what a team answer's savings last
         return Answers(
             service=self.service,
             store=self.store,
@@ -100,7 +102,7 @@ class SlackDeps:
             quota=self.quota,
             pages=Pages(self.service, self.store, self.settings),
             private=PrivateAnswers(self.store),
-            team=self.team,
+            team=TeamFirst(self.team, self.service, self.store, ttl, self.clock),
             clock=self.clock,
         )
 

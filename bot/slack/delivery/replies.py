@@ -96,7 +96,8 @@ class SlackReply:
     _answered_in_thread: bool = field(default=False, repr=False)
     progress: Progress = field(default=NO_PROGRESS, init=False, repr=False)
 
-    async def start_progress(self, msg: Message) -> None:
+    async def start_progress(self, msg: Message, kind: WorkKind | None = None) -> None:
+        """`kind`: what a DM's status says, when not `status_kind` (the team's answer)."""
         if self.where == "command":
             if self.ack is not None and await self.ack(msg):
                 self._signal = asyncio.ensure_future(_true())
@@ -108,7 +109,8 @@ class SlackReply:
             self._progress_ts = await self._post_direct(msg)
         elif self.where == "dm":
             self._signal_thread = self.thread_ts or self.message_ts
-            status, loading = assistant_status(self.status_kind), loading_messages(self.status_kind)
+            kind = kind or self.status_kind
+            status, loading = assistant_status(kind), loading_messages(kind)
             self._signal = asyncio.ensure_future(self._status(status, loading))
         elif self.channel and self.message_ts:
             self._signal = asyncio.ensure_future(self._react(add=True))

@@ -47,6 +47,7 @@ class StreamReply(Progress):
     _tasks: int = 0
     _staged: render.StreamedAnswer | None = None
     _progress_msg: render.Message | None = None
+    _progress_kind: render.WorkKind | None = None
     #: steps showing a search's first pages, which their closing update takes away
     _early: set[str] = field(default_factory=set)
     client: AsyncWebClient = field(init=False)
@@ -82,10 +83,12 @@ class StreamReply(Progress):
     def stage(self, answer: render.StreamedAnswer) -> None:
         self._staged = answer
 
-    async def start_progress(self, msg: render.Message) -> None:
-        self._progress_msg = msg
+    async def start_progress(
+        self, msg: render.Message, kind: render.WorkKind | None = None
+    ) -> None:
+        self._progress_msg, self._progress_kind = msg, kind
         if self._state == "classic":
-            await self.inner.start_progress(msg)
+            await self.inner.start_progress(msg, kind)
 
     async def update_progress(self, msg: render.Message) -> None:
         if self._state in ("idle", "classic"):
@@ -207,7 +210,7 @@ class StreamReply(Progress):
             logger.info("chat.startStream refused (%s): answering as a message", _why(exc))
             self._state = "classic"
             if self._progress_msg is not None:
-                await self.inner.start_progress(self._progress_msg)
+                await self.inner.start_progress(self._progress_msg, self._progress_kind)
             return
         if self._opened(response.get("ts")) and self.on_started is not None:
             await self.on_started(self._ts or "")

@@ -4,16 +4,16 @@ on a streamed reply) → rendered answer or a short reason; its writes in the wo
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 
-from bot import keys, render
+from bot import render
 from bot.errors import ErrorCode, GdocsError
 from bot.feedback import AnswerRecord, FeedbackLog, answer_record, fallback_label, new_answer_id
-from bot.models import Answer, Scope, SearchHit
+from bot.models import Answer, Scope
 from bot.names import normalize_doc_ref
 from bot.quota import AnswerQuota
 from bot.report import DailyTally, answered_counts, tally
@@ -24,17 +24,10 @@ from bot.slack.flows.home import quota_status, report_summary
 from bot.slack.flows.pages import FIRST_PAGE, Pages, render_off_loop
 from bot.slack.flows.routing import SCOPED_KINDS, Route, asked_words
 from bot.slack.flows.sharing import PrivateAnswers, answer_privately
-from bot.slack.memory import (
-    RateLimiter,
-    RecentQuestions,
-    ThreadMemory,
-    ThreadTopic,
-    UserProfiles,
-)
+from bot.slack.flows.team_first import TeamFirst
+from bot.slack.memory import RateLimiter, RecentQuestions, ThreadMemory, ThreadTopic, UserProfiles
 from bot.slack.work.worklog import Reply, Staged, TrackedReply
-from bot.store import TEXT, Op, Store, StoreError
-from bot.team import TeamAnswers
-from bot.upstream import question_key
+from bot.store import Op, Store
 from bot.verify import count_commands
 
 logger = logging.getLogger(__name__)
@@ -53,7 +46,7 @@ class Answers:
     quota: AnswerQuota
     pages: Pages
     private: PrivateAnswers
-    team: TeamAnswers
+    team: TeamFirst
     clock: Callable[[], datetime]
 
     async def __call__(
@@ -86,8 +79,10 @@ class Answers:
                 return Outcome(route=route.kind, outcome="rate_limited")
         if route.kind == "doc" or route.private:
             reply.progress.decline()  # a whole page, or an answer for the asker alone
+        # looked up before the progress, which names Google's docs when they are asked
+        team = None if skip_team else await self.team.find(route, reply.channel)
         asked = asked_words(question)  # quoted as asked: without `private`, `search`, …
-        await reply.start_progress(render.render_progress(asked))
+        await reply.start_progress(render.render_progress(asked), kind="team" if team else None)
         pay = route.kind == "pay" and self.service.pay_configured
         server = "pay" if pay else DEVELOPER_KNOWLEDGE
         failed = False  # marked in the asker's recent questions (Home)
@@ -96,21 +91,18 @@ class Answers:
                 doc = await self.pages.fetch(normalize_doc_ref(route.query))
                 outcome = await self.pages.show(reply, doc, page=FIRST_PAGE)
                 return Outcome(route="doc", outcome=outcome, server=server, tool="get_documents")
-            team = None if skip_team else await self._team_answer(reply, route)
-            result = team or await self._ask(reply, route)
+            result = await (self._given(reply.progress, team) if team else self._ask(reply, route))
+            label = fallback_label(result)
             counts = (
                 tally.QUESTIONS,
-                *answered_counts(
-                    result.kind, fallback_label(result), route.kind, result.reuse, result.tool
-                ),
-                *(await self._team_counts(route) if team else ()),
+                *answered_counts(result.kind, label, route.kind, result.reuse, result.tool),
+                *(await self.team.counts(route.query, scope) if team else ()),
                 *by_scope,
             )
             await self._deliver(
                 reply, route, result, question, name_asker=name_asker, about=about, counts=counts
             )
-            if team is not None and team.team is not None:
-                await self._count_use(team.team.id)
+            await self.team.count_use(team)
             return Outcome(
                 route=route.kind,
                 outcome="ok_with_note" if result.fallback else "ok",
@@ -164,9 +156,8 @@ class Answers:
             )
 
         named = name_asker and not route.private  # a private answer's DM adds its own buttons
-        team = result.team is not None
         parts = await render_off_loop(
-            answer_size(result),
+            render.answer_size(result),
             render.answer_parts,
             result,
             asker=reply.user if named else None,
@@ -175,10 +166,9 @@ class Answers:
             now=self.clock(),
             feedback_id=None if route.private else answer_id,
             about=None if route.private else about,
-            # the team's answer was limited to no product: nothing to say about the channel's
-            channel_scope=route.scope if route.scope_from == "channel" and not team else (),
+            channel_scope=route.scope if route.scope_from == "channel" else (),
             file_chars=self.pages.settings.doc_file_threshold_chars,
-            ask_google=question if team else None,
+            ask_google=question,  # under a team answer
         )
         msg: render.Message = {"text": parts.text, "blocks": parts.head + parts.body + parts.tail}
         if route.private:  # what was asked, without the `private` that asked for privacy
@@ -206,8 +196,7 @@ class Answers:
         await staged.write(self.store, await reply.deliver(msg))  # unless the batch took them
 
     async def _without_asking(self, reply: Reply, route: Route, command: str) -> Outcome | None:
-        """What is told without asking the docs (help, quota, the report, a refusal); None:
-        the route asks them."""
+        """What is told without asking the docs (help, quota, the report, a refusal), or None."""
         if route.kind == "help":
             await reply.notify_thread(render.render_help(command))
             return Outcome(route="help", outcome="help")
@@ -229,50 +218,11 @@ class Answers:
             return Outcome(route="doc", outcome="invalid_input")
         return None
 
-    async def _team_answer(self, reply: Reply, route: Route) -> Answer | None:
-        """The team's answer to a question, checked like any answer against the Google pages
-        it links to (none: no marks, no call); None: Google's docs are asked."""
-        if route.kind != "answer":
-            return None
-        # What is asked is looked up: a follow-up's query with its thread's question
-        # ("<earlier> — follow-up: <text>"), as its own words ("and in Go?") mean something
-        # else in every thread; a full question in a thread is routed, and found, as typed.
-        try:
-            found = await self.team.find(route.query, reply.channel)
-        except StoreError as exc:  # the team's answers out of reach: Google's docs answer
-            logger.info("team answers not read: %s", exc.message)
-            return None
-        if found is None:
-            return None
-        async with reply.progress.step(render.TEAM_STEP_TITLE):
+    async def _given(self, progress: Progress, team: Answer) -> Answer:
+        """The team's answer as a step, its commands checked against the pages it links to."""
+        async with progress.step(render.TEAM_STEP_TITLE):
             pass  # said, not searched: the step ends at once
-        mark, refs = found.mark(self.clock()), render.team_references(found.answer)
-        text, query = found.answer, route.query
-        result = Answer(query=query, kind="answer", text=text, tool="team_answer", team=mark)
-        result = result.model_copy(update={"references": refs})
-        return await self._checked(reply.progress, result) if result.references else result
-
-    async def _team_counts(self, route: Route) -> list[str]:
-        """A team answer given: used, and a generated answer saved when none was cached
-        for the question (answer_query would have been asked) — once per question while
-        that answer would have stayed cached: later askings would have been cache hits."""
-        scope = sent_scope(route, self.service.backend)
-        if await self.service.has_answer(route.query, scope=scope):
-            return [tally.TEAM_USED]
-        ttl = self.pages.settings.cache_answer_ttl_seconds
-        asked = "+".join(scope) + ":" + question_key(route.query)
-        key = keys.TEAM_SAVED.key(hashlib.sha256(asked.encode()).hexdigest())
-        try:
-            first = ttl <= 0 or await self.store.add(key, "1", TEXT, ttl)
-        except StoreError:  # not told: no saving claimed
-            first = False
-        return [tally.TEAM_USED, tally.TEAM_SAVED] if first else [tally.TEAM_USED]
-
-    async def _count_use(self, team_id: str) -> None:
-        try:
-            await self.team.count_use(team_id)
-        except StoreError as exc:  # a count, not the answer: it went out
-            logger.info("team answer use not counted: %s", exc.message)
+        return await self._checked(progress, team) if team.references else team
 
     async def _ask(self, reply: Reply, route: Route) -> Answer:
         """The upstream call as a step (a quota wait its own), then the commands' check."""
@@ -317,9 +267,6 @@ class Answers:
             per_minute = self.quota.config.per_minute
             await reply.update_progress(render.render_quota_waiting(seconds, per_minute=per_minute))
 
-        async def on_sources(hits: tuple[SearchHit, ...]) -> None:
-            await progress.show_sources(step, hits)
-
         try:
             return await service.ask(
                 route.query,
@@ -327,7 +274,7 @@ class Answers:
                 on_wait=on_wait,
                 scope=scope,
                 # early pages cost a search unit: only a timeline can show them
-                on_sources=on_sources if progress.streaming else None,
+                on_sources=partial(progress.show_sources, step) if progress.streaming else None,
             )
         finally:
             for wait in waits:  # the wait is over once the answer (or the failure) is here
@@ -350,9 +297,3 @@ def sent_scope(route: Route, backend: str) -> Scope:
     backend, which has no filter (the answer says so); a question's own `in:` is, and
     gets the backend's refusal there."""
     return () if route.scope_from == "channel" and backend == "mcp" else route.scope
-
-
-def answer_size(answer: Answer) -> int:
-    hits = sum(len(hit.title) + len(hit.snippet) for hit in answer.hits)
-    refs = sum(len(ref.title) for ref in answer.references)
-    return len(answer.text) + hits + refs

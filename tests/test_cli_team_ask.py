@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.serving.assembly import open_state
 from bot.settings import Settings
-from bot.team import TeamAnswer, TeamAnswers, Visibility, new_team_id, review_date
+from bot.team import TeamAnswers, Visibility
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
+from tests.team_support import SAVED_AT, team_answer
 from tests.test_cli import gdocs
 
-SAVED_AT = datetime(2026, 12, 3, 15, 30, tzinfo=UTC)
 QUESTION = "How do I create a bucket?"
 TEXT = "We use **Terraform**, not the console."
 
@@ -28,17 +27,7 @@ def _env(server: FakeDeveloperKnowledge, state: str) -> dict[str, str]:
 def save(tmp_path: Path, visibility: Visibility) -> str:
     """A team answer saved in #infra into the SQLite file `ask` reads; its STATE_URL."""
     state = f"sqlite:///{tmp_path / 'state.db'}"
-    answer = TeamAnswer(
-        id=new_team_id(),
-        question=QUESTION,
-        answer=TEXT,
-        author="U0ANA",
-        saved_at=SAVED_AT,
-        review_at=review_date(SAVED_AT, 180),
-        visibility=visibility,
-        channel="C0INFRA",
-        channel_name="infra",
-    )
+    answer = team_answer(QUESTION, TEXT, visibility=visibility)
 
     async def keep() -> None:
         async with open_state(Settings(state_url=state)) as store:

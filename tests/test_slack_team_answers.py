@@ -14,9 +14,10 @@ import pytest
 from bot.quota import pacific_day
 from bot.render import ACTION_ASK_GOOGLE, assistant_status
 from bot.report import collect, tally
-from bot.team import TeamAnswer, Visibility, new_team_id, review_date
+from bot.team import TeamAnswer, Visibility
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.slack_harness import ASKER, SlackBot, running_bot
+from tests.team_support import team_answer
 from tests.test_slack_commands import blocks_text, tools_called
 from tests.test_slack_streaming import only_stream
 
@@ -24,7 +25,6 @@ pytestmark = pytest.mark.timeout(60)
 
 QUESTION = "how do I create a Cloud Storage bucket?"
 PHRASING = "How do we make a GCS bucket?"
-SAVED_AT = datetime(2026, 12, 3, 15, 30, tzinfo=UTC)
 BUCKETS_URL = "https://docs.cloud.google.com/storage/docs/creating-buckets"
 TEAM_TEXT = (
     "We use Terraform, not the console: run\n\n"
@@ -44,18 +44,7 @@ async def save(
     question: str = QUESTION,
 ) -> TeamAnswer:
     """A team answer saved in #infra (C2) by U0ANA, as the shortcut's modal saves it."""
-    answer = TeamAnswer(
-        id=new_team_id(),
-        question=question,
-        also=also,
-        answer=text,
-        author="U0ANA",
-        saved_at=SAVED_AT,
-        review_at=review_date(SAVED_AT, 180),
-        visibility=visibility,
-        channel="C2",
-        channel_name="infra",
-    )
+    answer = team_answer(question, text, also=also, visibility=visibility)
     return await bot.deps.team.save(answer)
 
 

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from bot.errors import InvalidInput
 from bot.models import Answer
-from bot.render import error_sentence, team_references
+from bot.render import answer_from_team, error_sentence
 from bot.settings import Settings
 from bot.store import Store, StoreError
 from bot.team import TeamAnswer, TeamAnswers
@@ -60,10 +60,8 @@ async def team_answer(core: Core, text: str) -> Answer | None:
     found = await core.team.find(text, None)
     if found is None:
         return None
-    refs, mark = team_references(found.answer), found.mark(datetime.now(UTC))
-    answer = Answer(query=text, kind="answer", text=found.answer, tool="team_answer", team=mark)
-    answer = answer.model_copy(update={"references": refs})
-    return await core.service.verify(answer) if refs else answer
+    answer = answer_from_team(found, text, datetime.now(UTC))
+    return await core.service.verify(answer) if answer.references else answer
 
 
 def _read(name: str) -> list[str]:

@@ -125,6 +125,7 @@ from bot.render._team import team_removed_text as team_removed_text
 from bot.render._team import team_saved_text as team_saved_text
 from bot.render._team_answer import ACTION_ASK_GOOGLE as ACTION_ASK_GOOGLE
 from bot.render._team_answer import TEAM_STEP_TITLE as TEAM_STEP_TITLE
+from bot.render._team_answer import answer_from_team as answer_from_team
 from bot.render._team_answer import team_line as team_line
 from bot.render._team_answer import team_references as team_references
 from bot.render._team_answer import team_words as team_words

@@ -8,11 +8,12 @@ import re
 from datetime import datetime
 
 from bot.channels import CHANNEL_ID_RE
-from bot.models import Reference, TeamMark
+from bot.models import Answer, Reference, TeamMark
 from bot.names import MAX_NAMES_PER_CALL
 from bot.render._documents import doc_name_for_url, page_title
 from bot.render._errors import try_again_value
 from bot.render._text import Block, actions, button, escape_truncated, mention
+from bot.team import TeamAnswer
 from bot.text import one_line
 
 #: the button under a team answer: the same question, asked of Google's docs
@@ -53,6 +54,15 @@ def ask_google_block(question: str) -> Block | None:
     if value is None:
         return None
     return actions([button("Ask Google's docs too", ACTION_ASK_GOOGLE, value)], ACTION_ASK_GOOGLE)
+
+
+def answer_from_team(found: TeamAnswer, query: str, now: datetime) -> Answer:
+    """`found` given for `query` (Slack and the CLI alike): the team's Markdown, its mark, and
+    the Google pages it links to as references (what its commands are checked against)."""
+    text, mark, refs = found.answer, found.mark(now), team_references(found.answer)
+    return Answer(
+        query=query, kind="answer", text=text, tool="team_answer", team=mark, references=refs
+    )
 
 
 def team_references(markdown: str) -> tuple[Reference, ...]:

@@ -32,8 +32,8 @@ class TeamFirst:
     clock: Callable[[], datetime]
 
     async def find(self, route: Route, channel: str | None) -> Answer | None:
-        """The team's answer visible in `channel`, its references the Google pages it links
-        to (what its commands are checked against); None: Google's docs are asked."""
+        """The team's answer visible in `channel`, not yet checked; None: Google's docs are
+        asked."""
         if route.kind != "answer":
             return None
         # What is asked is looked up: a follow-up's query with its thread's question
@@ -46,14 +46,7 @@ class TeamFirst:
             return None
         if found is None:
             return None
-        return Answer(
-            query=route.query,
-            kind="answer",
-            text=found.answer,
-            tool="team_answer",
-            team=found.mark(self.clock()),
-            references=render.team_references(found.answer),
-        )
+        return render.answer_from_team(found, route.query, self.clock())
 
     async def counts(self, query: str, scope: Scope) -> list[str]:
         """The report's counts of a team answer given: used, and saved when answer_query would

@@ -126,8 +126,8 @@ class TeamAnswers:
             ops = [Op.delete(k) for k in index_keys(old) - entries] if old else []
             ops.append(Op.set(keys.TEAM.key(answer.id), answer, _CODEC, ttl))
             ops += [Op.set(k, answer.id, TEXT, ttl) for k in sorted(entries)]
-            if uses is not None:  # the use counter lives as long as its answer
-                ops.append(Op.set(used, uses, TEXT, ttl))
+            if count := _int(uses):  # the use counter lives as long as its answer
+                ops += [Op.delete(used), Op.incr(used, count, ttl)]
             await shared.batch(ops)
         return answer
 

@@ -186,8 +186,11 @@ async def test_remove_drops_the_answer_its_index_entries_and_its_count(sqlite: S
         assert [] == await sqlite.scan(family.prefix, TEXT, 10), family.prefix
 
 
-async def test_uses_count_each_time_an_answer_is_given_and_survive_an_edit(sqlite: Store) -> None:
-    team = team_on(sqlite)
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_uses_count_each_time_an_answer_is_given_and_survive_an_edit(
+    kind: str, sqlite: Store
+) -> None:
+    team = team_on(MemoryStore() if kind == "memory" else sqlite)
     one, two = await team.save(team_answer()), await team.save(team_answer("Other question"))
     await team.count_use(one.id)
     await team.count_use(one.id)
@@ -264,6 +267,8 @@ async def test_every_team_key_in_redis_expires_with_its_answer(
         team = team_on(store, now)
         saved = await team.save(team_answer(also=["rollout"], saved_at=now))
         await team.count_use(saved.id)
+        await team.save(saved.model_copy(update={"answer": "Edited."}))  # the counter kept
+        assert {saved.id: 1} == await team.uses([saved.id])
         await team.save(team_answer("a suggestion", status="draft", answer_id="d1"))
     finally:
         await store.aclose()

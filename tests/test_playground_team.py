@@ -200,7 +200,7 @@ def test_the_bots_errors_show_under_their_block_and_keep_the_form(pg: Playground
     pg.settled()
     pg.shortcut(pg.log.locator(".thread .msg.bot").first, "Save as team answer")
     form = pg.page.get_by_role("dialog", name="Save team answer")
-    question = form.locator('[data-block="team_question"]')
+    question = form.locator('[data-block^="team_question"]')  # _filled once set
     question.get_by_role("textbox").fill("   ")
     form.get_by_role("textbox", name="Answer", exact=True).fill("Kept")
 

@@ -6,6 +6,7 @@ once (no ping, no spoofed link), capped within Slack's limits."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -23,6 +24,7 @@ from bot.render import (
     TeamForm,
     TeamListEntry,
     markdown_from_mrkdwn,
+    question_block,
     render_team_list,
     render_team_notice,
     team_form_from_view,
@@ -90,6 +92,23 @@ def test_the_form_is_a_valid_modal_for_any_text_and_carries_its_origin(
     )  # fmt: skip
     offered = [o["value"] for o in where["element"]["options"]]
     assert offered == (["channel", "workspace"] if public else ["channel"])
+    assert "channel" == where["element"]["initial_option"]["value"]  # the saver opts in
+
+
+def test_a_question_filled_in_is_a_new_input_read_back_and_refused_there() -> None:
+    """Set by views.update, the question takes a block id of its own (Slack may keep the
+    empty input's state under the old one); Save reads it, and says why not, under it."""
+    empty, filled = team_form_modal(FORM), team_form_modal(replace(FORM, question="how?"))
+    [old_id, new_id] = [view["blocks"][0]["block_id"] for view in (empty, filled)]
+    values = {new_id: {new_id: {"type": "plain_text_input", "value": "q" * 501}}}
+    metadata = filled["private_metadata"]
+
+    assert old_id != new_id
+    assert check_view(filled, kinds=("modal",)) is None
+    assert [new_id] == list(
+        team_form_from_view({"private_metadata": metadata, "state": {"values": values}})[1]
+    )[:1]
+    assert new_id == question_block({"state": {"values": values}})
 
 
 @pytest.mark.parametrize(

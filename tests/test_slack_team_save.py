@@ -43,6 +43,7 @@ def options(view: dict[str, Any]) -> list[str]:
 
 
 def initial(view: dict[str, Any], block_id: str) -> str | None:
+    block_id = question_id(view) if block_id == QUESTION_BLOCK else block_id
     [block] = [b for b in view["blocks"] if b.get("block_id") == block_id]
     value = block["element"].get("initial_value")
     return str(value) if value is not None else None
@@ -81,7 +82,16 @@ async def use_shortcut(
     return dict(views[-1].args["view"])
 
 
+def question_id(view: dict[str, Any]) -> str:
+    [block] = [b for b in view["blocks"] if b.get("label", {}).get("text") == "Question"]
+    return str(block["block_id"])
+
+
 async def submit(bot: SlackBot, view: dict[str, Any], values: dict[str, Any], user: str) -> Any:
+    """`values` (by form_values) as Slack sends them: the question under its block's id."""
+    asked = question_id(view)
+    values = {(asked if k == QUESTION_BLOCK else k): v for k, v in values.items()}
+    values[asked] = {asked: values[asked][QUESTION_BLOCK]}
     done = len(bot.metrics.finished)
     sent = await bot.view_submission(
         TEAM_FORM_CALLBACK, view["private_metadata"], values, user=user
@@ -161,6 +171,26 @@ async def test_the_shortcut_opens_the_form_at_once_prefilled_with_the_reply_and_
         assert [] == bot.fake.invalid_payloads
 
 
+async def test_the_question_filled_in_later_is_a_new_input_so_slack_shows_it(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """views.update sets the question under a block id the opened form did not have (Slack
+    may keep an input's empty typed state under the same id); Save reads it there and says
+    a problem with it there."""
+    async with running_bot(dk_server) as bot:
+        view = await use_shortcut(bot)
+        [opened] = bot.fake.calls_to("views.open")
+        refused = errors(await submit(bot, view, form_values("q" * 501, AS_MARKDOWN), ASKER))
+        sent = await submit(bot, view, form_values(QUESTION, AS_MARKDOWN), ASKER)
+        [kept] = await bot.deps.team.all()
+
+        assert question_id(view) != question_id(opened.args["view"])
+        assert [question_id(view)] == list(refused)
+        assert (200, "") == (sent.status, sent.body)
+        assert QUESTION == kept.question
+        assert [] == bot.fake.invalid_payloads
+
+
 async def test_saving_the_form_keeps_author_time_permalink_and_review_date(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
@@ -210,6 +240,7 @@ async def test_a_field_out_of_bounds_is_refused_in_the_form_and_nothing_is_saved
         view = await use_shortcut(bot)
         said = errors(await submit(bot, view, values, ASKER))
 
+        field = question_id(view) if field == QUESTION_BLOCK else field
         assert [field] == list(said)
         assert said[field].endswith(".")
         assert len(said[field]) < 80

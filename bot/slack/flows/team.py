@@ -142,26 +142,27 @@ class TeamFlow:
     ) -> tuple[dict[str, str], render.TeamForm | None]:
         """Save the submitted form: ({}, the form) when saved, else the form's errors by
         field (its text stays in the form)."""
+        asked = render.question_block(view)  # where a sentence about the whole form goes
         try:
             form, errors = render.team_form_from_view(view)
         except InvalidInput as exc:
-            return {render.QUESTION_BLOCK: render.error_sentence(exc)}, None
+            return {asked: render.error_sentence(exc)}, None
         if errors:
             return errors, None
         try:
             async with asyncio.timeout(FORM_SAVE_SECONDS):
                 answer = await self._answer(client, form, user)
                 if isinstance(answer, str):
-                    return {render.QUESTION_BLOCK: answer}, None
+                    return {asked: answer}, None
                 if form.mode != "draft":
                     await self.team.save(answer)
                 elif await self.team.approve(form.answer_id, answer) is None:
-                    return {render.QUESTION_BLOCK: render.team_notice("gone")["text"]}, None
+                    return {asked: render.team_notice("gone")["text"]}, None
         except (StoreError, TimeoutError) as exc:
             logger.warning("a team answer was not saved: %s", getattr(exc, "message", "too slow"))
             return {render.ANSWER_BLOCK: render.TEAM_STORE_DOWN}, None
         except InvalidInput as exc:  # another answer has the question, or too many
-            return {render.QUESTION_BLOCK: render.error_sentence(exc)}, None
+            return {asked: render.error_sentence(exc)}, None
         return {}, form
 
     async def _answer(
@@ -169,10 +170,10 @@ class TeamFlow:
     ) -> TeamAnswer | str:
         """What the form saves, or why not (the sentence)."""
         now = self.clock()
-        fields: dict[str, Any] = {"question": form.question, "also": form.also}
-        fields |= {"answer": form.answer}
-        fields |= {"review_at": review_date(now, self.team.review_days)}
-        fields |= {"visibility": form.visibility}
+        fields: dict[str, Any] = {
+            "question": form.question, "also": form.also, "answer": form.answer,
+            "visibility": form.visibility, "review_at": review_date(now, self.team.review_days),
+        }  # fmt: skip
         if form.mode == "new":
             link = await permalink(client, form.channel, form.message_ts)
             return TeamAnswer(

@@ -386,6 +386,25 @@ async def test_edit_opens_the_form_and_saving_replaces_keeping_author_and_id(
         )
 
 
+async def test_saving_an_edit_shows_the_list_it_came_from_anew_with_what_was_saved(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Edit pressed on `/gdocs team`'s list: after Save the list is replaced where it was,
+    saying what was saved; no separate notice."""
+    async with running_bot(dk_server, clock=TestClock(NOW)) as bot:
+        await bot.deps.team.save(saved_answer())
+        listed, _ = await team_list(bot, ASKER)
+        key = await press(bot, buttons(listed)[ACTION_TEAM_LIST_EDIT], ASKER)
+        [opened] = await bot.fake.await_calls("views.open")
+        await submit(bot, opened.args["view"], form_values("how do buckets work?", "TF."), ASKER)
+        [shown] = await bot.fake.await_responses(key)
+
+        assert shown["replace_original"] is True
+        assert shown["text"].startswith("Saved as a team answer for “how do buckets work?”")
+        assert "how do buckets work?" in json.dumps(shown["blocks"])
+        assert [] == bot.fake.calls_to("chat.postEphemeral")
+
+
 async def test_an_answer_longer_than_a_slack_form_is_not_opened_to_be_cut(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:

@@ -59,6 +59,8 @@ class TeamForm:
     public: bool = False
     #: new; edit: replaces `answer_id`; draft: approves draft `answer_id` as edited
     mode: FormMode = "new"
+    #: the `/gdocs team` list Edit was pressed on (its channel, response_url): shown anew
+    listed: tuple[str, str] | None = None
 
 
 def form_for(answer: TeamAnswer, mode: FormMode) -> TeamForm:
@@ -68,23 +70,28 @@ def form_for(answer: TeamAnswer, mode: FormMode) -> TeamForm:
     return TeamForm(answer.id, *kept, answer.channel_name, None, public, mode)
 
 
+_Channel = Annotated[str, Field(pattern=r"^[CGD][A-Z0-9]{1,20}$")]
+
+
 class _Origin(BaseModel):
     """What `private_metadata` carries: the form's mode and where it came from."""
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
     id: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
     m: FormMode
-    c: Annotated[str, Field(pattern=r"^[CGD][A-Z0-9]{1,20}$")] | None
+    c: _Channel | None
     ts: Annotated[str, Field(pattern=r"^\d{1,12}\.\d{1,8}$")] | None
     n: Annotated[str, Field(max_length=80)] | None
     p: bool
+    ls: tuple[_Channel, Annotated[str, Field(pattern=r"^https?://\S{1,1000}$")]] | None
 
 
 def _metadata(form: TeamForm) -> str:
     name = one_line(form.channel_name or "", 80) or None
     kept = _Origin(
-        id=form.answer_id, m=form.mode, c=form.channel, ts=form.message_ts, n=name, p=form.public
-    )
+        id=form.answer_id, m=form.mode, c=form.channel, ts=form.message_ts, n=name,
+        p=form.public, ls=form.listed,
+    )  # fmt: skip
     return kept.model_dump_json()
 
 
@@ -95,8 +102,9 @@ def form_from_metadata(value: object) -> TeamForm:
     except ValidationError:
         raise InvalidInput(forged("form")) from None
     return TeamForm(
-        kept.id, channel=kept.c, channel_name=kept.n, message_ts=kept.ts, public=kept.p, mode=kept.m
-    )
+        kept.id, channel=kept.c, channel_name=kept.n, message_ts=kept.ts, public=kept.p,
+        mode=kept.m, listed=kept.ls,
+    )  # fmt: skip
 
 
 def _text_input(block_id: str, label: str, value: str, limit: int, hint: str = "") -> Block:

@@ -5,6 +5,8 @@ reason in the form), and the `/gdocs team` list's Edit and Remove."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -18,13 +20,15 @@ from bot.slack.delivery import posting
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
 from bot.slack.flows.routing import strip_mention
-from bot.slack.flows.team import open_team_form, shortcut_form
+from bot.slack.flows.team import TeamFlow, open_team_form, shortcut_form
 from bot.slack.listeners.actions import reply_for_click
 from bot.slack.listeners.commands import thread_root
+from bot.store import StoreError
 from bot.team import MAX_QUESTION_CHARS
 from bot.text import one_line
 
 logger = logging.getLogger(__name__)
+_NOT_SAID: tuple[type[Exception], ...] = (*SLACK_CALL_FAILURES, StoreError)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -54,7 +58,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
                 await ack(response_action="errors", errors=errors)
                 return Outcome(route="team", outcome="not_saved")
             await ack()
-            deps.inflight.spawn(_tell_saved(client, form, user))
+            deps.inflight.spawn(_tell_saved(client, form, user, flow))
             return Outcome(route="team", outcome="saved")
 
         await deps.boundary("team_save", job, say_nothing)
@@ -71,6 +75,8 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             if isinstance(found, str):
                 await reply.notify_asker(render.render_team_notice(found))
                 return Outcome(route="team", outcome=found)
+            if reply.channel and reply.response_url:  # Save shows this list anew
+                found = replace(found, listed=(reply.channel, reply.response_url))
             return await _open(client, body.get("trigger_id"), found, reply)
 
         deps.inflight.spawn(deps.boundary("team_action", job, reply.notify_asker))
@@ -103,7 +109,7 @@ async def _open(
     trigger_id: object,
     form: render.TeamForm,
     reply: SlackReply,
-    question: Any = None,
+    question: Callable[[], Awaitable[str | None]] | None = None,
 ) -> Outcome:
     opened = isinstance(trigger_id, str) and await open_team_form(
         client, trigger_id, form, question=question
@@ -134,14 +140,19 @@ async def thread_question(
     return asked[:MAX_QUESTION_CHARS] or None
 
 
-async def _tell_saved(client: AsyncWebClient, form: render.TeamForm, user: str) -> None:
-    """ "Saved as a team answer for …", to the saver alone, where it was saved."""
+async def _tell_saved(
+    client: AsyncWebClient, form: render.TeamForm, user: str, flow: TeamFlow
+) -> None:
+    """ "Saved as a team answer for …", to the saver alone: atop the `/gdocs team` list it
+    was edited from, else where it was saved."""
+    said = render.team_saved_text(form)
     try:
-        await posting.post_ephemeral(
-            client,
-            channel=form.channel,
-            user=user,
-            msg=render.render_team_notice(render.team_saved_text(form)),
-        )
-    except SLACK_CALL_FAILURES as exc:  # the form closed: the answer is saved all the same
+        if form.listed is not None:
+            channel, url = form.listed
+            shown = await flow.listing(client, channel, user, note=said)
+            if await posting.respond(url, shown, replace_original=True):
+                return
+        notice = render.render_team_notice(said)
+        await posting.post_ephemeral(client, channel=form.channel, user=user, msg=notice)
+    except _NOT_SAID as exc:  # the answer is saved all the same
         logger.info("team answer saved, not said: %s", posting.why(exc))

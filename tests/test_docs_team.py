@@ -86,3 +86,31 @@ def test_the_readme_links_the_team_answers_section() -> None:
     assert "](docs/using.md#team-answers)" in readme
     assert "\n## Team answers\n" in _guide()
     assert "![A team answer](docs/screenshots/team-answer.png)" in readme
+
+
+_QUOTED = [  # words the guide and troubleshooting quote from the bot, and where
+    ("using.md", "Save as team answer"),
+    ("using.md", "Also answers"),
+    ("using.md", "This channel only"),
+    ("using.md", "The whole workspace"),
+    ("using.md", "Suggest a better answer"),
+    ("using.md", "Suggested team answers"),
+    ("using.md", "Review suggestion"),
+    ("using.md", "Team answers due for review"),
+    ("using.md", "Ask Google's docs too"),
+    ("using.md", "Team answers: "),
+    ("troubleshooting.md", "Couldn't save it: the bot's storage isn't answering"),
+    ("troubleshooting.md", "Only its author and the team's admins can change that team answer."),
+    (
+        "troubleshooting.md",
+        "Only the team's admins can approve, edit or discard a suggested answer.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("page", "words"), _QUOTED)
+def test_words_the_docs_quote_are_the_bots(page: str, words: str) -> None:
+    """A label or sentence the docs quote is on their page and in bot/ as written."""
+    assert words in " ".join((ROOT / "docs" / page).read_text(encoding="utf-8").split())
+    sources = (p.read_text(encoding="utf-8") for p in (ROOT / "bot").rglob("*.py"))
+    assert any(words in text for text in sources)

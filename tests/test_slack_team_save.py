@@ -290,13 +290,17 @@ async def test_a_threads_first_message_is_the_answer_not_the_question(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
     """Saved from a message that starts no known thread: the question is left to the saver,
-    and its DM (D…) keeps it there without asking Slack about the channel."""
+    and its DM (D…) keeps it there without asking Slack about the channel, under no name
+    (Slack's "directmessage" is none)."""
     async with running_bot(dk_server) as bot:
         view = await use_shortcut(bot, channel="D0123", thread=False, text=QUESTION)
+        await submit(bot, view, form_values("where?", QUESTION), ASKER)
+        [kept] = await bot.deps.team.all()
 
         assert (None, QUESTION) == (initial(view, QUESTION_BLOCK), initial(view, ANSWER_BLOCK))
         assert ["channel"] == options(view)
         assert [] == bot.fake.calls_to("conversations.info")
+        assert ("D0123", None) == (kept.channel, kept.channel_name)
 
 
 # --- /gdocs team ---------------------------------------------------------------------------

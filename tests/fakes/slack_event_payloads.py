@@ -332,7 +332,8 @@ def message_shortcut(
         "response_url": response_url,
         "message": {"type": "message", **message},
         "user": {"id": user, "username": f"user-{user}", "name": f"user-{user}", "team_id": "T1"},
-        "channel": {"id": channel, "name": "general"},
+        # a DM's name is Slack's placeholder
+        "channel": {"id": channel, "name": "directmessage" if channel[0] == "D" else "general"},
         "team": TEAM,
         "token": "deprecated-verification-token",
         "action_ts": str(time.time()),

@@ -57,11 +57,12 @@ def message_markdown(message: dict[str, Any]) -> str:
 def shortcut_form(body: dict[str, Any]) -> render.TeamForm:
     """The form for the message a `save_team_answer` shortcut was used on."""
     message, channel = as_dict(body.get("message")), as_dict(body.get("channel"))
+    name = as_str(channel.get("name"))  # a DM's is Slack's placeholder: no "from #…"
     return render.TeamForm(
         answer_id=new_team_id(),
         answer=message_markdown(message),
         channel=as_str(channel.get("id")),
-        channel_name=as_str(channel.get("name")),
+        channel_name=None if name in ("directmessage", "privategroup") else name,
         message_ts=as_str(message.get("ts")),
     )
 

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from bot.render import (
-    ACTION_FEEDBACK_COMMENT,
     ACTION_TEAM_APPROVE,
     ACTION_TEAM_DISCARD,
     ACTION_TEAM_EDIT,
@@ -26,6 +25,7 @@ from bot.team import TeamAnswer, TeamAnswers
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import SlackCall
 from tests.slack_harness import ASKER, SlackBot, running_bot
+from tests.test_slack_feedback import comment_button
 
 MEMBER = "UMEMBER1"
 ADMIN = "UADMIN01"  # a workspace admin (users.info says so)
@@ -52,13 +52,7 @@ async def suggest(bot: SlackBot, suggestion: str | None, comment: str | None = N
     await bot.feedback_click(down_value(reply), user=MEMBER, message_ts=reply.result["ts"])
     [thanks] = await bot.fake.await_calls("chat.postEphemeral")
     await bot.finished(2)
-    [ask] = [
-        element
-        for block in thanks.args["blocks"]
-        for element in block.get("elements", [])
-        if element.get("action_id") == ACTION_FEEDBACK_COMMENT
-    ]
-    await bot.action({k: ask[k] for k in ("action_id", "type", "value")}, user=MEMBER)
+    await bot.action(comment_button(thanks.args), user=MEMBER)
     [opened] = await bot.fake.await_calls("views.open")
     await bot.finished(3)
     values = {"comment": {"comment": comment}, SUGGESTION_BLOCK_ID: {"suggestion": suggestion}}
@@ -160,13 +154,14 @@ async def test_a_form_without_a_suggestion_keeps_no_draft(
 async def test_a_suggestion_over_the_limit_is_refused_in_the_form(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
-    """Over 8,000 characters: the form stays open with why under the field; nothing kept."""
+    """Over the field's 3,000 characters (forged: Slack's client holds to `max_length`): the
+    form stays open with why, the form's limit, under the field; nothing kept."""
     async with running_bot(dk_server) as bot:
-        sent = await suggest(bot, "x" * 8001)
+        sent = await suggest(bot, "x" * 3001)
         body = json.loads(sent.body)
 
         assert "errors" == body["response_action"]
-        assert "8,000" in body["errors"][SUGGESTION_BLOCK_ID]
+        assert "can be 3,000." in body["errors"][SUGGESTION_BLOCK_ID]
         assert [] == await bot.deps.team.all()
 
 

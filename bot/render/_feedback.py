@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from bot.errors import InvalidInput
 from bot.render._notices import forged, notice
+from bot.render._team import FORM_ANSWER_CHARS
 from bot.render._text import (
     MAX_BLOCKS,
     MAX_BUTTON_VALUE_CHARS,
@@ -23,7 +24,6 @@ from bot.render._text import (
     plain_text_object,
     section,
 )
-from bot.team import MAX_ANSWER_CHARS
 from bot.text import one_line, truncate
 
 VoteKind = Literal["up", "down"]
@@ -39,9 +39,6 @@ MAX_COMMENT_CHARS = 300
 #: the optional "Suggest a better answer" input: a draft team answer (bot/team.py)
 SUGGESTION_BLOCK_ID = "suggestion"
 _SUGGESTION_ACTION_ID = "suggestion"
-#: Slack refuses a text input whose max_length is over 3000 (the store takes 8,000: a
-#: longer team answer comes by editing or import)
-_SUGGESTION_INPUT_CHARS = 3000
 ACTION_SHARE = "share_answer"
 SHARED_QUESTION_CHARS = 300
 #: elements in one actions block (Slack)
@@ -100,8 +97,8 @@ def render_feedback_thanks(vote: Vote) -> Message:
 def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
     """The optional "what was wrong?" modal; the vote rides along in `private_metadata`."""
     intro = (
-        "Your vote is saved. If you like, say in one line what was wrong "
-        "(out of date, wrong product, missing step…): it is stored with your vote."
+        "Your vote is saved. If you like, say what was wrong (out of date, wrong product, "
+        "missing step…) or suggest a better answer."
     )
     comment: Block = {
         "type": "input",
@@ -122,15 +119,15 @@ def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
         "optional": True,
         "label": plain_text_object("Suggest a better answer", 2000),
         "hint": plain_text_object(
-            "Markdown. The team's admins see it on their Home tab and may approve it "
-            "as the team's answer to this question.",
+            "Markdown. Only the team's admins see it (on their Home tab) until one approves "
+            "it as this question's answer.",
             2000,
         ),
         "element": {
             "type": "plain_text_input",
             "action_id": _SUGGESTION_ACTION_ID,
             "multiline": True,
-            "max_length": _SUGGESTION_INPUT_CHARS,
+            "max_length": FORM_ANSWER_CHARS,  # Slack's cap: longer answers come by import
         },
     }
     return {
@@ -174,10 +171,11 @@ SUGGESTION_UNSAVED = (
 
 
 def suggestion_too_long(text: str) -> str | None:
-    """The form's error for a suggestion over the limit; None when it fits."""
-    if len(text) <= MAX_ANSWER_CHARS:
+    """The form's error for a suggestion over its field's `max_length` (a forged one: Slack's
+    client holds to it); None when it fits."""
+    if len(text) <= FORM_ANSWER_CHARS:
         return None
-    return f"That is {len(text):,} characters; a suggested answer can be {MAX_ANSWER_CHARS:,}."
+    return f"That is {len(text):,} characters; a suggested answer can be {FORM_ANSWER_CHARS:,}."
 
 
 def render_comment_thanks(commented: bool, suggested: bool) -> Message:

@@ -34,6 +34,17 @@ def shown(args: dict[str, Any]) -> str:
     return json.dumps([args.get("text", ""), args.get("blocks", [])], ensure_ascii=False)
 
 
+def comment_button(args: dict[str, Any]) -> dict[str, Any]:
+    """The "Say what was wrong" button of a 👎's thanks, as a click sends it."""
+    [ask] = [
+        element
+        for block in args["blocks"]
+        for element in block.get("elements", [])
+        if element.get("action_id") == ACTION_FEEDBACK_COMMENT
+    ]
+    return {k: ask[k] for k in ("action_id", "type", "value")}
+
+
 async def stored_votes(bot: SlackBot) -> list[dict[str, Any]]:
     """Every vote in the bot's store, as JSON."""
     return [vote.model_dump(mode="json") for vote in await bot.deps.feedback.votes()]
@@ -142,15 +153,7 @@ async def test_a_thumbs_down_offers_a_form_whose_line_is_stored_with_the_vote(
         await bot.feedback_click(down, message_ts=answer.result["ts"], text="👎")
         [thanks] = await bot.fake.await_calls("chat.postEphemeral")
         await bot.finished(2)
-        [ask] = [
-            element
-            for block in thanks.args["blocks"]
-            for element in block.get("elements", [])
-            if element.get("action_id") == ACTION_FEEDBACK_COMMENT
-        ]
-        click = await bot.action(
-            {k: ask[k] for k in ("action_id", "type", "value")}, ephemeral=True
-        )
+        click = await bot.action(comment_button(thanks.args), ephemeral=True)
         [opened] = await bot.fake.await_calls("views.open")
         await bot.finished(3)
         modal = opened.args["view"]

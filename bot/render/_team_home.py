@@ -44,13 +44,11 @@ _VALUE_RE = re.compile(r"team1:(?P<id>[A-Za-z0-9_-]{1,64})")
 
 _NOTICES = {
     "refused": "Only the team's admins can approve, edit or discard a suggested answer.",
-    "unsaved": "Couldn't change that suggestion: the bot's storage isn't answering. Try again "
-    "in a minute.",
     "gone": "That suggestion is no longer waiting: someone approved or discarded it already.",
 }
 
 
-def team_notice(kind: Literal["refused", "unsaved", "gone"]) -> Message:
+def team_notice(kind: Literal["refused", "gone"]) -> Message:
     """What a click on a suggestion's Approve / Discard tells the clicker, when not done."""
     text = _NOTICES[kind]
     return {"text": text, "blocks": [context(text)]}
@@ -126,7 +124,7 @@ def team_blocks(
     if drafts:
         blocks += [
             header("Suggested team answers"),
-            context("Suggested with a 👎. Nobody else sees them until an admin approves one."),
+            context("From 👎 feedback. Nobody else sees one until an admin approves it."),
         ]
         for draft in drafts[:MAX_TEAM_ITEMS]:
             blocks += _draft_blocks(draft, tz)
@@ -134,7 +132,9 @@ def team_blocks(
     if due:
         blocks += [
             header("Team answers due for review"),
-            context("Past their review date, still given as they are: check each is still right."),
+            context(
+                "Still given past their review date. Check each with Edit; saving sets a new one."
+            ),
         ]
         blocks += [_due_block(answer, tz) for answer in due[:MAX_TEAM_ITEMS]]
         blocks += [*_more(len(due) - MAX_TEAM_ITEMS), divider()]

@@ -35,7 +35,7 @@ from bot.slack.deps import SlackDeps
 from bot.slack.flows.pages import FIRST_PAGE
 from bot.slack.flows.routing import Route, RouteKind
 from bot.slack.flows.sharing import share
-from bot.slack.listeners.drafts import keep_suggestion, refuse_in_form
+from bot.slack.listeners.drafts import home_reply, keep_suggestion, refuse_in_form
 from bot.slack.work.worklog import Reply, WorkRecord, track
 
 logger = logging.getLogger(__name__)
@@ -81,11 +81,9 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
     async def on_ask_again(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        user = as_str(as_dict(body.get("user")).get("id"))
-        if user is None:
-            ignored(deps.metrics, "home_action", "no user")
+        reply = home_reply(deps, client, body)
+        if reply is None:
             return
-        reply = SlackReply(client, "direct", user, user)  # the DM's id once posted
 
         async def job() -> Outcome:
             try:
@@ -119,7 +117,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         run("feedback", form, reply.notify_asker)
 
     async def on_comment(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        """The form sent: a vote we cannot place is said in it (one store read before the ack)."""
+        """The form sent: what cannot be kept is said in it (the store is used before the ack)."""
         view, voter = body.get("view"), as_dict(body.get("user")).get("id")
         try:
             placed = render.vote_from_view(view)
@@ -127,19 +125,14 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             placed = None
         answer = await deps.feedback.answer(placed.answer_id) if placed is not None else None
         if placed is None or answer is None or not isinstance(voter, str) or not voter:
-            stale = render.notice("feedback_stale")["text"]
-            await ack(response_action="errors", errors={render.COMMENT_BLOCK_ID: stale})
-            await deps.boundary("feedback_comment", _stale, say_nothing)
-            return
-        errors, suggested = await keep_suggestion(deps, answer, voter, view)
-        if errors:
-            await refuse_in_form(deps, ack, errors)
-            return
+            stale = {render.COMMENT_BLOCK_ID: render.notice("feedback_stale")["text"]}
+            return await refuse_in_form(deps, ack, stale, "stale")
+        refused, kept = await keep_suggestion(deps, answer, voter, view)
+        if refused:
+            return await refuse_in_form(deps, ack, refused, "suggestion_refused")
         await ack()
         comment = render.comment_from_view(view)
-        job = partial(
-            store_comment, deps.feedback, client, answer, placed, voter, comment, suggested
-        )
+        job = partial(store_comment, deps.feedback, client, answer, placed, voter, comment, kept)
         run("feedback_comment", job, say_nothing)
 
     async def on_unknown(ack: AsyncAck, body: dict[str, Any]) -> None:
@@ -155,10 +148,6 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     for action_id in _DOC_ACTIONS:
         app.action(action_id)(on_show_doc)
     app.action(re.compile(r".*"))(on_unknown)  # last: Bolt runs the first that matches
-
-
-async def _stale() -> Outcome:
-    return Outcome(route="feedback", outcome="stale")
 
 
 def requested_page(action: dict[str, Any]) -> tuple[str, int] | None:
@@ -291,10 +280,10 @@ async def store_comment(
     decoded: render.Vote,
     voter: str,
     comment: str,
-    suggested: bool = False,
+    suggested: bool,
 ) -> Outcome:
-    """The form's line kept with the vote; the voter thanked beside the answer (a nicety),
-    once, for the line and the suggested answer (kept already: `drafts.keep_suggestion`)."""
+    """The form's line kept with the vote; the voter thanked once beside the answer (a
+    nicety), for the line and the suggestion (kept already: `drafts.keep_suggestion`)."""
     if not comment and not suggested:
         return Outcome(route=answer.kind, outcome="no_comment")
     if comment:

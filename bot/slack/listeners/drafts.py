@@ -48,44 +48,53 @@ def draft_of(
 
 async def keep_suggestion(
     deps: SlackDeps, answer: AnswerRecord, voter: str, view: object
-) -> tuple[dict[str, str] | None, bool]:
-    """(the form's errors, or None; whether a suggestion was kept). Runs before the ack:
+) -> tuple[dict[str, str], bool]:
+    """(the form's errors, {} when none; whether a suggestion was kept). Runs before the ack:
     a suggestion the store did not take is said in the form, where the text still is."""
     text = render.suggestion_from_view(view)
     if not text:
-        return None, False
-    too_long = render.suggestion_too_long(text)
-    if too_long is not None:
-        return {render.SUGGESTION_BLOCK_ID: too_long}, False
-    draft = draft_of(answer, voter, text, deps.clock(), deps.team.review_days)
-    try:  # a store slower than the form's 3 s allow is StoreUnavailable (bot/team.py)
-        await deps.team.save(draft)
-    except StoreUnavailable as exc:
-        logger.warning("a 👎 suggestion was not saved: %s", exc.message)
-        return {render.SUGGESTION_BLOCK_ID: render.SUGGESTION_UNSAVED}, False
-    except InvalidInput as exc:
-        return {render.SUGGESTION_BLOCK_ID: render.error_sentence(exc)}, False
-    return None, True
+        return {}, False
+    why = render.suggestion_too_long(text)
+    if why is None:
+        draft = draft_of(answer, voter, text, deps.clock(), deps.team.review_days)
+        try:  # a store slower than the form's 3 s allow is StoreUnavailable (bot/team.py)
+            await deps.team.save(draft)
+            return {}, True
+        except StoreUnavailable as exc:
+            logger.warning("a 👎 suggestion was not saved: %s", exc.message)
+            why = render.SUGGESTION_UNSAVED
+        except InvalidInput as exc:
+            why = render.error_sentence(exc)
+    return {render.SUGGESTION_BLOCK_ID: why}, False
 
 
-async def _refused_in_form() -> Outcome:
-    return Outcome(route="feedback", outcome="suggestion_refused")
-
-
-async def refuse_in_form(deps: SlackDeps, ack: AsyncAck, errors: dict[str, str]) -> None:
+async def refuse_in_form(deps: SlackDeps, ack: AsyncAck, errors: dict[str, str], why: str) -> None:
+    """The 👎 form stays open with `errors` under their fields; counted as `why`."""
     await ack(response_action="errors", errors=errors)
-    await deps.boundary("feedback_comment", _refused_in_form, say_nothing)
+    await deps.boundary("feedback_comment", partial(_refused, why), say_nothing)
+
+
+async def _refused(why: str) -> Outcome:
+    return Outcome(route="feedback", outcome=why)
+
+
+def home_reply(deps: SlackDeps, client: AsyncWebClient, body: dict[str, Any]) -> SlackReply | None:
+    """A Home button's notices go to the clicker's DM (Home has no channel); None (counted as
+    ignored) when the click names nobody."""
+    user = as_str(as_dict(body.get("user")).get("id"))
+    if user is None:
+        ignored(deps.metrics, "home_action", "no user")
+        return None
+    return SlackReply(client, "direct", user, user)
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_click(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         await ack()
-        user = as_str(as_dict(body.get("user")).get("id"))
-        if user is None:
-            ignored(deps.metrics, "home_action", "no user")
+        reply = home_reply(deps, client, body)
+        if reply is None:
             return
         action_id, value = first_action(body).get("action_id"), first_action(body).get("value")
-        reply = SlackReply(client, "direct", user, user)  # Home has no channel: the DM
         if action_id == render.ACTION_TEAM_EDIT:
             job = partial(edit, deps, reply, body.get("trigger_id"), value)
         else:
@@ -147,7 +156,7 @@ async def review(deps: SlackDeps, reply: SlackReply, approve: bool, value: objec
             done = await deps.team.remove(draft_id)
     except StoreUnavailable as exc:
         logger.warning("a team draft was not reviewed: %s", exc.message)
-        await reply.notify_asker(render.team_notice("unsaved"))
+        await reply.notify_asker(render.render_team_notice("unavailable"))
         return Outcome(route="team", outcome="store_unavailable")
     except InvalidInput as exc:  # e.g. an approved answer already answers its question
         await reply.notify_asker(render.render_error(exc))

@@ -38,12 +38,9 @@ POLL_SECONDS = 15.0
 FORM = "application/x-www-form-urlencoded"
 _Obj = dict[str, Any]
 _APP = {"team_id": TEAM, "api_app_id": "A0PLAY"}
-_LINKS = "https://playground.example/archives"  # chat.getPermalink's: no real site
 #: the person, an admin so that the channel settings can be tried too
 _YOU: _Obj = {"name": "you", "locale": "en-US", "is_admin": True, "tz": "America/Los_Angeles"}
-_YOU |= {"tz_label": "Pacific Time", "tz_offset": -28800}
-#: manifest.yml's message shortcuts (callback_id, name) for a message's "More actions" menu;
-#: written out as an installed package has no manifest (tests/test_playground_team compares)
+#: manifest.yml's message shortcuts (an installed package has none; a test compares them)
 SHORTCUTS = (("ask_gdocs", "Ask Google's docs"), ("save_team_answer", "Save as team answer"))
 
 
@@ -254,14 +251,9 @@ class Workspace:
         return {"ok": True, "file_id": file_id, "upload_url": f"{self.base}/api/upload?f={file_id}"}
 
     def _conversation(self, args: _Obj) -> _Obj:
-        channel = args.get("channel")
-        kind = {"name": "general", "is_channel": True, "is_private": False, "is_im": False}
-        found = kind if channel == CHANNEL else {"is_im": True, "user": USER}
-        return {"ok": True, "channel": {"id": channel, "is_member": True, **found}}
-
-    def _permalink(self, args: _Obj) -> _Obj:  # Slack's shape at a made-up address
-        channel, ts = str(args.get("channel")), str(args.get("message_ts")).replace(".", "")
-        return {"ok": True, "channel": channel, "permalink": f"{_LINKS}/{channel}/p{ts}"}
+        public = {"name": "general", "is_channel": True, "is_private": False}
+        found = public if args.get("channel") == CHANNEL else {"is_im": True}
+        return {"ok": True, "channel": {"id": args.get("channel"), "is_member": True, **found}}
 
     def _files(self, args: _Obj) -> _Obj:
         found = _json(args.get("files"))
@@ -271,7 +263,6 @@ class Workspace:
 _READS: dict[str, Callable[[Workspace, _Obj], _Obj]] = {
     "users.info": lambda _, a: {"ok": True, "user": {"id": a.get("user"), **_YOU}},
     "conversations.info": Workspace._conversation,
-    "chat.getPermalink": Workspace._permalink,
     "conversations.members": lambda _, a: {"ok": True, "members": [USER, BOT_USER]},
     "users.conversations": lambda _, a: {"ok": True, "channels": [{"id": CHANNEL}]},
     "conversations.replies": Workspace._replies,

@@ -84,11 +84,14 @@ async def open_team_form(
         return False
     view = as_dict(opened.get("view"))
 
-    async def no_question() -> str | None:
-        return None
+    async def asked() -> str | None:  # a nicety: without it the form stays as opened
+        try:
+            return await question() if question is not None and not form.question else None
+        except StoreError as exc:
+            logger.info("the thread's question not found: %s", exc.message)
+            return None
 
-    ask = question if question is not None and not form.question else no_question
-    public, found = await asyncio.gather(is_public(client, form.channel), ask())
+    public, found = await asyncio.gather(is_public(client, form.channel), asked())
     better = replace(form, public=form.public or public, question=form.question or found or "")
     view_id = as_str(view.get("id"))
     if better != form and view_id is not None:

@@ -366,6 +366,28 @@ async def test_another_members_forged_remove_or_edit_is_refused_and_changes_noth
         assert ["Only its author and the team's admins can change that team answer."] * 2 == said
 
 
+async def test_remove_or_edit_with_the_store_down_says_so_and_keeps_the_list(
+    dk_server: FakeDeveloperKnowledge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not "something went wrong": the store's own sentence, to the presser alone."""
+
+    async def unavailable(self: TeamAnswers, answer_id: str) -> None:
+        raise StoreUnavailable("redis did not answer")
+
+    async with running_bot(dk_server, clock=TestClock(NOW)) as bot:
+        await bot.deps.team.save(saved_answer())
+        own, _ = await team_list(bot, ASKER)
+        monkeypatch.setattr(TeamAnswers, "get", unavailable)
+        keys = [await press(bot, buttons(own)[a], ASKER) for a in buttons(own)]
+        said = [c.args["text"] for c in bot.fake.calls_to("chat.postEphemeral")]
+        monkeypatch.undo()
+
+        assert [] == [r for key in keys for r in bot.fake.responses_to(key)]
+        assert 2 == len(said)
+        assert all(s.startswith("I can't reach the team answers right now") for s in said)
+        assert await bot.deps.team.get("team_ans_1") == saved_answer()
+
+
 async def test_edit_opens_the_form_and_saving_replaces_keeping_author_and_id(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:

@@ -131,7 +131,7 @@ def team_form_modal(form: TeamForm) -> dict[str, Any]:
     where: Block = {"type": "input", "block_id": VISIBILITY_BLOCK, "element": radios}
     where["label"] = plain_text_object("Who may see it", 2000)
     if not form.public:
-        why = "Saved in a private channel or a direct message: it stays there."
+        why = "A team answer saved in a private channel or a direct message stays there."
         where["hint"] = plain_text_object(why, 2000)
     asked = _FILLED_QUESTION_BLOCK if form.question.strip() else QUESTION_BLOCK
     also = "\n".join(form.also)

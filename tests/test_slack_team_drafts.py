@@ -43,10 +43,12 @@ def down_value(call: SlackCall) -> str:
     return str(element["negative_button"]["value"])
 
 
-async def suggest(bot: SlackBot, suggestion: str | None, comment: str | None = None) -> Any:
-    """`/gdocs search <question>` (a search reply: the question's answer is not cached), its
-    👎 by MEMBER, the form opened from the thanks and sent with `suggestion`; the ack."""
-    await bot.command(f"search {QUESTION}")
+async def suggest(
+    bot: SlackBot, suggestion: str | None, comment: str | None = None, channel: str = "C1"
+) -> Any:
+    """`/gdocs search <question>` in `channel` (a search reply: the question's answer is not
+    cached), its 👎 by MEMBER, the form opened from the thanks and sent with `suggestion`."""
+    await bot.command(f"search {QUESTION}", channel=channel)
     [reply] = await bot.fake.await_calls("chat.postMessage")
     await bot.finished(1)  # the answer is kept for votes once its reply is posted
     await bot.feedback_click(down_value(reply), user=MEMBER, message_ts=reply.result["ts"])
@@ -223,6 +225,55 @@ async def test_a_draft_shows_on_a_team_admins_home_escaped(
         assert button(view, ACTION_TEAM_APPROVE)
         assert button(view, ACTION_TEAM_DISCARD)
         assert [] == bot.fake.invalid_payloads
+
+
+PRIVATE = "C9PRIV"  # a private channel (conversations.info says so) ADMIN is in
+
+
+async def test_a_private_channels_suggestion_shows_only_to_admins_in_it(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """A private channel's words stay there: on the Home of an admin in it, not of one who
+    is not (conversations.members)."""
+    async with running_bot(dk_server, team_answers_admins=LISTED) as bot:
+        bot.fake.admins.add(ADMIN)
+        bot.fake.private_channels.add(PRIVATE)
+        bot.fake.memberships.update({ADMIN: [PRIVATE], MEMBER: [PRIVATE]})
+        await suggest(bot, SUGGESTION, channel=PRIVATE)
+        inside, outside = await home_of(bot, ADMIN), await home_of(bot, LISTED)
+
+        assert "Terraform" in shown(inside)
+        assert "Suggested team answers" not in shown(outside)
+        assert "Terraform" not in shown(outside)
+
+
+async def test_a_public_channels_suggestion_shows_to_admins_not_in_it(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """As before: a public channel's draft is on every team admin's Home."""
+    async with running_bot(dk_server, team_answers_admins=LISTED) as bot:
+        bot.fake.admins.add(ADMIN)
+        bot.fake.memberships.update({ADMIN: ["C1"]})
+        await suggest(bot, SUGGESTION)
+        views = [await home_of(bot, admin) for admin in (ADMIN, LISTED)]
+
+        assert all("Terraform" in shown(view) for view in views)
+
+
+async def test_an_admins_forged_approve_of_a_private_channels_draft_is_refused(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """An admin not in the private channel replaying Approve from one who is: refused."""
+    async with running_bot(dk_server, team_answers_admins=LISTED) as bot:
+        bot.fake.admins.add(ADMIN)
+        bot.fake.private_channels.add(PRIVATE)
+        bot.fake.memberships.update({ADMIN: [PRIVATE]})
+        await suggest(bot, SUGGESTION, channel=PRIVATE)
+        await click(bot, await home_of(bot, ADMIN), ACTION_TEAM_APPROVE, LISTED)
+        [draft] = await bot.deps.team.all()
+
+        assert "draft" == draft.status
+        assert ("home_action", "refused") in bot.metrics.finished
 
 
 async def test_an_approved_suggestion_answers_the_question_without_google(

@@ -119,8 +119,8 @@ def feedback_comment_modal(vote: Vote) -> dict[str, Any]:
         "optional": True,
         "label": plain_text_object("Suggest a better answer", 2000),
         "hint": plain_text_object(
-            "Markdown. Only the team's admins see it (on their Home tab) until one approves "
-            "it as this question's answer.",
+            "Markdown. Only the team's admins see it (on their Home tab; from a private "
+            "channel or DM, only those in it) until one approves it as this question's answer.",
             2000,
         ),
         "element": {

@@ -306,6 +306,9 @@ class FakeSlack:
             private, im = channel in self.private_channels, str(channel).startswith("D")
             found = {"id": channel, "is_private": private or im, "is_im": im, "is_mpim": False}
             return {"ok": True, "channel": found}
+        if method == "conversations.members":  # from `memberships`, one page
+            members = [u for u, found in self.memberships.items() if channel in found]
+            return {"ok": True, "members": members, "response_metadata": {"next_cursor": ""}}
         if method == "chat.getPermalink":
             link = f"https://test.slack.com/archives/{channel}/p{args.get('message_ts', '')}"
             return {"ok": True, "channel": channel, "permalink": link.replace(".", "")}

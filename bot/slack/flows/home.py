@@ -24,7 +24,7 @@ from bot.report import Report, Window, aggregate, collect
 from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.boundary import DEVELOPER_KNOWLEDGE, Outcome
 from bot.slack.delivery.posting import why
-from bot.slack.flows.team import is_team_admin
+from bot.slack.flows.team import is_public, is_team_admin
 from bot.slack.memory import ChannelSettingsStore, RecentQuestions, UserProfiles
 from bot.slack.work.worklog import Reply
 from bot.store import TEXT, ResilientStore, Store, StoreError
@@ -42,6 +42,8 @@ WEEK_DAYS = 7
 SUMMARY_READ_LIMIT = 20_000
 SUMMARY_TIMEOUT_SECONDS = 2.0
 QuotaKind = Literal["counted", "unlimited", "unknown"]
+#: a Home asks Slack about the places of drafts from at most this many conversations
+DRAFT_PLACES = 10
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,7 @@ class Home:
         if not drafts and not due:
             return [], []
         if await is_team_admin(self.profiles, self.team_admins, client, user):
-            return drafts, due
+            return await drafts_seen(client, user, drafts), due
         return [], [a for a in due if a.author == user]
 
     async def _input(
@@ -194,6 +196,35 @@ class Home:
             await self.store.delete_if(key, channel, TEXT)
             return Outcome(route="prompts", outcome="failed")
         return Outcome(route="prompts", outcome="ok")
+
+
+async def drafts_seen(
+    client: AsyncWebClient, user: str, drafts: list[TeamAnswer]
+) -> list[TeamAnswer]:
+    """Of the drafts, those team admin `user` may see: a public channel's, and a private
+    place's only when `user` is in it (a private channel's words stay there). A draft from
+    a place Slack does not describe, or past the first DRAFT_PLACES, is not shown."""
+    places = list(dict.fromkeys(d.channel or "" for d in drafts if not _in_dm(d)))
+    inside = await asyncio.gather(*(_member(client, user, p) for p in places[:DRAFT_PLACES]))
+    seen = {place for place, member in zip(places, inside, strict=False) if member}
+    return [d for d in drafts if (d.author == user if _in_dm(d) else d.channel in seen)]
+
+
+def _in_dm(draft: TeamAnswer) -> bool:
+    """A DM with the bot: its one person is whoever gave the 👎 there (no im:read needed)."""
+    return (draft.channel or "").startswith("D")
+
+
+async def _member(client: AsyncWebClient, user: str, channel: str) -> bool:
+    if not channel or await is_public(client, channel):
+        return bool(channel)
+    try:  # one page: a private channel with more people than that is read as not joined
+        found = await client.conversations_members(channel=channel, limit=1000)
+    except SLACK_CALL_FAILURES as exc:
+        logger.info("conversations.members failed: %s", why(exc))
+        return False
+    members = found.get("members")
+    return isinstance(members, list) and user in members
 
 
 async def this_week(store: Store, now: datetime, per_day: int) -> Report | None:

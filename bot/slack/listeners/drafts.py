@@ -20,6 +20,7 @@ from bot.feedback import AnswerRecord
 from bot.slack.boundary import Outcome, as_dict, as_str, first_action, ignored, say_nothing
 from bot.slack.delivery.replies import SlackReply
 from bot.slack.deps import SlackDeps
+from bot.slack.flows.home import drafts_seen
 from bot.slack.flows.team import is_team_admin, open_team_form
 from bot.store import StoreUnavailable
 from bot.team import MAX_QUESTION_CHARS, TeamAnswer, new_team_id, review_date
@@ -121,7 +122,9 @@ async def edit(deps: SlackDeps, reply: SlackReply, trigger_id: object, value: ob
     form: render.TeamForm | str
     if found is None or found.status != "draft":
         form = await deps.team_flow.editable(client, user, value)
-    elif await is_team_admin(deps.profiles, deps.settings.team_admin_ids, client, user):
+    elif await is_team_admin(
+        deps.profiles, deps.settings.team_admin_ids, client, user
+    ) and await drafts_seen(client, user, [found]):
         form = render.form_for(found, "draft")
     else:  # a suggestion is reviewed by an admin, its author included
         await reply.notify_asker(render.team_notice("refused"))
@@ -150,6 +153,9 @@ async def review(deps: SlackDeps, reply: SlackReply, approve: bool, value: objec
     try:
         if draft is None or draft.status != "draft":
             done = False
+        elif not await drafts_seen(reply.client, user, [draft]):  # not on their Home: forged
+            await reply.notify_asker(render.team_notice("refused"))
+            return Outcome(route="team", outcome="refused")
         elif approve:
             done = await deps.team.approve(draft_id) is not None
         else:

@@ -39,8 +39,8 @@ DRAFT_DAYS = 30
 KEPT_PAST_REVIEW_DAYS = 365
 #: the `where` of an index entry visible in every channel of the workspace
 EVERYWHERE = "*"
-#: a save waits this long for the shared store before saying it could not save: a modal's
-#: answer is due within Slack's 3 s
+#: a save (or a management read) waits this long for the shared store before saying it
+#: could not: a modal's answer is due within Slack's 3 s
 WRITE_TIMEOUT_SECONDS = 2.0
 _DAY = 86_400.0
 
@@ -99,10 +99,11 @@ def review_date(now: datetime, review_days: int) -> datetime:
 
 @dataclass(frozen=True)
 class TeamAnswers:
-    """The team answers in the store. `save`/`remove`/`approve` raise `StoreUnavailable`
-    when the write did not reach the shared store: they write to a ResilientStore's primary
-    directly, never to its per-process stand-in, so nothing is kept silently. Reads go
-    through `store` as every read does (a store that is down finds nothing: ask Google)."""
+    """The team answers in the store. All but `find` and `count_use` (giving an answer) go
+    to a ResilientStore's primary directly, never to its per-process stand-in, and raise
+    `StoreUnavailable` when it does not answer: nothing is kept silently, and an empty
+    stand-in is never shown as "none saved". `find` reads through `store` as every read
+    does (a store that is down finds nothing: ask Google)."""
 
     store: Store
     review_days: int
@@ -139,15 +140,16 @@ class TeamAnswers:
             return None
         places = ([channel] if channel else []) + [EVERYWHERE]
         found = await self.store.get_many([keys.TEAM_INDEX.key(w, digest) for w in places], TEXT)
-        for answer_id in found:
-            answer = await self.get(answer_id) if answer_id else None
+        for answer_id in filter(None, found):
+            answer = await self.store.get(keys.TEAM.key(answer_id), _CODEC)
             # an entry outliving an edit that raced it finds nothing it does not answer
             if answer and answer.visible_in(channel) and digest in _digests(answer):
                 return answer
         return None
 
     async def get(self, answer_id: str) -> TeamAnswer | None:
-        return await self.store.get(keys.TEAM.key(answer_id), _CODEC)
+        async with self._shared() as shared:
+            return await shared.get(keys.TEAM.key(answer_id), _CODEC)
 
     async def visible(self, channel: str | None) -> list[TeamAnswer]:
         """The approved answers visible in `channel`, by question."""
@@ -156,7 +158,8 @@ class TeamAnswers:
 
     async def all(self) -> list[TeamAnswer]:
         """Every team answer and draft (export), oldest first."""
-        found = await self.store.scan(keys.TEAM.prefix, _CODEC, MAX_TEAM_ANSWERS)
+        async with self._shared() as shared:
+            found = await shared.scan(keys.TEAM.prefix, _CODEC, MAX_TEAM_ANSWERS)
         return sorted((a for _, a in found), key=lambda a: (a.saved_at, a.id))
 
     async def remove(self, answer_id: str) -> bool:
@@ -181,12 +184,13 @@ class TeamAnswers:
         return await self.save((answer or draft).model_copy(update=changes))
 
     async def count_use(self, answer_id: str) -> None:
-        answer = await self.get(answer_id)
+        answer = await self.store.get(keys.TEAM.key(answer_id), _CODEC)
         if answer is not None:
             await self.store.incr(keys.TEAM_USED.key(answer_id), 1, self._ttl(answer))
 
     async def uses(self, ids: list[str]) -> dict[str, int]:
-        counts = await self.store.get_many([keys.TEAM_USED.key(i) for i in ids], TEXT)
+        async with self._shared() as shared:
+            counts = await shared.get_many([keys.TEAM_USED.key(i) for i in ids], TEXT)
         return {i: _int(n) for i, n in zip(ids, counts, strict=True)}
 
     # --- helpers -------------------------------------------------------------------------
@@ -200,7 +204,7 @@ class TeamAnswers:
 
     def _shared(self) -> AbstractAsyncContextManager[Store]:
         primary = self.store.primary if isinstance(self.store, ResilientStore) else self.store
-        return _writing(primary)
+        return _shared(primary)
 
     async def _refuse_clash(self, shared: Store, answer: TeamAnswer, entries: set[str]) -> None:
         ordered = sorted(entries)
@@ -213,9 +217,9 @@ class TeamAnswers:
 
 
 @asynccontextmanager
-async def _writing(store: Store) -> AsyncIterator[Store]:
-    """`store` for a write: any failure, or a wait past WRITE_TIMEOUT_SECONDS, is
-    `StoreUnavailable` (the caller says it could not save)."""
+async def _shared(store: Store) -> AsyncIterator[Store]:
+    """`store` for a write or a management read: any failure, or a wait past
+    WRITE_TIMEOUT_SECONDS, is `StoreUnavailable` (the caller says it could not save/read)."""
     try:
         async with asyncio.timeout(WRITE_TIMEOUT_SECONDS):
             yield store

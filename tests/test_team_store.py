@@ -296,11 +296,26 @@ async def test_a_redis_that_is_down_refuses_the_save_and_keeps_nothing() -> None
         with pytest.raises(StoreUnavailable):
             await team.save(team_answer())
         assert None is await team.find(QUESTION, None)
-        assert [] == await team.all()
         with pytest.raises(StoreUnavailable):
             await team.remove("any")
         with pytest.raises(StoreUnavailable):
             await team.approve("any")
+    finally:
+        await store.aclose()
+
+
+async def test_with_redis_down_management_reads_raise_and_only_find_answers_none() -> None:
+    """Not the per-process stand-in's empty answer, which would read as "none saved" or
+    "gone already": the list, one answer and the use counts raise StoreUnavailable; `find`
+    finds nothing (the question goes to Google's docs) and counting a use is no error."""
+    store = ResilientStore(redis_store(f"redis://127.0.0.1:{_closed_port()}/0", prefix="g:"))
+    try:
+        team = team_on(store)
+        for read in (team.all(), team.visible("C1"), team.get("any"), team.uses(["any"])):
+            with pytest.raises(StoreUnavailable):
+                await read
+        assert None is await team.find(QUESTION, "C1")
+        await team.count_use("any")
     finally:
         await store.aclose()
 
@@ -337,6 +352,25 @@ async def test_a_write_the_primary_does_not_answer_in_time_is_store_unavailable(
     async with asyncio.timeout(5):
         with pytest.raises(StoreUnavailable, match="did not answer in time"):
             await team.save(team_answer())
+
+
+class _HangingReads(MemoryStore):
+    """A primary whose reads stop answering."""
+
+    async def scan(self, *args: object, **kwargs: object) -> list[tuple[str, TeamAnswer]]:
+        await asyncio.sleep(60)
+        return []
+
+
+async def test_a_read_the_primary_does_not_answer_in_time_is_store_unavailable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The list is bounded as a save is (the asker hears within seconds), not hung."""
+    monkeypatch.setattr("bot.team.WRITE_TIMEOUT_SECONDS", 0.2)
+    team = team_on(ResilientStore(_HangingReads(max_entries=100)))
+    async with asyncio.timeout(5):
+        with pytest.raises(StoreUnavailable, match="did not answer in time"):
+            await team.visible("C1")
 
 
 def _reason(exc: pytest.ExceptionInfo[InvalidInput]) -> Reason | None:

@@ -108,6 +108,8 @@ class HomeInput:
     team_drafts: Sequence[TeamAnswer] = field(default_factory=tuple)
     #: team answers past their review date (the viewer's own; every one for team admins)
     team_due: Sequence[TeamAnswer] = field(default_factory=tuple)
+    #: the team answers could not be read (team admins only): said, not shown as none
+    team_unread: bool = False
 
 
 @dataclass(frozen=True)
@@ -277,7 +279,7 @@ def render_home(view: HomeInput) -> dict[str, Any]:
     channels = channel_blocks(view.channels, view.default_followups)
     week = week_blocks(view.week, command) if view.week else []
     status = [section(_quota(view)), section(_upstream(view)), divider()]
-    team = team_blocks(view.team_drafts, view.team_due, view.viewer_tz)
+    team = team_blocks(view.team_drafts, view.team_due, view.viewer_tz, view.team_unread)
     blocks = [*_about(command), *status, *week, *team]
     blocks += [*channels, divider()] if channels else []
     return {"type": "home", "blocks": [*blocks, *_recent(view)][:100]}

@@ -117,9 +117,12 @@ def _due_block(answer: TeamAnswer, tz: str | None) -> Block:
 
 
 def team_blocks(
-    drafts: Sequence[TeamAnswer], due: Sequence[TeamAnswer], tz: str | None
+    drafts: Sequence[TeamAnswer], due: Sequence[TeamAnswer], tz: str | None, unread: bool = False
 ) -> list[Block]:
-    """Both sections (each only when it lists something), capped; [] when both are empty."""
+    """Both sections (each only when it lists something), capped; [] when both are empty;
+    one line when they could not be read (`unread`)."""
+    if unread:
+        return [section("I can't reach the team answers right now."), divider()]
     blocks: list[Block] = []
     if drafts:
         blocks += [

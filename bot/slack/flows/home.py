@@ -53,12 +53,12 @@ class _Changing:
     quota: QuotaState | None
     upstream: render.Upstream
     recent: list[render.RecentQuestion]
-    #: (drafts, answers due) this viewer sees; out of repr so a Home without them hashes
-    #: as it did before team answers existed
-    team: tuple[list[TeamAnswer], list[TeamAnswer]] = field(default=([], []), repr=False)
+    #: (drafts, answers due) this viewer sees, None: not read (a team admin is told); out
+    #: of repr so a Home without them hashes as it did before team answers existed
+    team: tuple[list[TeamAnswer], list[TeamAnswer]] | None = field(default=([], []), repr=False)
 
     def fingerprint(self) -> str:
-        seen = repr(self) + (repr(self.team) if any(self.team) else "")
+        seen = repr(self) + (repr(self.team) if self.team is None or any(self.team) else "")
         return hashlib.sha256(seen.encode()).hexdigest()[:32]
 
 
@@ -115,14 +115,16 @@ class Home:
 
     async def _team(
         self, client: AsyncWebClient, user: str
-    ) -> tuple[list[TeamAnswer], list[TeamAnswer]]:
+    ) -> tuple[list[TeamAnswer], list[TeamAnswer]] | None:
         """Drafts (team admins only) and answers past their review date (the viewer's own,
-        or all for team admins); the admin check only when there is something to show."""
+        or all for team admins); the admin check only when there is something to show.
+        None: not read, and the viewer manages them (their Home must not look empty)."""
         try:
             kept = await self.team.all()
         except StoreError as exc:
             logger.info("team answers not read for Home: %s", exc.message)
-            return [], []
+            admin = await is_team_admin(self.profiles, self.team_admins, client, user)
+            return None if admin else ([], [])
         now = self.clock()
         drafts = [a for a in kept if a.status == "draft"]
         due = [a for a in kept if a.status == "approved" and a.review_due(now)]
@@ -155,8 +157,9 @@ class Home:
             channels=await self._viewer_channels(client, user),
             default_followups=self.default_followups,
             week=await this_week(self.store, now, self.quota.config.per_day) if admin else None,
-            team_drafts=changing.team[0],
-            team_due=changing.team[1],
+            team_drafts=changing.team[0] if changing.team else (),
+            team_due=changing.team[1] if changing.team else (),
+            team_unread=changing.team is None,
         )
 
     async def _viewer_channels(self, client: AsyncWebClient, user: str) -> list[render.ChannelLine]:

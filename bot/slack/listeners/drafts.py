@@ -119,6 +119,10 @@ async def edit(deps: SlackDeps, reply: SlackReply, trigger_id: object, value: ob
     except InvalidInput as exc:
         await reply.notify_asker(render.render_error(exc))
         return Outcome(route="team", outcome="invalid_input")
+    except StoreUnavailable as exc:
+        logger.info("team answer not read for Edit: %s", exc.message)
+        await reply.notify_asker(render.render_team_notice("unavailable"))
+        return Outcome(route="team", outcome="store_unavailable")
     form: render.TeamForm | str
     if found is None or found.status != "draft":
         form = await deps.team_flow.editable(client, user, value)
@@ -149,8 +153,8 @@ async def review(deps: SlackDeps, reply: SlackReply, approve: bool, value: objec
     if not await is_team_admin(deps.profiles, deps.settings.team_admin_ids, reply.client, user):
         await reply.notify_asker(render.team_notice("refused"))
         return Outcome(route="team", outcome="refused")
-    draft = await deps.team.get(draft_id)
     try:
+        draft = await deps.team.get(draft_id)
         if draft is None or draft.status != "draft":
             done = False
         elif not await drafts_seen(reply.client, user, [draft]):  # not on their Home: forged

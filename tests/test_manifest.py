@@ -120,6 +120,8 @@ SCOPES_FOR_METHOD: dict[str, frozenset[str]] = {
     "users_conversations": frozenset({"channels:read", "groups:read"}),
     # whether a team answer may be offered to the whole workspace (public channels only)
     "conversations_info": frozenset({"channels:read"}),
+    # who is in the private channel a 👎 suggestion came from (its draft is shown only to them)
+    "conversations_members": frozenset({"channels:read", "groups:read"}),
     # where a team answer came from; Slack needs no scope for it
     "chat_getPermalink": frozenset(),
     "chat_unfurl": frozenset({"links:write"}),

@@ -63,6 +63,7 @@ BOT_SCOPES: dict[str, str] = {
         "(whether a team answer may be offered to the whole workspace)"
     ),
     "groups:read": "users.conversations (the Home tab's private channels with settings)",
+    "mpim:read": "conversations.members (which admins may review a group DM's 👎 suggestion)",
 }
 
 ASK_SHORTCUT = "ask_gdocs"
@@ -121,7 +122,7 @@ SCOPES_FOR_METHOD: dict[str, frozenset[str]] = {
     # whether a team answer may be offered to the whole workspace (public channels only)
     "conversations_info": frozenset({"channels:read"}),
     # who is in the private channel a 👎 suggestion came from (its draft is shown only to them)
-    "conversations_members": frozenset({"channels:read", "groups:read"}),
+    "conversations_members": frozenset({"channels:read", "groups:read", "mpim:read"}),
     # where a team answer came from; Slack needs no scope for it
     "chat_getPermalink": frozenset(),
     "chat_unfurl": frozenset({"links:write"}),

@@ -114,7 +114,7 @@ _TEAM_NOTES = {
     "characters): change it with `gdocs-bot team export` and `import`.",
     "by_command": "Type `/gdocs team` in a channel to list the team answers given there.",
     "unavailable": "I can't reach the team answers right now (the bot's storage isn't "
-    "answering). Nothing was changed; try again in a minute.",
+    "answering): try again in a minute.",
 }
 
 

@@ -179,7 +179,7 @@ def test_a_messages_mrkdwn_reads_back_as_markdown(mrkdwn: str, markdown: str) ->
 # --- the list ---------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("days", "uses", "words"),
-    [(0, 0, "saved today · used 0 times"), (1, 1, "saved yesterday · used once"),
+    [(0, 0, "saved today · not used yet"), (1, 1, "saved yesterday · used once"),
      (3, 12, "saved 3 days ago · used 12 times"),
      (200, 1500, "saved 6 months ago · used 1,500 times")],
 )  # fmt: skip

@@ -120,13 +120,16 @@ def test_the_week_summary_counts_team_answers_when_there_are_any() -> None:
 
     assert "got a generated answer · 3 team answers · 2 search results only" in with_team
     assert "team answers" not in without
+    one = str(render_week_report(report_with(used=1, saved=1))["blocks"])
+    assert "got a generated answer · 1 team answer · " in one
 
 
 @given(st.integers(0, 10_000), st.integers(0, 10_000))
 def test_the_team_line_shows_exactly_when_a_team_answer_was_used(used: int, saved: int) -> None:
     saved = min(saved, used)
     md = render_md(report_with(used, saved))
-    line = f"- Team answers: {used} used, {saved} generated answers saved\n"
+    answers = "answer" if saved == 1 else "answers"
+    line = f"- Team answers: {used} used, {saved} generated {answers} saved\n"
 
     assert (line in md) == (used > 0)
     assert ("Team answers" in md) == (used > 0)

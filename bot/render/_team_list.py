@@ -51,7 +51,8 @@ def _entry(entry: TeamListEntry, now: datetime) -> list[Block]:
     question = escape_truncated(one_line(answer.question), 150, at_word=True)
     author = mention(answer.author)
     facts = [f"by {author}" if author else "", _age(answer.saved_at, now)]
-    facts.append("used once" if entry.uses == 1 else f"used {entry.uses:,} times")
+    uses = {0: "not used yet", 1: "used once"}.get(entry.uses, f"used {entry.uses:,} times")
+    facts.append(uses)
     facts.append(WHERE[answer.visibility].lower())
     if entry.manage and answer.review_due(now):
         facts.append(":hourglass: review due")

@@ -25,7 +25,7 @@ def _week_lines(week: Report) -> tuple[str, str]:
     team = t.team.get("used", 0)
     figures = (
         f"*{t.questions}* questions · *{share}* got a generated answer · "
-        + (f"{team} team answers · " if team else "")
+        + (f"{team} team answer{'s' if team != 1 else ''} · " if team else "")
         + f"{t.search_only} search results only · {t.unanswered} no answer"
     )
     if week.by_product:  # the products questions were limited to, if any was

@@ -39,7 +39,9 @@ def team_line(report: Report) -> str | None:
     t = report.total.team
     if not has_team(report):
         return None
-    return f"Team answers: {t['used']} used, {t.get('saved', 0)} generated answers saved"
+    saved = t.get("saved", 0)
+    answers = "answer" if saved == 1 else "answers"
+    return f"Team answers: {t['used']} used, {saved} generated {answers} saved"
 
 
 def tables(report: Report) -> dict[str, Table]:

@@ -39,7 +39,7 @@ def answer_query_calls(dk: FakeDeveloperKnowledge) -> int:
 
 
 @pytest.mark.parametrize("store", ["sqlite, restarted", "redis, the other replica"])
-async def test_a_workspace_answer_saved_in_the_form_is_given_elsewhere_after_a_restart_or_by_a_replica(
+async def test_a_workspace_answer_from_the_form_is_given_after_a_restart_or_by_a_replica(
     dk_server: FakeDeveloperKnowledge, tmp_path: Path, request: pytest.FixtureRequest, store: str
 ) -> None:
     """Saved in C1 for the whole workspace by one bot; asked in C2 of the bot that restarted

@@ -127,13 +127,13 @@ from bot.render._team_home import ACTION_TEAM_DISCARD as ACTION_TEAM_DISCARD
 from bot.render._team_home import ACTION_TEAM_EDIT as ACTION_TEAM_EDIT
 from bot.render._team_home import MAX_TEAM_ITEMS as MAX_TEAM_ITEMS
 from bot.render._team_home import decode_team_value as decode_team_value
-from bot.render._team_home import team_notice as team_notice
 from bot.render._team_list import ACTION_TEAM_LIST_EDIT as ACTION_TEAM_LIST_EDIT
 from bot.render._team_list import ACTION_TEAM_LIST_REMOVE as ACTION_TEAM_LIST_REMOVE
 from bot.render._team_list import MAX_LISTED as MAX_LISTED
 from bot.render._team_list import TeamListEntry as TeamListEntry
 from bot.render._team_list import render_team_list as render_team_list
 from bot.render._team_list import render_team_notice as render_team_notice
+from bot.render._team_list import team_note as team_note
 from bot.render._team_list import team_removed_text as team_removed_text
 from bot.render._team_list import team_saved_text as team_saved_text
 from bot.render._text import Message as Message

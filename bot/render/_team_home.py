@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from bot.errors import InvalidInput
 from bot.render._notices import forged
@@ -15,7 +15,6 @@ from bot.render._quota import viewer_zone
 from bot.render._text import (
     MAX_BUTTON_VALUE_CHARS,
     Block,
-    Message,
     actions,
     button,
     context,
@@ -40,18 +39,6 @@ ACTION_TEAM_DISCARD = "team_draft_discard"
 #: Edit on a suggestion or on an answer due for review (opens the team answer form)
 ACTION_TEAM_EDIT = "team_home_edit"
 _VALUE_RE = re.compile(r"team1:(?P<id>[A-Za-z0-9_-]{1,64})")
-
-
-_NOTICES = {
-    "refused": "Only the team's admins can approve, edit or discard a suggested answer.",
-    "gone": "That suggestion is no longer waiting: someone approved or discarded it already.",
-}
-
-
-def team_notice(kind: Literal["refused", "gone"]) -> Message:
-    """What a click on a suggestion's Approve / Discard tells the clicker, when not done."""
-    text = _NOTICES[kind]
-    return {"text": text, "blocks": [context(text)]}
 
 
 def team_value(answer_id: str) -> str:

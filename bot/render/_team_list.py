@@ -116,10 +116,19 @@ _TEAM_NOTES = {
     "by_command": "Type `/gdocs team` in a channel to list the team answers given there.",
     "unavailable": "I can't reach the team answers right now (the bot's storage isn't "
     "answering): try again in a minute.",
+    # a 👎 suggestion's Approve / Edit / Discard on Home, when not done
+    "draft_refused": "Only the team's admins can approve, edit or discard a suggested answer.",
+    "draft_gone": "That suggestion is no longer waiting: someone approved or discarded it already.",
 }
 
 
+def team_note(kind_or_text: str) -> str:
+    """A notice's words, unescaped (a form's error is plain text; a list escapes its note)."""
+    return _TEAM_NOTES.get(kind_or_text, kind_or_text)
+
+
 def render_team_notice(kind_or_text: str) -> Message:
-    """A short ephemeral notice: "refused", "gone", "unavailable", or a `team_*_text`."""
-    text = escape_truncated(_TEAM_NOTES.get(kind_or_text, kind_or_text), 500)
+    """A short ephemeral notice: a `_TEAM_NOTES` kind ("refused", "gone", "unavailable",
+    "draft_refused", …) or a `team_*_text`."""
+    text = escape_truncated(team_note(kind_or_text), 500)
     return {"text": text, "blocks": [context(text)]}

@@ -161,7 +161,7 @@ class TeamFlow:
                 if form.mode != "draft":
                     await self.team.save(answer)
                 elif await self.team.approve(form.answer_id, answer) is None:
-                    return {asked: render.team_notice("gone")["text"]}, None
+                    return {asked: render.team_note("draft_gone")}, None
         except (StoreError, TimeoutError) as exc:
             logger.warning("a team answer was not saved: %s", getattr(exc, "message", "too slow"))
             return {render.ANSWER_BLOCK: render.TEAM_STORE_DOWN}, None
@@ -186,9 +186,9 @@ class TeamFlow:
             )  # fmt: skip
         found = await self.team.get(form.answer_id)
         if found is None or (found.status == "draft") != (form.mode == "draft"):
-            return render.render_team_notice("gone")["text"]
+            return render.team_note("gone")
         if not await self.may_change(client, user, found):
-            return render.render_team_notice("refused")["text"]
+            return render.team_note("refused")
         return found.model_copy(update=fields)  # its id, author, date and origin kept
 
     async def listing(
@@ -252,7 +252,7 @@ class TeamFlow:
             logger.info("team answer not removed: %s", exc.message)
             return render.render_team_notice("unavailable"), False
         if found is None or not removed:
-            note = render.render_team_notice("gone")["text"]
+            note = render.team_note("gone")
         else:
             note = render.team_removed_text(found.question)
         return await self.listing(client, channel, user, note=note), True

@@ -131,7 +131,7 @@ async def edit(deps: SlackDeps, reply: SlackReply, trigger_id: object, value: ob
     ) and await drafts_seen(client, user, [found]):
         form = render.form_for(found, "draft")
     else:  # a suggestion is reviewed by an admin, its author included
-        await reply.notify_asker(render.team_notice("refused"))
+        await reply.notify_asker(render.render_team_notice("draft_refused"))
         return Outcome(route="team", outcome="refused")
     if isinstance(form, str):
         await reply.notify_asker(render.render_team_notice(form))
@@ -151,14 +151,14 @@ async def review(deps: SlackDeps, reply: SlackReply, approve: bool, value: objec
         await reply.notify_asker(render.render_error(exc))
         return Outcome(route="team", outcome="invalid_input")
     if not await is_team_admin(deps.profiles, deps.settings.team_admin_ids, reply.client, user):
-        await reply.notify_asker(render.team_notice("refused"))
+        await reply.notify_asker(render.render_team_notice("draft_refused"))
         return Outcome(route="team", outcome="refused")
     try:
         draft = await deps.team.get(draft_id)
         if draft is None or draft.status != "draft":
             done = False
         elif not await drafts_seen(reply.client, user, [draft]):  # not on their Home: forged
-            await reply.notify_asker(render.team_notice("refused"))
+            await reply.notify_asker(render.render_team_notice("draft_refused"))
             return Outcome(route="team", outcome="refused")
         elif approve:
             done = await deps.team.approve(draft_id) is not None
@@ -172,7 +172,7 @@ async def review(deps: SlackDeps, reply: SlackReply, approve: bool, value: objec
         await reply.notify_asker(render.render_error(exc))
         return Outcome(route="team", outcome="invalid_input")
     if not done:
-        await reply.notify_asker(render.team_notice("gone"))
+        await reply.notify_asker(render.render_team_notice("draft_gone"))
     await deps.home.publish(reply.client, user)
     outcome = "gone" if not done else "approved" if approve else "discarded"
     return Outcome(route="team", outcome=outcome)

@@ -228,6 +228,12 @@ class TeamFlow:
             return "refused"
         except StoreError:
             return "unavailable"
+        return await self.edit_form(client, user, found)
+
+    async def edit_form(
+        self, client: AsyncWebClient, user: str, found: TeamAnswer | None
+    ) -> render.TeamForm | str:
+        """The form editing `found` (read already), or the notice's kind."""
         if found is None or found.status != "approved":
             return "gone"
         if not await self.may_change(client, user, found):

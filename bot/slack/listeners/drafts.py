@@ -125,7 +125,7 @@ async def edit(deps: SlackDeps, reply: SlackReply, trigger_id: object, value: ob
         return Outcome(route="team", outcome="store_unavailable")
     form: render.TeamForm | str
     if found is None or found.status != "draft":
-        form = await deps.team_flow.editable(client, user, value)
+        form = await deps.team_flow.edit_form(client, user, found)
     elif await is_team_admin(
         deps.profiles, deps.settings.team_admin_ids, client, user
     ) and await drafts_seen(client, user, [found]):

@@ -101,17 +101,17 @@ def parse_channel_request(words: str) -> ChannelRequest:
 
 def parse_channel_ids(text: str) -> frozenset[str]:
     """ANSWER_CHANNELS: comma- or space-separated ids; ValueError naming a bad one."""
-    ids = [part.strip() for part in re.split(r"[,\s]+", text) if part.strip()]
-    for channel in ids:
-        if not CHANNEL_ID_RE.fullmatch(channel):
-            raise ValueError(f"not a channel id (like C0123ABCD): {channel[:24]!r}")
-    return frozenset(ids)
+    return _parse_ids(text, CHANNEL_ID_RE, "a channel id (like C0123ABCD)")
 
 
 def parse_user_ids(text: str) -> frozenset[str]:
     """TEAM_ANSWERS_ADMINS: comma- or space-separated user ids; ValueError naming a bad one."""
+    return _parse_ids(text, USER_ID_RE, "a user id (like U0123ABCD)")
+
+
+def _parse_ids(text: str, pattern: re.Pattern[str], what: str) -> frozenset[str]:
     ids = [part.strip() for part in re.split(r"[,\s]+", text) if part.strip()]
-    for user in ids:
-        if not USER_ID_RE.fullmatch(user):
-            raise ValueError(f"not a user id (like U0123ABCD): {user[:24]!r}")
+    for found in ids:
+        if not pattern.fullmatch(found):
+            raise ValueError(f"not {what}: {found[:24]!r}")
     return frozenset(ids)

@@ -17,7 +17,7 @@ from bot.models import Answer, Citation, Reference, SearchHit
 from bot.render._convert import ATX_RE, FENCE_OPEN_RE, HR_RE, closes_fence
 from bot.render._scan import scan
 from bot.render._tables import is_delimiter_row
-from bot.render._text import is_http_url
+from bot.render._text import day_words, is_http_url
 
 #: a sentence ends after one of these and a space (or at the end of its line)
 _STOPS = frozenset(".!?…")
@@ -48,8 +48,7 @@ def updated_words(updated: datetime | None) -> str | None:
     guessing at the page's own zone); None when not known (MCP)."""
     if updated is None:
         return None
-    day = updated.astimezone(UTC) if updated.tzinfo else updated
-    return f"updated {day.day} {day:%b} {day.year}"
+    return f"updated {day_words(updated, UTC)}"
 
 
 def dated(page: Reference | SearchHit) -> str:

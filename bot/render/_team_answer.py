@@ -12,7 +12,7 @@ from bot.models import Answer, Reference, TeamMark
 from bot.names import MAX_NAMES_PER_CALL
 from bot.render._documents import doc_name_for_url, page_title
 from bot.render._errors import try_again_value
-from bot.render._text import Block, actions, button, escape_truncated, mention
+from bot.render._text import Block, actions, button, day_words, escape_truncated, mention
 from bot.team import TeamAnswer
 from bot.text import one_line
 
@@ -25,15 +25,11 @@ _LINK_RE = re.compile(r"\[(?P<label>[^\[\]\n]{0,300})\]\((?P<url>https?://[^\s()
 _BARE_RE = re.compile(r"(?<![(\[|<])https?://[^\s()<>\[\]|]{1,2000}")
 
 
-def _day(when: datetime) -> str:
-    return f"{when.day} {when:%b %Y}"  # "3 Dec 2026": no leading zero, the same everywhere
-
-
 def team_line(mark: TeamMark) -> str:
     """The head's mrkdwn: "Team answer · saved by <@U1> on 3 Dec 2026 · from <#C1>"; an
     author that is not a user id, or a channel that is not an id, never pings."""
     who = mention(mark.author) or escape_truncated(one_line(mark.author), 80)
-    line = f"Team answer · saved by {who} on {_day(mark.saved_at)}"
+    line = f"Team answer · saved by {who} on {day_words(mark.saved_at)}"
     if mark.channel and CHANNEL_ID_RE.fullmatch(mark.channel):
         return f"{line} · from <#{mark.channel}>"
     if mark.channel_name:
@@ -43,7 +39,7 @@ def team_line(mark: TeamMark) -> str:
 
 def team_words(mark: TeamMark) -> str:
     """The same line as plain text, for a terminal (no Slack markup to resolve ids)."""
-    line = f"Team answer · saved by {one_line(mark.author)} on {_day(mark.saved_at)}"
+    line = f"Team answer · saved by {one_line(mark.author)} on {day_words(mark.saved_at)}"
     where = mark.channel_name or mark.channel
     return f"{line} · from #{one_line(where).lstrip('#')}" if where else line
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from bot.errors import InvalidInput
@@ -18,6 +17,7 @@ from bot.render._text import (
     actions,
     button,
     context,
+    day_words,
     divider,
     escape_truncated,
     header,
@@ -56,13 +56,6 @@ def decode_team_value(value: object) -> str:
     return match["id"]
 
 
-def _day(moment: datetime, tz: str | None) -> str:
-    """ "3 Dec 2026" in the viewer's zone."""
-    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-    local = aware.astimezone(viewer_zone(tz)[0])
-    return f"{local.day} {local:%b %Y}"
-
-
 def _who(user: str) -> str:
     return mention(user) or "someone"
 
@@ -84,7 +77,8 @@ def _more(count: int) -> list[Block]:
 
 
 def _draft_blocks(draft: TeamAnswer, tz: str | None) -> list[Block]:
-    about = f"_suggested by {_who(draft.author)} on {_day(draft.saved_at, tz)}_"
+    day = day_words(draft.saved_at, viewer_zone(tz)[0])
+    about = f"_suggested by {_who(draft.author)} on {day}_"
     value = team_value(draft.id)
     row = [
         button("Approve", ACTION_TEAM_APPROVE, value, primary=True),
@@ -97,7 +91,7 @@ def _draft_blocks(draft: TeamAnswer, tz: str | None) -> list[Block]:
 
 
 def _due_block(answer: TeamAnswer, tz: str | None) -> Block:
-    about = f"_saved by {_who(answer.author)} on {_day(answer.saved_at, tz)}_"
+    about = f"_saved by {_who(answer.author)} on {day_words(answer.saved_at, viewer_zone(tz)[0])}_"
     block = section(f"{_question(answer)}\n{about}")
     block["accessory"] = button("Edit", ACTION_TEAM_EDIT, team_value(answer.id))
     return block

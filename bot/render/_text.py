@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, tzinfo
 from typing import Any, TypedDict
 from urllib.parse import urlsplit
 
@@ -166,3 +167,11 @@ def blocks_chars(value: object) -> int:
     if isinstance(value, dict):
         value = list(value.values())
     return sum(map(blocks_chars, value)) if isinstance(value, list) else 0
+
+
+def day_words(moment: datetime, zone: tzinfo | None = None) -> str:
+    """ "3 Dec 2026" (no leading zero, the same on every surface): `moment`'s own day, or
+    its day in `zone` (a naive `moment` read as UTC)."""
+    if zone is not None:
+        moment = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(zone)
+    return f"{moment.day} {moment:%b %Y}"

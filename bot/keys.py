@@ -58,6 +58,13 @@ CHANNEL = KeyFamily("channel:", "a channel's settings", "CHANNEL_SETTINGS_RETENT
 #: a Stop pressed on one replica for a thread another replica streams (bot/slack/work/stops.py)
 STOP = KeyFamily("stop:", "a Stop pressed for a thread, and when", "10 minutes")
 
+#: a guest from another organisation was told, once per channel, whom the bot answers
+GUEST_NOTICE = KeyFamily("guest_notice:", "a channel where guests were told", "90 days")
+#: the workspaces (or Grid organisations) that installed the bot, tokens encrypted
+#: (OAuth mode only, bot/slack/installs.py); bounded by MAX_INSTALLATIONS
+INSTALL = KeyFamily("install:", "each installation, encrypted", "until uninstalled", True)
+OAUTH_STATE = KeyFamily("oauth_state:", "an install page's one-time state", "10 minutes")
+
 # --- team answers (bot/team.py) ----------------------------------------------------------
 TEAM = KeyFamily("team:", "team answers, 👎 drafts", "TEAM_ANSWER_REVIEW_DAYS + 365 days", True)
 TEAM_INDEX = KeyFamily("team_q:", "which team answer a question finds", "as its team answer", True)

@@ -30,6 +30,15 @@ class Settings(BaseSettings):
     #: app-level token (xapp-…); when set the bot runs in Socket Mode
     slack_app_token: SecretStr | None = None
     slack_api_url: AnyHttpUrl = AnyHttpUrl("https://slack.com/api/")
+    #: installs in several workspaces (Bolt's OAuth flow), used only without SLACK_BOT_TOKEN
+    slack_client_id: str | None = None
+    slack_client_secret: SecretStr | None = None
+    #: signs the OAuth `state` the install page hands out
+    slack_state_secret: SecretStr | None = None
+    #: Fernet key(s), comma-separated (the first encrypts): installations are stored encrypted
+    slack_token_encryption_key: SecretStr | None = None
+    #: people from other organisations (Slack Connect guests): "deny" answers members only
+    external_users: Literal["deny", "answer"] = "deny"
 
     google_api_key: SecretStr | None = None
     google_application_credentials: Path | None = None
@@ -135,7 +144,7 @@ class Settings(BaseSettings):
     def _upper(cls, value: object) -> object:
         return value.upper() if isinstance(value, str) else value
 
-    @field_validator("developer_knowledge_api", mode="before")
+    @field_validator("developer_knowledge_api", "external_users", mode="before")
     @classmethod
     def _lower(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
@@ -149,6 +158,10 @@ class Settings(BaseSettings):
         "slack_bot_token",
         "slack_signing_secret",
         "slack_app_token",
+        "slack_client_id",
+        "slack_client_secret",
+        "slack_state_secret",
+        "slack_token_encryption_key",
         "google_api_key",
         "google_application_credentials",
         "google_cloud_project",
@@ -166,6 +179,11 @@ class Settings(BaseSettings):
     @property
     def team_admin_ids(self) -> frozenset[str]:
         return parse_user_ids(self.team_answers_admins)
+
+    @property
+    def oauth_mode(self) -> bool:
+        """Installs in several workspaces: Slack's OAuth flow, a token per installation."""
+        return self.slack_bot_token is None and self.slack_client_id is not None
 
     @property
     def socket_mode(self) -> bool:

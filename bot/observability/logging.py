@@ -48,6 +48,9 @@ def secrets_of(settings: Settings) -> list[str]:
         settings.slack_bot_token,
         settings.slack_signing_secret,
         settings.slack_app_token,
+        settings.slack_client_secret,
+        settings.slack_state_secret,
+        settings.slack_token_encryption_key,
         settings.google_api_key,
     )
     secrets = [v.get_secret_value() for v in values if v is not None]

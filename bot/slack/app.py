@@ -11,12 +11,14 @@ from typing import Any
 
 from aiohttp import ClientSession, TCPConnector, web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
-from slack_bolt.async_app import AsyncApp, AsyncBoltRequest
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext, AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import tenant
 from bot.render import AUTHORIZE_FAILED
 from bot.settings import reveal
+from bot.slack import identity
 from bot.slack.boundary import duplicate
 from bot.slack.delivery.posting import OnceAck, retry_handlers
 from bot.slack.deps import SlackDeps
@@ -93,6 +95,14 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
         user_facing_authorize_error_message=AUTHORIZE_FAILED,
     )
 
+    async def for_its_installation(
+        context: AsyncBoltContext, next_: Callable[[], Awaitable[None]]
+    ) -> None:
+        if deps.settings.oauth_mode:  # what it saves is kept apart from other installs'
+            home = identity.install(context)
+            tenant.enter(tenant.install_key(home.team, home.org, home.org_wide))
+        await next_()
+
     async def drop_repeated_deliveries(
         body: dict[str, Any], next_: Callable[[], Awaitable[None]]
     ) -> BoltResponse | None:
@@ -106,6 +116,7 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
         await next_()  # the listener records its work (under this claim) and acks
         return None
 
+    app.use(for_its_installation)
     app.use(drop_repeated_deliveries)
     for listeners in (commands, events, retry, drafts, team, actions):  # actions: catch-all last
         listeners.register(app, deps)

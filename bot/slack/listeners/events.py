@@ -12,6 +12,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import WorkKind
+from bot.slack import identity
 from bot.slack.boundary import Outcome, as_dict, ignored, say_nothing
 from bot.slack.delivery.replies import SlackReply, Where
 from bot.slack.deps import SlackDeps
@@ -124,8 +125,9 @@ async def _accept(
     *,
     kind: str,
 ) -> None:
-    if not isinstance(event.get("team"), str) and isinstance(body.get("team_id"), str):
-        event = {**event, "team": body["team_id"]}  # a stream in a channel names the team
+    workspace = identity.asker_workspace(body)  # a stream names the asker's workspace
+    if workspace is not None:
+        event = {**event, "team": workspace}
     kept = {k: event[k] for k in _KEPT if isinstance(event.get(k), str)}
     handle = partial(handle_question, deps, client, event, bot_user_id, kind=kind)
     await deps.take(ack, body, kind, {"event": kept, "bot_user_id": bot_user_id}, handle)

@@ -199,7 +199,9 @@ class Settings(BaseSettings):
         """What is missing for `serve`, one line per problem (empty when it can start)."""
         problems: list[str] = []
         token = self.slack_bot_token.get_secret_value() if self.slack_bot_token else ""
-        if not token:
+        if self.oauth_mode:
+            problems += self._oauth_problems()
+        elif not token:
             problems.append("SLACK_BOT_TOKEN is not set (the bot token, xoxb-…)")
         elif not token.startswith("xoxb-"):
             problems.append("SLACK_BOT_TOKEN must be a bot token starting with xoxb-")
@@ -213,6 +215,28 @@ class Settings(BaseSettings):
             )
         return problems
 
+    def _oauth_problems(self) -> list[str]:
+        problems: list[str | None] = [
+            f"{name} is not set (needed for installs by OAuth, with SLACK_CLIENT_ID)"
+            for name, value in (
+                ("SLACK_CLIENT_SECRET", self.slack_client_secret),
+                ("SLACK_STATE_SECRET", self.slack_state_secret),
+            )
+            if value is None
+        ]
+        state = self.slack_state_secret
+        if state is not None and len(state.get_secret_value()) < 16:
+            problems.append("SLACK_STATE_SECRET must be at least 16 characters (a random string)")
+        problems.append(encryption_key_problem(reveal(self.slack_token_encryption_key) or ""))
+        return [p for p in problems if p]
+
+    @property
+    def oauth_ignored(self) -> str | None:
+        """The start-up line saying SLACK_CLIENT_ID is ignored beside SLACK_BOT_TOKEN."""
+        if self.slack_bot_token is None or self.slack_client_id is None:
+            return None
+        return "SLACK_BOT_TOKEN is set: one workspace; SLACK_CLIENT_ID and the rest are unused"
+
     def google_problems(self) -> list[str]:
         """What is missing to call the documentation servers at all."""
         problems: list[str] = []
@@ -225,6 +249,25 @@ class Settings(BaseSettings):
         if creds is not None and not creds.is_file():
             problems.append(f"GOOGLE_APPLICATION_CREDENTIALS: no such file: {creds}")
         return problems
+
+
+def encryption_key_problem(value: str) -> str | None:
+    """Why SLACK_TOKEN_ENCRYPTION_KEY (Fernet keys, comma-separated) cannot be used, or None;
+    never echoing the value."""
+    from cryptography.fernet import Fernet  # OAuth mode only: not imported at every start
+
+    make = (
+        'python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"'
+    )
+    found = [k.strip() for k in value.split(",") if k.strip()]
+    if not found:
+        return f"SLACK_TOKEN_ENCRYPTION_KEY is not set (installs are kept encrypted): {make}"
+    try:
+        for key in found:
+            Fernet(key.encode())
+    except ValueError:
+        return f"SLACK_TOKEN_ENCRYPTION_KEY: each key must be a Fernet key (make one: {make})"
+    return None
 
 
 def reveal(secret: SecretStr | None) -> str | None:

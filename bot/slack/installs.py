@@ -1,0 +1,275 @@
+"""Installations in OAuth mode (one bot serving several workspaces or Grid organisations):
+slack-sdk's installation store and OAuth state store, backed by our Store.
+
+Each installation is one record under keys.INSTALL, the whole record (token, team name…)
+encrypted with SLACK_TOKEN_ENCRYPTION_KEY, so neither SQLite nor Redis holds a token in
+plain text. Reads and writes go to a ResilientStore's primary: a token kept in one replica's
+per-process stand-in during a Redis outage would be lost, or served stale, by the others."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from slack_bolt.error import BoltError
+from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
+from slack_sdk.oauth.installation_store.models.bot import Bot
+from slack_sdk.oauth.installation_store.models.installation import Installation
+from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
+
+from bot import keys
+from bot.errors import ConfigError
+from bot.settings import encryption_key_problem
+from bot.store import TEXT, ResilientStore, Store, StoreError
+from bot.tenant import install_key
+
+logger = logging.getLogger(__name__)
+
+#: "until uninstalled": a TTL no installation outlives (keys.INSTALL is never evicted)
+INSTALL_TTL_SECONDS = 10 * 365 * 86_400
+#: installations kept at most; a new one past it is refused (Bolt shows its failure page)
+MAX_INSTALLATIONS = 10_000
+#: a store call on the OAuth path waits this long at most
+_TIMEOUT_SECONDS = 2.0
+
+
+class TokenCipher:
+    """Fernet encryption of installation records. Several keys (comma-separated): the first
+    encrypts, all decrypt, so a key can be rotated without losing the installs."""
+
+    def __init__(self, keys_: list[bytes]) -> None:
+        self._fernet = MultiFernet([Fernet(k) for k in keys_])
+
+    @classmethod
+    def from_setting(cls, value: str) -> TokenCipher:
+        """The cipher SLACK_TOKEN_ENCRYPTION_KEY names; ConfigError (never echoing it) else."""
+        problem = encryption_key_problem(value)
+        if problem is not None:
+            raise ConfigError(message=problem)
+        return cls([k.strip().encode() for k in value.split(",") if k.strip()])
+
+    def encrypt(self, data: bytes) -> bytes:
+        return self._fernet.encrypt(data)
+
+    def decrypt(self, data: bytes) -> bytes | None:
+        """`data` opened, or None when no configured key opens it (a key that was dropped)."""
+        try:
+            return self._fernet.decrypt(data)
+        except InvalidToken:
+            logger.warning(
+                "an installation record opens with none of SLACK_TOKEN_ENCRYPTION_KEY's keys "
+                "(keep the old key after the new one while rotating)"
+            )
+            return None
+
+
+class _Raw:
+    """The stored bytes as they are (encryption is done around the store, not in it)."""
+
+    def encode(self, value: bytes) -> bytes:
+        return value
+
+    def decode(self, raw: bytes) -> bytes:
+        return raw
+
+
+_RAW = _Raw()
+
+
+class InstallRefused(BoltError):
+    """An installation could not be kept: Bolt's OAuth flow shows its failure page."""
+
+
+def _primary(store: Store) -> Store:
+    return store.primary if isinstance(store, ResilientStore) else store
+
+
+@asynccontextmanager
+async def _bounded(what: str) -> AsyncIterator[None]:
+    """A store call on the OAuth path: any failure or wait is one safe StoreError."""
+    try:
+        async with asyncio.timeout(_TIMEOUT_SECONDS):
+            yield
+    except TimeoutError:
+        raise StoreError(f"the state store did not answer in time ({what})") from None
+
+
+def _record(bot: Bot, installer: str | None) -> bytes:
+    fields = bot.to_dict_for_copying()
+    for name, value in fields.items():  # datetimes as ISO strings, which Bot() reads back
+        if isinstance(value, datetime):
+            fields[name] = value.isoformat()
+    return json.dumps({"bot": fields, "installer": installer}).encode()
+
+
+def _bot(record: dict[str, Any]) -> Bot:
+    return Bot(**record["bot"])
+
+
+class StoreInstallations(AsyncInstallationStore):
+    """Bot installations (Bolt runs with installation_store_bot_only=True): one encrypted
+    record per workspace, or per Grid organisation for an org-wide install."""
+
+    def __init__(self, store: Store, cipher: TokenCipher) -> None:
+        self._store = _primary(store)
+        self._cipher = cipher
+
+    @property
+    def logger(self) -> logging.Logger:
+        return logger
+
+    async def async_save(self, installation: Installation) -> None:
+        await self._save(installation.to_bot(), installation.user_id)
+
+    async def async_save_bot(self, bot: Bot) -> None:
+        await self._save(bot, None)
+
+    async def _save(self, bot: Bot, installer: str | None) -> None:
+        key = keys.INSTALL.key(
+            install_key(bot.team_id, bot.enterprise_id, bot.is_enterprise_install)
+        )
+        if key == keys.INSTALL.key(""):
+            raise InstallRefused("an installation without a team or enterprise id")
+        sealed = self._cipher.encrypt(_record(bot, installer))
+        try:
+            async with _bounded("save"):
+                if (
+                    await self._store.get(key, _RAW) is None
+                    and await self.count() >= MAX_INSTALLATIONS
+                ):
+                    raise InstallRefused(f"{MAX_INSTALLATIONS} installations kept already")
+                await self._store.set(key, sealed, _RAW, INSTALL_TTL_SECONDS)
+        except StoreError as exc:
+            logger.warning("an installation could not be saved: %s", exc.message)
+            raise InstallRefused("the state store could not save the installation") from None
+
+    async def find_by_key(self, key: str) -> Bot | None:
+        """The installation `key` (bot.tenant.install_key) names, for the recovery loop."""
+        record = await self._read(key)
+        return _bot(record) if record is not None else None
+
+    async def _read(self, install: str) -> dict[str, Any] | None:
+        if not install:
+            return None
+        try:
+            async with _bounded("find"):
+                sealed = await self._store.get(keys.INSTALL.key(install), _RAW)
+        except StoreError as exc:
+            logger.warning("an installation could not be read (not authorized): %s", exc.message)
+            return None
+        opened = self._cipher.decrypt(sealed) if sealed is not None else None
+        if opened is None:
+            return None
+        try:
+            record: dict[str, Any] = json.loads(opened)
+            return record
+        except ValueError:
+            return None
+
+    async def async_find_bot(
+        self,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        is_enterprise_install: bool | None = False,
+    ) -> Bot | None:
+        record = await self._find(enterprise_id, team_id, bool(is_enterprise_install))
+        return _bot(record) if record is not None else None
+
+    async def _find(
+        self, enterprise_id: str | None, team_id: str | None, org_wide: bool
+    ) -> dict[str, Any] | None:
+        record = await self._read(install_key(team_id, enterprise_id, org_wide))
+        if record is None and not org_wide and enterprise_id:
+            # a payload that does not say is_enterprise_install: the organisation's install
+            record = await self._read(enterprise_id)
+            if record is not None and not record["bot"].get("is_enterprise_install"):
+                return None
+        return record
+
+    async def async_find_installation(
+        self,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        user_id: str | None = None,
+        is_enterprise_install: bool | None = False,
+    ) -> Installation | None:
+        record = await self._find(enterprise_id, team_id, bool(is_enterprise_install))
+        if record is None:
+            return None
+        fields = dict(record["bot"])
+        for bot_only in ("bot_token_expires_at",):  # Installation reads these as Bot does
+            fields.setdefault(bot_only, None)
+        return Installation(user_id=record.get("installer") or "", **fields)
+
+    async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
+        await self._delete(enterprise_id, team_id)
+
+    async def async_delete_installation(
+        self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None
+    ) -> None:
+        if user_id is None:  # one installer's tokens: we keep none but the bot's
+            await self._delete(enterprise_id, team_id)
+
+    async def async_delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
+        await self._delete(enterprise_id, team_id)
+
+    async def _delete(self, enterprise_id: str | None, team_id: str | None) -> None:
+        # Bolt's uninstall listeners pass the event's ids but not whether the install was
+        # org-wide: the workspace's own install if there is one, else its organisation's
+        async with _bounded("delete"):
+            key = keys.INSTALL.key(team_id) if team_id else ""
+            if not key or await self._store.get(key, _RAW) is None:
+                key = keys.INSTALL.key(enterprise_id) if enterprise_id else ""
+            if key:
+                await self._store.delete(key)
+
+    async def count(self) -> int:
+        """How many installations are kept (`gdocs-bot check`)."""
+        kept = await self._store.scan(keys.INSTALL.prefix, _RAW, MAX_INSTALLATIONS + 1)
+        return len(kept)
+
+
+class StoreOAuthStates(AsyncOAuthStateStore):
+    """The install page's one-time `state`: random, signed with SLACK_STATE_SECRET and kept
+    in the shared store (the redirect may land on another replica), usable once."""
+
+    def __init__(self, store: Store, secret: str, expiration_seconds: int = 600) -> None:
+        self._store = _primary(store)
+        self._secret = secret.encode()
+        self._expiration = expiration_seconds
+
+    @property
+    def logger(self) -> logging.Logger:
+        return logger
+
+    def _signature(self, nonce: str) -> str:
+        return hmac.new(self._secret, nonce.encode(), hashlib.sha256).hexdigest()
+
+    async def async_issue(self, *args: Any, **kwargs: Any) -> str:
+        nonce = secrets.token_urlsafe(24)
+        async with _bounded("issue"):
+            await self._store.set(keys.OAUTH_STATE.key(nonce), "1", TEXT, self._expiration)
+        return f"{nonce}.{self._signature(nonce)}"
+
+    async def async_consume(self, state: str) -> bool:
+        nonce, _, signature = state.partition(".")
+        expected = self._signature(nonce).encode()
+        if not nonce or not hmac.compare_digest(signature.encode(), expected):
+            return False
+        try:
+            async with _bounded("consume"):
+                return await self._store.delete_if(keys.OAUTH_STATE.key(nonce), "1", TEXT)
+        except StoreError as exc:
+            logger.warning("an install page's state could not be checked: %s", exc.message)
+            return False

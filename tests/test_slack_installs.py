@@ -7,6 +7,7 @@ once; what OAuth mode's settings lack."""
 
 from __future__ import annotations
 
+import json
 import logging
 import socket
 from collections.abc import AsyncIterator
@@ -24,8 +25,10 @@ from bot.settings import Settings
 from bot.slack import installs
 from bot.slack.installs import StoreInstallations, StoreOAuthStates, TokenCipher
 from bot.store import MemoryStore, ResilientStore, SqliteStore, Store, redis_store
+from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.redis_server import RedisServer
 from tests.store_backends import FakeClock
+from tests.test_cli import gdocs
 
 KEY, OLD_KEY = Fernet.generate_key().decode(), Fernet.generate_key().decode()
 TOKEN = "xoxb-1111-secret-token-of-acme"
@@ -349,6 +352,34 @@ def test_with_a_bot_token_the_oauth_settings_are_unused_and_said_so() -> None:
     assert "SLACK_CLIENT_ID" in settings.oauth_ignored
     one_token = settings_of({"slack_bot_token": "xoxb-1"})
     assert one_token.oauth_ignored is None
+
+
+# --- gdocs-bot check --------------------------------------------------------------------
+async def test_check_in_oauth_mode_counts_the_installs_instead_of_testing_a_token(
+    dk_server: FakeDeveloperKnowledge, tmp_path: Path
+) -> None:
+    store = await sqlite_at(tmp_path / "state.db")
+    await kept(store).async_save(installation("T1"))
+    await kept(store).async_save(installation(enterprise="E1", org_wide=True))
+    await store.aclose()
+    env = {k.upper(): v for k, v in OAUTH.items()}
+    env |= {"GOOGLE_API_KEY": "test-key", "DEVELOPER_KNOWLEDGE_MCP_URL": dk_server.url}
+
+    table = gdocs(tmp_path, "check", STATE_URL="sqlite:///state.db", **env)
+    as_json = gdocs(tmp_path, "check", "--json", STATE_URL="sqlite:///state.db", **env)
+    broken = gdocs(tmp_path, "check", **{**env, "SLACK_TOKEN_ENCRYPTION_KEY": "oops"})
+
+    assert 0 == table.returncode, table.stdout + table.stderr
+    slack_row = next(line for line in table.stdout.splitlines() if line.startswith("slack "))
+    assert " ok " in slack_row
+    assert "OAuth installs (SLACK_CLIENT_ID=111.222): 2 installed" in slack_row
+    (row,) = [c for c in json.loads(as_json.stdout)["checks"] if c["check"] == "slack"]
+    assert "ok" == row["status"]
+    assert row["detail"].startswith("OAuth installs (SLACK_CLIENT_ID=111.222): 2 installed")
+    assert "SLACK_TOKEN_ENCRYPTION_KEY: each key" in broken.stdout
+    secrets_ = [v for k, v in OAUTH.items() if k != "slack_client_id"] + [TOKEN, "oops"]
+    for result in (table, as_json, broken):
+        assert all(s not in result.stdout + result.stderr for s in secrets_)
 
 
 def _bytes_under(folder: Path) -> bytes:

@@ -42,7 +42,7 @@ async def run_check(core: Core, as_json: bool) -> tuple[int, str]:
     rows = [CheckRow("configuration", "ok", "settings loaded")]
     rows += [CheckRow("configuration", "FAIL", p) for p in settings.google_problems()]
     dk_ok = await _server_rows(core.service, rows)
-    rows.append(await _slack_row(settings))
+    rows.append(await (_installs_row(core) if settings.oauth_mode else _slack_row(settings)))
     store = await _store_report(core)
     status = "not yet" if store.get("missing") else "ok" if store["ok"] else "FAIL"
     rows.append(CheckRow("state store", status, store_detail(store)))
@@ -126,6 +126,23 @@ def _status_row(name: str, status: ServerStatus) -> CheckRow:
             name, "ok", f"{detail} answers at {status.url} (DEVELOPER_KNOWLEDGE_API=rest)"
         )
     return CheckRow(name, "ok", f"{len(tools)} tools: {', '.join(tools)} ({detail})")
+
+
+async def _installs_row(core: Core) -> CheckRow:
+    """OAuth mode: no one token to test; how many workspaces (or Grid orgs) installed it."""
+    from bot.slack.installs import StoreInstallations, TokenCipher
+
+    settings = core.settings
+    mode = f"OAuth installs (SLACK_CLIENT_ID={settings.slack_client_id})"
+    problems = settings.slack_problems()
+    if problems:
+        return CheckRow("slack", "FAIL", f"{mode}; " + "; ".join(problems))
+    cipher = TokenCipher.from_setting(reveal(settings.slack_token_encryption_key) or "")
+    try:
+        count = await StoreInstallations(core.store, cipher).count()
+    except StoreError as exc:
+        return CheckRow("slack", "FAIL", f"{mode}; cannot count the installations: {exc.message}")
+    return CheckRow("slack", "ok", f"{mode}: {count} installed (workspaces or Grid orgs)")
 
 
 async def _slack_row(settings: Settings) -> CheckRow:

@@ -236,7 +236,8 @@ class StoreInstallations(AsyncInstallationStore):
 
     async def count(self) -> int:
         """How many installations are kept (`gdocs-bot check`)."""
-        kept = await self._store.scan(keys.INSTALL.prefix, _RAW, MAX_INSTALLATIONS + 1)
+        async with _bounded("count"):
+            kept = await self._store.scan(keys.INSTALL.prefix, _RAW, MAX_INSTALLATIONS + 1)
         return len(kept)
 
 

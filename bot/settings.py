@@ -261,7 +261,7 @@ def encryption_key_problem(value: str) -> str | None:
     )
     found = [k.strip() for k in value.split(",") if k.strip()]
     if not found:
-        return f"SLACK_TOKEN_ENCRYPTION_KEY is not set (installs are kept encrypted): {make}"
+        return f"SLACK_TOKEN_ENCRYPTION_KEY is not set (it encrypts the installs; make one: {make})"
     try:
         for key in found:
             Fernet(key.encode())

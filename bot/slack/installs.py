@@ -48,6 +48,7 @@ class TokenCipher:
 
     def __init__(self, keys_: list[bytes]) -> None:
         self._fernet = MultiFernet([Fernet(k) for k in keys_])
+        self._warned = False
 
     @classmethod
     def from_setting(cls, value: str) -> TokenCipher:
@@ -65,10 +66,13 @@ class TokenCipher:
         try:
             return self._fernet.decrypt(data)
         except InvalidToken:
-            logger.warning(
+            # once at WARNING: every event from that workspace would repeat it
+            logger.log(
+                logging.DEBUG if self._warned else logging.WARNING,
                 "an installation record opens with none of SLACK_TOKEN_ENCRYPTION_KEY's keys "
-                "(keep the old key after the new one while rotating)"
+                "(while rotating, keep the old key after the new one)",
             )
+            self._warned = True
             return None
 
 
@@ -207,10 +211,7 @@ class StoreInstallations(AsyncInstallationStore):
         record = await self._find(enterprise_id, team_id, bool(is_enterprise_install))
         if record is None:
             return None
-        fields = dict(record["bot"])
-        for bot_only in ("bot_token_expires_at",):  # Installation reads these as Bot does
-            fields.setdefault(bot_only, None)
-        return Installation(user_id=record.get("installer") or "", **fields)
+        return Installation(user_id=record.get("installer") or "", **record["bot"])
 
     async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         await self._delete(enterprise_id, team_id)

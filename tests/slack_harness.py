@@ -26,6 +26,7 @@ from bot.serving.assembly import open_bot
 from bot.settings import Settings
 from bot.slack.app import EVENTS_PATH, slack_events_route
 from bot.slack.deps import SlackDeps
+from bot.slack.oauth import oauth_routes
 from bot.store import ResilientStore
 from tests.fakes.dk_rest import FakeDeveloperKnowledgeRest
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, FakePay
@@ -155,6 +156,7 @@ async def running_bot(
         ) as built:
             web_app = web.Application(client_max_size=max(max_body_bytes, 1024) * 2)
             web_app.add_routes([slack_events_route(built.app, max_body_bytes=max_body_bytes)])
+            web_app.add_routes(oauth_routes(built.app))  # OAuth mode's install pages
             runner = web.AppRunner(web_app, access_log=None, shutdown_timeout=1.0)
             await runner.setup()
             site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)

@@ -33,6 +33,9 @@ BOT_EVENTS: tuple[str, ...] = (
     "message.groups",
     # the Stop button of a streamed answer
     "agent_session_stopped",
+    # an uninstall deletes that installation's tokens and settings (installs by OAuth)
+    "app_uninstalled",
+    "tokens_revoked",
 )
 
 #: bot token scopes, each with the calls that need it
@@ -144,6 +147,9 @@ EVENT_SUBSCRIPTIONS: dict[str, tuple[set[str], set[str]]] = {
     "link_shared": ({"link_shared"}, {"links:read"}),
     # the Stop button of a streamed answer; Slack needs no scope of its own for it
     "agent_session_stopped": ({"agent_session_stopped"}, set()),
+    # uninstalls (installs by OAuth); Slack needs no scope for them
+    "app_uninstalled": ({"app_uninstalled"}, set()),
+    "tokens_revoked": ({"tokens_revoked"}, set()),
 }
 #: the follow-up listener (issue 13) hears public and private channel threads
 CHANNEL_MESSAGES = ({"message.channels", "message.groups"}, {"channels:history", "groups:history"})

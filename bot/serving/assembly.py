@@ -123,6 +123,7 @@ async def open_bot(settings: Settings, **options: Any) -> AsyncIterator[Bot]:
     async with AsyncExitStack() as stack:
         core = await stack.enter_async_context(open_core(settings, **options))
         clock = options.get("clock")
+        # OAuth mode: no token here; each request's client gets its installation's
         client = build_web_client(reveal(settings.slack_bot_token), str(settings.slack_api_url))
         stack.push_async_callback(_close_session, client)
         readiness = Readiness(
@@ -176,6 +177,7 @@ def _slack_deps(
         ThreadMemory,
         UserProfiles,
     )
+    from bot.slack.oauth import open_installs
     from bot.slack.work.stops import ActiveStreams
     from bot.slack.work.worklog import WorkLog
 
@@ -214,6 +216,7 @@ def _slack_deps(
         team=core.team,
         # only replicas on one Redis share a Stop: on memory:// and SQLite it is always local
         streams=ActiveStreams(store, shared=store.kind == "redis"),
+        installs=open_installs(settings, store),  # OAuth mode only
     )
 
 

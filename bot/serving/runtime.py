@@ -125,12 +125,14 @@ class _Runtime:
 
     async def _start(self, bot: Bot, stack: AsyncExitStack) -> None:
         from bot.slack.app import run_recovery, slack_events_route
+        from bot.slack.oauth import oauth_routes
 
         readiness = bot.readiness
         # answers left come from the shared ledger: fresh at every scrape, on every replica
         web_app = build_web_app(readiness, bot.core.metrics, refresh=bot.refresh_metrics)
         if not self.settings.socket_mode:
             web_app.add_routes([slack_events_route(bot.app)])
+        web_app.add_routes(oauth_routes(bot.app))  # install pages are plain HTTP, in both modes
         await self._listen(web_app, stack)
         gc.freeze()  # start-up ran without the garbage collector (bot.cli)
         gc.set_threshold(*SERVE_GC_THRESHOLDS)
@@ -139,12 +141,17 @@ class _Runtime:
         probes = asyncio.create_task(readiness.run_probes(), name="readiness-probes")
         stack.push_async_callback(_cancel, probes)
 
-        said = partial(setattr, readiness, "slack_unreachable")  # /readyz says why it waits
-        identity = await check_bot_token(bot.client, stop=self.stop, unreachable=said)
-        logger.info(
-            "authenticated to Slack",
-            extra={"bot_user_id": identity.get("user_id"), "team": identity.get("team")},
-        )
+        if self.settings.oauth_mode:  # no one token to test: each is tested as it is used
+            logger.info("installs by OAuth: each workspace answered with its own token")
+        else:
+            if self.settings.oauth_ignored:
+                logger.warning("%s", self.settings.oauth_ignored)
+            said = partial(setattr, readiness, "slack_unreachable")  # /readyz says why it waits
+            identity = await check_bot_token(bot.client, stop=self.stop, unreachable=said)
+            logger.info(
+                "one workspace (SLACK_BOT_TOKEN): authenticated to Slack",
+                extra={"bot_user_id": identity.get("user_id"), "team": identity.get("team")},
+            )
         readiness.slack_authenticated = True
         if self.settings.socket_mode:
             await self._connect_socket(bot, stack)

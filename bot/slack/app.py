@@ -18,7 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import tenant
 from bot.render import AUTHORIZE_FAILED
 from bot.settings import reveal
-from bot.slack import identity
+from bot.slack import identity, oauth
 from bot.slack.boundary import duplicate
 from bot.slack.delivery.posting import OnceAck, retry_handlers
 from bot.slack.deps import SlackDeps
@@ -82,10 +82,14 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
     bolt_logger = logging.getLogger("bot.slack.bolt")
     if not any(isinstance(f, _NoRequestBodies) for f in bolt_logger.filters):
         bolt_logger.addFilter(_NoRequestBodies())
+    installs = deps.installs  # OAuth mode: a token per installation, from the store
     app = AsyncApp(
         logger=bolt_logger,
         name="gdocs-bot",
         client=client,  # its token: Bolt's single-team authorization, auth.test kept once
+        oauth_settings=(
+            oauth.oauth_settings(deps.settings, installs, client, bolt_logger) if installs else None
+        ),
         signing_secret=reveal(deps.settings.slack_signing_secret) or "",
         # Socket Mode requests are not signed (Bolt skips them anyway)
         request_verification_enabled=not deps.settings.socket_mode,
@@ -118,6 +122,7 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
 
     app.use(for_its_installation)
     app.use(drop_repeated_deliveries)
+    oauth.register(app, deps)  # uninstalls (OAuth mode)
     for listeners in (commands, events, retry, drafts, team, actions):  # actions: catch-all last
         listeners.register(app, deps)
     return app
@@ -196,6 +201,20 @@ async def resume(deps: SlackDeps, client: AsyncWebClient, record: WorkRecord) ->
         await deps.work.drop(record, "unknown_kind")
 
 
+async def _resume_installed(deps: SlackDeps, client: AsyncWebClient, record: WorkRecord) -> None:
+    """`resume` as its installation, with its token (OAuth mode); dropped once uninstalled."""
+    if not deps.settings.oauth_mode:
+        await resume(deps, client, record)
+        return
+    key = record.payload.get("tenant")
+    own = await oauth.client_for(deps, client, key) if isinstance(key, str) and key else None
+    if own is None:
+        await deps.work.drop(record, "uninstalled")
+        return
+    with tenant.running_for(str(key)):
+        await resume(deps, own, record)
+
+
 async def run_recovery(deps: SlackDeps, client: AsyncWebClient) -> None:
     """Forever (cancelled at shutdown): leases renewed every third of their length, orphans
     looked for every WORK_RECOVERY_SECONDS, the first time at once."""
@@ -208,7 +227,7 @@ async def run_recovery(deps: SlackDeps, client: AsyncWebClient) -> None:
             await deps.work.renew_all()
             if loop.time() >= next_scan and deps.inflight.accepting:
                 for record in await deps.work.claim_orphans():
-                    deps.inflight.spawn(resume(deps, client, record))
+                    deps.inflight.spawn(_resume_installed(deps, client, record))
                 next_scan = loop.time() + scan_every
         except StoreError as exc:  # a raw store failing: try again next round
             logger.info("work recovery skipped a round: %s", exc.message)

@@ -7,10 +7,11 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from slack_bolt.async_app import AsyncAck
 
+from bot import tenant
 from bot.feedback import FeedbackLog
 from bot.observability.metrics import Metrics
 from bot.quota import AnswerQuota
@@ -40,6 +41,9 @@ from bot.store import Store
 from bot.team import TeamAnswers
 from bot.upstream import UpstreamCalls
 
+if TYPE_CHECKING:
+    from bot.slack.oauth import Installs
+
 __all__ = ["SlackDeps"]
 
 
@@ -64,6 +68,8 @@ class SlackDeps:
     tally: DailyTally
     team: TeamAnswers
     streams: ActiveStreams = field(default_factory=ActiveStreams)
+    #: OAuth mode's installations and install states (None with one token)
+    installs: Installs | None = None
 
     async def take(
         self,
@@ -74,6 +80,8 @@ class SlackDeps:
         handle: Callable[..., Coroutine[Any, Any, None]],
     ) -> None:
         """Record the work before the ack (a restart finishes it), then `handle(record=…)`."""
+        if self.settings.oauth_mode:  # a restart resumes it with its installation's token
+            payload = {**payload, "tenant": tenant.current()}
         record = await self.work.accept(kind, payload, key=delivery_key(body))
         await ack()
         if record is None:  # its work is recorded already (and being answered)

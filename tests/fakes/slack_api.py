@@ -48,6 +48,11 @@ class SlackCall:
     #: what the fake answered (e.g. the `ts` of a posted message)
     result: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def token(self) -> str:
+        """The token the call was made with (its Authorization header)."""
+        return self.headers.get("authorization", "").removeprefix("Bearer ")
+
 
 @dataclass
 class _Scripted:
@@ -80,6 +85,10 @@ class FakeSlack:
     memberships: dict[str, list[str]] = field(default_factory=dict)
     #: whether auth.test succeeds
     auth_ok: bool = True
+    #: OAuth installs: an oauth.v2.access `code` -> its answer (`install_code`)
+    oauth_codes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: bot token -> what auth.test answers for it (each installation's own identity)
+    identities: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: ws:// URL handed out by apps.connections.open (Socket Mode tests)
     socket_url: str | None = None
     invalid_payloads: list[str] = field(default_factory=list)
@@ -109,6 +118,39 @@ class FakeSlack:
         self._scripts.setdefault(method, deque()).extend(
             _Scripted(error="service_unavailable", status=status) for _ in range(times)
         )
+
+    def install_code(
+        self, team: str | None, *, enterprise: str | None = None, org_wide: bool = False
+    ) -> tuple[str, str]:
+        """(code, bot token): oauth.v2.access answers `code` with an installation in `team`
+        (or, org-wide, in `enterprise`) and a new bot token, which auth.test then knows."""
+        who = (enterprise if org_wide else team) or ""
+        n = len(self.oauth_codes) + 1
+        code, token = f"code-{who}-{n}", f"xoxb-{who}-{n:04d}-installed"
+        self.oauth_codes[code] = {
+            "ok": True,
+            "app_id": "A1",
+            "access_token": token,
+            "token_type": "bot",
+            "scope": "chat:write,commands",
+            "bot_user_id": BOT_USER_ID,
+            "team": None if org_wide else {"id": team, "name": f"Team {team}"},
+            "enterprise": {"id": enterprise, "name": f"Org {enterprise}"} if enterprise else None,
+            "is_enterprise_install": org_wide,
+            "authed_user": {"id": "UINSTALLER"},
+        }
+        self.identities[token] = {
+            "ok": True,
+            "url": "https://test.slack.com/",
+            "user_id": BOT_USER_ID,
+            "bot_id": BOT_ID,
+            "user": "gdocs",
+            "team": f"Team {team}",
+            "team_id": None if org_wide else team,
+            "enterprise_id": enterprise,
+            "is_enterprise_install": org_wide,
+        }
+        return code, token
 
     # --- reading -------------------------------------------------------------------------
     def calls_to(self, method: str) -> list[SlackCall]:
@@ -232,11 +274,18 @@ class FakeSlack:
                 "response_metadata": {"messages": [refused.detail]},
             }
         else:
-            call.result = self._answer(method, args)
+            call.result = self._installed(method, args, call.token) or self._answer(method, args)
         with self._cond:
             self.calls.append(call)
             self._cond.notify_all()
         return web.json_response(call.result, status=status, headers=resp_headers)
+
+    def _installed(self, method: str, args: dict[str, Any], token: str) -> dict[str, Any] | None:
+        """OAuth installs: oauth.v2.access by code, auth.test by the installation's token."""
+        if method == "oauth.v2.access":
+            refused = {"ok": False, "error": "invalid_code"}
+            return self.oauth_codes.get(str(args.get("code")), refused)
+        return self.identities.get(token) if method == "auth.test" else None
 
     def _refusal(self, method: str, args: dict[str, Any]) -> Refusal | None:
         if method in STREAM_METHODS:

@@ -12,6 +12,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import tenant
 from bot.render import notice
 from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.boundary import Outcome, as_dict, as_str, duplicate
@@ -40,6 +41,8 @@ _KEPT = ("command", "text", "channel_id", "user_id", "response_url", "team_id")
 def register(app: AsyncApp, deps: SlackDeps) -> None:
     async def on_command(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         kept = {k: body[k] for k in _KEPT if isinstance(body.get(k), str)}
+        if deps.settings.oauth_mode:  # a restart resumes it with its installation's token
+            kept["tenant"] = tenant.current()
         record = await deps.work.accept("command", kept, key=delivery_key(body))
         once = OnceAck(ack)
         if record is None:  # its work is recorded already (and being answered)

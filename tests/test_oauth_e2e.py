@@ -156,6 +156,9 @@ async def test_two_workspaces_installed_by_oauth_are_each_answered_with_their_ow
         token1, token2 = await install(bot, "T1"), await install(bot, "T2")
         assert {token1} == await answered_with(bot, "T1")
         assert {token2} == await answered_with(bot, "T2")
+        assert {token2} == await answered_with(bot, "T2")
+        # auth.test once when installed (Bolt's flow), once when first authorized: cached
+        assert 2 == len([c for c in fake.calls_to("auth.test") if c.token == token2])
 
         await bot.command("channel auto", channel="C1")  # the form's team is T1
         with tenant.running_for("T1"):
@@ -175,7 +178,7 @@ async def test_two_workspaces_installed_by_oauth_are_each_answered_with_their_ow
 
     log = logged()
     assert "oauth.v2.access" in log  # the capture saw the whole flow
-    assert "app_uninstalled" in log
+    assert "uninstalled: its tokens and settings deleted" in log
     for secret in ("xoxb-", CLIENT_SECRET, STATE_SECRET, ENCRYPTION_KEY):
         assert secret not in log
 

@@ -43,7 +43,7 @@ OAUTH: dict[str, Any] = {
     "slack_token_encryption_key": ENCRYPTION_KEY,
 }
 #: each workspace's channel (Slack's channel ids are unique across workspaces)
-CHANNEL = {"T1": "C1", "T2": "C2"}
+CHANNEL = {"T1": "C1", "T2": "C2", "T3": "C3"}
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -188,17 +188,22 @@ async def test_installs_survive_a_restart_and_resumed_work_keeps_its_workspaces_
     fake: FakeSlack,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """On one SQLite file, a restarted bot answers both workspaces without a reinstall, and
-    a T2 question acknowledged just before the stop is finished with T2's token."""
+    """On one SQLite file, a restarted bot answers T1 without a reinstall; a T2 question
+    acknowledged just before the stop is finished with T2's token, and one from T3, which
+    uninstalled meanwhile, is dropped unanswered."""
     url = f"sqlite:///{tmp_path}/state.db"
     quick = {"state_url": url, "work_lease_seconds": 0.5, "work_recovery_seconds": 0.2}
     async with oauth_bot(dk_server, fake, **quick) as first:
         token1 = await install(first, "T1")
         token2 = await install(first, "T2")
+        await install(first, "T3")
         # the process stops right after acknowledging: the work is recorded, never started
         monkeypatch.setattr(first.deps.inflight, "spawn", lambda work: work.close())
         assert 200 == await mention(first, "T2", "how do I deploy to Cloud Run?")
+        assert 200 == await mention(first, "T3", "how do I deploy to Cloud Run?")
+        await uninstall(first, "T3")
     assert [] == fake.calls_to("chat.postMessage")
 
     async with oauth_bot(dk_server, fake, **quick) as second:
@@ -206,11 +211,14 @@ async def test_installs_survive_a_restart_and_resumed_work_keeps_its_workspaces_
         recovery = asyncio.create_task(run_recovery(second.deps, second.app.client))
         try:
             resumed = await fake.await_calls("chat.postMessage")
+            await second.finished(1)
+            async with asyncio.timeout(5):  # T3's drop is a log line: no event to wait on
+                while "dropped unfinished work (uninstalled)" not in caplog.text:  # noqa: ASYNC110
+                    await asyncio.sleep(0.05)
         finally:
             recovery.cancel()
         assert {token2} == {c.token for c in resumed}
-        assert CHANNEL["T2"] == resumed[0].args["channel"]
-        await second.finished(1)
+        assert [CHANNEL["T2"]] == [c.args["channel"] for c in resumed]
         assert {token1} == await answered_with(second, "T1")  # not installed again
 
 

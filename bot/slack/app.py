@@ -86,7 +86,7 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
     app = AsyncApp(
         logger=bolt_logger,
         name="gdocs-bot",
-        client=client,  # its token: Bolt's single-team authorization, auth.test kept once
+        client=client,  # one token: Bolt's single-team authorization (auth.test once)
         oauth_settings=(
             oauth.oauth_settings(deps.settings, installs, client, bolt_logger) if installs else None
         ),

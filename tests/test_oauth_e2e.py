@@ -222,6 +222,26 @@ async def test_installs_survive_a_restart_and_resumed_work_keeps_its_workspaces_
         assert {token1} == await answered_with(second, "T1")  # not installed again
 
 
+async def test_a_revoked_bot_token_is_deleted_and_its_workspace_refused(
+    dk_server: FakeDeveloperKnowledge, fake: FakeSlack
+) -> None:
+    """tokens_revoked naming the bot deletes T1's installation; T1's next mention makes no
+    Slack call, T2 is still answered with its own token."""
+    async with oauth_bot(dk_server, fake) as bot:
+        await install(bot, "T1")
+        token2 = await install(bot, "T2")
+        event = {"type": "tokens_revoked", "tokens": {"oauth": [], "bot": [BOT_USER_ID]}}
+        sent = await bot.post_signed(event_body("T1", event), content_type="application/json")
+        assert 200 == sent.status
+        assert bot.deps.installs is not None
+        assert await bot.deps.installs.installations.find_by_key("T1") is None
+        calls = len(fake.calls)
+        await mention(bot, "T1")
+        await asyncio.sleep(0.2)
+        assert [] == [c.method for c in fake.calls[calls:]]
+        assert {token2} == await answered_with(bot, "T2")
+
+
 async def test_two_replicas_on_one_redis_share_the_installs(
     dk_server: FakeDeveloperKnowledge, fake: FakeSlack, redis_server: RedisServer
 ) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field as Kept
 
 from bot.models import Scope
 from bot.products import ScopeError, scope_of
@@ -31,10 +33,13 @@ class ChannelSettings:
     followups: Followups | None = None
     #: the products its questions are limited to (`/gdocs channel products …`); (): all
     products: Scope = ()
+    #: the installation it was saved under (OAuth mode; its uninstall deletes it): not a
+    #: setting, and with one token ("") not stored, so kept records read as before
+    workspace: Annotated[str, Kept(exclude_if=lambda kept: not kept)] = ""
 
     @property
     def is_default(self) -> bool:
-        return self == ChannelSettings()
+        return replace(self, workspace="") == ChannelSettings()
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,11 @@ message (the `save_team_answer` shortcut) or approved from a 👎 suggestion (a 
 by the normalised question (the cache's `question_key`) or one of its "also answers"
 phrasings, where its visibility allows. Kept in the store, shared by replicas:
 `team:<id>` (the answer), `team_q:<where>:<hash of the normalised question>` (its index
-entries), `team_used:<id>` (how often it was given)."""
+entries), `team_used:<id>` (how often it was given).
+
+Each belongs to the installation it was saved under (`tenant.current()`: "" with one token,
+where keys and records are as they always were): another installation neither finds, lists
+nor counts it (OAuth mode serves several workspaces from one store)."""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot import keys
+from bot import keys, tenant
 from bot.errors import ErrorFacts, InvalidInput, Reason
 from bot.models import TeamMark
 from bot.store import TEXT, ModelCodec, Op, ResilientStore, Store, StoreError, StoreUnavailable
@@ -31,13 +35,18 @@ Status = Literal["approved", "draft"]
 MAX_QUESTION_CHARS = 500
 MAX_ANSWER_CHARS = 8_000
 MAX_PHRASINGS = 5
-#: at most this many team answers (drafts included) are kept; saving past it is refused
+#: at most this many team answers (drafts included) are kept per installation; saving past
+#: it is refused
 MAX_TEAM_ANSWERS = 1_000
+#: every installation's together: what a scan reads, and a bound on them all (the keys are
+#: never evicted) for a deployment serving many workspaces
+MAX_ALL_TEAM_ANSWERS = 10 * MAX_TEAM_ANSWERS
 #: a draft nobody approved is dropped after this many days
 DRAFT_DAYS = 30
 #: an approved team answer is kept this long past its review date when nobody edits it
 KEPT_PAST_REVIEW_DAYS = 365
-#: the `where` of an index entry visible in every channel of the workspace
+#: the `where` of an index entry visible in every channel of the workspace (followed by
+#: the installation's key in OAuth mode: "*T123")
 EVERYWHERE = "*"
 #: a save (or a management read) waits this long for the shared store before saying it
 #: could not: a modal's answer is due within Slack's 3 s
@@ -66,11 +75,14 @@ class TeamAnswer(BaseModel):
     status: Status = "approved"
     #: a draft's 👎'd answer (its answer record id), for the reviewer's context
     from_answer: str | None = None
+    #: the installation it was saved under (`tenant.current()`); "" with one token, and then
+    #: left out of the stored record and the export, which read as they always did
+    workspace: str = Field("", exclude_if=lambda kept: not kept)
 
-    def visible_in(self, channel: str | None) -> bool:
-        """Whether it may be shown in `channel` (None: outside Slack, e.g. the CLI, where
-        only workspace-wide answers show)."""
-        if self.status != "approved":
+    def visible_in(self, channel: str | None, workspace: str) -> bool:
+        """Whether it may be shown in `channel` of installation `workspace` (channel None:
+        outside Slack, e.g. the CLI, where only workspace-wide answers show)."""
+        if self.status != "approved" or self.workspace != workspace:
             return False
         return self.visibility == "workspace" or (channel is not None and channel == self.channel)
 
@@ -117,8 +129,9 @@ class TeamAnswers:
         async with self._shared() as shared:
             old = await shared.get(keys.TEAM.key(answer.id), _CODEC)
             if old is None:
-                kept = await shared.scan(keys.TEAM.prefix, _CODEC, MAX_TEAM_ANSWERS)
-                if len(kept) >= MAX_TEAM_ANSWERS:
+                kept = await shared.scan(keys.TEAM.prefix, _CODEC, MAX_ALL_TEAM_ANSWERS)
+                mine = sum(a.workspace == answer.workspace for _, a in kept)
+                if mine >= MAX_TEAM_ANSWERS or len(kept) >= MAX_ALL_TEAM_ANSWERS:
                     raise InvalidInput(facts=ErrorFacts(Reason.TEAM_FULL, limit=MAX_TEAM_ANSWERS))
             entries = index_keys(answer)
             await self._refuse_clash(shared, answer, entries)
@@ -134,39 +147,47 @@ class TeamAnswers:
 
     async def find(self, question: str, channel: str | None) -> TeamAnswer | None:
         """The approved team answer for `question` visible in `channel` (one saved for that
-        channel first, then a workspace one); None: ask Google."""
+        channel first, then a workspace one) of this installation; None: ask Google."""
         digest = _digest(question)
         if digest is None:
             return None
-        places = ([channel] if channel else []) + [EVERYWHERE]
+        workspace = tenant.current()
+        places = ([_in_channel(channel, workspace)] if channel else []) + [EVERYWHERE + workspace]
         found = await self.store.get_many([keys.TEAM_INDEX.key(w, digest) for w in places], TEXT)
         for answer_id in filter(None, found):
             answer = await self.store.get(keys.TEAM.key(answer_id), _CODEC)
             # an entry outliving an edit that raced it finds nothing it does not answer
-            if answer and answer.visible_in(channel) and digest in _digests(answer):
+            if answer and answer.visible_in(channel, workspace) and digest in _digests(answer):
                 return answer
         return None
 
     async def get(self, answer_id: str) -> TeamAnswer | None:
+        """The answer or draft `answer_id`; None when gone or another installation's (a
+        button's value is the clicker's to choose)."""
         async with self._shared() as shared:
-            return await shared.get(keys.TEAM.key(answer_id), _CODEC)
+            found = await shared.get(keys.TEAM.key(answer_id), _CODEC)
+        return _mine(found)
 
     async def visible(self, channel: str | None) -> list[TeamAnswer]:
-        """The approved answers visible in `channel`, by question."""
-        shown = [a for a in await self.all() if a.visible_in(channel)]
+        """The approved answers visible in `channel` (of this installation), by question."""
+        workspace = tenant.current()
+        shown = [a for a in await self.all() if a.visible_in(channel, workspace)]
         return sorted(shown, key=lambda a: (a.question.casefold(), a.id))
 
-    async def all(self) -> list[TeamAnswer]:
-        """Every team answer and draft (export), oldest first."""
+    async def all(self, *, every_workspace: bool = False) -> list[TeamAnswer]:
+        """Every team answer and draft of this installation (of all: the export, kept in
+        the store each serves), oldest first."""
         async with self._shared() as shared:
-            found = await shared.scan(keys.TEAM.prefix, _CODEC, MAX_TEAM_ANSWERS)
-        return sorted((a for _, a in found), key=lambda a: (a.saved_at, a.id))
+            found = await shared.scan(keys.TEAM.prefix, _CODEC, MAX_ALL_TEAM_ANSWERS)
+        workspace = tenant.current()
+        mine = (a for _, a in found if every_workspace or a.workspace == workspace)
+        return sorted(mine, key=lambda a: (a.saved_at, a.id))
 
     async def remove(self, answer_id: str) -> bool:
         """Drop an answer or a draft and its index entries; False: it was not there."""
         async with self._shared() as shared:
-            old = await shared.get(keys.TEAM.key(answer_id), _CODEC)
-            if old is None:
+            found = await shared.get(keys.TEAM.key(answer_id), _CODEC)
+            if (old := _mine(found)) is None:
                 return False
             gone = [keys.TEAM.key(answer_id), keys.TEAM_USED.key(answer_id), *index_keys(old)]
             await shared.batch([Op.delete(k) for k in gone])
@@ -175,8 +196,7 @@ class TeamAnswers:
     async def approve(self, answer_id: str, answer: TeamAnswer | None = None) -> TeamAnswer | None:
         """A draft becomes a team answer (as edited: `answer`), due for review
         `review_days` from now; None: the draft is gone."""
-        async with self._shared() as shared:
-            draft = await shared.get(keys.TEAM.key(answer_id), _CODEC)
+        draft = await self.get(answer_id)
         if draft is None:
             return None
         review_at = review_date(self.clock(), self.review_days)
@@ -232,6 +252,13 @@ async def _shared(store: Store) -> AsyncIterator[Store]:
 
 
 _CODEC: ModelCodec[TeamAnswer] = ModelCodec(TeamAnswer)
+
+
+def _mine(answer: TeamAnswer | None) -> TeamAnswer | None:
+    """`answer` when this installation saved it, else None (as if absent)."""
+    return answer if answer is not None and answer.workspace == tenant.current() else None
+
+
 #: an id goes into keys and Slack button values: new_team_id's alphabet
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -250,11 +277,20 @@ def _digests(answer: TeamAnswer) -> set[str]:
 
 
 def index_keys(answer: TeamAnswer) -> set[str]:
-    """The index entries that find `answer`: one per phrasing, none for a draft."""
+    """The index entries that find `answer`: one per phrasing, none for a draft; in its
+    installation's places only (a channel shared by two installations too)."""
     if answer.status != "approved":
         return set()
-    where = answer.channel if answer.visibility == "channel" and answer.channel else EVERYWHERE
+    if answer.visibility == "channel" and answer.channel:
+        where = _in_channel(answer.channel, answer.workspace)
+    else:
+        where = EVERYWHERE + answer.workspace
     return {keys.TEAM_INDEX.key(where, d) for d in _digests(answer)}
+
+
+def _in_channel(channel: str, workspace: str) -> str:
+    """The `where` of a channel's entries: the channel, and its installation's key if any."""
+    return f"{channel}@{workspace}" if workspace else channel
 
 
 def _check(answer: TeamAnswer) -> None:

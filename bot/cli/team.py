@@ -82,7 +82,8 @@ async def _export(settings: Settings) -> str:
     from bot.serving.assembly import open_state
 
     async with open_state(settings) as store:
-        answers = await _team(settings, store).all()
+        # every installation's (a record names its own, which import keeps)
+        answers = await _team(settings, store).all(every_workspace=True)
     return "".join(
         json.dumps(a.model_dump(mode="json"), ensure_ascii=True, separators=(",", ":")) + "\n"
         for a in answers

@@ -123,6 +123,14 @@ _TEXTS: dict[str, str] = {
         "Ask one of them, or whoever runs the bot (`gdocs-bot report`)."
     ),
     "report_unknown": "I can't read the usage figures right now; try again in a minute.",
+    "guests": (
+        "I answer people from this workspace's own organisation only, so I can't answer "
+        "questions from other organisations here."
+    ),
+    "report_everywhere": (
+        "The usage report covers every workspace this bot serves, so it is read where the "
+        "bot runs (`gdocs-bot report`), not in Slack."
+    ),
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import keys
+from bot import keys, tenant
 from bot.channels import ChannelSettings
 from bot.models import Scope
 from bot.slack import SLACK_CALL_FAILURES
@@ -58,6 +58,10 @@ class UserProfile:
     locale: str | None = None  # BCP-47, e.g. "it-IT"
     tz: str | None = None  # IANA, e.g. "Europe/Rome"
     is_admin: bool | None = None  # a workspace admin or owner; None: not known
+    #: the user's workspace (T…) and Grid organisation (E…; None: in none), as users.info
+    #: said: who is a guest on Grid (bot/slack/guests.py); team None: not asked yet
+    team: str | None = None
+    org: str | None = None
 
 
 PROFILE_CODEC = AdapterCodec(UserProfile)
@@ -73,11 +77,14 @@ async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:
     info = response.get("user")
     if not isinstance(info, dict):
         return None
-    locale, tz = info.get("locale"), info.get("tz")
+    locale, tz, team = info.get("locale"), info.get("tz"), info.get("team_id")
+    org = (info.get("enterprise_user") or {}).get("enterprise_id")
     return UserProfile(
         locale=locale if isinstance(locale, str) else None,
         tz=tz if isinstance(tz, str) else None,
         is_admin=info.get("is_admin") is True or info.get("is_owner") is True,
+        team=team if isinstance(team, str) and team else None,
+        org=org if isinstance(org, str) and org else None,
     )
 
 
@@ -114,13 +121,21 @@ class UserProfiles:
             profile = await self._fetch(user, lambda u: user_profile(client, u))
         return None if profile is None else profile.is_admin
 
+    async def placed(self, client: AsyncWebClient, user: str) -> UserProfile | None:
+        """The profile with the user's workspace and organisation (a profile kept without
+        them is asked for again); None, or no `team`, when Slack will not say."""
+        profile = await self.of(client, user)
+        if profile is None or profile.team is None:
+            profile = await self._fetch(user, lambda u: user_profile(client, u))
+        return profile
+
     async def _fetch(self, user: str, fetch: Fetch) -> UserProfile | None:
         found = await fetch(user)
         if found is None:
             return None
         locale = found.locale if found.locale and is_language_tag(found.locale) else None
         tz = found.tz if _is_zone_name(found.tz) else None
-        profile = UserProfile(locale=locale, tz=tz, is_admin=found.is_admin)
+        profile = replace(found, locale=locale, tz=tz)
         if profile == UserProfile():
             return None  # nothing usable: ask again next time
         await self._store.set(keys.PROFILE.key(user), profile, PROFILE_CODEC, self._ttl)
@@ -191,8 +206,9 @@ class ChannelSettingsStore:
         return await self.store.get(keys.CHANNEL.key(channel), _CHANNEL) or ChannelSettings()
 
     async def save(self, channel: str, settings: ChannelSettings) -> None:
-        """Store `settings` for `channel` (StoreError when the store does not take it)."""
-        key = keys.CHANNEL.key(channel)
+        """Store `settings` for `channel` (StoreError when the store does not take it), as
+        this installation's."""
+        key, settings = keys.CHANNEL.key(channel), replace(settings, workspace=tenant.current())
         if settings.is_default:
             await self.store.delete(key)
         else:

@@ -17,7 +17,7 @@ from typing import Literal, cast
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import keys, render
+from bot import keys, render, tenant
 from bot.channels import Followups
 from bot.quota import AnswerQuota, QuotaState, next_pacific_midnight, pacific_day
 from bot.report import Report, Window, aggregate, collect
@@ -143,7 +143,8 @@ class Home:
         if state is not None:
             left, per_day, resets_at = state.left_today or 0, state.per_day, state.next_reset
             quota = "counted" if state.per_day else "unlimited"
-        admin = await self.profiles.is_admin(client, user) is True
+        # OAuth mode: the week is every workspace's (its topics too), so no admin's to see
+        admin = not tenant.current() and await self.profiles.is_admin(client, user) is True
         return render.HomeInput(
             answers_left=left,
             per_day=per_day,
@@ -250,6 +251,9 @@ async def this_week(store: Store, now: datetime, per_day: int) -> Report | None:
 async def report_summary(
     reply: Reply, profiles: UserProfiles, store: Store, now: datetime, per_day: int
 ) -> Outcome:
+    if tenant.current():  # OAuth mode: the figures and topics are every workspace's
+        await reply.notify_asker(render.notice("report_everywhere"))
+        return Outcome(route="report", outcome="elsewhere")
     if not reply.user or not await profiles.is_admin(reply.client, reply.user):
         await reply.notify_asker(render.notice("report_refused"))
         return Outcome(route="report", outcome="refused")

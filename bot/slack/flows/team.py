@@ -15,7 +15,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import render
+from bot import render, tenant
 from bot.errors import InvalidInput
 from bot.slack import SLACK_CALL_FAILURES
 from bot.slack.boundary import Outcome, as_dict, as_str
@@ -182,7 +182,8 @@ class TeamFlow:
             link = await permalink(client, form.channel, form.message_ts)
             return TeamAnswer(
                 id=form.answer_id, author=user, saved_at=now, channel=form.channel,
-                channel_name=form.channel_name, permalink=link, **fields,
+                channel_name=form.channel_name, permalink=link, workspace=tenant.current(),
+                **fields,
             )  # fmt: skip
         found = await self.team.get(form.answer_id)
         if found is None or (found.status == "draft") != (form.mode == "draft"):

@@ -14,7 +14,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import render
+from bot import render, tenant
 from bot.errors import InvalidInput
 from bot.feedback import AnswerRecord
 from bot.slack.boundary import Outcome, as_dict, as_str, first_action, ignored, say_nothing
@@ -44,6 +44,7 @@ def draft_of(
         channel=answer.channel,
         status="draft",
         from_answer=answer.answer_id,
+        workspace=tenant.current(),  # the installation whose 👎 it was
     )
 
 

@@ -87,27 +87,43 @@ class SlackRequests:
         )
 
     def command_body(
-        self, text: str, *, user: str = ASKER, channel: str = "C1", key: str | None = None
+        self,
+        text: str,
+        *,
+        user: str = ASKER,
+        channel: str = "C1",
+        key: str | None = None,
+        team: str = "T1",
     ) -> tuple[str, str]:
         n = self.next_id()
         key = key or f"cmd{n}"
         form = slash_command_form(
             text, response_url=self.fake.response_url(key), user=user, channel=channel
         )
+        form["team_id"] = team  # another team's: a guest from another organisation
         return urlencode(form), key
 
     async def command(
-        self, text: str, *, user: str = ASKER, channel: str = "C1", key: str | None = None
+        self,
+        text: str,
+        *,
+        user: str = ASKER,
+        channel: str = "C1",
+        key: str | None = None,
+        team: str = "T1",
     ) -> Sent:
         """A signed `/gdocs <text>`."""
-        body, key = self.command_body(text, user=user, channel=channel, key=key)
+        body, key = self.command_body(text, user=user, channel=channel, key=key, team=team)
         sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
         sent.key = key
         if sent.status == 200:
             self.fake.acknowledged(key, sent.body)
         return sent
 
-    def event_body(self, event: dict[str, Any], *, event_id: str | None = None) -> str:
+    def event_body(
+        self, event: dict[str, Any], *, event_id: str | None = None, shared: bool = False
+    ) -> str:
+        """`shared`: in a Slack Connect channel (`is_ext_shared_channel`)."""
         return json.dumps(
             {
                 "token": "deprecated-verification-token",
@@ -116,6 +132,7 @@ class SlackRequests:
                 "type": "event_callback",
                 "event_id": event_id or f"Ev{self.next_id():06d}",
                 "event_time": int(time.time()),
+                "is_ext_shared_channel": shared,
                 "authorizations": [{"team_id": "T1", "user_id": BOT_USER_ID, "is_bot": True}],
                 "event": event,
             }
@@ -127,9 +144,10 @@ class SlackRequests:
         *,
         event_id: str | None = None,
         retry_num: int | None = None,
+        shared: bool = False,
     ) -> Sent:
         """A signed Events API callback (optionally a retry, as Slack marks them)."""
-        body = self.event_body(event, event_id=event_id)
+        body = self.event_body(event, event_id=event_id, shared=shared)
         headers = {}
         if retry_num is not None:
             headers = {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"}
@@ -143,7 +161,10 @@ class SlackRequests:
         channel: str = "C1",
         ts: str | None = None,
         thread_ts: str | None = None,
+        user_team: str | None = None,
+        shared: bool = False,
     ) -> Sent:
+        """`user_team`: the asker's own team, when not the channel's (a Slack Connect guest)."""
         event: dict[str, Any] = {
             "type": "app_mention",
             "user": user,
@@ -154,7 +175,9 @@ class SlackRequests:
         }
         if thread_ts:
             event["thread_ts"] = thread_ts
-        return await self.event(event)
+        if user_team:
+            event["user_team"] = user_team
+        return await self.event(event, shared=shared)
 
     async def dm(self, text: str, *, user: str = ASKER, channel: str = "D1", **extra: Any) -> Sent:
         event = {
@@ -178,9 +201,11 @@ class SlackRequests:
         thread_ts: str | None = None,
         ephemeral: bool = False,
         key: str | None = None,
+        team: str = "T1",
     ) -> Sent:
         """A signed block_actions click on a button of the message at `message_ts`; with
-        `ephemeral`, on a message only the clicker sees (Slack sends no `message` then)."""
+        `ephemeral`, on a message only the clicker sees (Slack sends no `message` then);
+        `team`: the clicker's (another team's: a guest)."""
         n = self.next_id()
         key = key or f"act{n}"
         container: dict[str, Any] = {
@@ -192,7 +217,7 @@ class SlackRequests:
         payload: dict[str, Any] = {
             "type": "block_actions",
             "team": {"id": "T1", "domain": "test"},
-            "user": {"id": user, "username": f"user-{user}", "team_id": "T1"},
+            "user": {"id": user, "username": f"user-{user}", "team_id": team},
             "api_app_id": "A1",
             "token": "deprecated-verification-token",
             "container": container,
@@ -267,9 +292,12 @@ class SlackRequests:
         subtype: payloads.MessageSubtype | None = None,
         bot_id: str | None = None,
         channel_type: Literal["channel", "group"] = "channel",
+        user_team: str | None = None,
+        shared: bool = False,
     ) -> Sent:
         """A message in a public (`channel`) or private (`group`) channel the bot is in,
-        optionally a thread reply, an edit, a join or another bot's post."""
+        optionally a thread reply, an edit, a join or another bot's post; `user_team`: the
+        writer's team, when another's (a Slack Connect guest), as Slack says it."""
         event = payloads.channel_message_event(
             text,
             user=user,
@@ -280,7 +308,9 @@ class SlackRequests:
             subtype=subtype,
             bot_id=bot_id,
         )
-        return await self.event(event)
+        if user_team:
+            event |= {"user_team": user_team, "source_team": user_team, "team": user_team}
+        return await self.event(event, shared=shared)
 
     async def feedback_click(
         self,
@@ -319,6 +349,7 @@ class SlackRequests:
         thread_ts: str | None = None,
         key: str | None = None,
         callback_id: str = "ask_gdocs",
+        team: str = "T1",
     ) -> tuple[dict[str, Any], str]:
         """The payload of "Ask Google's docs" used by `user` on `author`'s message, and the
         key of its response_url."""
@@ -336,6 +367,7 @@ class SlackRequests:
             response_url=self.fake.response_url(key),
             trigger_id=f"trigger-s{n}.{time.time_ns()}",
         )
+        payload["user"]["team_id"] = team  # another team's: a guest
         return payload, key
 
     async def message_shortcut(self, text: str, *, author: str, **how: Any) -> Sent:

@@ -140,6 +140,7 @@ def _day_row(day: str, c: Counter[str]) -> DayRow:
         answer_query={"made": c[tally.ANSWER_QUERY_MADE], "refused": c[tally.ANSWER_QUERY_REFUSED]},
         reuse={kind: c[f"reuse:{kind}"] for kind in tally.REUSE_KINDS},
         team={"used": c[tally.TEAM_USED], "saved": c[tally.TEAM_SAVED]},
+        guest_refused=c[tally.GUEST_REFUSED],
     )
 
 

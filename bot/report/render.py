@@ -44,6 +44,12 @@ def team_line(report: Report) -> str | None:
     return f"Team answers: {t['used']} used, {saved} generated {answers} saved"
 
 
+def guest_line(report: Report) -> str | None:
+    """Shown only when a guest from another organisation was refused in the window."""
+    refused = report.total.guest_refused
+    return f"Guest questions refused: {refused}" if refused > 0 else None
+
+
 def tables(report: Report) -> dict[str, Table]:
     """The tables both md and html show (html adds the total to the days); a team answers
     column after "generated" when any was given."""
@@ -111,6 +117,7 @@ def render_md(report: Report) -> str:
         f"- Reused: {t.reuse.get('exact', 0)} exact, {t.reuse.get('normalised', 0)} normalised, "
         f"{t.reuse.get('shared', 0)} shared in flight",
         f"- Channels: {report.channels}",
+        *([f"- {line}"] if (line := guest_line(report)) else []),
     ]
     for key, (head, rows) in tables(report).items():
         lines += ["", f"## {TITLES[key]}", "", f"| {' | '.join(head)} |", "|---" * len(head) + "|"]
@@ -124,6 +131,9 @@ def render_json(report: Report) -> str:
     if not has_team(report):  # a report without team answers says nothing of them
         for row in (rows["total"], *rows["days"], *rows["topics"]):
             row.pop("team")
+    if not guest_line(report):  # nor of guests, when none was refused
+        for row in (rows["total"], *rows["days"]):
+            row.pop("guest_refused")
     channels: dict[str, Any] = {"count": report.channels}
     if report.by_channel is not None:
         channels["answers_by_channel"] = report.by_channel

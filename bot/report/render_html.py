@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from html import escape
 
-from bot.report.render import TITLES, Table, day_cells, has_team, share, tables, team_line
+from bot.report.render import (
+    TITLES,
+    Table,
+    day_cells,
+    guest_line,
+    has_team,
+    share,
+    tables,
+    team_line,
+)
 from bot.report.tally import Report
 
 CHART_HEIGHT = 200
@@ -174,6 +183,7 @@ def render_html(report: Report) -> str:
         '<p class="muted">gdocs-bot report. Days are Pacific days (the answer quota\'s).</p>',
         _cards(report),
         *([f"<p>{_e(line)}</p>"] if line else []),
+        *([f"<p>{_e(guests)}</p>"] if (guests := guest_line(report)) else []),
         *_charts(report),
     ]
     for key in ("gaps", "topics", "pages", "votes", "days", "products", "channels"):

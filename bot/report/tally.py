@@ -29,6 +29,9 @@ GENERATED: Final = "generated"
 #: (no generated answer for the question in the cache): one generated answer saved
 TEAM_USED: Final = "team:used"
 TEAM_SAVED: Final = "team:saved"
+#: a question from another organisation's guest, refused (bot/slack/guests.py): not one of
+#: the questions, and counted without who asked or what
+GUEST_REFUSED: Final = "guest:refused"
 #: the `tool` of an answer the team saved (an `Answer` with `team` set): not generated
 TEAM_TOOL: Final = "team_answer"
 #: the reasons a question got search results only, in the order reports list them
@@ -74,6 +77,8 @@ class DayRow:
     reuse: dict[str, int]
     #: team answers "used" (given), and "saved" (given where answer_query would have been)
     team: dict[str, int] = field(default_factory=dict)
+    #: questions from other organisations' guests, refused (EXTERNAL_USERS=deny)
+    guest_refused: int = 0
 
     @property
     def unanswered(self) -> int:

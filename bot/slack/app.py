@@ -18,7 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import tenant
 from bot.render import AUTHORIZE_FAILED
 from bot.settings import reveal
-from bot.slack import identity, oauth
+from bot.slack import guests, identity, oauth
 from bot.slack.boundary import duplicate
 from bot.slack.delivery.posting import OnceAck, retry_handlers
 from bot.slack.deps import SlackDeps
@@ -121,6 +121,7 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
         return None
 
     app.use(for_its_installation)
+    app.use(guests.refusing_guests(deps))  # commands, shortcuts, clicks; events: events.py
     app.use(drop_repeated_deliveries)
     oauth.register(app, deps)  # uninstalls (OAuth mode)
     for listeners in (commands, events, retry, drafts, team, actions):  # actions: catch-all last

@@ -125,7 +125,7 @@ class UserProfiles:
         """The profile with the user's workspace and organisation (a profile kept without
         them is asked for again); None, or no `team`, when Slack will not say."""
         profile = await self.of(client, user)
-        if profile is None or profile.team is None:
+        if profile is not None and profile.team is None:
             profile = await self._fetch(user, lambda u: user_profile(client, u))
         return profile
 

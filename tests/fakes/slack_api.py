@@ -74,6 +74,9 @@ class FakeSlack:
     #: users.info says these users are workspace admins (`is_admin`) / owners (`is_owner`)
     admins: set[str] = field(default_factory=set)
     owners: set[str] = field(default_factory=set)
+    #: user id -> (team_id, Grid organisation or None) users.info answers (`team_id`,
+    #: `enterprise_user.enterprise_id`); users not in it get neither
+    placed: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     #: channels the bot is not a member of: posting, reacting and reading there is refused
     #: (`not_in_channel` for a public C…, `channel_not_found` for a private G… channel)
     outside: set[str] = field(default_factory=set)
@@ -403,6 +406,11 @@ class FakeSlack:
             "is_admin": user in self.admins or user in self.owners,
             "is_owner": user in self.owners,
         }
+        if user in self.placed:
+            team, org = self.placed[user]
+            found["team_id"] = team
+            if org is not None:
+                found["enterprise_user"] = {"id": user, "enterprise_id": org, "teams": [team]}
         tz = self.timezones.get(user, "America/Los_Angeles")
         if tz is not None:
             offset = datetime.now(ZoneInfo(tz)).utcoffset()

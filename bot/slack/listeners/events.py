@@ -12,7 +12,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.render import WorkKind
-from bot.slack import identity
+from bot.slack import guests, identity
 from bot.slack.boundary import Outcome, as_dict, ignored, say_nothing
 from bot.slack.delivery.replies import SlackReply, Where
 from bot.slack.deps import SlackDeps
@@ -44,7 +44,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             await ack()
             ignored(deps.metrics, "mention", "not a person's new message")
             return
-        await _accept(deps, ack, body, client, event, context.bot_user_id, kind="mention")
+        await _accept(deps, ack, body, client, event, context, kind="mention")
 
     async def on_message(
         ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
@@ -66,7 +66,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
             await ack()
             ignored(deps.metrics, "dm" if kind == "dm" else "thread", why)
             return
-        await _accept(deps, ack, body, client, event, bot_user_id, kind=kind)
+        await _accept(deps, ack, body, client, event, context, kind=kind)
 
     async def on_stopped(ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
@@ -82,12 +82,16 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         else:
             ignored(deps.metrics, "stop", "no answer in progress in this process")
 
-    async def on_home_opened(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+    async def on_home_opened(
+        ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext
+    ) -> None:
         await ack()
         event = body.get("event") or {}
         user, channel, tab = event.get("user"), event.get("channel"), event.get("tab")
         if not isinstance(user, str) or not user:
             ignored(deps.metrics, "home", "no user")
+        elif await guests.is_guest(deps, client, body, context):
+            ignored(deps.metrics, "home", "a guest from another organisation")
         elif tab == "home":
             job = partial(deps.home.publish, client, user)
             deps.inflight.spawn(deps.boundary("home", job, say_nothing))
@@ -121,10 +125,14 @@ async def _accept(
     body: dict[str, Any],
     client: AsyncWebClient,
     event: dict[str, Any],
-    bot_user_id: str | None,
+    context: AsyncBoltContext,
     *,
     kind: str,
 ) -> None:
+    if await guests.is_guest(deps, client, body, context):  # heard, but not answered
+        await guests.refuse_question(deps, ack, body, client, event)
+        return
+    bot_user_id = context.bot_user_id
     workspace = identity.asker_workspace(body)  # a stream names the asker's workspace
     if workspace is not None:
         event = {**event, "team": workspace}

@@ -8,6 +8,7 @@ in T1 and T2 through Bolt's OAuth flow (the harness's own requests are T1's)."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -27,7 +28,7 @@ from bot.slack.forget import forget_installation
 from bot.slack.listeners.drafts import draft_of
 from bot.slack.memory import ChannelSettingsStore
 from bot.store import TEXT, SqliteStore, Store
-from bot.team import TeamAnswers
+from bot.team import TeamAnswer, TeamAnswers
 from bot.upstream import question_key
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import FakeSlack
@@ -35,6 +36,7 @@ from tests.fakes.slack_event_payloads import app_home_opened_event
 from tests.fakes.slack_payloads import slash_command_form
 from tests.slack_harness import ASKER, SlackBot, running_bot
 from tests.team_support import SAVED_AT, team_answer
+from tests.test_cli import gdocs
 from tests.test_oauth_e2e import event_body, install, mention, oauth_bot
 from tests.test_slack_commands import blocks_text, tools_called
 from tests.test_slack_team_drafts import ADMIN, home_of
@@ -280,3 +282,48 @@ async def test_a_draft_from_one_workspace_is_not_on_another_workspaces_admins_ho
     assert "This week" not in in_t2
     assert "covers every workspace this bot serves" in report
     assert "Top gaps" not in report
+
+
+# --- the CLI (runs as "") ------------------------------------------------------------------
+def test_team_export_writes_every_installations_answers_and_import_keeps_their_installation(
+    tmp_path: Path,
+) -> None:
+    """Exported: the one-token answer's line as before (no `workspace`), T1's naming T1;
+    imported into a fresh deployment, T1's is found in T1 only."""
+    mine = team_answer("how do we deploy?", "With Terraform.")
+    theirs = team_answer(QUESTION, TEAM_TEXT, workspace="T1")
+
+    async def seed() -> None:
+        store = await SqliteStore.open(tmp_path / "old.db", max_entries=5000)
+        try:
+            for one in (mine, theirs):
+                await team_on(store).save(one)
+        finally:
+            await store.aclose()
+
+    asyncio.run(seed())
+    exported = gdocs(
+        tmp_path, "team", "export", "--out", "team.jsonl", STATE_URL="sqlite:///old.db"
+    )
+    assert 0 == exported.returncode, exported.stderr
+    lines = {
+        json.loads(x)["id"]: json.loads(x)
+        for x in (tmp_path / "team.jsonl").read_text().splitlines()
+    }
+    assert mine.model_dump(mode="json") == lines[mine.id]
+    assert "workspace" not in lines[mine.id]
+    assert "T1" == lines[theirs.id]["workspace"]
+
+    imported = gdocs(tmp_path, "team", "import", "team.jsonl", STATE_URL="sqlite:///new.db")
+    assert (0, "Imported 2 team answers\n") == (imported.returncode, imported.stdout)
+
+    async def found(ws: str) -> TeamAnswer | None:
+        store = await SqliteStore.open(tmp_path / "new.db", max_entries=5000)
+        try:
+            with tenant.running_for(ws):
+                return await team_on(store).find(QUESTION, None)
+        finally:
+            await store.aclose()
+
+    assert theirs == asyncio.run(found("T1"))
+    assert None is asyncio.run(found(""))

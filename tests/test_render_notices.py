@@ -205,6 +205,7 @@ def test_not_in_channel_hint_tells_how_to_invite_the_bot() -> None:
         "channel_unavailable",
         "report_refused",
         "report_unknown",
+        "report_everywhere",
         "feedback_recorded",
         "feedback_stale",
         "shared_note",

@@ -25,6 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import tenant
 from bot.settings import Settings, reveal
 from bot.slack.deps import SlackDeps
+from bot.slack.forget import forget_installation
 from bot.slack.installs import StoreInstallations, StoreOAuthStates, TokenCipher
 from bot.store import Store
 
@@ -135,10 +136,6 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
 
     @app.event("app_uninstalled")
     async def uninstalled(context: AsyncBoltContext) -> None:
-        from bot.slack.forget import (  # type: ignore[import-not-found,unused-ignore]
-            forget_installation,
-        )
-
         await revoked.handle_app_uninstalled_events(context)
         key = tenant.current()  # set from this event's ids (app.py's for_its_installation)
         await forget_installation(deps, key)

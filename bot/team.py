@@ -132,7 +132,8 @@ class TeamAnswers:
                 kept = await shared.scan(keys.TEAM.prefix, _CODEC, MAX_ALL_TEAM_ANSWERS)
                 mine = sum(a.workspace == answer.workspace for _, a in kept)
                 if mine >= MAX_TEAM_ANSWERS or len(kept) >= MAX_ALL_TEAM_ANSWERS:
-                    raise InvalidInput(facts=ErrorFacts(Reason.TEAM_FULL, limit=MAX_TEAM_ANSWERS))
+                    limit = MAX_TEAM_ANSWERS if mine >= MAX_TEAM_ANSWERS else len(kept)
+                    raise InvalidInput(facts=ErrorFacts(Reason.TEAM_FULL, limit=limit))
             entries = index_keys(answer)
             await self._refuse_clash(shared, answer, entries)
             ttl, used = self._ttl(answer), keys.TEAM_USED.key(answer.id)

@@ -37,7 +37,7 @@ from tests.fakes.slack_payloads import slash_command_form
 from tests.slack_harness import ASKER, SlackBot, running_bot
 from tests.team_support import SAVED_AT, team_answer
 from tests.test_cli import gdocs
-from tests.test_oauth_e2e import event_body, install, mention, oauth_bot
+from tests.test_oauth_e2e import event_body, install, mention, oauth_bot, uninstall
 from tests.test_slack_commands import blocks_text, tools_called
 from tests.test_slack_team_drafts import ADMIN, home_of
 from tests.test_slack_team_save import form_values, submit, use_shortcut
@@ -234,7 +234,7 @@ async def test_a_team_answer_saved_in_one_workspace_answers_there_and_not_in_the
 ) -> None:
     """Saved with the shortcut's form in T1 for the whole workspace: a mention in T1 gets it
     with no answer_query call; the same question in T2 is answered by Google's docs, and
-    `/gdocs team` in T2 lists nothing of T1's while T1's lists it."""
+    `/gdocs team` in T2 lists nothing of T1's while T1's lists it; uninstalled, T1's is gone."""
     async with oauth_bot(dk_server, fake) as bot:
         await install(bot, "T1")
         await install(bot, "T2")
@@ -258,6 +258,10 @@ async def test_a_team_answer_saved_in_one_workspace_answers_there_and_not_in_the
 
         assert QUESTION not in blocks_text(await command_in(bot, "T2", "team", "C2"))
         assert QUESTION in blocks_text(await command_in(bot, "T1", "team", "C1"))
+
+        await uninstall(bot, "T1")  # Slack's app_uninstalled: T1's answer goes with it
+        with tenant.running_for("T1"):
+            assert [] == await bot.deps.team.all()
 
 
 async def test_a_draft_from_one_workspace_is_not_on_another_workspaces_admins_home(

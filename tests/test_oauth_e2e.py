@@ -62,6 +62,12 @@ def base_url(bot: SlackBot) -> str:
 async def install(bot: SlackBot, team: str) -> str:
     """Install the app in `team` as a browser does; the bot token Slack gave it."""
     code, token = bot.fake.install_code(team)
+    await redirect(bot, code)
+    return token
+
+
+async def redirect(bot: SlackBot, code: str) -> None:
+    """The install page, then Slack's redirect back with `code` and the page's state."""
     async with bot.session.get(base_url(bot) + "/slack/install") as page:
         assert 200 == page.status
         cookie = page.headers["Set-Cookie"].split(";")[0]  # slack-app-oauth-state=…
@@ -73,24 +79,36 @@ async def install(bot: SlackBot, team: str) -> str:
         headers={"Cookie": cookie},
     ) as done:
         assert 200 == done.status, await done.text()
-    return token
 
 
-def event_body(team: str, event: dict[str, Any]) -> str:
+def event_body(team: str, event: dict[str, Any], org: str | None = None) -> str:
+    """An Events API callback from `team` (of Grid organisation `org`, installed org-wide)."""
+    installed = {"team_id": None if org else team, "enterprise_id": org}
     return json.dumps(
         {
             "team_id": team,
+            "enterprise_id": org,
+            "is_ext_shared_channel": False,
             "api_app_id": "A1",
             "type": "event_callback",
             "event_id": f"Ev{team}{time.time_ns()}",
             "event_time": int(time.time()),
-            "authorizations": [{"team_id": team, "user_id": BOT_USER_ID, "is_bot": True}],
+            "authorizations": [
+                {
+                    **installed,
+                    "user_id": BOT_USER_ID,
+                    "is_bot": True,
+                    "is_enterprise_install": org is not None,
+                }
+            ],
             "event": event,
         }
     )
 
 
-async def mention(bot: SlackBot, team: str, text: str = "how do I create a bucket?") -> int:
+async def mention(
+    bot: SlackBot, team: str, text: str = "how do I create a bucket?", org: str | None = None
+) -> int:
     ts = f"{time.time():.6f}"
     event = {
         "type": "app_mention",
@@ -102,7 +120,7 @@ async def mention(bot: SlackBot, team: str, text: str = "how do I create a bucke
         "event_ts": ts,
         "channel": CHANNEL[team],
     }
-    sent = await bot.post_signed(event_body(team, event), content_type="application/json")
+    sent = await bot.post_signed(event_body(team, event, org), content_type="application/json")
     return sent.status
 
 
@@ -240,6 +258,22 @@ async def test_a_revoked_bot_token_is_deleted_and_its_workspace_refused(
         await asyncio.sleep(0.2)
         assert [] == [c.method for c in fake.calls[calls:]]
         assert {token2} == await answered_with(bot, "T2")
+
+
+async def test_an_org_wide_install_answers_each_workspace_of_the_org_with_its_token(
+    dk_server: FakeDeveloperKnowledge, fake: FakeSlack
+) -> None:
+    """Installed org-wide on Grid organisation E1 (one token), mentions from two of its
+    workspaces are both answered with that token."""
+    async with oauth_bot(dk_server, fake) as bot:
+        code, token = fake.install_code(None, enterprise="E1", org_wide=True)
+        await redirect(bot, code)
+        for team in ("T1", "T2"):
+            done = len(bot.metrics.finished)
+            assert 200 == await mention(bot, team, org="E1")
+            await bot.finished(done + 1)
+            used = {c.token for c in fake.calls if c.args.get("channel") == CHANNEL[team]}
+            assert {token} == used
 
 
 async def test_two_replicas_on_one_redis_share_the_installs(

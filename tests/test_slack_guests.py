@@ -15,6 +15,7 @@ from tests.fakes import slack_event_payloads as payloads
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.slack_api import BOT_ID, BOT_USER_ID, FakeSlack
 from tests.slack_harness import BOT_TOKEN, SlackBot, running_bot
+from tests.test_slack_feedback import answered, feedback_values, stored_votes
 
 MEMBER = "UMEMBER1"
 GUEST = "UGUEST77"
@@ -222,3 +223,25 @@ async def test_the_report_counts_refused_guest_questions_without_naming_them(
     for shown in (md, html, json.dumps(data)):
         assert GUEST not in shown
         assert "bucket" not in shown
+
+
+async def test_a_guests_vote_is_not_recorded_and_their_dm_is_not_answered(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """A guest's 👍 on a member's answer is refused privately and keeps no vote; a guest's DM
+    makes no upstream call and gets the notice, in the DM."""
+    async with running_bot(dk_server) as bot:
+        answer = await answered(bot)
+        up, _ = feedback_values(answer.args)
+        action = payloads.feedback_action(up)
+        ts = answer.result["ts"]
+        click = await bot.action(action, user=GUEST, team=OTHER_TEAM, message_ts=ts)
+        assert click.key is not None
+        [said] = await bot.fake.await_responses(click.key)
+        assert REFUSAL in said["text"]
+        assert [] == await stored_votes(bot)
+
+        await bot.dm(QUESTION, user=GUEST, channel="D9", user_team=OTHER_TEAM)
+        assert ("guest", "guest") == (await bot.finished(3))[-1]
+        assert 1 == answer_queries(dk_server)  # the member's command only
+        assert ["D9"] == [n["channel"] for n in notices(bot)]

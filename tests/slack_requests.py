@@ -410,3 +410,103 @@ class SlackRequests:
         )
         body = urlencode({"payload": json.dumps(payload)})
         return await self.post_signed(body, content_type="application/x-www-form-urlencoded")
+
+    # --- Enterprise Grid: an org-wide install (tests/fakes/slack_event_payloads `grid_*`) ---
+    async def grid_event(self, event: dict[str, Any], *, team: str, enterprise: str = "E1") -> Sent:
+        """A signed event of an org-wide install of `enterprise`, in workspace `team`."""
+        body = payloads.grid_event_callback(
+            event,
+            team=team,
+            enterprise=enterprise,
+            bot_user=BOT_USER_ID,
+            event_id=f"Ev{self.next_id():06d}",
+        )
+        return await self.post_signed(json.dumps(body), content_type="application/json")
+
+    async def grid_mention(
+        self,
+        text: str,
+        *,
+        user: str,
+        team: str,
+        enterprise: str = "E1",
+        channel: str = "C1",
+        ts: str | None = None,
+    ) -> Sent:
+        """A mention from `user` of workspace `team`: on Grid `user_team` may name only the
+        organisation (slack_bolt/request/internals.py), `team` the workspace."""
+        ts = ts or f"1710000000.{self.next_id():06d}"
+        event = {
+            "type": "app_mention",
+            "user": user,
+            "text": f"<@{BOT_USER_ID}> {text}",
+            "ts": ts,
+            "channel": channel,
+            "event_ts": ts,
+            "user_team": enterprise,
+        }
+        return await self.grid_event(event, team=team, enterprise=enterprise)
+
+    async def grid_shortcut(
+        self, text: str, *, author: str, team: str, enterprise: str = "E1", **how: Any
+    ) -> Sent:
+        """ "Ask Google's docs" from a person of workspace `team`, with `team: null`."""
+        payload, key = self.shortcut_payload(text, author=author, team=team, **how)
+        payload = payloads.grid_interaction(payload, team=team, enterprise=enterprise)
+        body = urlencode({"payload": json.dumps(payload)})
+        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
+        sent.key = key
+        return sent
+
+    async def grid_command(
+        self, text: str, *, user: str, team: str, enterprise: str = "E1", channel: str = "C1"
+    ) -> Sent:
+        """`/gdocs <text>` run in workspace `team` of an org-wide install."""
+        body, key = self.command_body(text, user=user, channel=channel, team=team)
+        org = {"enterprise_id": enterprise, "enterprise_name": f"Org {enterprise}"}
+        body += "&" + urlencode(org | {"is_enterprise_install": "true"})
+        body = body.replace("is_enterprise_install=false&", "")
+        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
+        sent.key = key
+        if sent.status == 200:
+            self.fake.acknowledged(key, sent.body)
+        return sent
+
+    async def grid_action(
+        self,
+        action: dict[str, Any],
+        *,
+        user: str,
+        team: str,
+        enterprise: str = "E1",
+        channel: str = "C1",
+        message_ts: str = "1700000000.000001",
+        thread_ts: str | None = None,
+    ) -> Sent:
+        """A click on a channel message's button by a person of workspace `team` of an
+        org-wide install (`team: null`)."""
+        n = self.next_id()
+        key = f"act{n}"
+        message: dict[str, Any] = {"type": "message", "ts": message_ts, "text": "answer"}
+        container = {"type": "message", "message_ts": message_ts, "channel_id": channel}
+        if thread_ts:
+            message["thread_ts"] = container["thread_ts"] = thread_ts
+        payload = {
+            "type": "block_actions",
+            "user": {"id": user, "username": f"user-{user}"},
+            "api_app_id": "A1",
+            "token": "deprecated-verification-token",
+            "container": container | {"is_ephemeral": False},
+            "trigger_id": f"trigger-a{n}.{time.time_ns()}",
+            "channel": {"id": channel, "name": "general"},
+            "message": message,
+            "response_url": self.fake.response_url(key),
+            "actions": [{"block_id": "b", "action_ts": str(time.time()), **action}],
+        }
+        payload = payloads.grid_interaction(payload, team=team, enterprise=enterprise)
+        body = urlencode({"payload": json.dumps(payload)})
+        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
+        sent.key = key
+        if sent.status == 200:
+            self.fake.acknowledged(key, sent.body)
+        return sent

@@ -340,3 +340,59 @@ def message_shortcut(
         "is_enterprise_install": False,
         "enterprise": None,
     }
+
+
+# --- Enterprise Grid: an org-wide install, one bot token for every workspace of the org ------
+# api.slack.com/enterprise/apps/reference and /enterprise/apps/changes-apis: an event names the
+# workspace it happened in (`team_id`, `event.team`) and carries `authorizations[0]` with
+# `is_enterprise_install: true`; an interaction may say `team: null` (the workspace is then in
+# `user.team_id`); slack_bolt/request/internals.py reads them so.
+def org_wide_auth_test(enterprise: str, *, user_id: str, bot_id: str = BOT_ID) -> dict[str, Any]:
+    """What auth.test answers for an org-wide bot token: the organisation, not a workspace."""
+    return {
+        "ok": True,
+        "url": "https://org.enterprise.slack.com/",
+        "user_id": user_id,
+        "bot_id": bot_id,
+        "user": "gdocs",
+        "team": f"Org {enterprise}",
+        "team_id": enterprise,
+        "enterprise_id": enterprise,
+        "is_enterprise_install": True,
+    }
+
+
+def grid_event_callback(
+    event: dict[str, Any], *, team: str, enterprise: str, bot_user: str, event_id: str
+) -> dict[str, Any]:
+    """An Events API callback of an org-wide install for an event in workspace `team`."""
+    return {
+        "token": "deprecated-verification-token",
+        "team_id": team,
+        "enterprise_id": enterprise,
+        "context_team_id": team,
+        "context_enterprise_id": enterprise,
+        "api_app_id": "A1",
+        "type": "event_callback",
+        "event_id": event_id,
+        "event_time": int(time.time()),
+        "is_ext_shared_channel": False,
+        "authorizations": [
+            {
+                "enterprise_id": enterprise,
+                "team_id": team,
+                "user_id": bot_user,
+                "is_bot": True,
+                "is_enterprise_install": True,
+            }
+        ],
+        "event": {**event, "team": team},
+    }
+
+
+def grid_interaction(payload: dict[str, Any], *, team: str, enterprise: str) -> dict[str, Any]:
+    """`payload` (a shortcut, click or submission) as an org-wide install receives it from a
+    person of workspace `team`: no `team`, the organisation, the workspace in `user.team_id`."""
+    user = {**payload.get("user", {}), "team_id": team}
+    org = {"id": enterprise, "name": f"Org {enterprise}"}
+    return {**payload, "team": None, "user": user, "enterprise": org, "is_enterprise_install": True}

@@ -14,7 +14,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import tenant
 from bot.render import notice
-from bot.slack import SLACK_CALL_FAILURES
+from bot.slack import SLACK_CALL_FAILURES, identity
 from bot.slack.boundary import Outcome, as_dict, as_str, duplicate
 from bot.slack.delivery.posting import OnceAck
 from bot.slack.delivery.replies import SlackReply
@@ -108,7 +108,8 @@ def shortcut_payload(body: dict[str, Any], bot_user_id: str | None) -> dict[str,
         "user": as_dict(body.get("user")).get("id"),
         "message": {k: message[k] for k in kept if isinstance(message.get(k), str)},
         "response_url": body.get("response_url"),
-        "team": as_dict(body.get("team")).get("id"),
+        # org-wide on Grid `team` is null: a stream names the asker's own workspace
+        "team": identity.asker_workspace(body) or as_dict(body.get("team")).get("id"),
         "bot_user_id": bot_user_id,
     }
 

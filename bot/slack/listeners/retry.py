@@ -14,6 +14,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import render
 from bot.errors import InvalidInput
+from bot.slack import identity
 from bot.slack.boundary import as_dict, as_str, first_action, ignored
 from bot.slack.delivery import posting
 from bot.slack.deps import SlackDeps
@@ -69,7 +70,9 @@ def again(
     (no message of its own to reply to), else a reply in the message's thread or DM.
     `skip_team`: kept in the record ("skip_team": "1"), so a restart skips it too."""
     skip = _set(skip_team="1" if skip_team else None)
-    message, team = as_dict(body.get("message")), _id(body.get("team"))
+    message = as_dict(body.get("message"))
+    # org-wide on Grid `team` is null: the clicker's workspace, a stream's recipient
+    team = identity.asker_workspace(body) or _id(body.get("team"))
     ts, thread = as_str(message.get("ts")), as_str(message.get("thread_ts"))
     if ts is None or as_dict(body.get("container")).get("is_ephemeral"):
         kept = dict(command="/gdocs", text=text, channel_id=channel, user_id=user, retry="1")

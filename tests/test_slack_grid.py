@@ -15,9 +15,15 @@ from typing import Any
 import pytest
 
 from bot.render import ACTION_TRY_AGAIN
+from bot.slack.app import resume
+from bot.slack.listeners.commands import shortcut_payload
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlack
-from tests.fakes.slack_event_payloads import channel_message_event, org_wide_auth_test
+from tests.fakes.slack_event_payloads import (
+    channel_message_event,
+    grid_interaction,
+    org_wide_auth_test,
+)
 from tests.quota_e2e_support import NO_RATE_LIMIT, Shown, answer_calls, shown_in
 from tests.slack_harness import BOT_TOKEN, SlackBot, running_bot
 
@@ -118,6 +124,25 @@ async def test_the_ask_shortcut_with_no_team_in_its_payload_streams_to_the_asker
         assert [] == bot.fake.invalid_payloads
 
 
+async def test_a_shortcut_from_another_workspace_finished_after_a_restart_streams_there(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """Bob's shortcut in T2 (`team: null`), recorded before a crash and taken over by
+    another process, is streamed to Bob in T2: the work record keeps his workspace."""
+    async with org_wide_bot(dk_server, stream_answers=True) as bot:
+        payload, _ = bot.shortcut_payload(QUESTION, author=ALICE, user=BOB, team="T2")
+        payload = grid_interaction(payload, team="T2", enterprise=ORG)
+        kept = shortcut_payload(payload, BOT_USER_ID)
+        record = await bot.deps.work.accept("shortcut", kept, key=f"trigger:{BOB}")
+        assert record is not None
+        await resume(bot.deps, bot.app.client, record)
+        await bot.finished(1)
+
+        assert [("C1", BOB, "T2")] == recipients(bot)
+        assert 1 == finished_streams(bot)
+        assert [] == bot.fake.invalid_payloads
+
+
 def try_again_button(bot: SlackBot) -> dict[str, Any]:
     [stream] = bot.fake.streams.all()
     [block] = [b for b in stream.final_blocks or [] if b.get("accessory")]
@@ -152,18 +177,24 @@ async def test_try_again_with_no_team_in_its_payload_streams_to_the_clickers_wor
         assert [] == bot.fake.invalid_payloads
 
 
-async def test_home_opened_in_another_workspace_is_published_for_that_person(
+async def test_home_opened_in_another_workspace_lists_that_workspaces_channels_for_that_person(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
-    """Bob opens the Home tab in T2: his Home is published, with no refusal."""
+    """Bob opens the Home tab in T2: his Home is published, its channel list asked of T2
+    (an org-wide token must name the workspace in users.conversations: Bolt's client per
+    request adds the payload's `team_id` to each call)."""
     async with org_wide_bot(dk_server) as bot:
+        bot.fake.memberships[BOB] = ["C2"]
+        await bot.grid_command("channel auto", user=BOB, team="T2", channel="C2")
+        await bot.finished(1)
         home = {"type": "app_home_opened", "user": BOB, "channel": "D2", "tab": "home"}
         await bot.grid_event(home | {"event_ts": "1710000200.000001"}, team="T2")
         [published] = await bot.fake.await_calls("views.publish")
+        [lookup] = bot.fake.calls_to("users.conversations")
 
+        assert (BOB, "T2") == (lookup.args["user"], lookup.args.get("team_id"))
         assert BOB == published.args["user_id"]
-        view = published.args["view"]
-        assert "home" == (json.loads(view) if isinstance(view, str) else view)["type"]
+        assert "<#C2>" in json.dumps(published.args["view"])
         assert [] == bot.fake.invalid_payloads
 
 

@@ -26,6 +26,7 @@ from tests.fakes.slack_event_payloads import (
 )
 from tests.quota_e2e_support import NO_RATE_LIMIT, Shown, answer_calls, shown_in
 from tests.slack_harness import BOT_TOKEN, SlackBot, running_bot
+from tests.team_support import team_answer
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -270,3 +271,19 @@ async def test_fair_use_stays_per_person_across_the_orgs_workspaces(
         assert ["answer", "search"] == [s.kind for s in mine]
         assert "answer" == bobs.kind
         assert 2 == answer_calls(dk_server)
+
+
+async def test_a_team_answer_saved_for_the_workspace_is_given_in_every_workspace_of_the_org(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """One token serves the organisation: Alice's team answer saved in T1 "for the whole
+    workspace" answers Bob's question in T2, with no answer_query call."""
+    async with org_wide_bot(dk_server) as bot:
+        saved = team_answer(QUESTION, "We use Terraform.", author=ALICE, channel="C1")
+        await bot.deps.team.save(saved)
+        shown = await grid_ask(bot, QUESTION, user=BOB)
+
+        assert "We use Terraform." in shown.text
+        assert f"saved by <@{ALICE}>" in shown.text
+        assert 0 == answer_calls(dk_server)
+        assert [] == bot.fake.invalid_payloads

@@ -44,7 +44,7 @@ async def is_guest(
     who, home = identity.asker(body), identity.install(context)
     found = identity.is_guest(who, home)
     if found is None and who.user is not None:  # a Grid workspace the payload cannot place
-        profile = await deps.profiles.placed(client, who.user)
+        profile = await deps.profiles.knowing(client, who.user, "team")
         # placed by Slack in no Grid organisation, or in another: not one of ours
         found = profile is not None and profile.team is not None and profile.org != home.org
     return bool(found)

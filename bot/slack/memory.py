@@ -58,10 +58,8 @@ class UserProfile:
     locale: str | None = None  # BCP-47, e.g. "it-IT"
     tz: str | None = None  # IANA, e.g. "Europe/Rome"
     is_admin: bool | None = None  # a workspace admin or owner; None: not known
-    #: the user's workspace (T…) and Grid organisation (E…; None: in none), as users.info
-    #: said: who is a guest on Grid (bot/slack/guests.py); team None: not asked yet
-    team: str | None = None
-    org: str | None = None
+    team: str | None = None  # their workspace (T…), as users.info said; None: not asked yet
+    org: str | None = None  # their Grid organisation (E…; None: in none): guests.py on Grid
 
 
 PROFILE_CODEC = AdapterCodec(UserProfile)
@@ -77,15 +75,11 @@ async def user_profile(client: AsyncWebClient, user: str) -> UserProfile | None:
     info = response.get("user")
     if not isinstance(info, dict):
         return None
-    locale, tz, team = info.get("locale"), info.get("tz"), info.get("team_id")
-    org = (info.get("enterprise_user") or {}).get("enterprise_id")
-    return UserProfile(
-        locale=locale if isinstance(locale, str) else None,
-        tz=tz if isinstance(tz, str) else None,
-        is_admin=info.get("is_admin") is True or info.get("is_owner") is True,
-        team=team if isinstance(team, str) and team else None,
-        org=org if isinstance(org, str) and org else None,
-    )
+    grid = info.get("enterprise_user") or {}  # a Grid member's organisation
+    said = (info.get("locale"), info.get("tz"), info.get("team_id"), grid.get("enterprise_id"))
+    locale, tz, team, org = (s if isinstance(s, str) and s else None for s in said)
+    admin = info.get("is_admin") is True or info.get("is_owner") is True
+    return UserProfile(locale, tz, admin, team, org)
 
 
 class UserProfiles:
@@ -98,8 +92,7 @@ class UserProfiles:
 
     async def get(self, user: str, fetch: Fetch) -> UserProfile | None:
         """The kept profile, else one users.info call shared by the questions asking at once."""
-        cached = await self._store.get(keys.PROFILE.key(user), PROFILE_CODEC)
-        if cached is not None:
+        if (cached := await self._store.get(keys.PROFILE.key(user), PROFILE_CODEC)) is not None:
             return cached
         if (asking := self._asking.get(user)) is None:
             asking = self._asking[user] = asyncio.ensure_future(self._fetch(user, fetch))
@@ -110,28 +103,22 @@ class UserProfiles:
         return await self.get(user, lambda u: user_profile(client, u)) if user else None
 
     async def tz(self, client: AsyncWebClient, user: str | None) -> str | None:
-        profile = await self.of(client, user)
-        return profile.tz if profile is not None else None
+        return getattr(await self.of(client, user), "tz", None)
 
     async def is_admin(self, client: AsyncWebClient, user: str) -> bool | None:
-        """A workspace admin or owner? None when Slack will not say (a profile kept without
-        the role is asked for again)."""
-        profile = await self.of(client, user)
-        if profile is None or profile.is_admin is None:
-            profile = await self._fetch(user, lambda u: user_profile(client, u))
-        return None if profile is None else profile.is_admin
+        """A workspace admin or owner? None when Slack will not say."""
+        return getattr(await self.knowing(client, user, "is_admin"), "is_admin", None)
 
-    async def placed(self, client: AsyncWebClient, user: str) -> UserProfile | None:
-        """The profile with the user's workspace and organisation (a profile kept without
-        them is asked for again); None, or no `team`, when Slack will not say."""
+    async def knowing(self, client: AsyncWebClient, user: str, field: str) -> UserProfile | None:
+        """The profile with `field` known: one kept without it (by an older bot) is asked for
+        again; None, or `field` None, when Slack will not say."""
         profile = await self.of(client, user)
-        if profile is not None and profile.team is None:
+        if profile is not None and getattr(profile, field) is None:
             profile = await self._fetch(user, lambda u: user_profile(client, u))
         return profile
 
     async def _fetch(self, user: str, fetch: Fetch) -> UserProfile | None:
-        found = await fetch(user)
-        if found is None:
+        if (found := await fetch(user)) is None:
             return None
         locale = found.locale if found.locale and is_language_tag(found.locale) else None
         tz = found.tz if _is_zone_name(found.tz) else None
@@ -216,8 +203,7 @@ class ChannelSettingsStore:
 
     async def of_many(self, channels: Iterable[str]) -> dict[str, ChannelSettings]:
         """The channels among `channels` that have settings (stored or ANSWER_CHANNELS)."""
-        ids = list(dict.fromkeys(channels))
-        if not ids:
+        if not (ids := list(dict.fromkeys(channels))):
             return {}
         try:
             found = await self.store.get_many([keys.CHANNEL.key(c) for c in ids], _CHANNEL)
@@ -286,8 +272,7 @@ class RecentQuestions:
         scope: Scope = (),
     ) -> None:
         """`question` first in `user`'s list (an earlier form of it moves up, not twice)."""
-        text = one_line(question, MAX_RECENT_CHARS)
-        if not text:
+        if not (text := one_line(question, MAX_RECENT_CHARS)):
             return
         asked = Asked(
             text=text, at=self._clock(), kind=kind, private=private, failed=failed, scope=scope

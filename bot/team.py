@@ -3,11 +3,9 @@ message (the `save_team_answer` shortcut) or approved from a 👎 suggestion (a 
 by the normalised question (the cache's `question_key`) or one of its "also answers"
 phrasings, where its visibility allows. Kept in the store, shared by replicas:
 `team:<id>` (the answer), `team_q:<where>:<hash of the normalised question>` (its index
-entries), `team_used:<id>` (how often it was given).
-
-Each belongs to the installation it was saved under (`tenant.current()`: "" with one token,
-where keys and records are as they always were): another installation neither finds, lists
-nor counts it (OAuth mode serves several workspaces from one store)."""
+entries), `team_used:<id>` (how often it was given). Each is its installation's
+(`tenant.current()`; "" with one token, whose keys and records are as they always were):
+no other installation finds, lists, opens or counts it."""
 
 from __future__ import annotations
 
@@ -16,7 +14,7 @@ import hashlib
 import re
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
@@ -35,18 +33,15 @@ Status = Literal["approved", "draft"]
 MAX_QUESTION_CHARS = 500
 MAX_ANSWER_CHARS = 8_000
 MAX_PHRASINGS = 5
-#: at most this many team answers (drafts included) are kept per installation; saving past
-#: it is refused
+#: at most this many team answers (drafts included) per installation; saving past it is refused
 MAX_TEAM_ANSWERS = 1_000
-#: every installation's together: what a scan reads, and a bound on them all (the keys are
-#: never evicted) for a deployment serving many workspaces
+#: and every installation's together (what a scan reads; the keys are never evicted)
 MAX_ALL_TEAM_ANSWERS = 10 * MAX_TEAM_ANSWERS
 #: a draft nobody approved is dropped after this many days
 DRAFT_DAYS = 30
 #: an approved team answer is kept this long past its review date when nobody edits it
 KEPT_PAST_REVIEW_DAYS = 365
-#: the `where` of an index entry visible in every channel of the workspace (followed by
-#: the installation's key in OAuth mode: "*T123")
+#: the `where` of an index entry visible in every channel ("*T123": installation T123's)
 EVERYWHERE = "*"
 #: a save (or a management read) waits this long for the shared store before saying it
 #: could not: a modal's answer is due within Slack's 3 s
@@ -112,10 +107,9 @@ def review_date(now: datetime, review_days: int) -> datetime:
 @dataclass(frozen=True)
 class TeamAnswers:
     """The team answers in the store. All but `find` and `count_use` (giving an answer) go
-    to a ResilientStore's primary directly, never to its per-process stand-in, and raise
-    `StoreUnavailable` when it does not answer: nothing is kept silently, and an empty
-    stand-in is never shown as "none saved". `find` reads through `store` as every read
-    does (a store that is down finds nothing: ask Google)."""
+    to a ResilientStore's primary, never its stand-in, and raise `StoreUnavailable` when it
+    does not answer: nothing is kept silently, and an empty stand-in is never shown as "none
+    saved". `find` reads through `store` (a store that is down finds nothing: ask Google)."""
 
     store: Store
     review_days: int
@@ -126,13 +120,13 @@ class TeamAnswers:
         `InvalidInput` past MAX_TEAM_ANSWERS, or when another approved answer visible in
         the same place already answers one of its phrasings."""
         _check(answer)
-        async with self._shared() as shared:
+        async with _shared(self.store) as shared:
             old = await shared.get(keys.TEAM.key(answer.id), _CODEC)
             if old is None:
                 kept = await shared.scan(keys.TEAM.prefix, _CODEC, MAX_ALL_TEAM_ANSWERS)
                 mine = sum(a.workspace == answer.workspace for _, a in kept)
-                if mine >= MAX_TEAM_ANSWERS or len(kept) >= MAX_ALL_TEAM_ANSWERS:
-                    limit = MAX_TEAM_ANSWERS if mine >= MAX_TEAM_ANSWERS else len(kept)
+                if (full := mine >= MAX_TEAM_ANSWERS) or len(kept) >= MAX_ALL_TEAM_ANSWERS:
+                    limit = MAX_TEAM_ANSWERS if full else MAX_ALL_TEAM_ANSWERS
                     raise InvalidInput(facts=ErrorFacts(Reason.TEAM_FULL, limit=limit))
             entries = index_keys(answer)
             await self._refuse_clash(shared, answer, entries)
@@ -153,7 +147,7 @@ class TeamAnswers:
         if digest is None:
             return None
         workspace = tenant.current()
-        places = ([_in_channel(channel, workspace)] if channel else []) + [EVERYWHERE + workspace]
+        places = [_where(c, workspace) for c in ([channel] if channel else []) + [None]]
         found = await self.store.get_many([keys.TEAM_INDEX.key(w, digest) for w in places], TEXT)
         for answer_id in filter(None, found):
             answer = await self.store.get(keys.TEAM.key(answer_id), _CODEC)
@@ -165,52 +159,47 @@ class TeamAnswers:
     async def get(self, answer_id: str) -> TeamAnswer | None:
         """The answer or draft `answer_id`; None when gone or another installation's (a
         button's value is the clicker's to choose)."""
-        async with self._shared() as shared:
+        async with _shared(self.store) as shared:
             found = await shared.get(keys.TEAM.key(answer_id), _CODEC)
-        return _mine(found)
+        return found if found is not None and found.workspace == tenant.current() else None
 
     async def visible(self, channel: str | None) -> list[TeamAnswer]:
         """The approved answers visible in `channel` (of this installation), by question."""
-        workspace = tenant.current()
-        shown = [a for a in await self.all() if a.visible_in(channel, workspace)]
+        shown = [a for a in await self.all() if a.visible_in(channel, tenant.current())]
         return sorted(shown, key=lambda a: (a.question.casefold(), a.id))
 
     async def all(self, *, every_workspace: bool = False) -> list[TeamAnswer]:
         """Every team answer and draft of this installation (of all: the export, kept in
         the store each serves), oldest first."""
-        async with self._shared() as shared:
+        async with _shared(self.store) as shared:
             found = await shared.scan(keys.TEAM.prefix, _CODEC, MAX_ALL_TEAM_ANSWERS)
-        workspace = tenant.current()
-        mine = (a for _, a in found if every_workspace or a.workspace == workspace)
+        mine = (a for _, a in found if every_workspace or a.workspace == tenant.current())
         return sorted(mine, key=lambda a: (a.saved_at, a.id))
 
     async def remove(self, answer_id: str) -> bool:
         """Drop an answer or a draft and its index entries; False: it was not there."""
-        async with self._shared() as shared:
-            found = await shared.get(keys.TEAM.key(answer_id), _CODEC)
-            if (old := _mine(found)) is None:
-                return False
-            gone = [keys.TEAM.key(answer_id), keys.TEAM_USED.key(answer_id), *index_keys(old)]
+        if (old := await self.get(answer_id)) is None:
+            return False
+        gone = [keys.TEAM.key(answer_id), keys.TEAM_USED.key(answer_id), *index_keys(old)]
+        async with _shared(self.store) as shared:
             await shared.batch([Op.delete(k) for k in gone])
         return True
 
     async def approve(self, answer_id: str, answer: TeamAnswer | None = None) -> TeamAnswer | None:
         """A draft becomes a team answer (as edited: `answer`), due for review
         `review_days` from now; None: the draft is gone."""
-        draft = await self.get(answer_id)
-        if draft is None:
+        if (draft := await self.get(answer_id)) is None:
             return None
         review_at = review_date(self.clock(), self.review_days)
         changes = {"id": answer_id, "status": "approved", "review_at": review_at}
         return await self.save((answer or draft).model_copy(update=changes))
 
     async def count_use(self, answer_id: str) -> None:
-        answer = await self.store.get(keys.TEAM.key(answer_id), _CODEC)
-        if answer is not None:
+        if (answer := await self.store.get(keys.TEAM.key(answer_id), _CODEC)) is not None:
             await self.store.incr(keys.TEAM_USED.key(answer_id), 1, self._ttl(answer))
 
     async def uses(self, ids: list[str]) -> dict[str, int]:
-        async with self._shared() as shared:
+        async with _shared(self.store) as shared:
             counts = await shared.get_many([keys.TEAM_USED.key(i) for i in ids], TEXT)
         return {i: _int(n) for i, n in zip(ids, counts, strict=True)}
 
@@ -223,13 +212,8 @@ class TeamAnswers:
         until = answer.review_at + timedelta(days=KEPT_PAST_REVIEW_DAYS)
         return max((until - now).total_seconds(), _DAY)  # one imported long past: a day
 
-    def _shared(self) -> AbstractAsyncContextManager[Store]:
-        primary = self.store.primary if isinstance(self.store, ResilientStore) else self.store
-        return _shared(primary)
-
     async def _refuse_clash(self, shared: Store, answer: TeamAnswer, entries: set[str]) -> None:
-        ordered = sorted(entries)
-        holders = await shared.get_many(ordered, TEXT)
+        holders = await shared.get_many(sorted(entries), TEXT)
         for other_id in {h for h in holders if h and h != answer.id}:
             other = await shared.get(keys.TEAM.key(other_id), _CODEC)
             if other is not None and other.status == "approved" and index_keys(other) & entries:
@@ -239,11 +223,12 @@ class TeamAnswers:
 
 @asynccontextmanager
 async def _shared(store: Store) -> AsyncIterator[Store]:
-    """`store` for a write or a management read: any failure, or a wait past
-    WRITE_TIMEOUT_SECONDS, is `StoreUnavailable` (the caller says it could not save/read)."""
+    """`store`'s shared store (never a stand-in) for a write or a management read: any
+    failure, or a wait past WRITE_TIMEOUT_SECONDS, is `StoreUnavailable` (the caller says it
+    could not save/read)."""
     try:
         async with asyncio.timeout(WRITE_TIMEOUT_SECONDS):
-            yield store
+            yield store.primary if isinstance(store, ResilientStore) else store
     except TimeoutError:
         raise StoreUnavailable("the state store did not answer in time") from None
     except StoreUnavailable:
@@ -253,13 +238,6 @@ async def _shared(store: Store) -> AsyncIterator[Store]:
 
 
 _CODEC: ModelCodec[TeamAnswer] = ModelCodec(TeamAnswer)
-
-
-def _mine(answer: TeamAnswer | None) -> TeamAnswer | None:
-    """`answer` when this installation saved it, else None (as if absent)."""
-    return answer if answer is not None and answer.workspace == tenant.current() else None
-
-
 #: an id goes into keys and Slack button values: new_team_id's alphabet
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -273,24 +251,22 @@ def _digest(text: str) -> str | None:
 
 
 def _digests(answer: TeamAnswer) -> set[str]:
-    found = (_digest(p) for p in (answer.question, *answer.also))
-    return {d for d in found if d is not None}
+    return {d for p in (answer.question, *answer.also) if (d := _digest(p)) is not None}
 
 
 def index_keys(answer: TeamAnswer) -> set[str]:
-    """The index entries that find `answer`: one per phrasing, none for a draft; in its
-    installation's places only (a channel shared by two installations too)."""
+    """The index entries that find `answer`: one per phrasing, none for a draft."""
     if answer.status != "approved":
         return set()
-    if answer.visibility == "channel" and answer.channel:
-        where = _in_channel(answer.channel, answer.workspace)
-    else:
-        where = EVERYWHERE + answer.workspace
-    return {keys.TEAM_INDEX.key(where, d) for d in _digests(answer)}
+    channel = answer.channel if answer.visibility == "channel" else None
+    return {keys.TEAM_INDEX.key(_where(channel, answer.workspace), d) for d in _digests(answer)}
 
 
-def _in_channel(channel: str, workspace: str) -> str:
-    """The `where` of a channel's entries: the channel, and its installation's key if any."""
+def _where(channel: str | None, workspace: str) -> str:
+    """An index entry's place: `channel` (None: every channel) of installation `workspace`,
+    named apart from another's even in a channel both share (Slack Connect): "C1@T1"."""
+    if channel is None:
+        return EVERYWHERE + workspace
     return f"{channel}@{workspace}" if workspace else channel
 
 
@@ -312,9 +288,8 @@ def _check(answer: TeamAnswer) -> None:
     ]
     for name, count, limit in bounds:
         if count > limit:
-            raise InvalidInput(
-                facts=ErrorFacts(Reason.TEAM_TOO_LONG, name=name, count=count, limit=limit)
-            )
+            facts = ErrorFacts(Reason.TEAM_TOO_LONG, name=name, count=count, limit=limit)
+            raise InvalidInput(facts=facts)
 
 
 def _int(raw: str | None) -> int:

@@ -4,7 +4,8 @@ none of the organisation's quota and leave no record but one count in the report
 channel is told once why. Link previews still unfurl for them (they reveal nothing).
 
 Who is a guest is decided here only, from `bot.slack.identity`: a member's request (whose
-payload names the installation's workspace, or none) costs no Slack or store call."""
+payload names the installation's workspace or organisation, or none, or is an event in a
+channel not shared outside) costs no Slack or store call."""
 
 from __future__ import annotations
 
@@ -43,6 +44,8 @@ async def is_guest(
         return False
     who, home = identity.asker(body), identity.install(context)
     found = identity.is_guest(who, home)
+    if found is None and body.get("is_ext_shared_channel") is False:
+        return False  # no other organisation in the channel (Bolt's actor ids read it so)
     if found is None and who.user is not None:  # a Grid workspace the payload cannot place
         profile = await deps.profiles.knowing(client, who.user, "team")
         # placed by Slack in no Grid organisation, or in another: not one of ours

@@ -147,11 +147,9 @@ class _Runtime:
             if self.settings.oauth_ignored:
                 logger.warning("%s", self.settings.oauth_ignored)
             said = partial(setattr, readiness, "slack_unreachable")  # /readyz says why it waits
-            identity = await check_bot_token(bot.client, stop=self.stop, unreachable=said)
-            logger.info(
-                "one workspace (SLACK_BOT_TOKEN): authenticated to Slack",
-                extra={"bot_user_id": identity.get("user_id"), "team": identity.get("team")},
-            )
+            me = await check_bot_token(bot.client, stop=self.stop, unreachable=said)
+            who = {"bot_user_id": me.get("user_id"), "team": me.get("team")}
+            logger.info("one workspace (SLACK_BOT_TOKEN): authenticated to Slack", extra=who)
         readiness.slack_authenticated = True
         if self.settings.socket_mode:
             await self._connect_socket(bot, stack)
@@ -179,12 +177,9 @@ class _Runtime:
             ) from None
         port = runner.addresses[0][1]
         loop = type(asyncio.get_running_loop()).__module__.split(".")[0]
+        where = {"port": port, "event_loop": loop}
         logger.info(
-            "listening on http://%s:%d (%s event loop)",
-            settings.host,
-            port,
-            loop,
-            extra={"port": port, "event_loop": loop},
+            "listening on http://%s:%d (%s event loop)", settings.host, port, loop, extra=where
         )
 
     async def _connect_socket(self, bot: Bot, stack: AsyncExitStack) -> None:
@@ -228,10 +223,8 @@ class _Runtime:
         forced.cancel()
         drain.cancel()  # nothing when it is done
         if drain not in done or not drain.result():
-            logger.warning(
-                "answers still in flight after the grace period",
-                extra={"inflight": inflight.count},
-            )
+            still = {"inflight": inflight.count}
+            logger.warning("answers still in flight after the grace period", extra=still)
         # what did not finish stays in the store, released for the next process to take
         left = await bot.deps.work.release_all()
         if left:

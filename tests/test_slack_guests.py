@@ -10,6 +10,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from bot.quota import pacific_day
+from bot.render import notice
 from bot.report import Window, aggregate, collect, render_html, render_json, render_md, tally
 from tests.fakes import slack_event_payloads as payloads
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
@@ -25,7 +26,7 @@ MEMBER_TS = "1710000000.000100"
 GUEST_TS = "1710000000.000200"
 BUCKETS = "documents/docs.cloud.google.com/storage/docs/creating-buckets"
 BUCKETS_URL = "https://docs.cloud.google.com/storage/docs/creating-buckets"
-REFUSAL = "own organisation only"
+REFUSAL = "organisation that installed me"
 
 
 def answer_queries(dk: FakeDeveloperKnowledge) -> int:
@@ -278,3 +279,12 @@ async def test_on_an_org_wide_install_a_channel_shared_with_no_one_outside_needs
             assert (2, 1) == (answer_queries(dk_server), len(notices(bot)))
     finally:
         fake.stop()
+
+
+def test_the_notice_names_the_installing_organisation_not_the_readers_workspace() -> None:
+    """Each side of a Slack Connect channel sees it in its own workspace: "this workspace"
+    would be the guest's. One sentence, saying whose people are answered."""
+    text = notice("guests")["text"]
+    assert "the organisation that installed me" in text
+    assert "this workspace" not in text
+    assert 1 == text.count(".")

@@ -123,9 +123,10 @@ _TEXTS: dict[str, str] = {
         "Ask one of them, or whoever runs the bot (`gdocs-bot report`)."
     ),
     "report_unknown": "I can't read the usage figures right now; try again in a minute.",
+    # read in a Slack Connect channel by both sides: "this workspace" would be the guest's own
     "guests": (
-        "I answer people from this workspace's own organisation only, so I can't answer "
-        "questions from other organisations here."
+        "I only answer people in the organisation that installed me, so I can't answer "
+        "questions from other organisations."
     ),
     "report_everywhere": (
         "The usage report covers every workspace this bot serves, so it is read where the "

@@ -9,12 +9,10 @@ no other installation finds, lists, opens or counts it."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import re
 import secrets
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
@@ -24,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot import keys, tenant
 from bot.errors import ErrorFacts, InvalidInput, Reason
 from bot.models import TeamMark
-from bot.store import TEXT, ModelCodec, Op, ResilientStore, Store, StoreError, StoreUnavailable
+from bot.store import TEXT, ModelCodec, Op, Store, on_primary
 
 Visibility = Literal["channel", "workspace"]
 Status = Literal["approved", "draft"]
@@ -120,7 +118,7 @@ class TeamAnswers:
         `InvalidInput` past MAX_TEAM_ANSWERS, or when another approved answer visible in
         the same place already answers one of its phrasings."""
         _check(answer)
-        async with _shared(self.store) as shared:
+        async with on_primary(self.store, WRITE_TIMEOUT_SECONDS) as shared:
             old = await shared.get(keys.TEAM.key(answer.id), _CODEC)
             if old is None:
                 kept = await shared.scan(keys.TEAM.prefix, _CODEC, MAX_ALL_TEAM_ANSWERS)
@@ -159,7 +157,7 @@ class TeamAnswers:
     async def get(self, answer_id: str) -> TeamAnswer | None:
         """The answer or draft `answer_id`; None when gone or another installation's (a
         button's value is the clicker's to choose)."""
-        async with _shared(self.store) as shared:
+        async with on_primary(self.store, WRITE_TIMEOUT_SECONDS) as shared:
             found = await shared.get(keys.TEAM.key(answer_id), _CODEC)
         return found if found is not None and found.workspace == tenant.current() else None
 
@@ -171,7 +169,7 @@ class TeamAnswers:
     async def all(self, *, every_workspace: bool = False) -> list[TeamAnswer]:
         """Every team answer and draft of this installation (of all: the export, kept in
         the store each serves), oldest first."""
-        async with _shared(self.store) as shared:
+        async with on_primary(self.store, WRITE_TIMEOUT_SECONDS) as shared:
             found = await shared.scan(keys.TEAM.prefix, _CODEC, MAX_ALL_TEAM_ANSWERS)
         mine = (a for _, a in found if every_workspace or a.workspace == tenant.current())
         return sorted(mine, key=lambda a: (a.saved_at, a.id))
@@ -181,7 +179,7 @@ class TeamAnswers:
         if (old := await self.get(answer_id)) is None:
             return False
         gone = [keys.TEAM.key(answer_id), keys.TEAM_USED.key(answer_id), *index_keys(old)]
-        async with _shared(self.store) as shared:
+        async with on_primary(self.store, WRITE_TIMEOUT_SECONDS) as shared:
             await shared.batch([Op.delete(k) for k in gone])
         return True
 
@@ -199,7 +197,7 @@ class TeamAnswers:
             await self.store.incr(keys.TEAM_USED.key(answer_id), 1, self._ttl(answer))
 
     async def uses(self, ids: list[str]) -> dict[str, int]:
-        async with _shared(self.store) as shared:
+        async with on_primary(self.store, WRITE_TIMEOUT_SECONDS) as shared:
             counts = await shared.get_many([keys.TEAM_USED.key(i) for i in ids], TEXT)
         return {i: _int(n) for i, n in zip(ids, counts, strict=True)}
 
@@ -219,22 +217,6 @@ class TeamAnswers:
             if other is not None and other.status == "approved" and index_keys(other) & entries:
                 facts = ErrorFacts(Reason.TEAM_CLASH, user_text=other.question[:120])
                 raise InvalidInput(facts=facts)
-
-
-@asynccontextmanager
-async def _shared(store: Store) -> AsyncIterator[Store]:
-    """`store`'s shared store (never a stand-in) for a write or a management read: any
-    failure, or a wait past WRITE_TIMEOUT_SECONDS, is `StoreUnavailable` (the caller says it
-    could not save/read)."""
-    try:
-        async with asyncio.timeout(WRITE_TIMEOUT_SECONDS):
-            yield store.primary if isinstance(store, ResilientStore) else store
-    except TimeoutError:
-        raise StoreUnavailable("the state store did not answer in time") from None
-    except StoreUnavailable:
-        raise
-    except StoreError as exc:
-        raise StoreUnavailable(exc.message) from exc
 
 
 _CODEC: ModelCodec[TeamAnswer] = ModelCodec(TeamAnswer)

@@ -8,14 +8,11 @@ per-process stand-in during a Redis outage would be lost, or served stale, by th
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import json
 import logging
 import secrets
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -29,7 +26,7 @@ from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 from bot import keys
 from bot.errors import ConfigError
 from bot.settings import encryption_key_problem
-from bot.store import TEXT, ResilientStore, Store, StoreError
+from bot.store import TEXT, Store, StoreError, on_primary
 from bot.tenant import install_key
 
 logger = logging.getLogger(__name__)
@@ -38,8 +35,6 @@ logger = logging.getLogger(__name__)
 INSTALL_TTL_SECONDS = 10 * 365 * 86_400
 #: installations kept at most; a new one past it is refused (Bolt shows its failure page)
 MAX_INSTALLATIONS = 10_000
-#: a store call on the OAuth path waits this long at most
-_TIMEOUT_SECONDS = 2.0
 
 
 class TokenCipher:
@@ -93,20 +88,6 @@ class InstallRefused(BoltError):
     """An installation could not be kept: Bolt's OAuth flow shows its failure page."""
 
 
-def _primary(store: Store) -> Store:
-    return store.primary if isinstance(store, ResilientStore) else store
-
-
-@asynccontextmanager
-async def _bounded(what: str) -> AsyncIterator[None]:
-    """A store call on the OAuth path: any failure or wait is one safe StoreError."""
-    try:
-        async with asyncio.timeout(_TIMEOUT_SECONDS):
-            yield
-    except TimeoutError:
-        raise StoreError(f"the state store did not answer in time ({what})") from None
-
-
 def _record(bot: Bot, installer: str | None) -> bytes:
     fields = bot.to_dict_for_copying()
     for name, value in fields.items():  # datetimes as ISO strings, which Bot() reads back
@@ -124,7 +105,7 @@ class StoreInstallations(AsyncInstallationStore):
     record per workspace, or per Grid organisation for an org-wide install."""
 
     def __init__(self, store: Store, cipher: TokenCipher) -> None:
-        self._store = _primary(store)
+        self._store = store
         self._cipher = cipher
 
     @property
@@ -145,13 +126,10 @@ class StoreInstallations(AsyncInstallationStore):
             raise InstallRefused("an installation without a team or enterprise id")
         sealed = self._cipher.encrypt(_record(bot, installer))
         try:
-            async with _bounded("save"):
-                if (
-                    await self._store.get(key, _RAW) is None
-                    and await self.count() >= MAX_INSTALLATIONS
-                ):
+            async with on_primary(self._store) as store:
+                if await store.get(key, _RAW) is None and await self.count() >= MAX_INSTALLATIONS:
                     raise InstallRefused(f"{MAX_INSTALLATIONS} installations kept already")
-                await self._store.set(key, sealed, _RAW, INSTALL_TTL_SECONDS)
+                await store.set(key, sealed, _RAW, INSTALL_TTL_SECONDS)
         except StoreError as exc:
             logger.warning("an installation could not be saved: %s", exc.message)
             raise InstallRefused("the state store could not save the installation") from None
@@ -165,8 +143,8 @@ class StoreInstallations(AsyncInstallationStore):
         if not install:
             return None
         try:
-            async with _bounded("find"):
-                sealed = await self._store.get(keys.INSTALL.key(install), _RAW)
+            async with on_primary(self._store) as store:
+                sealed = await store.get(keys.INSTALL.key(install), _RAW)
         except StoreError as exc:
             logger.warning("an installation could not be read (not authorized): %s", exc.message)
             return None
@@ -228,17 +206,17 @@ class StoreInstallations(AsyncInstallationStore):
     async def _delete(self, enterprise_id: str | None, team_id: str | None) -> None:
         # Bolt's uninstall listeners pass the event's ids but not whether the install was
         # org-wide: the workspace's own install if there is one, else its organisation's
-        async with _bounded("delete"):
+        async with on_primary(self._store) as store:
             key = keys.INSTALL.key(team_id) if team_id else ""
-            if not key or await self._store.get(key, _RAW) is None:
+            if not key or await store.get(key, _RAW) is None:
                 key = keys.INSTALL.key(enterprise_id) if enterprise_id else ""
             if key:
-                await self._store.delete(key)
+                await store.delete(key)
 
     async def count(self) -> int:
         """How many installations are kept (`gdocs-bot check`)."""
-        async with _bounded("count"):
-            kept = await self._store.scan(keys.INSTALL.prefix, _RAW, MAX_INSTALLATIONS + 1)
+        async with on_primary(self._store) as store:
+            kept = await store.scan(keys.INSTALL.prefix, _RAW, MAX_INSTALLATIONS + 1)
         return len(kept)
 
 
@@ -247,7 +225,7 @@ class StoreOAuthStates(AsyncOAuthStateStore):
     in the shared store (the redirect may land on another replica), usable once."""
 
     def __init__(self, store: Store, secret: str, expiration_seconds: int = 600) -> None:
-        self._store = _primary(store)
+        self._store = store
         self._secret = secret.encode()
         self._expiration = expiration_seconds
 
@@ -260,8 +238,8 @@ class StoreOAuthStates(AsyncOAuthStateStore):
 
     async def async_issue(self, *args: Any, **kwargs: Any) -> str:
         nonce = secrets.token_urlsafe(24)
-        async with _bounded("issue"):
-            await self._store.set(keys.OAUTH_STATE.key(nonce), "1", TEXT, self._expiration)
+        async with on_primary(self._store) as store:
+            await store.set(keys.OAUTH_STATE.key(nonce), "1", TEXT, self._expiration)
         return f"{nonce}.{self._signature(nonce)}"
 
     async def async_consume(self, state: str) -> bool:
@@ -270,8 +248,8 @@ class StoreOAuthStates(AsyncOAuthStateStore):
         if not nonce or not hmac.compare_digest(signature.encode(), expected):
             return False
         try:
-            async with _bounded("consume"):
-                return await self._store.delete_if(keys.OAUTH_STATE.key(nonce), "1", TEXT)
+            async with on_primary(self._store) as store:
+                return await store.delete_if(keys.OAUTH_STATE.key(nonce), "1", TEXT)
         except StoreError as exc:
             logger.warning("an install page's state could not be checked: %s", exc.message)
             return False

@@ -26,6 +26,7 @@ from bot.store._flight import abandonable as abandonable
 from bot.store._memory import Clock
 from bot.store._memory import MemoryStore as MemoryStore
 from bot.store._resilient import ResilientStore as ResilientStore
+from bot.store._resilient import on_primary as on_primary
 from bot.store._sqlite import SqliteStore as SqliteStore
 
 if TYPE_CHECKING:

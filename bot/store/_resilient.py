@@ -8,12 +8,13 @@ import asyncio
 import logging
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from typing import TypeVar
 
 from bot.observability.metrics import Metrics
 from bot.redact import redact_url
-from bot.store._api import Codec, Op, Store, StoreError, T
+from bot.store._api import Codec, Op, Store, StoreError, StoreUnavailable, T
 from bot.store._memory import Clock, MemoryStore
 
 logger = logging.getLogger(__name__)
@@ -153,3 +154,19 @@ class ResilientStore(Store):
                 await self.primary.aclose()
         except (StoreError, TimeoutError) as exc:
             logger.info("closing the state store %s: %s", self._url, exc)
+
+
+@asynccontextmanager
+async def on_primary(store: Store, seconds: float = 2.0) -> AsyncIterator[Store]:
+    """`store`'s shared store, never a per-process stand-in, for a write or a read that must
+    not be answered from one replica's memory: any failure, or a wait past `seconds`, is one
+    StoreUnavailable (the caller says it could not save or read)."""
+    try:
+        async with asyncio.timeout(seconds):
+            yield store.primary if isinstance(store, ResilientStore) else store
+    except TimeoutError:
+        raise StoreUnavailable("the state store did not answer in time") from None
+    except StoreUnavailable:
+        raise
+    except StoreError as exc:
+        raise StoreUnavailable(exc.message) from exc

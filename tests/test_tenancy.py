@@ -331,3 +331,17 @@ def test_team_export_writes_every_installations_answers_and_import_keeps_their_i
 
     assert theirs == asyncio.run(found("T1"))
     assert None is asyncio.run(found(""))
+
+
+async def test_home_opened_in_a_second_workspace_within_the_minute_is_published_there_too(
+    dk_server: FakeDeveloperKnowledge, fake: FakeSlack
+) -> None:
+    """One person of a Grid organisation (one user id) in two of its workspaces, each with
+    its own install: Home opened in T1, then in T2 a moment later with nothing different,
+    is published in T2 too (T1's publishing is no reason to skip T2's tab)."""
+    async with oauth_bot(dk_server, fake) as bot:
+        tokens = [await install(bot, "T1"), await install(bot, "T2")]
+        await home_of(bot, ASKER)
+        await home_in_t2(bot, ASKER)
+        published = [(c.args["user_id"], c.token) for c in bot.fake.calls_to("views.publish")]
+        assert [(ASKER, tokens[0]), (ASKER, tokens[1])] == published

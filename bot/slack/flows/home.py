@@ -87,7 +87,8 @@ class Home:
         """Publish the tab, unless it was published in the last minute with the same
         questions, quota and servers' state."""
         changing = await self._changing(client, user)
-        claim, seen = keys.HOME.key(user), changing.fingerprint()
+        # per installation too: one Grid user id has a tab in each installed workspace
+        claim, seen = keys.HOME.key(user), tenant.current() + changing.fingerprint()
         if await self.store.get(claim, TEXT) == seen:
             return Outcome(route="home", outcome="recently_published")
         await self.store.set(claim, seen, TEXT, HOME_REPUBLISH_SECONDS)

@@ -248,32 +248,37 @@ async def test_a_guests_vote_is_not_recorded_and_their_dm_is_not_answered(
         assert ["D9"] == [n["channel"] for n in notices(bot)]
 
 
-async def test_on_an_org_wide_install_a_channel_shared_with_no_one_outside_needs_no_users_info(
+async def test_on_an_org_wide_install_an_event_in_the_askers_own_workspace_needs_no_users_info(
     dk_server: FakeDeveloperKnowledge,
 ) -> None:
     """Org-wide on E1 (auth.test names the organisation, not a workspace): Bob of T2 asks by
-    DM and in a channel of the organisation (`is_ext_shared_channel: false`, as Bolt reads
-    its actor): answered with no users.info call. In a Slack Connect channel the payload
-    cannot place Carol of T3, so Slack is asked once, and she is refused."""
+    DM and in a Slack Connect answer channel, each event sent from his workspace T2 of E1
+    (`team_id`, `enterprise_id`, as slack_bolt reads an actor): answered, no users.info
+    call. Carol of T3 in the same channel is not placed by the event: Slack is asked once,
+    and she is refused."""
     fake = FakeSlack().start()
     fake.identities[BOT_TOKEN] = payloads.org_wide_auth_test("E1", user_id=BOT_USER_ID)
     fake.placed = {"W2BOB": ("T2", "E1"), "W3CAROL": ("T3", "E2")}
+
+    async def in_connect_channel(event: dict[str, Any], n: int) -> None:
+        body = payloads.grid_event_callback(
+            event, team="T2", enterprise="E1", bot_user=BOT_USER_ID, event_id=f"EvC{n}"
+        )
+        shared = json.dumps(body | {"is_ext_shared_channel": True})
+        await bot.post_signed(shared, content_type="application/json")
+
     try:
         async with running_bot(dk_server, fake=fake, answer_channels="C1") as bot:
             dm = {"type": "message", "channel_type": "im", "channel": "D2", "user": "W2BOB"}
             await bot.grid_event(dm | {"text": QUESTION, "ts": MEMBER_TS}, team="T2")
             asked = {"type": "message", "channel_type": "channel", "channel": "C1"}
             asked |= {"user": "W2BOB", "text": "what is Cloud Run?", "ts": GUEST_TS}
-            await bot.grid_event(asked, team="T2")
+            await in_connect_channel(asked | {"user_team": "T2"}, 1)
             assert [("dm", "ok"), ("auto", "ok")] == await bot.finished(2)
             assert [] == fake.calls_to("users.info")
 
-            carol = asked | {"user": "W3CAROL", "user_team": "T3", "ts": "1710000000.000300"}
-            body = payloads.grid_event_callback(
-                carol, team="T2", enterprise="E1", bot_user=BOT_USER_ID, event_id="EvCAROL1"
-            )
-            shared = json.dumps(body | {"is_ext_shared_channel": True})
-            await bot.post_signed(shared, content_type="application/json")
+            carol = {"user": "W3CAROL", "user_team": "T3", "ts": "1710000000.000300"}
+            await in_connect_channel(asked | carol, 2)
             assert ("guest", "guest") == (await bot.finished(3))[-1]
             assert ["W3CAROL"] == [c.args["user"] for c in fake.calls_to("users.info")]
             assert (2, 1) == (answer_queries(dk_server), len(notices(bot)))

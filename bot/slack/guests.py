@@ -5,7 +5,7 @@ channel is told once why. Link previews still unfurl for them (they reveal nothi
 
 Who is a guest is decided here only, from `bot.slack.identity`: a member's request (whose
 payload names the installation's workspace or organisation, or none, or is an event in a
-channel not shared outside) costs no Slack or store call."""
+workspace of the organisation) costs no Slack or store call."""
 
 from __future__ import annotations
 
@@ -44,8 +44,10 @@ async def is_guest(
         return False
     who, home = identity.asker(body), identity.install(context)
     found = identity.is_guest(who, home)
-    if found is None and body.get("is_ext_shared_channel") is False:
-        return False  # no other organisation in the channel (Bolt's actor ids read it so)
+    if found is None and "event" in body and who.team == body.get("team_id"):
+        # an event in the asker's own workspace names its organisation: one of ours? (read so
+        # by slack_bolt's extract_actor_enterprise_id, in shared channels too)
+        found = False if body.get("enterprise_id") == home.org else None
     if found is None and who.user is not None:  # a Grid workspace the payload cannot place
         profile = await deps.profiles.knowing(client, who.user, "team")
         # placed by Slack in no Grid organisation, or in another: not one of ours

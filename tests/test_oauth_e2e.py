@@ -288,6 +288,40 @@ async def test_two_replicas_on_one_redis_share_the_installs(
         assert {token1} == await answered_with(b, "T1")
 
 
+async def test_a_forged_code_a_missing_cookie_or_a_spent_state_installs_nothing(
+    dk_server: FakeDeveloperKnowledge, fake: FakeSlack, logged: Any
+) -> None:
+    """Slack's redirect forged or replayed gets Bolt's failure page and saves nothing: the
+    page's state without its cookie, a code Slack never gave, then the state already spent
+    with a real code. Neither the pages nor the log (at DEBUG) hold a secret."""
+    async with oauth_bot(dk_server, fake, log_level="DEBUG") as bot:
+        configure_logging(bot.deps.settings)
+        real, _ = fake.install_code("T1")
+        async with bot.session.get(base_url(bot) + "/slack/install") as page:
+            cookie = page.headers["Set-Cookie"].split(";")[0]
+            found = re.search(r"state=([^&\"']+)", await page.text())
+        assert found is not None
+        pages = []
+        for code, headers in (
+            (real, {}),  # a link sent to someone else: not the browser that opened the page
+            ("forged-code", {"Cookie": cookie}),  # spends the state
+            (real, {"Cookie": cookie}),
+        ):
+            query = {"code": code, "state": found.group(1)}
+            async with bot.session.get(
+                base_url(bot) + "/slack/oauth_redirect", params=query, headers=headers
+            ) as done:
+                assert done.status >= 400
+                pages.append(await done.text())
+        assert bot.deps.installs is not None
+        assert 0 == await bot.deps.installs.installations.count()
+        assert [] == [c for c in fake.calls_to("oauth.v2.access") if c.args.get("code") == real]
+
+    for text in (*pages, logged()):
+        for secret in ("xoxb-", CLIENT_SECRET, STATE_SECRET, ENCRYPTION_KEY):
+            assert secret not in text
+
+
 async def test_one_token_mode_serves_no_install_page(
     dk_server: FakeDeveloperKnowledge, fake: FakeSlack
 ) -> None:

@@ -22,6 +22,7 @@ from cryptography.fernet import Fernet
 
 from bot import tenant
 from bot.observability.logging import configure_logging
+from bot.render import NOT_INSTALLED
 from bot.slack.app import EVENTS_PATH, run_recovery
 from bot.slack.memory import ChannelSettings
 from bot.slack.oauth import BOT_SCOPES
@@ -320,6 +321,21 @@ async def test_a_forged_code_a_missing_cookie_or_a_spent_state_installs_nothing(
     for text in (*pages, logged()):
         for secret in ("xoxb-", CLIENT_SECRET, STATE_SECRET, ENCRYPTION_KEY):
             assert secret not in text
+
+
+async def test_a_command_from_a_workspace_not_installed_says_so_not_slack_bot_token(
+    dk_server: FakeDeveloperKnowledge, fake: FakeSlack
+) -> None:
+    """In OAuth mode there is no SLACK_BOT_TOKEN to check: /gdocs from a workspace whose
+    installation is not found is told the app is not installed there, and nothing else."""
+    async with oauth_bot(dk_server, fake) as bot:
+        await install(bot, "T2")
+        calls = len(fake.calls)
+        sent = await bot.command("help", team="T1")
+        assert 200 == sent.status
+        said = [body.get("text") for key, body in fake.responses if key == sent.key]
+        assert [NOT_INSTALLED] == said
+        assert [] == [c.method for c in fake.calls[calls:]]  # no Web API call at all
 
 
 async def test_one_token_mode_serves_no_install_page(

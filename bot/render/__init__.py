@@ -77,6 +77,7 @@ from bot.render._marks import quota_unknown_detail as quota_unknown_detail
 from bot.render._marks import store_detail as store_detail
 from bot.render._marks import verify_status as verify_status
 from bot.render._notices import AUTHORIZE_FAILED as AUTHORIZE_FAILED
+from bot.render._notices import NOT_INSTALLED as NOT_INSTALLED
 from bot.render._notices import fallback_note as fallback_note
 from bot.render._notices import notice as notice
 from bot.render._notices import render_rate_limited as render_rate_limited

@@ -15,6 +15,11 @@ AUTHORIZE_FAILED = (
     "I can't confirm my Slack credentials right now (auth.test failed). "
     "Try again in a moment; if it keeps happening, an admin should check SLACK_BOT_TOKEN."
 )
+#: the same in OAuth mode: this workspace's installation is not in the store (or unreadable)
+NOT_INSTALLED = (
+    "I can't find this workspace's installation of the app right now. "
+    "Try again in a moment; if it keeps happening, an admin should install the app again."
+)
 
 _FALLBACK_NOTES = {
     "no_answer_tool": "This server does not generate answers, so these are search results.",

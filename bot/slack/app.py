@@ -16,7 +16,7 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import tenant
-from bot.render import AUTHORIZE_FAILED
+from bot.render import AUTHORIZE_FAILED, NOT_INSTALLED
 from bot.settings import reveal
 from bot.slack import guests, identity, oauth
 from bot.slack.boundary import duplicate
@@ -96,7 +96,7 @@ def build_bolt_app(deps: SlackDeps, client: AsyncWebClient) -> AsyncApp:
         # listeners ack and hand their work to deps.inflight themselves: with False, Bolt
         # would poll every 10 ms for the ack (a 10 ms floor under every acknowledgement)
         process_before_response=True,
-        user_facing_authorize_error_message=AUTHORIZE_FAILED,
+        user_facing_authorize_error_message=NOT_INSTALLED if installs else AUTHORIZE_FAILED,
     )
 
     async def for_its_installation(

@@ -177,13 +177,11 @@ def render_html(report: Report) -> str:
     shown = tables(report)
     head, days = shown["days"]
     shown["days"] = (head, [*days, day_cells(report.total, has_team(report))])
-    line = team_line(report)
     sections = [
         f"<h1>What the team asks: {_e(report.since)} to {_e(report.until)}</h1>",
         '<p class="muted">gdocs-bot report. Days are Pacific days (the answer quota\'s).</p>',
         _cards(report),
-        *([f"<p>{_e(line)}</p>"] if line else []),
-        *([f"<p>{_e(guests)}</p>"] if (guests := guest_line(report)) else []),
+        *(f"<p>{_e(line)}</p>" for line in (team_line(report), guest_line(report)) if line),
         *_charts(report),
     ]
     for key in ("gaps", "topics", "pages", "votes", "days", "products", "channels"):

@@ -35,6 +35,11 @@ def running_for(tenant: str) -> Iterator[None]:
         _TENANT.reset(token)
 
 
+def scoped(key: str) -> str:
+    """`key` as it is with one token, else this installation's own (`profile:W1@T2`)."""
+    return f"{key}@{t}" if (t := current()) else key
+
+
 def install_key(team_id: str | None, enterprise_id: str | None, org_wide: bool) -> str:
     """An installation's id: its enterprise for an org-wide install, else its team."""
     return (enterprise_id if org_wide else team_id) or ""

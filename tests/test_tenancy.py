@@ -26,7 +26,7 @@ from bot.errors import InvalidInput
 from bot.feedback import AnswerRecord
 from bot.slack.forget import forget_installation
 from bot.slack.listeners.drafts import draft_of
-from bot.slack.memory import ChannelSettingsStore
+from bot.slack.memory import ChannelSettingsStore, Fetch, UserProfile, UserProfiles
 from bot.store import TEXT, SqliteStore, Store
 from bot.team import TeamAnswer, TeamAnswers
 from bot.upstream import question_key
@@ -345,3 +345,27 @@ async def test_home_opened_in_a_second_workspace_within_the_minute_is_published_
         await home_in_t2(bot, ASKER)
         published = [(c.args["user_id"], c.token) for c in bot.fake.calls_to("views.publish")]
         assert [(ASKER, tokens[0]), (ASKER, tokens[1])] == published
+
+
+async def test_an_admin_of_one_workspace_is_not_taken_for_an_admin_of_another(
+    sqlite: Store,
+) -> None:
+    """A Grid user id is the same in every workspace of the organisation, but users.info's
+    `is_admin` is the calling install's workspace's: T1's answer is not reused in T2 (where
+    it would let them approve drafts and change anyone's team answers). One token: kept
+    under `profile:<user>` as before."""
+    profiles = UserProfiles(sqlite)
+
+    def says(admin: bool) -> Fetch:
+        async def fetch(user: str) -> UserProfile:
+            return UserProfile(locale="en-US", is_admin=admin)
+
+        return fetch
+
+    with tenant.running_for("T1"):
+        assert True is (await profiles.get("W1", says(True)) or UserProfile()).is_admin
+    with tenant.running_for("T2"):
+        assert False is (await profiles.get("W1", says(False)) or UserProfile()).is_admin
+        assert False is (await profiles.get("W1", says(True)) or UserProfile()).is_admin
+    await profiles.get("W1", says(True))
+    assert await sqlite.get(keys.PROFILE.key("W1"), TEXT) is not None

@@ -48,9 +48,8 @@ class RateLimiter:
         """Record a question (None), or the seconds to wait when over the limit."""
         if self.per_minute <= 0:
             return None
-        return await self._store.hit(
-            keys.RATE.key(user), self.per_minute, RATE_WINDOW_SECONDS, self._clock()
-        )
+        key, now = keys.RATE.key(user), self._clock()
+        return await self._store.hit(key, self.per_minute, RATE_WINDOW_SECONDS, now)
 
 
 @dataclass(frozen=True)
@@ -92,11 +91,12 @@ class UserProfiles:
 
     async def get(self, user: str, fetch: Fetch) -> UserProfile | None:
         """The kept profile, else one users.info call shared by the questions asking at once."""
-        if (cached := await self._store.get(keys.PROFILE.key(user), PROFILE_CODEC)) is not None:
+        key = tenant.scoped(keys.PROFILE.key(user))  # Grid: is_admin is one workspace's
+        if (cached := await self._store.get(key, PROFILE_CODEC)) is not None:
             return cached
-        if (asking := self._asking.get(user)) is None:
-            asking = self._asking[user] = asyncio.ensure_future(self._fetch(user, fetch))
-            asking.add_done_callback(lambda _: self._asking.pop(user, None))
+        if (asking := self._asking.get(key)) is None:
+            asking = self._asking[key] = asyncio.ensure_future(self._fetch(user, fetch))
+            asking.add_done_callback(lambda _: self._asking.pop(key, None))
         return await asyncio.shield(asking)
 
     async def of(self, client: AsyncWebClient, user: str | None) -> UserProfile | None:
@@ -125,7 +125,8 @@ class UserProfiles:
         profile = replace(found, locale=locale, tz=tz)
         if profile == UserProfile():
             return None  # nothing usable: ask again next time
-        await self._store.set(keys.PROFILE.key(user), profile, PROFILE_CODEC, self._ttl)
+        kept = tenant.scoped(keys.PROFILE.key(user))
+        await self._store.set(kept, profile, PROFILE_CODEC, self._ttl)
         return profile
 
 
@@ -193,8 +194,7 @@ class ChannelSettingsStore:
         return await self.store.get(keys.CHANNEL.key(channel), _CHANNEL) or ChannelSettings()
 
     async def save(self, channel: str, settings: ChannelSettings) -> None:
-        """Store `settings` for `channel` (StoreError when the store does not take it), as
-        this installation's."""
+        """Keep `settings` for `channel`, as this installation's (StoreError: not kept)."""
         key, settings = keys.CHANNEL.key(channel), replace(settings, workspace=tenant.current())
         if settings.is_default:
             await self.store.delete(key)

@@ -370,6 +370,13 @@ async def test_check_in_oauth_mode_counts_the_installs_instead_of_testing_a_toke
     table = gdocs(tmp_path, "check", STATE_URL="sqlite:///state.db", **env)
     as_json = gdocs(tmp_path, "check", "--json", STATE_URL="sqlite:///state.db", **env)
     broken = gdocs(tmp_path, "check", **{**env, "SLACK_TOKEN_ENCRYPTION_KEY": "oops"})
+    other_key = Fernet.generate_key().decode()
+    wrong = gdocs(
+        tmp_path,
+        "check",
+        STATE_URL="sqlite:///state.db",
+        **env | {"SLACK_TOKEN_ENCRYPTION_KEY": other_key},
+    )
 
     assert 0 == table.returncode, table.stdout + table.stderr
     slack_row = next(line for line in table.stdout.splitlines() if line.startswith("slack "))
@@ -379,8 +386,11 @@ async def test_check_in_oauth_mode_counts_the_installs_instead_of_testing_a_toke
     assert "ok" == row["status"]
     assert row["detail"].startswith("OAuth installs (SLACK_CLIENT_ID=111.222): 2 installed")
     assert "SLACK_TOKEN_ENCRYPTION_KEY: each key" in broken.stdout
-    secrets_ = [v for k, v in OAUTH.items() if k != "slack_client_id"] + [TOKEN, "oops"]
-    for result in (table, as_json, broken):
+    wrong_row = next(line for line in wrong.stdout.splitlines() if line.startswith("slack "))
+    assert " FAIL " in wrong_row
+    assert "SLACK_TOKEN_ENCRYPTION_KEY: 2 of 2 installs open with none of its keys" in wrong_row
+    secrets_ = [v for k, v in OAUTH.items() if k != "slack_client_id"] + [TOKEN, "oops", other_key]
+    for result in (table, as_json, broken, wrong):
         assert all(s not in result.stdout + result.stderr for s in secrets_)
 
 

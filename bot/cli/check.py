@@ -139,9 +139,13 @@ async def _installs_row(core: Core) -> CheckRow:
         return CheckRow("slack", "FAIL", f"{mode}; " + "; ".join(problems))
     cipher = TokenCipher.from_setting(reveal(settings.slack_token_encryption_key) or "")
     try:
-        count = await StoreInstallations(core.store, cipher).count()
+        installs = StoreInstallations(core.store, cipher)
+        count, opened = await installs.count(), await installs.count(readable=True)
     except StoreError as exc:
         return CheckRow("slack", "FAIL", f"{mode}; cannot count the installations: {exc.message}")
+    if opened < count:  # a key dropped from SLACK_TOKEN_ENCRYPTION_KEY: those are not answered
+        unread = f"{count - opened} of {count} installs open with none of its keys"
+        return CheckRow("slack", "FAIL", f"{mode}; SLACK_TOKEN_ENCRYPTION_KEY: {unread}")
     return CheckRow("slack", "ok", f"{mode}: {count} installed (workspaces or Grid orgs)")
 
 

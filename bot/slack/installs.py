@@ -213,11 +213,11 @@ class StoreInstallations(AsyncInstallationStore):
             if key:
                 await store.delete(key)
 
-    async def count(self) -> int:
-        """How many installations are kept (`gdocs-bot check`)."""
+    async def count(self, *, readable: bool = False) -> int:
+        """How many installations are kept; `readable`: those the key opens (`gdocs-bot check`)."""
         async with on_primary(self._store) as store:
             kept = await store.scan(keys.INSTALL.prefix, _RAW, MAX_INSTALLATIONS + 1)
-        return len(kept)
+        return sum(not readable or self._cipher.decrypt(sealed) is not None for _, sealed in kept)
 
 
 class StoreOAuthStates(AsyncOAuthStateStore):

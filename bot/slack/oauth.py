@@ -9,7 +9,6 @@ token. An uninstall deletes that installation's tokens, channel settings and tea
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -18,8 +17,6 @@ from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
 from slack_bolt.listener.async_builtins import AsyncTokenRevocationListeners
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
-from slack_bolt.request.async_request import AsyncBoltRequest
-from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import tenant
@@ -51,8 +48,6 @@ BOT_SCOPES = (
     "reactions:write",
     "users:read",
 )
-#: Bolt's install page and redirect handlers
-_Handler = Callable[[AsyncBoltRequest], Awaitable[BoltResponse]]
 #: how long an install page's state (and its cookie) stays usable
 STATE_SECONDS = 600
 
@@ -115,17 +110,12 @@ def oauth_routes(app: AsyncApp) -> list[web.RouteDef]:
     if flow is None:
         return []
 
-    async def install(request: web.Request) -> web.StreamResponse:
-        return await _answer(flow.handle_installation, request)
+    async def page(request: web.Request) -> web.StreamResponse:
+        install = request.path == flow.install_path
+        handle = flow.handle_installation if install else flow.handle_callback
+        return await to_aiohttp_response(await handle(await to_bolt_request(request)))
 
-    async def redirect(request: web.Request) -> web.StreamResponse:
-        return await _answer(flow.handle_callback, request)
-
-    return [web.get(flow.install_path, install), web.get(flow.redirect_uri_path, redirect)]
-
-
-async def _answer(handle: _Handler, request: web.Request) -> web.StreamResponse:
-    return await to_aiohttp_response(await handle(await to_bolt_request(request)))
+    return [web.get(flow.install_path, page), web.get(flow.redirect_uri_path, page)]
 
 
 def register(app: AsyncApp, deps: SlackDeps) -> None:
@@ -133,6 +123,7 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
     if deps.installs is None:
         return
     revoked = AsyncTokenRevocationListeners(deps.installs.installations)
+    app.event("tokens_revoked")(revoked.handle_tokens_revoked_events)
 
     @app.event("app_uninstalled")
     async def uninstalled(context: AsyncBoltContext) -> None:
@@ -140,10 +131,6 @@ def register(app: AsyncApp, deps: SlackDeps) -> None:
         key = tenant.current()  # set from this event's ids (app.py's for_its_installation)
         await forget_installation(deps, key)
         logger.info("uninstalled: its tokens and settings deleted", extra={"install": key})
-
-    @app.event("tokens_revoked")
-    async def tokens_revoked(event: dict[str, object], context: AsyncBoltContext) -> None:
-        await revoked.handle_tokens_revoked_events(event, context)
 
 
 async def client_for(deps: SlackDeps, client: AsyncWebClient, key: str) -> AsyncWebClient | None:

@@ -369,3 +369,18 @@ async def test_an_admin_of_one_workspace_is_not_taken_for_an_admin_of_another(
         assert False is (await profiles.get("W1", says(True)) or UserProfile()).is_admin
     await profiles.get("W1", says(True))
     assert await sqlite.get(keys.PROFILE.key("W1"), TEXT) is not None
+
+
+async def test_with_one_token_a_saved_team_answer_is_stored_as_before(
+    dk_server: FakeDeveloperKnowledge,
+) -> None:
+    """One token (the default): a request runs for installation "", so the shortcut's form
+    saves a record without `workspace` under `team_q:*:<hash>`, as before issue 43."""
+    async with running_bot(dk_server) as bot:
+        view = await use_shortcut(bot)
+        sent = await submit(bot, view, form_values(QUESTION, TEAM_TEXT, where="workspace"), ASKER)
+        assert 200 == sent.status
+        [saved] = await bot.deps.team.all()
+        entry = await bot.deps.store.get(keys.TEAM_INDEX.key("*", digest(QUESTION)), TEXT)
+    assert "workspace" not in saved.model_dump(mode="json")
+    assert saved.id == entry

@@ -137,9 +137,9 @@ async def answered_with(bot: SlackBot, team: str) -> set[str]:
     return {c.token for c in bot.fake.calls if c.args.get("channel") == CHANNEL[team]}
 
 
-async def uninstall(bot: SlackBot, team: str) -> None:
+async def uninstall(bot: SlackBot, team: str, org: str | None = None) -> None:
     event = {"type": "app_uninstalled", "event_ts": f"{time.time():.6f}"}
-    sent = await bot.post_signed(event_body(team, event), content_type="application/json")
+    sent = await bot.post_signed(event_body(team, event, org), content_type="application/json")
     assert 200 == sent.status
 
 
@@ -265,7 +265,7 @@ async def test_an_org_wide_install_answers_each_workspace_of_the_org_with_its_to
     dk_server: FakeDeveloperKnowledge, fake: FakeSlack
 ) -> None:
     """Installed org-wide on Grid organisation E1 (one token), mentions from two of its
-    workspaces are both answered with that token."""
+    workspaces are both answered with that token; uninstalled, neither is answered."""
     async with oauth_bot(dk_server, fake) as bot:
         code, token = fake.install_code(None, enterprise="E1", org_wide=True)
         await redirect(bot, code)
@@ -275,6 +275,14 @@ async def test_an_org_wide_install_answers_each_workspace_of_the_org_with_its_to
             await bot.finished(done + 1)
             used = {c.token for c in fake.calls if c.args.get("channel") == CHANNEL[team]}
             assert {token} == used
+
+        await uninstall(bot, "T2", org="E1")  # an org-wide uninstall names one workspace too
+        assert bot.deps.installs is not None
+        assert await bot.deps.installs.installations.find_by_key("E1") is None
+        calls = len(fake.calls)
+        await mention(bot, "T1", org="E1")
+        await asyncio.sleep(0.2)
+        assert [] == [c.method for c in fake.calls[calls:]]
 
 
 async def test_two_replicas_on_one_redis_share_the_installs(

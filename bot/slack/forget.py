@@ -9,7 +9,7 @@ import logging
 from bot import keys
 from bot.channels import ChannelSettings
 from bot.slack.deps import SlackDeps
-from bot.store import AdapterCodec, ModelCodec, Op, ResilientStore, Store
+from bot.store import AdapterCodec, ModelCodec, Op, ResilientStore
 from bot.team import MAX_ALL_TEAM_ANSWERS, TeamAnswer, index_keys
 
 logger = logging.getLogger(__name__)
@@ -23,15 +23,13 @@ async def forget_installation(deps: SlackDeps, key: str) -> None:
     only installation, whose settings nothing uninstalls)."""
     if not key:
         raise ValueError("forget_installation needs an installation key")
-    store = _shared(deps.store)  # read there: a per-process stand-in is no one's record
+    # read in the shared store: a per-process stand-in is no one's record
+    store = deps.store.primary if isinstance(deps.store, ResilientStore) else deps.store
     # channel settings are kept a year and evicted past CACHE_MAX_ENTRIES: never more
     found = await store.scan(keys.CHANNEL.prefix, _CHANNEL, deps.settings.cache_max_entries)
     channels = [k for k, settings in found if settings.workspace == key]
-    answers = [
-        a
-        for _, a in await store.scan(keys.TEAM.prefix, _TEAM, MAX_ALL_TEAM_ANSWERS)
-        if a.workspace == key
-    ]
+    kept = await store.scan(keys.TEAM.prefix, _TEAM, MAX_ALL_TEAM_ANSWERS)
+    answers = [a for _, a in kept if a.workspace == key]
     gone = [*channels]
     for answer in answers:
         gone += [keys.TEAM.key(answer.id), keys.TEAM_USED.key(answer.id), *index_keys(answer)]
@@ -45,7 +43,3 @@ async def forget_installation(deps: SlackDeps, key: str) -> None:
         len(answers) - drafts,
         drafts,
     )
-
-
-def _shared(store: Store) -> Store:
-    return store.primary if isinstance(store, ResilientStore) else store

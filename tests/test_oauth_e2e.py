@@ -302,7 +302,8 @@ async def test_a_forged_code_a_missing_cookie_or_a_spent_state_installs_nothing(
 ) -> None:
     """Slack's redirect forged or replayed gets Bolt's failure page and saves nothing: the
     page's state without its cookie, a code Slack never gave, then the state already spent
-    with a real code. Neither the pages nor the log (at DEBUG) hold a secret."""
+    with a real code. Neither the pages nor the log (at DEBUG) hold a secret, and the forged
+    code is logged at DEBUG only."""
     async with oauth_bot(dk_server, fake, log_level="DEBUG") as bot:
         configure_logging(bot.deps.settings)
         real, _ = fake.install_code("T1")
@@ -313,7 +314,7 @@ async def test_a_forged_code_a_missing_cookie_or_a_spent_state_installs_nothing(
         pages = []
         for code, headers in (
             (real, {}),  # a link sent to someone else: not the browser that opened the page
-            ("forged-code", {"Cookie": cookie}),  # spends the state
+            ("forged\n2026-12-06 ERROR forged line", {"Cookie": cookie}),  # spends the state
             (real, {"Cookie": cookie}),
         ):
             query = {"code": code, "state": found.group(1)}
@@ -326,9 +327,13 @@ async def test_a_forged_code_a_missing_cookie_or_a_spent_state_installs_nothing(
         assert 0 == await bot.deps.installs.installations.count()
         assert [] == [c for c in fake.calls_to("oauth.v2.access") if c.args.get("code") == real]
 
-    for text in (*pages, logged()):
+    log = logged()
+    for text in (*pages, log):
         for secret in ("xoxb-", CLIENT_SECRET, STATE_SECRET, ENCRYPTION_KEY):
             assert secret not in text
+    # the forged code is anyone's text: not above DEBUG, where it could forge a line
+    assert "an install's oauth.v2.access failed: " in log
+    assert [] == [line for line in log.splitlines() if "forged" in line and " DEBUG " not in line]
 
 
 async def test_a_command_from_a_workspace_not_installed_says_so_not_slack_bot_token(

@@ -37,7 +37,8 @@ WEB_API_TIMEOUT_SECONDS = 30
 
 
 class _NoRequestBodies(logging.Filter):
-    """Bolt logs request bodies (user text) for a bad signature or an unhandled request."""
+    """Bolt logs request bodies (user text) for a bad signature or an unhandled request, and
+    the redirect's `code` (anyone's text, newlines too) when oauth.v2.access refuses it."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno > logging.DEBUG:
@@ -45,6 +46,9 @@ class _NoRequestBodies(logging.Filter):
             for prefix in ("Invalid request signature detected", "Unhandled request"):
                 if message.startswith(prefix):
                     record.msg, record.args = f"{prefix} (body not logged)", None
+            if message.startswith("Failed to fetch oauth.v2.access result with code: "):
+                error = message.rpartition(" - error: ")[2]  # Slack's answer, after the code
+                record.msg, record.args = "an install's oauth.v2.access failed: %s", (error,)
         return True
 
 

@@ -7,6 +7,7 @@ uninstall deletes that workspace's tokens and channel settings; no secret is eve
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import re
@@ -173,6 +174,9 @@ async def test_two_workspaces_installed_by_oauth_are_each_answered_with_their_ow
     async with oauth_bot(dk_server, fake, log_level="DEBUG") as bot:
         configure_logging(bot.deps.settings)
         token1, token2 = await install(bot, "T1"), await install(bot, "T2")
+        app = base64.b64encode(f"{OAUTH['slack_client_id']}:{CLIENT_SECRET}".encode()).decode()
+        exchanges = fake.calls_to("oauth.v2.access")  # the app's credentials, never in the URL
+        assert [f"Basic {app}"] * 2 == [c.headers.get("authorization") for c in exchanges]
         assert {token1} == await answered_with(bot, "T1")
         assert {token2} == await answered_with(bot, "T2")
         assert {token2} == await answered_with(bot, "T2")

@@ -341,14 +341,22 @@ async def test_a_forged_code_a_missing_cookie_or_a_spent_state_installs_nothing(
 
 
 async def test_a_command_from_a_workspace_not_installed_says_so_not_slack_bot_token(
-    dk_server: FakeDeveloperKnowledge, fake: FakeSlack
+    dk_server: FakeDeveloperKnowledge, fake: FakeSlack, caplog: pytest.LogCaptureFixture
 ) -> None:
     """In OAuth mode there is no SLACK_BOT_TOKEN to check: /gdocs from a workspace whose
-    installation is not found is told the app is not installed there, and nothing else."""
+    installation is not found is told the app is not installed there, and nothing else.
+    The log says so at WARNING, not as Bolt's ERROR at each request."""
     async with oauth_bot(dk_server, fake) as bot:
         await install(bot, "T2")
         calls = len(fake.calls)
-        sent = await bot.command("help", team="T1")
+        with caplog.at_level(logging.INFO):
+            sent = await bot.command("help", team="T1")
+        said_in_log = [
+            (r.levelname, r.getMessage()) for r in caplog.records if r.levelno >= logging.WARNING
+        ]
+        assert [
+            ("WARNING", "a request from a workspace with no installation here: not answered")
+        ] == said_in_log
         assert 200 == sent.status
         said = [body.get("text") for key, body in fake.responses if key == sent.key]
         assert [NOT_INSTALLED] == said

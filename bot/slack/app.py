@@ -36,9 +36,13 @@ logger = logging.getLogger(__name__)
 WEB_API_TIMEOUT_SECONDS = 30
 
 
+_NOT_INSTALLED_LOG = "a request from a workspace with no installation here: not answered"
+
+
 class _NoRequestBodies(logging.Filter):
     """Bolt logs request bodies (user text) for a bad signature or an unhandled request, and
-    the redirect's `code` (anyone's text, newlines too) when oauth.v2.access refuses it."""
+    the redirect's `code` (anyone's text, newlines too) when oauth.v2.access refuses it; its
+    ERROR for a workspace not installed, at every event, is a WARNING that says so plainly."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno > logging.DEBUG:
@@ -49,6 +53,10 @@ class _NoRequestBodies(logging.Filter):
             if message.startswith("Failed to fetch oauth.v2.access result with code: "):
                 error = message.rpartition(" - error: ")[2]  # Slack's answer, after the code
                 record.msg, record.args = "an install's oauth.v2.access failed: %s", (error,)
+            if message.startswith("Although the app should be installed into this workspace"):
+                # OAuth mode: not installed through /slack/install, or its record unreadable
+                record.msg, record.args = _NOT_INSTALLED_LOG, None
+                record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True
 
 

@@ -13,8 +13,11 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from slack_bolt.async_app import AsyncBoltContext
+from slack_bolt.authorization import AuthorizeResult
 
 from bot.render import ACTION_TRY_AGAIN
+from bot.slack import identity
 from bot.slack.app import resume
 from bot.slack.listeners.commands import shortcut_payload
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge, Fault
@@ -287,3 +290,22 @@ async def test_a_team_answer_saved_for_the_workspace_is_given_in_every_workspace
         assert f"saved by <@{ALICE}>" in shown.text
         assert 0 == answer_calls(dk_server)
         assert [] == bot.fake.invalid_payloads
+
+
+def test_an_org_wide_installs_workspace_is_not_taken_from_the_clickers_payload() -> None:
+    """Bolt's authorization for an org-wide install may name no workspace (its installation
+    has `team: null`); a click then has `team: null` and Bolt's context.team_id is the
+    clicker's own workspace. The install is read from the authorization alone, so a click
+    from another organisation's TX is a Grid workspace to place (None: ask Slack), never
+    "the installation's own workspace" (a member)."""
+    result = AuthorizeResult(enterprise_id=ORG, team_id=None, bot_token="xoxb-org")
+    context = AsyncBoltContext(
+        authorize_result=result, team_id="TX", enterprise_id=ORG, is_enterprise_install=True
+    )
+    home = identity.install(context)
+    click = {"type": "block_actions", "team": None, "user": {"id": "UX", "team_id": "TX"}}
+
+    assert identity.Install(None, ORG, True) == home
+    assert None is identity.is_guest(identity.asker(click), home)
+    single = AsyncBoltContext(authorize_result=AuthorizeResult(enterprise_id=None, team_id="T1"))
+    assert identity.Install("T1", None, False) == identity.install(single)

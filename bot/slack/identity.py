@@ -50,10 +50,10 @@ def asker(body: dict[str, Any]) -> Asker:
 
 
 def install(context: AsyncBoltContext) -> Install:
-    result = context.authorize_result
-    team = (result.team_id if result is not None else None) or context.team_id
-    org = (result.enterprise_id if result is not None else None) or context.enterprise_id
-    return Install(team, org, bool(context.is_enterprise_install))
+    """From Bolt's authorization only (the payload's ids, without one): on an org-wide
+    install's click (`team: null`) Bolt's context.team_id is the clicker's own workspace."""
+    found = context.authorize_result or context
+    return Install(found.team_id, found.enterprise_id, bool(context.is_enterprise_install))
 
 
 def is_guest(who: Asker, home: Install) -> bool | None:

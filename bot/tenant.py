@@ -1,7 +1,8 @@
 """Which installation a request is for (OAuth mode: one bot serving several workspaces or
-Grid organisations). What one installation saves — team answers, channel settings — is kept
-apart from another's by this key: "" with one token (SLACK_BOT_TOKEN, the default), else the
-installation's id: the enterprise id of an org-wide install, otherwise the team id.
+Grid organisations). What one installation saves — team answers, channel settings, what
+users.info said through its token — is kept apart from another's by this key: "" with one
+token (SLACK_BOT_TOKEN, the default), else the installation's id: the enterprise id of an
+org-wide install, otherwise the team id.
 
 Set once per request by the Slack app (and by the recovery loop for resumed work); asyncio
 tasks copy it, so work spawned for a request keeps its installation."""

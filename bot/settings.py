@@ -235,7 +235,10 @@ class Settings(BaseSettings):
         """The start-up line saying SLACK_CLIENT_ID is ignored beside SLACK_BOT_TOKEN."""
         if self.slack_bot_token is None or self.slack_client_id is None:
             return None
-        return "SLACK_BOT_TOKEN is set: one workspace; SLACK_CLIENT_ID and the rest are unused"
+        return (
+            "SLACK_CLIENT_ID is unused while SLACK_BOT_TOKEN is set (one workspace); "
+            "leave SLACK_BOT_TOKEN unset for installs by OAuth"
+        )
 
     def google_problems(self) -> list[str]:
         """What is missing to call the documentation servers at all."""

@@ -129,10 +129,7 @@ _TEXTS: dict[str, str] = {
     ),
     "report_unknown": "I can't read the usage figures right now; try again in a minute.",
     # read in a Slack Connect channel by both sides: "this workspace" would be the guest's own
-    "guests": (
-        "I only answer people in the organisation that installed me, so I can't answer "
-        "questions from other organisations."
-    ),
+    "guests": "I only answer people in the organisation that installed me.",
     "report_everywhere": (
         "The usage report covers every workspace this bot serves, so it is read where the "
         "bot runs (`gdocs-bot report`), not in Slack."

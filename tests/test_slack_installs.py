@@ -24,7 +24,7 @@ from bot.errors import ConfigError
 from bot.settings import Settings
 from bot.slack import installs
 from bot.slack.installs import StoreInstallations, StoreOAuthStates, TokenCipher
-from bot.store import MemoryStore, ResilientStore, SqliteStore, Store, redis_store
+from bot.store import TEXT, MemoryStore, ResilientStore, SqliteStore, Store, redis_store
 from tests.fakes.mcp_servers import FakeDeveloperKnowledge
 from tests.fakes.redis_server import RedisServer
 from tests.store_backends import FakeClock
@@ -287,16 +287,29 @@ async def test_a_forged_state_is_refused_and_not_spent() -> None:
     nonce, _, signature = issued.partition(".")
     other = await StoreOAuthStates(MemoryStore(max_entries=100), "another-secret-16+").async_issue()
 
-    for forged in (f"{nonce}.{'0' * len(signature)}", f"{nonce}.", nonce, other, "", "é.é"):
+    for forged in (f"{nonce}.{'0' * len(signature)}", f"{nonce}.", nonce, other, "", "é.é.é"):
         assert not await states.async_consume(forged), forged
     assert await states.async_consume(issued)
+
+
+async def test_opening_the_install_page_writes_nothing_to_the_store(tmp_path: Path) -> None:
+    """Anyone may open /slack/install: a flood of it must not fill the store."""
+    store = await sqlite_at(tmp_path / "state.db")
+    try:
+        states = StoreOAuthStates(store, STATE_SECRET)
+        issued = [await states.async_issue() for _ in range(50)]
+        assert await store.scan(keys.OAUTH_STATE.prefix, TEXT, 100) == []
+        assert await states.async_consume(issued[7])
+        assert len(await store.scan(keys.OAUTH_STATE.prefix, TEXT, 100)) == 1
+    finally:
+        await store.aclose()
 
 
 async def test_a_state_past_its_expiration_is_refused(tmp_path: Path) -> None:
     clock = FakeClock()
     store = await SqliteStore.open(tmp_path / "state.db", max_entries=100, clock=clock)
     try:
-        states = StoreOAuthStates(store, STATE_SECRET, expiration_seconds=600)
+        states = StoreOAuthStates(store, STATE_SECRET, expiration_seconds=600, clock=clock)
         late, in_time = await states.async_issue(), await states.async_issue()
         clock.advance(599)
         assert await states.async_consume(in_time)

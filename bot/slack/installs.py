@@ -13,6 +13,8 @@ import hmac
 import json
 import logging
 import secrets
+import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -221,35 +223,46 @@ class StoreInstallations(AsyncInstallationStore):
 
 
 class StoreOAuthStates(AsyncOAuthStateStore):
-    """The install page's one-time `state`: random, signed with SLACK_STATE_SECRET and kept
-    in the shared store (the redirect may land on another replica), usable once."""
+    """The install page's one-time `state`: a random id and the time it was issued, signed
+    with SLACK_STATE_SECRET. Issuing writes nothing (anyone may open the install page);
+    using it marks it used in the shared store (the redirect may land on another replica)
+    until it would have expired, so it is accepted once."""
 
-    def __init__(self, store: Store, secret: str, expiration_seconds: int = 600) -> None:
+    def __init__(
+        self,
+        store: Store,
+        secret: str,
+        expiration_seconds: int = 600,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._store = store
         self._secret = secret.encode()
         self._expiration = expiration_seconds
+        self._clock = clock
 
     @property
     def logger(self) -> logging.Logger:
         return logger
 
-    def _signature(self, nonce: str) -> str:
-        return hmac.new(self._secret, nonce.encode(), hashlib.sha256).hexdigest()
+    def _signature(self, issued: str) -> str:
+        return hmac.new(self._secret, issued.encode(), hashlib.sha256).hexdigest()
 
     async def async_issue(self, *args: Any, **kwargs: Any) -> str:
-        nonce = secrets.token_urlsafe(24)
-        async with on_primary(self._store) as store:
-            await store.set(keys.OAUTH_STATE.key(nonce), "1", TEXT, self._expiration)
-        return f"{nonce}.{self._signature(nonce)}"
+        issued = f"{secrets.token_urlsafe(18)}.{int(self._clock())}"
+        return f"{issued}.{self._signature(issued)}"
 
     async def async_consume(self, state: str) -> bool:
-        nonce, _, signature = state.partition(".")
-        expected = self._signature(nonce).encode()
-        if not nonce or not hmac.compare_digest(signature.encode(), expected):
+        issued, _, signature = state.rpartition(".")
+        nonce, _, at = issued.partition(".")
+        expected = self._signature(issued).encode()
+        if not at.isdigit() or not hmac.compare_digest(signature.encode(), expected):
+            return False
+        left = int(at) + self._expiration - self._clock()
+        if not 0 < left <= self._expiration + 60:  # expired, or issued in the future
             return False
         try:
             async with on_primary(self._store) as store:
-                return await store.delete_if(keys.OAUTH_STATE.key(nonce), "1", TEXT)
+                return await store.add(keys.OAUTH_STATE.key(nonce), "1", TEXT, left)
         except StoreError as exc:
             logger.warning("an install page's state could not be checked: %s", exc.message)
             return False

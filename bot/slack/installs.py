@@ -44,6 +44,7 @@ class TokenCipher:
     encrypts, all decrypt, so a key can be rotated without losing the installs."""
 
     def __init__(self, keys_: list[bytes]) -> None:
+        self._first = Fernet(keys_[0])
         self._fernet = MultiFernet([Fernet(k) for k in keys_])
         self._warned = False
 
@@ -57,6 +58,15 @@ class TokenCipher:
 
     def encrypt(self, data: bytes) -> bytes:
         return self._fernet.encrypt(data)
+
+    def rotated(self, data: bytes) -> bytes | None:
+        """`data` (which a configured key opens) sealed again under the first key; None when
+        it is already."""
+        try:
+            self._first.decrypt(data)
+        except InvalidToken:
+            return self._fernet.rotate(data)
+        return None
 
     def decrypt(self, data: bytes) -> bytes | None:
         """`data` opened, or None when no configured key opens it (a key that was dropped)."""
@@ -151,13 +161,27 @@ class StoreInstallations(AsyncInstallationStore):
             logger.warning("an installation could not be read (not authorized): %s", exc.message)
             return None
         opened = self._cipher.decrypt(sealed) if sealed is not None else None
-        if opened is None:
+        if opened is None or sealed is None:
             return None
+        await self._reseal(keys.INSTALL.key(install), sealed)
         try:
             record: dict[str, Any] = json.loads(opened)
             return record
         except ValueError:
             return None
+
+    async def _reseal(self, key: str, sealed: bytes) -> None:
+        """A record an older key sealed is sealed again under the first, once, so the old
+        key can be dropped when `gdocs-bot check` opens every record without it (compared
+        and set: an uninstall in between is not undone)."""
+        rotated = self._cipher.rotated(sealed)
+        if rotated is None:
+            return
+        try:
+            async with on_primary(self._store) as store:
+                await store.replace(key, sealed, rotated, _RAW, INSTALL_TTL_SECONDS)
+        except StoreError as exc:
+            logger.info("an installation was not sealed again yet: %s", exc.message)
 
     async def async_find_bot(
         self,

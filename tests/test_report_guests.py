@@ -8,6 +8,7 @@ from datetime import date
 
 import pytest
 
+from bot.render import render_week_report
 from bot.report import Collected, Window, aggregate, render_html, render_json, render_md, tally
 
 DAY = "2026-12-01"
@@ -42,3 +43,26 @@ def test_the_guest_line_is_shown_only_when_a_guest_was_refused(
         assert f"<p>{line}</p>" in html
         assert refused == data["total"]["guest_refused"]
         assert [0, refused] == [d["guest_refused"] for d in data["days"]]
+
+
+@pytest.mark.parametrize(
+    ("refused", "said"),
+    [
+        (0, None),
+        (1, "1 question from other organisations refused"),
+        (4, "4 questions from other organisations refused"),
+    ],
+)
+def test_the_week_summary_in_slack_says_how_many_guest_questions_were_refused(
+    refused: int, said: str | None
+) -> None:
+    counters = ((DAY, tally.QUESTIONS, 3), (DAY, tally.GENERATED, 3))
+    if refused:
+        counters += ((DAY, tally.GUEST_REFUSED, refused),)
+    shown = str(
+        render_week_report(aggregate(Collected(counters=counters), WINDOW, quota_per_day=50))[
+            "blocks"
+        ]
+    )
+
+    assert (said in shown) if said else ("other organisations" not in shown)

@@ -28,6 +28,9 @@ def _week_lines(week: Report) -> tuple[str, str]:
         + (f"{team} team answer{'s' if team != 1 else ''} · " if team else "")
         + f"{t.search_only} search results only · {t.unanswered} no answer"
     )
+    if guests := t.guest_refused:  # people from other organisations (EXTERNAL_USERS=deny)
+        plural = "s" if guests != 1 else ""
+        figures += f"\n{guests} question{plural} from other organisations refused"
     if week.by_product:  # the products questions were limited to, if any was
         shown = " · ".join(f"{escape(p)} {n}" for p, n in week.by_product.items())
         figures += f"\n*By product:* {shown}"

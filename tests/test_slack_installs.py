@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -416,3 +418,15 @@ def _closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def test_with_one_token_the_bot_never_loads_cryptography() -> None:
+    """OAuth mode's cipher costs about 6 MB of memory: a one-token bot must not pay it."""
+    probe = (
+        "import sys; from bot.serving.assembly import open_bot; import bot.slack.app; "
+        "import bot.serving.runtime; print('cryptography' in sys.modules)"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert "False" == loaded.stdout.strip()

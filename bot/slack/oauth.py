@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
@@ -23,8 +24,10 @@ from bot import tenant
 from bot.settings import Settings, reveal
 from bot.slack.deps import SlackDeps
 from bot.slack.forget import forget_installation
-from bot.slack.installs import StoreInstallations, StoreOAuthStates, TokenCipher
 from bot.store import Store
+
+if TYPE_CHECKING:  # cryptography (about 6 MB) is loaded only in OAuth mode
+    from bot.slack.installs import StoreInstallations, StoreOAuthStates
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +67,8 @@ def open_installs(settings: Settings, store: Store) -> Installs | None:
     """The stores of OAuth mode; None with one token (SLACK_BOT_TOKEN, the default)."""
     if not settings.oauth_mode:
         return None
+    from bot.slack.installs import StoreInstallations, StoreOAuthStates, TokenCipher
+
     cipher = TokenCipher.from_setting(reveal(settings.slack_token_encryption_key) or "")
     secret = reveal(settings.slack_state_secret) or ""
     return Installs(

@@ -86,6 +86,14 @@ class SlackRequests:
             body, content_type=content_type, headers={**sign(body), **(headers or {})}
         )
 
+    async def post_form(self, body: str, key: str, *, acknowledged: bool = True) -> Sent:
+        """A signed form POST whose response URL is `key`'s; its acknowledgement recorded."""
+        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
+        sent.key = key
+        if acknowledged and sent.status == 200:
+            self.fake.acknowledged(key, sent.body)
+        return sent
+
     def command_body(
         self,
         text: str,
@@ -114,11 +122,7 @@ class SlackRequests:
     ) -> Sent:
         """A signed `/gdocs <text>`."""
         body, key = self.command_body(text, user=user, channel=channel, key=key, team=team)
-        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
-        sent.key = key
-        if sent.status == 200:
-            self.fake.acknowledged(key, sent.body)
-        return sent
+        return await self.post_form(body, key)
 
     def event_body(
         self, event: dict[str, Any], *, event_id: str | None = None, shared: bool = False
@@ -233,11 +237,7 @@ class SlackRequests:
                 container["thread_ts"] = thread_ts
             payload["message"] = message
         body = urlencode({"payload": json.dumps(payload)})
-        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
-        sent.key = key
-        if sent.status == 200:
-            self.fake.acknowledged(key, sent.body)
-        return sent
+        return await self.post_form(body, key)
 
     # --- agent view, Home tab, previews, threads, feedback (tests/fakes/slack_event_payloads)
     async def app_home_opened(
@@ -374,9 +374,7 @@ class SlackRequests:
         """A signed message shortcut ("Ask Google's docs") on `author`'s message."""
         payload, key = self.shortcut_payload(text, author=author, **how)
         body = urlencode({"payload": json.dumps(payload)})
-        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
-        sent.key = key
-        return sent
+        return await self.post_form(body, key, acknowledged=False)
 
     async def home_click(
         self, action: dict[str, Any], *, view: dict[str, Any], user: str = ASKER
@@ -454,9 +452,7 @@ class SlackRequests:
         payload, key = self.shortcut_payload(text, author=author, team=team, **how)
         payload = payloads.grid_interaction(payload, team=team, enterprise=enterprise)
         body = urlencode({"payload": json.dumps(payload)})
-        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
-        sent.key = key
-        return sent
+        return await self.post_form(body, key, acknowledged=False)
 
     async def grid_command(
         self, text: str, *, user: str, team: str, enterprise: str = "E1", channel: str = "C1"
@@ -466,11 +462,7 @@ class SlackRequests:
         org = {"enterprise_id": enterprise, "enterprise_name": f"Org {enterprise}"}
         body += "&" + urlencode(org | {"is_enterprise_install": "true"})
         body = body.replace("is_enterprise_install=false&", "")
-        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
-        sent.key = key
-        if sent.status == 200:
-            self.fake.acknowledged(key, sent.body)
-        return sent
+        return await self.post_form(body, key)
 
     async def grid_action(
         self,
@@ -505,8 +497,4 @@ class SlackRequests:
         }
         payload = payloads.grid_interaction(payload, team=team, enterprise=enterprise)
         body = urlencode({"payload": json.dumps(payload)})
-        sent = await self.post_signed(body, content_type="application/x-www-form-urlencoded")
-        sent.key = key
-        if sent.status == 200:
-            self.fake.acknowledged(key, sent.body)
-        return sent
+        return await self.post_form(body, key)

@@ -145,13 +145,6 @@ async def uninstall(bot: SlackBot, team: str, org: str | None = None) -> None:
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeSlack]:
-    slack = FakeSlack().start()
-    yield slack
-    slack.stop()
-
-
-@pytest.fixture
 def logged(capsys: pytest.CaptureFixture[str]) -> Iterator[Any]:
     """The bot's own log handler at DEBUG; what it wrote, as one string."""
     root = logging.getLogger()
@@ -166,22 +159,22 @@ def logged(capsys: pytest.CaptureFixture[str]) -> Iterator[Any]:
 
 
 async def test_two_workspaces_installed_by_oauth_are_each_answered_with_their_own_token(
-    dk_server: FakeDeveloperKnowledge, fake: FakeSlack, logged: Any
+    dk_server: FakeDeveloperKnowledge, slack: FakeSlack, logged: Any
 ) -> None:
     """Installed through the install page and the redirect, T1 and T2 are answered with the
     token Slack gave each; uninstalled, T1's token and channel settings are gone and its next
     mention is refused, while T2 is still answered. At DEBUG, no secret reaches the log."""
-    async with oauth_bot(dk_server, fake, log_level="DEBUG") as bot:
+    async with oauth_bot(dk_server, slack, log_level="DEBUG") as bot:
         configure_logging(bot.deps.settings)
         token1, token2 = await install(bot, "T1"), await install(bot, "T2")
         app = base64.b64encode(f"{OAUTH['slack_client_id']}:{CLIENT_SECRET}".encode()).decode()
-        exchanges = fake.calls_to("oauth.v2.access")  # the app's credentials, never in the URL
+        exchanges = slack.calls_to("oauth.v2.access")  # the app's credentials, never in the URL
         assert [f"Basic {app}"] * 2 == [c.headers.get("authorization") for c in exchanges]
         assert {token1} == await answered_with(bot, "T1")
         assert {token2} == await answered_with(bot, "T2")
         assert {token2} == await answered_with(bot, "T2")
         # auth.test once when installed (Bolt's flow), once when first authorized: cached
-        assert 2 == len([c for c in fake.calls_to("auth.test") if c.token == token2])
+        assert 2 == len([c for c in slack.calls_to("auth.test") if c.token == token2])
 
         await bot.command("channel auto", channel="C1")  # the form's team is T1
         with tenant.running_for("T1"):
@@ -191,10 +184,10 @@ async def test_two_workspaces_installed_by_oauth_are_each_answered_with_their_ow
         assert await bot.deps.installs.installations.find_by_key("T1") is None
         with tenant.running_for("T1"):
             assert ChannelSettings() == await bot.deps.channels.stored("C1")
-        calls = len(fake.calls)
+        calls = len(slack.calls)
         await mention(bot, "T1")
         await asyncio.sleep(0.2)
-        after = fake.calls[calls:]
+        after = slack.calls[calls:]
         assert [] == [c.method for c in after if token1 in (c.token, c.args.get("token"))]
         assert [] == [c.method for c in after if c.args.get("channel") == CHANNEL["T1"]]
         assert {token2} == await answered_with(bot, "T2")
@@ -208,7 +201,7 @@ async def test_two_workspaces_installed_by_oauth_are_each_answered_with_their_ow
 
 async def test_installs_survive_a_restart_and_resumed_work_keeps_its_workspaces_token(
     dk_server: FakeDeveloperKnowledge,
-    fake: FakeSlack,
+    slack: FakeSlack,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
@@ -218,7 +211,7 @@ async def test_installs_survive_a_restart_and_resumed_work_keeps_its_workspaces_
     uninstalled meanwhile, is dropped unanswered."""
     url = f"sqlite:///{tmp_path}/state.db"
     quick = {"state_url": url, "work_lease_seconds": 0.5, "work_recovery_seconds": 0.2}
-    async with oauth_bot(dk_server, fake, **quick) as first:
+    async with oauth_bot(dk_server, slack, **quick) as first:
         token1 = await install(first, "T1")
         token2 = await install(first, "T2")
         await install(first, "T3")
@@ -227,13 +220,13 @@ async def test_installs_survive_a_restart_and_resumed_work_keeps_its_workspaces_
         assert 200 == await mention(first, "T2", "how do I deploy to Cloud Run?")
         assert 200 == await mention(first, "T3", "how do I deploy to Cloud Run?")
         await uninstall(first, "T3")
-    assert [] == fake.calls_to("chat.postMessage")
+    assert [] == slack.calls_to("chat.postMessage")
 
-    async with oauth_bot(dk_server, fake, **quick) as second:
+    async with oauth_bot(dk_server, slack, **quick) as second:
         await asyncio.sleep(0.6)  # the stopped process's lease runs out
         recovery = asyncio.create_task(run_recovery(second.deps, second.app.client))
         try:
-            resumed = await fake.await_calls("chat.postMessage")
+            resumed = await slack.await_calls("chat.postMessage")
             await second.finished(1)
             async with asyncio.timeout(5):  # T3's drop is a log line: no event to wait on
                 while "dropped unfinished work (uninstalled)" not in caplog.text:  # noqa: ASYNC110
@@ -246,11 +239,11 @@ async def test_installs_survive_a_restart_and_resumed_work_keeps_its_workspaces_
 
 
 async def test_a_revoked_bot_token_is_deleted_and_its_workspace_refused(
-    dk_server: FakeDeveloperKnowledge, fake: FakeSlack
+    dk_server: FakeDeveloperKnowledge, slack: FakeSlack
 ) -> None:
     """tokens_revoked naming the bot deletes T1's installation; T1's next mention makes no
     Slack call, T2 is still answered with its own token."""
-    async with oauth_bot(dk_server, fake) as bot:
+    async with oauth_bot(dk_server, slack) as bot:
         await install(bot, "T1")
         token2 = await install(bot, "T2")
         event = {"type": "tokens_revoked", "tokens": {"oauth": [], "bot": [BOT_USER_ID]}}
@@ -258,59 +251,59 @@ async def test_a_revoked_bot_token_is_deleted_and_its_workspace_refused(
         assert 200 == sent.status
         assert bot.deps.installs is not None
         assert await bot.deps.installs.installations.find_by_key("T1") is None
-        calls = len(fake.calls)
+        calls = len(slack.calls)
         await mention(bot, "T1")
         await asyncio.sleep(0.2)
-        assert [] == [c.method for c in fake.calls[calls:]]
+        assert [] == [c.method for c in slack.calls[calls:]]
         assert {token2} == await answered_with(bot, "T2")
 
 
 async def test_an_org_wide_install_answers_each_workspace_of_the_org_with_its_token(
-    dk_server: FakeDeveloperKnowledge, fake: FakeSlack
+    dk_server: FakeDeveloperKnowledge, slack: FakeSlack
 ) -> None:
     """Installed org-wide on Grid organisation E1 (one token), mentions from two of its
     workspaces are both answered with that token; uninstalled, neither is answered."""
-    async with oauth_bot(dk_server, fake) as bot:
-        code, token = fake.install_code(None, enterprise="E1", org_wide=True)
+    async with oauth_bot(dk_server, slack) as bot:
+        code, token = slack.install_code(None, enterprise="E1", org_wide=True)
         await redirect(bot, code)
         for team in ("T1", "T2"):
             done = len(bot.metrics.finished)
             assert 200 == await mention(bot, team, org="E1")
             await bot.finished(done + 1)
-            used = {c.token for c in fake.calls if c.args.get("channel") == CHANNEL[team]}
+            used = {c.token for c in slack.calls if c.args.get("channel") == CHANNEL[team]}
             assert {token} == used
 
         await uninstall(bot, "T2", org="E1")  # an org-wide uninstall names one workspace too
         assert bot.deps.installs is not None
         assert await bot.deps.installs.installations.find_by_key("E1") is None
-        calls = len(fake.calls)
+        calls = len(slack.calls)
         await mention(bot, "T1", org="E1")
         await asyncio.sleep(0.2)
-        assert [] == [c.method for c in fake.calls[calls:]]
+        assert [] == [c.method for c in slack.calls[calls:]]
 
 
 async def test_two_replicas_on_one_redis_share_the_installs(
-    dk_server: FakeDeveloperKnowledge, fake: FakeSlack, redis_server: RedisServer
+    dk_server: FakeDeveloperKnowledge, slack: FakeSlack, redis_server: RedisServer
 ) -> None:
     """Installed through replica A, T1 is answered by replica B with T1's token."""
     async with (
-        oauth_bot(dk_server, fake, state_url=redis_server.url) as a,
-        oauth_bot(dk_server, fake, state_url=redis_server.url) as b,
+        oauth_bot(dk_server, slack, state_url=redis_server.url) as a,
+        oauth_bot(dk_server, slack, state_url=redis_server.url) as b,
     ):
         token1 = await install(a, "T1")
         assert {token1} == await answered_with(b, "T1")
 
 
 async def test_a_forged_code_a_missing_cookie_or_a_spent_state_installs_nothing(
-    dk_server: FakeDeveloperKnowledge, fake: FakeSlack, logged: Any
+    dk_server: FakeDeveloperKnowledge, slack: FakeSlack, logged: Any
 ) -> None:
     """Slack's redirect forged or replayed gets Bolt's failure page and saves nothing: the
     page's state without its cookie, a code Slack never gave, then the state already spent
     with a real code. Neither the pages nor the log (at DEBUG) hold a secret, and the forged
     code is logged at DEBUG only."""
-    async with oauth_bot(dk_server, fake, log_level="DEBUG") as bot:
+    async with oauth_bot(dk_server, slack, log_level="DEBUG") as bot:
         configure_logging(bot.deps.settings)
-        real, _ = fake.install_code("T1")
+        real, _ = slack.install_code("T1")
         async with bot.session.get(base_url(bot) + "/slack/install") as page:
             cookie = page.headers["Set-Cookie"].split(";")[0]
             found = re.search(r"state=([^&\"']+)", await page.text())
@@ -329,7 +322,7 @@ async def test_a_forged_code_a_missing_cookie_or_a_spent_state_installs_nothing(
                 pages.append(await done.text())
         assert bot.deps.installs is not None
         assert 0 == await bot.deps.installs.installations.count()
-        assert [] == [c for c in fake.calls_to("oauth.v2.access") if c.args.get("code") == real]
+        assert [] == [c for c in slack.calls_to("oauth.v2.access") if c.args.get("code") == real]
 
     log = logged()
     for text in (*pages, log):
@@ -341,14 +334,14 @@ async def test_a_forged_code_a_missing_cookie_or_a_spent_state_installs_nothing(
 
 
 async def test_a_command_from_a_workspace_not_installed_says_so_not_slack_bot_token(
-    dk_server: FakeDeveloperKnowledge, fake: FakeSlack, caplog: pytest.LogCaptureFixture
+    dk_server: FakeDeveloperKnowledge, slack: FakeSlack, caplog: pytest.LogCaptureFixture
 ) -> None:
     """In OAuth mode there is no SLACK_BOT_TOKEN to check: /gdocs from a workspace whose
     installation is not found is told the app is not installed there, and nothing else.
     The log says so at WARNING, not as Bolt's ERROR at each request."""
-    async with oauth_bot(dk_server, fake) as bot:
+    async with oauth_bot(dk_server, slack) as bot:
         await install(bot, "T2")
-        calls = len(fake.calls)
+        calls = len(slack.calls)
         with caplog.at_level(logging.INFO):
             sent = await bot.command("help", team="T1")
         said_in_log = [
@@ -358,16 +351,16 @@ async def test_a_command_from_a_workspace_not_installed_says_so_not_slack_bot_to
             ("WARNING", "a request from a workspace with no installation here: not answered")
         ] == said_in_log
         assert 200 == sent.status
-        said = [body.get("text") for key, body in fake.responses if key == sent.key]
+        said = [body.get("text") for key, body in slack.responses if key == sent.key]
         assert [NOT_INSTALLED] == said
-        assert [] == [c.method for c in fake.calls[calls:]]  # no Web API call at all
+        assert [] == [c.method for c in slack.calls[calls:]]  # no Web API call at all
 
 
 async def test_one_token_mode_serves_no_install_page(
-    dk_server: FakeDeveloperKnowledge, fake: FakeSlack
+    dk_server: FakeDeveloperKnowledge, slack: FakeSlack
 ) -> None:
     """With SLACK_BOT_TOKEN (the default), /slack/install and the redirect are not found."""
-    async with running_bot(dk_server, fake=fake, slack_client_id="1111.2222") as bot:
+    async with running_bot(dk_server, fake=slack, slack_client_id="1111.2222") as bot:
         for path in ("/slack/install", "/slack/oauth_redirect"):
             async with bot.session.get(base_url(bot) + path) as resp:
                 assert 404 == resp.status

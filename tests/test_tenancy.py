@@ -12,7 +12,7 @@ import asyncio
 import hashlib
 import json
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -53,13 +53,6 @@ async def sqlite(tmp_path: Path) -> AsyncIterator[Store]:
     store = await SqliteStore.open(tmp_path / "state.db", max_entries=5000)
     yield store
     await store.aclose()
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeSlack]:
-    slack = FakeSlack().start()
-    yield slack
-    slack.stop()
 
 
 def team_on(store: Store) -> TeamAnswers:
@@ -230,12 +223,12 @@ async def home_in_t2(bot: SlackBot, user: str) -> str:
 
 
 async def test_a_team_answer_saved_in_one_workspace_answers_there_and_not_in_the_other(
-    dk_server: FakeDeveloperKnowledge, fake: FakeSlack
+    dk_server: FakeDeveloperKnowledge, slack: FakeSlack
 ) -> None:
     """Saved with the shortcut's form in T1 for the whole workspace: a mention in T1 gets it
     with no answer_query call; the same question in T2 is answered by Google's docs, and
     `/gdocs team` in T2 lists nothing of T1's while T1's lists it; uninstalled, T1's is gone."""
-    async with oauth_bot(dk_server, fake) as bot:
+    async with oauth_bot(dk_server, slack) as bot:
         await install(bot, "T1")
         await install(bot, "T2")
         view = await use_shortcut(bot)  # the harness's requests are T1's
@@ -265,11 +258,11 @@ async def test_a_team_answer_saved_in_one_workspace_answers_there_and_not_in_the
 
 
 async def test_a_draft_from_one_workspace_is_not_on_another_workspaces_admins_home(
-    dk_server: FakeDeveloperKnowledge, fake: FakeSlack
+    dk_server: FakeDeveloperKnowledge, slack: FakeSlack
 ) -> None:
     """T1's 👎 draft shows on T1's admin's Home, not on T2's; neither Home has the week's
     report, and `/gdocs report` says where the report is read instead."""
-    async with oauth_bot(dk_server, fake) as bot:
+    async with oauth_bot(dk_server, slack) as bot:
         await install(bot, "T1")
         await install(bot, "T2")
         bot.fake.admins.add(ADMIN)
@@ -334,12 +327,12 @@ def test_team_export_writes_every_installations_answers_and_import_keeps_their_i
 
 
 async def test_home_opened_in_a_second_workspace_within_the_minute_is_published_there_too(
-    dk_server: FakeDeveloperKnowledge, fake: FakeSlack
+    dk_server: FakeDeveloperKnowledge, slack: FakeSlack
 ) -> None:
     """One person of a Grid organisation (one user id) in two of its workspaces, each with
     its own install: Home opened in T1, then in T2 a moment later with nothing different,
     is published in T2 too (T1's publishing is no reason to skip T2's tab)."""
-    async with oauth_bot(dk_server, fake) as bot:
+    async with oauth_bot(dk_server, slack) as bot:
         tokens = [await install(bot, "T1"), await install(bot, "T2")]
         await home_of(bot, ASKER)
         await home_in_t2(bot, ASKER)

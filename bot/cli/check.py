@@ -140,7 +140,7 @@ async def _installs_row(core: Core) -> CheckRow:
     cipher = TokenCipher.from_setting(reveal(settings.slack_token_encryption_key) or "")
     try:
         installs = StoreInstallations(core.store, cipher)
-        count, opened = await installs.count(), await installs.count(readable=True)
+        count, opened = await installs.count_opened()
     except StoreError as exc:
         return CheckRow("slack", "FAIL", f"{mode}; cannot count the installations: {exc.message}")
     if opened < count:  # a key dropped from SLACK_TOKEN_ENCRYPTION_KEY: those are not answered

@@ -239,11 +239,18 @@ class StoreInstallations(AsyncInstallationStore):
             if key:
                 await store.delete(key)
 
-    async def count(self, *, readable: bool = False) -> int:
-        """How many installations are kept; `readable`: those the key opens (`gdocs-bot check`)."""
+    async def count(self) -> int:
+        """How many installations are kept."""
+        return len(await self._scan())
+
+    async def count_opened(self) -> tuple[int, int]:
+        """(kept, opened by the configured keys), from one read (`gdocs-bot check`)."""
+        kept = await self._scan()
+        return len(kept), sum(self._cipher.decrypt(sealed) is not None for _, sealed in kept)
+
+    async def _scan(self) -> list[tuple[str, bytes]]:
         async with on_primary(self._store) as store:
-            kept = await store.scan(keys.INSTALL.prefix, _RAW, MAX_INSTALLATIONS + 1)
-        return sum(not readable or self._cipher.decrypt(sealed) is not None for _, sealed in kept)
+            return await store.scan(keys.INSTALL.prefix, _RAW, MAX_INSTALLATIONS + 1)
 
 
 class StoreOAuthStates(AsyncOAuthStateStore):
